@@ -1,0 +1,50 @@
+# The README's commands. Everything else lives in CMake and scripts/.
+#
+#   make test        install what the tests need, build, and run every test: the release
+#                    build, the ASan/UBSan build, the fence, and a bounded fuzzing run
+#   make bench       the benchmarks, each beside its anchor
+#   make fuzz-long   fuzz each target for FUZZ_SECONDS (default 3600)
+
+FUZZ_SECONDS ?= 60
+JOBS ?= 2
+
+.PHONY: test deps build-release build-asan build-fuzz test-release test-asan fence fuzz fuzz-long bench clean
+
+test: deps test-release test-asan fence fuzz
+	@echo "make test: every stage passed"
+
+deps:
+	./scripts/install-deps.sh
+
+build-release: deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS)
+
+build-asan: deps
+	cmake --preset asan >/dev/null
+	cmake --build --preset asan -j $(JOBS)
+
+build-fuzz: deps
+	cmake --preset fuzz >/dev/null
+	cmake --build --preset fuzz -j $(JOBS)
+
+test-release: build-release
+	ctest --preset release
+
+test-asan: build-asan
+	ctest --preset asan
+
+fence: build-release
+	./scripts/check-fence.sh build/release
+
+fuzz: build-fuzz
+	./scripts/fuzz.sh build/fuzz $(FUZZ_SECONDS)
+
+fuzz-long: build-fuzz
+	./scripts/fuzz.sh build/fuzz $${FUZZ_SECONDS:-3600}
+
+bench: build-release
+	./bench/run.sh build/release
+
+clean:
+	rm -rf build

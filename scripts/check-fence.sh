@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The fence around the agent (architecture.md §2): what batlehub-sandbox may include, link
+# and read, and that the binary is static and runs in a room holding nothing but itself.
+# Usage: scripts/check-fence.sh BUILD_DIR   (a release build: the sanitizer build is dynamic)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:?usage: check-fence.sh BUILD_DIR}"
+agent="$build/src/agent/batlehub-sandbox"
+fail=0
+pass=0
+ok() { echo "fence: ok   $*"; pass=$((pass + 1)); }
+bad() { echo "fence: FAIL $*"; fail=$((fail + 1)); }
+
+# 1. Includes: the agent and the wire include only themselves, the C/C++ libraries and the
+#    agent's own third parties — never core, config, adapters or server, nor the worker's
+#    libraries.
+forbidden_ours='#include "(core|config|adapters|server)/'
+forbidden_libs='#include <(CLI/|spdlog/|toml\+\+/|sqlite3|libpq|postgresql/|prometheus/)'
+if grep -rEn "$forbidden_ours|$forbidden_libs" src/agent src/wire; then
+  bad "the agent's sources include something outside the fence (above)"
+else
+  ok "src/agent and src/wire include nothing of core, config, adapters, server, CLI11, spdlog, toml++, SQLite, libpq, prometheus"
+fi
+if grep -rEn '#include "' src/wire | grep -vE '#include "wire/'; then
+  bad "the wire library includes something other than itself (above)"
+else
+  ok "src/wire includes only itself"
+fi
+
+# 2. No environment, ever: the agent's own code never asks for a variable.
+if grep -rEn '\b(secure_)?getenv\s*\(' src/agent src/wire; then
+  bad "the agent reads the environment (above)"
+else
+  ok "no getenv in src/agent or src/wire"
+fi
+
+# 3. The link line holds only what the fence allows.
+allowed='^(src/agent/libbatlehub_agent\.a|src/agent/libbatlehub_agent_roots_(system|test)\.a|src/wire/libbatlehub_wire\.a|-l(archive|z|bz2|lzma|zstd|nettle|seccomp|ssl|crypto))$'
+line=$(awk '/^build src\/agent\/batlehub-sandbox: /{f=1} f&&/LINK_LIBRARIES/{print; exit}' "$build/build.ninja" | sed 's/^ *LINK_LIBRARIES = //')
+if [ -z "$line" ]; then
+  bad "cannot find batlehub-sandbox's link line in $build/build.ninja"
+else
+  extra=$(for w in $line; do echo "$w"; done | grep -vE "$allowed" || true)
+  if [ -n "$extra" ]; then
+    bad "batlehub-sandbox links what the fence does not allow: $(echo $extra)"
+  else
+    ok "link line: $(echo $line)"
+  fi
+fi
+
+# 4. Static and stripped.
+ldd_out=$(ldd "$agent" 2>&1 || true)
+if echo "$ldd_out" | grep -q "not a dynamic executable"; then
+  ok "ldd: not a dynamic executable"
+else
+  bad "ldd says the agent is dynamic: $(echo "$ldd_out" | head -3)"
+fi
+if readelf -lW "$agent" | grep -q INTERP; then bad "the agent has a program interpreter"; else ok "no PT_INTERP"; fi
+if readelf -SW "$agent" | grep -q '\.symtab'; then bad "the agent is not stripped"; else ok "stripped ($(stat -c %s "$agent") bytes)"; fi
+
+# 5. It runs in a room holding nothing but itself and the mount points.
+if command -v bwrap >/dev/null; then
+  room=$(mktemp -d)
+  work=$(mktemp -d)
+  trap 'rm -rf "$room" "$work"' EXIT
+  mkdir -p "$room"/{proc,dev,work,tmp}
+  cp "$agent" "$room/batlehub-sandbox"
+  cat > "$work/manifest.json" <<'JSON'
+{"wire":1,"argv":["no-such-scanner"],"network":false,"limits":{"memory_limit_mb":64,"cpu_seconds":5},
+ "timeout_ms":5000,"extract_policy":{"max_entries":10,"max_extracted_bytes":1024,"max_ratio":10},"entries":[]}
+JSON
+  set +e
+  bwrap --unshare-all --die-with-parent --ro-bind "$room" / --proc /proc --dev /dev --bind "$work" /work \
+    --chdir /work --clearenv -- /batlehub-sandbox --in file:///work/manifest.json --out file:///work/out.tar
+  rc=$?
+  set -e
+  if [ "$rc" -eq 0 ] && tar -xOf "$work/out.tar" result.json | grep -q '"command_not_found"'; then
+    ok "runs in an empty room under bwrap and writes its result (rc $rc)"
+  else
+    bad "in an empty room the agent exited $rc without the expected result"
+  fi
+else
+  echo "fence: skip the empty-room run: bwrap is not installed"
+fi
+
+echo "fence: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

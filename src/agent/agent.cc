@@ -1,0 +1,225 @@
+#include "agent/agent.h"
+
+#include <fcntl.h>
+#include <sys/sendfile.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <exception>
+
+#include "agent/extract.h"
+#include "agent/limits.h"
+#include "agent/out_tar.h"
+#include "agent/probe.h"
+#include "agent/seccomp_policy.h"
+#include "agent/spawn.h"
+#include "agent/transport.h"
+#include "agent/url.h"
+#include "agent/utf8.h"
+#include "agent/version.h"
+#include "agent/workdir.h"
+#include "wire/caps.h"
+
+extern char** environ;
+
+namespace batlehub::agent {
+
+using wire::FailureKind;
+
+namespace {
+
+std::uint64_t ms_since(std::chrono::steady_clock::time_point t) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count());
+}
+
+wire::RunResult fresh_result() {
+  wire::RunResult r;
+  r.wire = wire::kWireVersion;
+  r.agent_version = std::string(kAgentVersion);
+  return r;
+}
+
+std::vector<std::string> split(const wire::RelPath& p) {
+  std::vector<std::string> out;
+  for (auto c : p.components()) out.emplace_back(c);
+  return out;
+}
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t w = ::write(fd, data.data(), data.size());
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(w));
+  }
+  return true;
+}
+
+bool copy_fd(int from, int to, std::uint64_t size) {
+  off_t off = 0;
+  while (static_cast<std::uint64_t>(off) < size) {
+    ssize_t n = ::sendfile(to, from, &off, static_cast<std::size_t>(std::min<std::uint64_t>(size - off, 1 << 30)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> current_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
+  return env;
+}
+
+// Places every entry; the first failure stops the run.
+std::optional<wire::Failure> place_entries(const wire::Manifest& m, WorkDir& work, wire::RunResult& r) {
+  for (const wire::Entry& e : m.entries) {
+    std::vector<std::string> dest = split(e.path);
+    if (e.kind == wire::EntryKind::kInline) {
+      auto t = std::chrono::steady_clock::now();
+      auto f = work.create_file(dest, /*exclusive=*/true);
+      if (!f) return wire::Failure{FailureKind::kWrite, f.error().message};
+      if (!write_all(f->get(), e.bytes)) {
+        return wire::Failure{FailureKind::kWrite, "writing '" + e.path.str() + "': " + std::strerror(errno)};
+      }
+      r.timings.extract_ms += ms_since(t);
+      continue;
+    }
+    auto url = parse_url(e.url);
+    if (!url) return wire::Failure{FailureKind::kManifestInvalid, "entry '" + e.path.str() + "': " + url.error()};
+    auto t_fetch = std::chrono::steady_clock::now();
+    auto in = fetch_input(*url, e.size);
+    r.timings.fetch_ms += ms_since(t_fetch);
+    if (!in) return wire::Failure{in.error().kind, "entry '" + e.path.str() + "': " + in.error().message};
+    auto t_extract = std::chrono::steady_clock::now();
+    if (e.kind == wire::EntryKind::kFile) {
+      auto f = work.create_file(dest, /*exclusive=*/true);
+      if (!f) return wire::Failure{FailureKind::kWrite, f.error().message};
+      if (!copy_fd(in->get(), f->get(), e.size)) {
+        return wire::Failure{FailureKind::kWrite, "writing '" + e.path.str() + "': " + std::strerror(errno)};
+      }
+    } else {
+      ExtractTarget target{&work, dest, e.strip_wrapper};
+      auto rep = extract_fd(in->get(), e.size, target, m.extract_policy);
+      if (!rep) return wire::Failure{rep.error().kind, "entry '" + e.path.str() + "': " + rep.error().message};
+      r.extract += *rep;
+    }
+    r.timings.extract_ms += ms_since(t_extract);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
+  AgentRun run;
+  wire::RunResult& r = run.result;
+  r = fresh_result();
+  auto prog = compile(deny_list());
+  if (!prog) {
+    r.failure = wire::Failure{FailureKind::kInternal, "building the seccomp filter: " + prog.error()};
+    return run;
+  }
+  std::vector<RlimitSetting> limits = rlimits_for(m.limits);
+
+  if (m.probe) {
+    ProbeContext ctx{options.work_dir, options.scanner_path, current_environment(), &*prog, limits};
+    r.probe = run_probe(m, ctx);
+    return run;
+  }
+
+  auto work = WorkDir::open(options.work_dir);
+  if (!work) {
+    r.failure = wire::Failure{FailureKind::kWrite, work.error().message};
+    return run;
+  }
+  if (auto f = place_entries(m, *work, r)) {
+    r.failure = std::move(*f);
+    return run;
+  }
+
+  auto program = resolve_command(m.argv[0], options.scanner_path);
+  if (!program) {
+    r.failure = wire::Failure{FailureKind::kCommandNotFound,
+                              "'" + m.argv[0] + "' is not an executable file on PATH " + options.scanner_path};
+    return run;
+  }
+  SpawnSpec spec;
+  spec.program = *program;
+  spec.argv = m.argv;
+  spec.env = scanner_environment(options.work_dir, options.scanner_path);
+  spec.cwd_fd = work->fd();
+  spec.walls = ChildWalls{limits, &*prog};
+  spec.timeout = std::chrono::milliseconds(m.timeout_ms);
+  spec.stdout_cap = wire::kStdoutCapBytes;
+  SpawnResult s = spawn_and_wait(spec);
+
+  r.timings.run_ms = s.run_ms;
+  r.ran = s.started;
+  r.exit_code = s.exit_code;
+  r.signal = s.signal;
+  r.timed_out = s.timed_out;
+  r.stdout_over_cap = s.stdout_over_cap;
+  r.stdout_bytes = s.stdout_bytes.size();
+  r.stderr_tail = lossy_utf8_tail(s.stderr_raw, wire::kStderrTailChars);
+  if (!s.started) {
+    r.failure = wire::Failure{FailureKind::kSpawn, "starting '" + m.argv[0] + "': " + s.start_error};
+  } else if (!s.tree_killed) {
+    r.failure = wire::Failure{FailureKind::kInternal,
+                              "a process of the scanner's tree could not be found or killed (is /proc mounted?)"};
+  }
+  run.stdout_bytes = std::move(s.stdout_bytes);
+  return run;
+}
+
+AgentExit run(std::string_view in_url, std::string_view out_url, const AgentOptions& options) {
+  try {
+    auto out = parse_url(out_url);
+    if (!out) return AgentExit::kNoResult;
+    AgentRun result;
+    result.result = fresh_result();
+    wire::RunResult& r = result.result;
+
+    auto in = parse_url(in_url);
+    if (!in) {
+      r.failure = wire::Failure{FailureKind::kManifestInvalid, "--in: " + in.error()};
+    } else {
+      auto t = std::chrono::steady_clock::now();
+      auto doc = fetch_document(*in, wire::kManifestMaxBytes);
+      std::uint64_t fetch_ms = ms_since(t);
+      if (!doc) {
+        r.failure = wire::Failure{doc.error().kind, "manifest: " + doc.error().message};
+      } else if (auto m = wire::parse_manifest(*doc); !m) {
+        bool version = m.error().where == "/wire" && wire::peek_wire_version(*doc).value_or(wire::kWireVersion) !=
+                                                          wire::kWireVersion;
+        r.failure = wire::Failure{version ? FailureKind::kWireVersion : FailureKind::kManifestInvalid,
+                                  m.error().describe("manifest")};
+      } else {
+        result = execute(*m, options);
+        result.result.timings.fetch_ms += fetch_ms;
+      }
+    }
+    auto tar = build_out_tar(wire::serialize(result.result), result.stdout_bytes);
+    if (!tar) return AgentExit::kNoResult;
+    if (!put_result(*out, *tar)) return AgentExit::kNoResult;
+    return AgentExit::kResultWritten;
+  } catch (const std::exception&) {
+    // Out of memory, mostly. Nothing can be said about it from here.
+    return AgentExit::kNoResult;
+  }
+}
+
+AgentExit run(std::string_view in_url, std::string_view out_url) {
+  char buf[4096];
+  if (::getcwd(buf, sizeof buf) == nullptr) return AgentExit::kNoResult;
+  AgentOptions o;
+  o.work_dir = buf;
+  return run(in_url, out_url, o);
+}
+
+}  // namespace batlehub::agent

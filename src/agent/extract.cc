@@ -1,0 +1,296 @@
+#include "agent/extract.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+namespace batlehub::agent {
+
+using wire::ExtractPolicy;
+using wire::ExtractReport;
+using wire::FailureKind;
+
+std::optional<ArchiveFormat> sniff(std::span<const unsigned char> head) {
+  if (head.size() >= 2 && head[0] == 0x1f && head[1] == 0x8b) return ArchiveFormat::kTarGz;
+  if (head.size() >= 4 && head[0] == 'P' && head[1] == 'K' &&
+      ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6))) {
+    return ArchiveFormat::kZip;
+  }
+  if (head.size() > 262 && std::memcmp(head.data() + 257, "ustar", 5) == 0) return ArchiveFormat::kTar;
+  return std::nullopt;
+}
+
+bool looks_like_nested_archive(std::string_view name) {
+  static constexpr std::array<std::string_view, 14> kSuffixes = {
+      ".tar.gz", ".tgz", ".tar", ".zip", ".jar", ".war", ".gem", ".whl", ".nupkg", ".crate", ".tar.bz2", ".tar.xz",
+      ".7z", ".rar"};
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return std::any_of(kSuffixes.begin(), kSuffixes.end(), [&](std::string_view s) { return lower.ends_with(s); });
+}
+
+namespace {
+
+struct ArchiveDeleter {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+using ArchivePtr = std::unique_ptr<archive, ArchiveDeleter>;
+
+Unexpected<ExtractError> fail(FailureKind k, std::string msg) { return Unexpected(ExtractError{k, std::move(msg)}); }
+
+std::string format_name(ArchiveFormat f) {
+  switch (f) {
+    case ArchiveFormat::kTarGz: return "gzip tar";
+    case ArchiveFormat::kZip: return "zip";
+    case ArchiveFormat::kTar: return "tar";
+  }
+  return "?";
+}
+
+ArchivePtr new_reader(ArchiveFormat f) {
+  ArchivePtr a(archive_read_new());
+  if (!a) return a;
+  switch (f) {
+    case ArchiveFormat::kTarGz:
+      archive_read_support_filter_gzip(a.get());
+      archive_read_support_format_tar(a.get());
+      break;
+    case ArchiveFormat::kZip:
+      archive_read_support_format_zip(a.get());
+      break;
+    case ArchiveFormat::kTar:
+      archive_read_support_format_tar(a.get());
+      break;
+  }
+  return a;
+}
+
+// The budget every entry is charged against.
+class Budget {
+ public:
+  Budget(const ExtractPolicy& p, std::uint64_t input_size) : p_(p), input_size_(std::max<std::uint64_t>(input_size, 1)) {}
+
+  std::optional<ExtractError> count_entry() {
+    if (++entries_ > p_.max_entries) {
+      return ExtractError{FailureKind::kTooManyEntries,
+                          "archive has more than " + std::to_string(p_.max_entries) + " entries"};
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ExtractError> charge(std::uint64_t bytes) {
+    total_ += bytes;
+    if (total_ > p_.max_extracted_bytes) {
+      return ExtractError{FailureKind::kTooLarge,
+                          "archive extracts to more than " + std::to_string(p_.max_extracted_bytes) + " bytes"};
+    }
+    if (total_ / input_size_ > p_.max_ratio) {
+      return ExtractError{FailureKind::kBomb,
+                          "archive decompression ratio exceeds " + std::to_string(p_.max_ratio) + ":1"};
+    }
+    return std::nullopt;
+  }
+
+  std::uint64_t total() const { return total_; }
+
+ private:
+  const ExtractPolicy& p_;
+  std::uint64_t input_size_;
+  std::uint64_t entries_ = 0;
+  std::uint64_t total_ = 0;
+};
+
+std::optional<ExtractError> write_entry_data(archive* a, int out, const std::string& name, std::int64_t declared,
+                                             Budget& budget, ExtractReport& report) {
+  // The declared size is charged first (a header that claims too much is refused before a
+  // byte is written); whatever the data then brings beyond it is charged as it arrives,
+  // which is how a header that claims too little is caught.
+  std::uint64_t charged = declared > 0 ? static_cast<std::uint64_t>(declared) : 0;
+  if (auto e = budget.charge(charged)) return e;
+  std::uint64_t seen = 0;
+  const void* buf = nullptr;
+  size_t size = 0;
+  la_int64_t offset = 0;
+  for (;;) {
+    int r = archive_read_data_block(a, &buf, &size, &offset);
+    if (r == ARCHIVE_EOF) break;
+    if (r < ARCHIVE_WARN) {
+      return ExtractError{FailureKind::kMalformed, "archive entry '" + name + "': " + archive_error_string(a)};
+    }
+    if (offset < 0) return ExtractError{FailureKind::kMalformed, "archive entry '" + name + "': negative offset"};
+    seen += size;
+    if (seen > charged) {
+      if (auto e = budget.charge(seen - charged)) return e;
+      charged = seen;
+    }
+    const char* p = static_cast<const char*>(buf);
+    std::size_t left = size;
+    off_t at = offset;
+    while (left > 0) {
+      ssize_t w = ::pwrite(out, p, left, at);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return ExtractError{FailureKind::kWrite, "writing '" + name + "': " + std::strerror(errno)};
+      }
+      p += w;
+      left -= static_cast<std::size_t>(w);
+      at += w;
+    }
+  }
+  // A sparse file's length is its declared size even where its tail is a hole.
+  if (declared > 0) {
+    struct stat st{};
+    if (::fstat(out, &st) == 0 && st.st_size < declared && ::ftruncate(out, declared) != 0) {
+      return ExtractError{FailureKind::kWrite, "sizing '" + name + "': " + std::strerror(errno)};
+    }
+  }
+  report.bytes += std::max<std::uint64_t>(seen, declared > 0 ? std::uint64_t(declared) : 0);
+  return std::nullopt;
+}
+
+std::string join_path(const std::vector<std::string>& c) {
+  std::string out;
+  for (const auto& s : c) {
+    if (!out.empty()) out += '/';
+    out += s;
+  }
+  return out;
+}
+
+// When the destination holds exactly one directory and nothing else, that directory
+// takes the destination's place ("package/", "name-version/").
+std::optional<ExtractError> strip_single_wrapper(WorkDir& work, const std::vector<std::string>& dest) {
+  auto dir = work.mkdirs(dest);
+  if (!dir) return ExtractError{FailureKind::kWrite, dir.error().message};
+  int dup = ::fcntl(dir->get(), F_DUPFD_CLOEXEC, 0);
+  DIR* d = dup >= 0 ? ::fdopendir(dup) : nullptr;
+  if (d == nullptr) {
+    if (dup >= 0) ::close(dup);
+    return ExtractError{FailureKind::kWrite, std::string("listing the extraction root: ") + std::strerror(errno)};
+  }
+  std::string only;
+  int count = 0;
+  bool only_is_dir = false;
+  while (dirent* e = ::readdir(d)) {
+    std::string_view n = e->d_name;
+    if (n == "." || n == "..") continue;
+    if (++count > 1) break;
+    only = n;
+    struct stat st{};
+    only_is_dir = ::fstatat(dir->get(), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+  }
+  ::closedir(d);
+  if (count != 1 || !only_is_dir) return std::nullopt;
+
+  std::vector<std::string> parent(dest.begin(), dest.end() - 1);
+  auto pdir = work.mkdirs(parent);
+  if (!pdir) return ExtractError{FailureKind::kWrite, pdir.error().message};
+  std::string tmp = ".batlehub-strip-" + dest.back();
+  work.forget();
+  if (::renameat(dir->get(), only.c_str(), pdir->get(), tmp.c_str()) != 0 ||
+      ::unlinkat(pdir->get(), dest.back().c_str(), AT_REMOVEDIR) != 0 ||
+      ::renameat(pdir->get(), tmp.c_str(), pdir->get(), dest.back().c_str()) != 0) {
+    return ExtractError{FailureKind::kWrite, "removing the wrapper directory '" + only + "': " + std::strerror(errno)};
+  }
+  return std::nullopt;
+}
+
+Expected<ExtractReport, ExtractError> extract_from(archive* a, ArchiveFormat format, std::uint64_t input_size,
+                                                   const ExtractTarget& target, const ExtractPolicy& policy) {
+  WorkDir& work = *target.work;
+  if (work.exists(target.dest)) {
+    return fail(FailureKind::kWrite, "'" + join_path(target.dest) + "' already exists in the work dir");
+  }
+  if (auto root = work.mkdirs(target.dest); !root) return fail(FailureKind::kWrite, root.error().message);
+
+  Budget budget(policy, input_size);
+  ExtractReport report;
+  archive_entry* entry = nullptr;
+  for (;;) {
+    int r = archive_read_next_header(a, &entry);
+    if (r == ARCHIVE_EOF) break;
+    if (r < ARCHIVE_WARN) {
+      return fail(FailureKind::kMalformed, format_name(format) + " archive is malformed: " +
+                                               (archive_error_string(a) ? archive_error_string(a) : "unknown error"));
+    }
+    if (auto e = budget.count_entry()) return Unexpected(*e);
+
+    const char* raw = archive_entry_pathname(entry);
+    if (raw == nullptr) raw = archive_entry_pathname_utf8(entry);
+    if (raw == nullptr) return fail(FailureKind::kMalformed, "archive entry has no readable name");
+    std::string name = raw;
+    auto parts = normalise_entry_path(name);
+    if (!parts) return fail(FailureKind::kTraversal, "archive entry '" + name + "' escapes the extraction root (" +
+                                                          parts.error() + ")");
+    if (parts->empty()) continue;  // "." or "./": the root itself
+
+    mode_t type = archive_entry_filetype(entry);
+    bool hardlink = archive_entry_hardlink(entry) != nullptr;
+    std::vector<std::string> full = target.dest;
+    full.insert(full.end(), parts->begin(), parts->end());
+
+    if (type == AE_IFDIR && !hardlink) {
+      auto d = work.mkdirs(full);
+      if (!d) return fail(FailureKind::kWrite, d.error().message);
+      ++report.directories;
+      continue;
+    }
+    if (type != AE_IFREG || hardlink) {
+      // Symlinks, hardlinks, devices, fifos, sockets: never created.
+      ++report.refused_by_type;
+      continue;
+    }
+    std::int64_t declared = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : 0;
+    if (declared < 0) return fail(FailureKind::kMalformed, "archive entry '" + name + "' has a negative size");
+    auto out = work.create_file(full, /*exclusive=*/false);
+    if (!out) return fail(FailureKind::kWrite, out.error().message);
+    if (auto e = write_entry_data(a, out->get(), name, declared, budget, report)) return Unexpected(*e);
+    ++report.files;
+    if (looks_like_nested_archive(parts->back())) ++report.nested_archives;
+  }
+  if (target.strip_wrapper) {
+    if (auto e = strip_single_wrapper(work, target.dest)) return Unexpected(*e);
+  }
+  return report;
+}
+
+}  // namespace
+
+Expected<ExtractReport, ExtractError> extract_fd(int fd, std::uint64_t size, const ExtractTarget& target,
+                                                const ExtractPolicy& policy) {
+  std::array<unsigned char, 512> head{};
+  ssize_t n = ::pread(fd, head.data(), head.size(), 0);
+  if (n < 0) return fail(FailureKind::kWrite, std::string("reading the archive: ") + std::strerror(errno));
+  auto format = sniff(std::span(head.data(), static_cast<std::size_t>(n)));
+  if (!format) return fail(FailureKind::kUnrecognised, "archive format not recognised (not a gzip tar, a zip, or a tar)");
+  if (::lseek(fd, 0, SEEK_SET) != 0) return fail(FailureKind::kWrite, std::string("seek: ") + std::strerror(errno));
+  ArchivePtr a = new_reader(*format);
+  if (!a || archive_read_open_fd(a.get(), fd, 64 * 1024) != ARCHIVE_OK) {
+    return fail(FailureKind::kMalformed, std::string("cannot open the archive: ") +
+                                             (a && archive_error_string(a.get()) ? archive_error_string(a.get()) : "?"));
+  }
+  return extract_from(a.get(), *format, size, target, policy);
+}
+
+Expected<ExtractReport, ExtractError> extract_memory(std::span<const unsigned char> bytes, const ExtractTarget& target,
+                                                    const ExtractPolicy& policy) {
+  auto format = sniff(bytes.first(std::min<std::size_t>(bytes.size(), 512)));
+  if (!format) return fail(FailureKind::kUnrecognised, "archive format not recognised (not a gzip tar, a zip, or a tar)");
+  ArchivePtr a = new_reader(*format);
+  if (!a || archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
+    return fail(FailureKind::kMalformed, std::string("cannot open the archive: ") +
+                                             (a && archive_error_string(a.get()) ? archive_error_string(a.get()) : "?"));
+  }
+  return extract_from(a.get(), *format, bytes.size(), target, policy);
+}
+
+}  // namespace batlehub::agent

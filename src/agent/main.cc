@@ -1,0 +1,27 @@
+// batlehub-sandbox --in URL --out URL
+//
+// The only program of ours inside the walls. It reads no environment variable, no stdin,
+// no configuration file; it logs nothing (its diagnostics travel in result.json); and its
+// exit code says only whether a result was written.
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string_view>
+
+#include "agent/agent.h"
+
+int main(int argc, char** argv) {
+  using batlehub::agent::AgentExit;
+  // Exactly four words, in this order: two flags do not need an option parser.
+  if (argc != 5 || std::strcmp(argv[1], "--in") != 0 || std::strcmp(argv[3], "--out") != 0) {
+    static constexpr char kUsage[] = "usage: batlehub-sandbox --in URL --out URL\n";
+    ssize_t ignored = write(2, kUsage, sizeof kUsage - 1);
+    (void)ignored;
+    return static_cast<int>(AgentExit::kUsage);
+  }
+  // Orphans of the scanner's tree come back to us rather than to init, so none outlives
+  // the run (the keeper in spawn.cc is a subreaper too; this covers the agent's own).
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  return static_cast<int>(batlehub::agent::run(argv[2], argv[4]));
+}

@@ -1,0 +1,417 @@
+#include "agent/spawn.h"
+
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "agent/fd.h"
+
+namespace batlehub::agent {
+
+namespace {
+
+constexpr std::size_t kStderrKeep = 32 * 1024;
+constexpr std::size_t kStderrMax = 64 * 1024;
+// How long past the deadline the parent waits for the keeper before killing it itself.
+constexpr long kKeeperGraceMs = 5000;
+
+// What the keeper reports on its status pipe, once, at the end.
+struct KeeperReport {
+  int fork_errno = 0;  // the keeper could not fork the scanner
+  int exited = 0;      // 1: `code` is an exit status; 0: `code` is a signal
+  int code = 0;
+  int timed_out = 0;
+  int tree_killed = 1;
+};
+
+// --- async-signal-safe helpers (used between fork and execve / _exit) ----------------
+
+void write_all(int fd, const void* p, std::size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n > 0) {
+    ssize_t w = ::write(fd, c, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    c += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+char* put_uint(char* p, unsigned long v) {
+  char tmp[24];
+  int n = 0;
+  do {
+    tmp[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  while (n > 0) *p++ = tmp[--n];
+  return p;
+}
+
+// The keeper's children, from /proc/<pid>/task/<pid>/children. -1 when /proc cannot say.
+int list_children(pid_t self, pid_t* out, int max) {
+  char path[64] = "/proc/";
+  char* p = put_uint(path + 6, static_cast<unsigned long>(self));
+  std::memcpy(p, "/task/", 6);
+  p = put_uint(p + 6, static_cast<unsigned long>(self));
+  std::memcpy(p, "/children", 10);
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[4096];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n < 0) return -1;
+  int count = 0;
+  long cur = -1;
+  for (ssize_t i = 0; i <= n && count < max; ++i) {
+    char c = i < n ? buf[i] : ' ';
+    if (c >= '0' && c <= '9') {
+      cur = (cur < 0 ? 0 : cur * 10) + (c - '0');
+    } else if (cur >= 0) {
+      out[count++] = static_cast<pid_t>(cur);
+      cur = -1;
+    }
+  }
+  return count;
+}
+
+long ms_until(const timespec& deadline) {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (deadline.tv_sec - now.tv_sec) * 1000 + (deadline.tv_nsec - now.tv_nsec) / 1'000'000;
+}
+
+struct ChildPlan {
+  const char* program;
+  char* const* argv;
+  char* const* envp;
+  int cwd_fd;
+  int stdin_fd, stdout_fd, stderr_fd;
+  int exec_err_fd;
+  const ChildWalls* walls;
+  const sock_fprog* prog;
+};
+
+[[noreturn]] void scanner_child(const ChildPlan& c) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  // execve keeps ignored signals ignored; a scanner starts from the defaults.
+  struct sigaction dfl{};
+  dfl.sa_handler = SIG_DFL;
+  for (int s = 1; s < NSIG; ++s) {
+    if (s != SIGKILL && s != SIGSTOP) ::sigaction(s, &dfl, nullptr);
+  }
+  int fds[3] = {c.stdin_fd, c.stdout_fd, c.stderr_fd};
+  for (int& fd : fds) {
+    if (fd < 3) fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  }
+  WallFailure f{};
+  for (int i = 0; i < 3; ++i) {
+    if (::dup2(fds[i], i) < 0) f = {WallStage::kExec, errno};
+  }
+  if (f.stage == WallStage::kNone && ::fchdir(c.cwd_fd) != 0) f = {WallStage::kExec, errno};
+  // Nothing of the agent's leaks into the scanner: every descriptor above stderr closes
+  // at execve (the exec-error pipe among them, which is how its EOF means "started").
+  if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    for (int fd = 3; fd < 65536; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+  if (f.stage == WallStage::kNone) f = apply_walls(*c.walls, c.prog);
+  if (f.stage == WallStage::kNone) {
+    ::execve(c.program, c.argv, c.envp);
+    f = {WallStage::kExec, errno};
+  }
+  write_all(c.exec_err_fd, &f, sizeof f);
+  ::_exit(127);
+}
+
+[[noreturn]] void keeper(const ChildPlan& c, pid_t parent, int status_fd, const timespec& deadline,
+                         const int* close_after_fork, int n_close) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  KeeperReport report{};
+  pid_t scanner = ::_Fork();
+  if (scanner == 0) scanner_child(c);
+  if (scanner < 0) {
+    report.fork_errno = errno;
+    write_all(status_fd, &report, sizeof report);
+    ::_exit(0);
+  }
+  ::setpgid(scanner, scanner);
+  for (int i = 0; i < n_close; ++i) ::close(close_after_fork[i]);
+
+  bool scanner_done = false;
+  auto record = [&](int st) {
+    scanner_done = true;
+    if (WIFEXITED(st)) {
+      report.exited = 1;
+      report.code = WEXITSTATUS(st);
+    } else if (WIFSIGNALED(st)) {
+      report.exited = 0;
+      report.code = WTERMSIG(st);
+    }
+  };
+
+  sigset_t wake;
+  sigemptyset(&wake);
+  sigaddset(&wake, SIGCHLD);
+  sigaddset(&wake, SIGTERM);  // the parent's "stop now" (stdout over its cap)
+  while (!scanner_done) {
+    long ms = ms_until(deadline);
+    if (ms <= 0) {
+      report.timed_out = 1;
+      break;
+    }
+    timespec ts{ms / 1000, (ms % 1000) * 1'000'000};
+    int sig = ::sigtimedwait(&wake, nullptr, &ts);
+    if (sig == SIGTERM) break;
+    int st = 0;
+    pid_t p;
+    while ((p = ::waitpid(-1, &st, WNOHANG)) > 0) {
+      if (p == scanner) record(st);
+    }
+  }
+
+  // Kill what is left: the scanner's group, then every child the keeper has (orphans of
+  // the scanner's tree are re-parented here), until waitpid says there are none.
+  ::kill(-scanner, SIGKILL);
+  pid_t kids[512];
+  for (int round = 0;; ++round) {
+    int n = list_children(::getpid(), kids, 512);
+    if (n < 0) report.tree_killed = 0;
+    for (int i = 0; i < n; ++i) {
+      ::kill(kids[i], SIGKILL);
+      ::kill(-kids[i], SIGKILL);
+    }
+    int st = 0;
+    pid_t p;
+    while ((p = ::waitpid(-1, &st, WNOHANG)) > 0) {
+      if (p == scanner && !scanner_done) record(st);
+    }
+    if (p < 0 && errno == ECHILD) break;
+    if (round > 2000) {  // ~20 s of a tree we cannot see or cannot kill
+      report.tree_killed = 0;
+      break;
+    }
+    timespec nap{0, 10'000'000};
+    ::nanosleep(&nap, nullptr);
+  }
+  write_all(status_fd, &report, sizeof report);
+  ::_exit(0);
+}
+
+bool make_pipe(int fds[2]) { return ::pipe2(fds, O_CLOEXEC) == 0; }
+
+std::vector<char*> c_array(const std::vector<std::string>& v) {
+  std::vector<char*> out;
+  out.reserve(v.size() + 1);
+  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+const char* stage_name(WallStage s) {
+  switch (s) {
+    case WallStage::kRlimit: return "setrlimit";
+    case WallStage::kNoNewPrivs: return "prctl(PR_SET_NO_NEW_PRIVS)";
+    case WallStage::kSeccomp: return "prctl(PR_SET_SECCOMP)";
+    case WallStage::kExec: return "execve";
+    case WallStage::kNone: break;
+  }
+  return "?";
+}
+
+}  // namespace
+
+WallFailure apply_walls(const ChildWalls& walls, const sock_fprog* prog) {
+  for (const RlimitSetting& r : walls.rlimits) {
+    rlimit lim{r.value, r.value};
+    if (::setrlimit(r.resource, &lim) != 0) return {WallStage::kRlimit, errno};
+  }
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return {WallStage::kNoNewPrivs, errno};
+  if (prog != nullptr && ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog) != 0) return {WallStage::kSeccomp, errno};
+  return {};
+}
+
+SpawnResult spawn_and_wait(const SpawnSpec& spec) {
+  SpawnResult res;
+  auto t0 = std::chrono::steady_clock::now();
+  int in[2], out[2], err[2], execerr[2], status[2];
+  if (!make_pipe(in) || !make_pipe(out) || !make_pipe(err) || !make_pipe(execerr) || !make_pipe(status)) {
+    res.start_error = std::string("pipe2: ") + std::strerror(errno);
+    return res;
+  }
+  Fd in_r(in[0]), in_w(in[1]), out_r(out[0]), out_w(out[1]), err_r(err[0]), err_w(err[1]);
+  Fd exec_r(execerr[0]), exec_w(execerr[1]), status_r(status[0]), status_w(status[1]);
+
+  // Everything the children need is built here; after fork they only read it.
+  std::vector<char*> argv = c_array(spec.argv);
+  std::vector<char*> envp = c_array(spec.env);
+  sock_fprog fprog{};
+  if (spec.walls.seccomp != nullptr) fprog = spec.walls.seccomp->fprog();
+  ChildPlan plan{spec.program.c_str(), argv.data(),  envp.data(),    spec.cwd_fd,
+                 in_r.get(),           out_w.get(),  err_w.get(),    exec_w.get(),
+                 &spec.walls,          spec.walls.seccomp ? &fprog : nullptr};
+  timespec deadline{};
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  long long ms = spec.timeout.count();
+  deadline.tv_sec += ms / 1000;
+  deadline.tv_nsec += (ms % 1000) * 1'000'000;
+  if (deadline.tv_nsec >= 1'000'000'000) {
+    deadline.tv_sec += 1;
+    deadline.tv_nsec -= 1'000'000'000;
+  }
+  int close_after_fork[] = {in_r.get(), out_w.get(), err_w.get(), exec_w.get(), in_w.get(),
+                            out_r.get(), err_r.get(), exec_r.get(), status_r.get()};
+
+  // SIGCHLD and SIGTERM are blocked across the fork so that the keeper, which waits for
+  // them with sigtimedwait, cannot lose one that arrives before it is ready.
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGCHLD);
+  sigaddset(&block, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &block, &old);
+  pid_t parent = ::getpid();
+  pid_t keeper_pid = ::fork();
+  if (keeper_pid == 0) keeper(plan, parent, status_w.get(), deadline, close_after_fork, 9);
+  int fork_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (keeper_pid < 0) {
+    res.start_error = std::string("fork: ") + std::strerror(fork_errno);
+    return res;
+  }
+  in_r.reset();
+  in_w.reset();  // the scanner's stdin is an empty pipe: it reads EOF
+  out_w.reset();
+  err_w.reset();
+  exec_w.reset();
+  status_w.reset();
+
+  KeeperReport report{};
+  bool have_report = false;
+  WallFailure wall{};
+  bool exec_done = false;
+  bool out_open = true, err_open = true, status_open = true;
+  std::string& so = res.stdout_bytes;
+  std::string& se = res.stderr_raw;
+  char buf[65536];
+  long hard_deadline_ms = ms + kKeeperGraceMs;
+  bool keeper_killed = false;
+
+  while (out_open || err_open || status_open || !exec_done) {
+    pollfd pfd[4];
+    int n = 0;
+    int idx_out = -1, idx_err = -1, idx_status = -1, idx_exec = -1;
+    if (out_open) { idx_out = n; pfd[n++] = {out_r.get(), POLLIN, 0}; }
+    if (err_open) { idx_err = n; pfd[n++] = {err_r.get(), POLLIN, 0}; }
+    if (status_open) { idx_status = n; pfd[n++] = {status_r.get(), POLLIN, 0}; }
+    if (!exec_done) { idx_exec = n; pfd[n++] = {exec_r.get(), POLLIN, 0}; }
+    long elapsed = static_cast<long>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+    long wait_ms = hard_deadline_ms - elapsed;
+    if (!status_open) wait_ms = std::min(wait_ms, 200L);  // the keeper is done: drain, don't wait
+    if (wait_ms <= 0) {
+      if (status_open && !keeper_killed) {
+        // The keeper did not report in time: it is stuck, and so is whatever it guards.
+        ::kill(keeper_pid, SIGKILL);
+        keeper_killed = true;
+        hard_deadline_ms += 1000;
+        continue;
+      }
+      break;
+    }
+    int r = ::poll(pfd, static_cast<nfds_t>(n), static_cast<int>(wait_ms));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (r == 0) continue;
+    auto readable = [&](int i) { return i >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0; };
+    if (readable(idx_out)) {
+      ssize_t k = ::read(out_r.get(), buf, sizeof buf);
+      if (k <= 0) {
+        if (k == 0 || errno != EINTR) out_open = false;
+      } else if (!res.stdout_over_cap) {
+        std::size_t room = spec.stdout_cap - so.size();
+        if (static_cast<std::size_t>(k) <= room) {
+          so.append(buf, static_cast<std::size_t>(k));
+        } else {
+          so.append(buf, room);
+          res.stdout_over_cap = true;
+          ::kill(keeper_pid, SIGTERM);
+        }
+      }
+    }
+    if (readable(idx_err)) {
+      ssize_t k = ::read(err_r.get(), buf, sizeof buf);
+      if (k <= 0) {
+        if (k == 0 || errno != EINTR) err_open = false;
+      } else {
+        se.append(buf, static_cast<std::size_t>(k));
+        if (se.size() > kStderrMax) se.erase(0, se.size() - kStderrKeep);
+      }
+    }
+    if (readable(idx_exec)) {
+      ssize_t k = ::read(exec_r.get(), &wall, sizeof wall);
+      if (k == static_cast<ssize_t>(sizeof wall)) {
+        exec_done = true;
+      } else if (k == 0 || (k < 0 && errno != EINTR)) {
+        exec_done = true;
+        res.started = wall.stage == WallStage::kNone;
+      }
+    }
+    if (readable(idx_status)) {
+      ssize_t k = ::read(status_r.get(), &report, sizeof report);
+      if (k == static_cast<ssize_t>(sizeof report)) have_report = true;
+      if (k <= 0 || have_report) status_open = false;
+    }
+  }
+  int st = 0;
+  while (::waitpid(keeper_pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  res.run_ms = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+
+  if (wall.stage != WallStage::kNone) {
+    res.started = false;
+    res.start_error = std::string(stage_name(wall.stage)) + " failed: " + std::strerror(wall.err);
+    return res;
+  }
+  if (!have_report) {
+    res.start_error = keeper_killed ? "the keeper did not report within the grace period and was killed"
+                                    : "the keeper exited without reporting";
+    res.tree_killed = false;
+    return res;
+  }
+  if (report.fork_errno != 0) {
+    res.started = false;
+    res.start_error = std::string("fork: ") + std::strerror(report.fork_errno);
+    return res;
+  }
+  res.started = true;
+  res.timed_out = report.timed_out != 0;
+  res.tree_killed = report.tree_killed != 0;
+  if (report.exited) {
+    res.exit_code = report.code;
+  } else {
+    res.signal = report.code;
+  }
+  return res;
+}
+
+}  // namespace batlehub::agent

@@ -1,0 +1,67 @@
+// Running the scanner: no shell, its own process group, its walls installed in the child
+// before execve, stdout capped, the tail of stderr kept, and at the end — on exit, on the
+// deadline, or over the stdout cap — every process it left behind killed.
+//
+// Two processes are forked. The keeper becomes a child subreaper, so a scanner's
+// daemonised grandchild (double fork + setsid) is re-parented to it rather than to init;
+// once the scanner has exited or the deadline has passed, the keeper kills every child it
+// has (its /proc children list) until none is left, and only then reports. The scanner is
+// the keeper's child. Both run only async-signal-safe code between fork and execve, so the
+// same path is safe when the agent runs as a library inside a multi-threaded worker.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/limits.h"
+#include "agent/seccomp_policy.h"
+
+namespace batlehub::agent {
+
+// What the child installs on itself, in this order, just before execve.
+struct ChildWalls {
+  std::vector<RlimitSetting> rlimits;
+  const SeccompProgram* seccomp = nullptr;  // nullptr only in tests of the spawner itself
+};
+
+// Which step of installing the walls failed in a child.
+enum class WallStage : int { kNone = 0, kRlimit, kNoNewPrivs, kSeccomp, kExec };
+
+struct WallFailure {
+  WallStage stage = WallStage::kNone;
+  int err = 0;
+};
+
+// Installs `walls` on the calling process. Async-signal-safe: no allocation, no locks.
+WallFailure apply_walls(const ChildWalls& walls, const sock_fprog* prog);
+
+struct SpawnSpec {
+  std::string program;  // resolved: absolute, or relative to cwd_fd
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  int cwd_fd = -1;
+  ChildWalls walls;
+  std::chrono::milliseconds timeout{0};
+  std::size_t stdout_cap = 0;
+};
+
+struct SpawnResult {
+  bool started = false;     // execve succeeded
+  std::string start_error;  // why not, when it did not
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  bool timed_out = false;
+  std::string stdout_bytes;  // at most stdout_cap
+  bool stdout_over_cap = false;
+  std::string stderr_raw;  // the last 32–64 KiB of stderr, as bytes
+  // False when a descendant could not be enumerated (no /proc) and may have survived.
+  bool tree_killed = true;
+  std::uint64_t run_ms = 0;
+};
+
+SpawnResult spawn_and_wait(const SpawnSpec& spec);
+
+}  // namespace batlehub::agent

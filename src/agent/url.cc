@@ -1,0 +1,95 @@
+#include "agent/url.h"
+
+namespace batlehub::agent {
+
+namespace {
+int hex(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool printable_ascii(std::string_view s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) >= 0x7f) return false;
+  }
+  return true;
+}
+}  // namespace
+
+Expected<Url, std::string> parse_url(std::string_view text) {
+  Url u;
+  if (text.starts_with("file://")) {
+    std::string_view rest = text.substr(7);
+    if (!rest.starts_with('/')) return Unexpected(std::string("a file URL must be file:///absolute/path"));
+    if (rest.find_first_of("?#") != std::string_view::npos) {
+      return Unexpected(std::string("a file URL may not carry a query or a fragment"));
+    }
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+      if (rest[i] == '%') {
+        if (i + 2 >= rest.size() || hex(rest[i + 1]) < 0 || hex(rest[i + 2]) < 0) {
+          return Unexpected(std::string("bad percent-escape in file URL"));
+        }
+        char c = static_cast<char>(hex(rest[i + 1]) * 16 + hex(rest[i + 2]));
+        if (c == '\0') return Unexpected(std::string("file URL decodes to a NUL"));
+        u.path += c;
+        i += 2;
+      } else {
+        u.path += rest[i];
+      }
+    }
+    u.scheme = Url::Scheme::kFile;
+    return u;
+  }
+  std::string_view rest;
+  if (text.starts_with("https://")) {
+    u.scheme = Url::Scheme::kHttps;
+    u.port = 443;
+    rest = text.substr(8);
+  } else if (text.starts_with("http://")) {
+    u.scheme = Url::Scheme::kHttp;
+    u.port = 80;
+    rest = text.substr(7);
+  } else {
+    return Unexpected("'" + std::string(text.substr(0, 16)) + "…' is not a file, http or https URL");
+  }
+  if (!printable_ascii(rest)) return Unexpected(std::string("URL contains a space or a non-ASCII byte"));
+  std::size_t slash = rest.find_first_of("/?");
+  u.authority = std::string(rest.substr(0, slash));
+  u.target = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
+  if (u.target.front() == '?') u.target.insert(0, "/");
+  if (auto hash = u.target.find('#'); hash != std::string::npos) u.target.resize(hash);
+  if (u.authority.empty()) return Unexpected(std::string("URL has no host"));
+  if (u.authority.find('@') != std::string::npos) return Unexpected(std::string("URL may not carry credentials"));
+  std::string_view hostport = u.authority;
+  std::string_view port_text;
+  if (hostport.starts_with('[')) {
+    auto close = hostport.find(']');
+    if (close == std::string_view::npos) return Unexpected(std::string("unterminated IPv6 literal"));
+    u.host = std::string(hostport.substr(1, close - 1));
+    std::string_view after = hostport.substr(close + 1);
+    if (!after.empty()) {
+      if (!after.starts_with(':')) return Unexpected(std::string("junk after IPv6 literal"));
+      port_text = after.substr(1);
+    }
+  } else {
+    auto colon = hostport.rfind(':');
+    u.host = std::string(hostport.substr(0, colon));
+    if (colon != std::string_view::npos) port_text = hostport.substr(colon + 1);
+  }
+  if (u.host.empty()) return Unexpected(std::string("URL has no host"));
+  if (!port_text.empty()) {
+    unsigned v = 0;
+    if (port_text.size() > 5) return Unexpected(std::string("bad port"));
+    for (char c : port_text) {
+      if (c < '0' || c > '9') return Unexpected(std::string("bad port"));
+      v = v * 10 + static_cast<unsigned>(c - '0');
+    }
+    if (v == 0 || v > 65535) return Unexpected(std::string("bad port"));
+    u.port = static_cast<std::uint16_t>(v);
+  }
+  return u;
+}
+
+}  // namespace batlehub::agent

@@ -1,0 +1,117 @@
+// result.json: what one run did (RFC 0022 §5.2, §4.3).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wire/error.h"
+#include "wire/expected.h"
+#include "wire/extract_policy.h"
+
+namespace batlehub::wire {
+
+// Why the scanner did not run (or its output is not the whole story).
+enum class FailureKind {
+  kManifestInvalid,
+  kWireVersion,
+  kFetch,           // an input could not be fetched
+  kInputSize,       // an input was longer (or shorter) than the manifest declared
+  kWrite,           // an input could not be written into the work dir
+  kTraversal,       // extraction: an entry escapes the extraction root
+  kTooManyEntries,  // extraction: more than max_entries
+  kTooLarge,        // extraction: more than max_extracted_bytes
+  kBomb,            // extraction: decompression ratio over max_ratio
+  kUnrecognised,    // extraction: not a gzip tar, a zip or a tar
+  kMalformed,       // extraction: the archive is corrupt
+  kCommandNotFound,
+  kSpawn,
+  kInternal,
+};
+
+struct Failure {
+  FailureKind kind = FailureKind::kInternal;
+  std::string message;
+  bool operator==(const Failure&) const = default;
+};
+
+struct Timings {
+  std::uint64_t fetch_ms = 0;
+  std::uint64_t extract_ms = 0;
+  std::uint64_t run_ms = 0;
+  bool operator==(const Timings&) const = default;
+};
+
+// The probe's assertions (RFC 0022 §4.3 and the architecture's §7 additions), as the
+// agent makes them from inside. "a result at all" is the worker's, not the agent's.
+enum class Check {
+  kNoNetwork,
+  kReadOnlyRoot,
+  kOneWritableDir,
+  kEmptyEnvironment,
+  kUnprivileged,
+  kNoCredentials,
+  kNoShell,
+  kCommandsExist,
+  kWireVersion,
+  kPidNamespace,
+  kSeccompFilter,
+  kNoNewPrivs,
+  kCanarySyscall,
+  kClone3Enosys,
+  kRlimits,
+};
+
+enum class Verdict { kPass, kFail, kWarn };
+
+struct Assertion {
+  Check check = Check::kNoNetwork;
+  Verdict verdict = Verdict::kFail;
+  std::string evidence;
+  bool operator==(const Assertion&) const = default;
+};
+
+struct CommandDigest {
+  std::string path;
+  std::string sha256;  // lower-case hex; empty when the file could not be read
+  std::uint64_t size = 0;
+  bool operator==(const CommandDigest&) const = default;
+};
+
+struct ProbeReport {
+  std::vector<Assertion> assertions;
+  std::vector<CommandDigest> commands;
+  bool operator==(const ProbeReport&) const = default;
+};
+
+struct RunResult {
+  int wire = 0;
+  std::string agent_version;
+  // The scanner was started (execve reached). False when a failure came first.
+  bool ran = false;
+  std::optional<int> exit_code;  // set when the scanner exited
+  std::optional<int> signal;     // set when it was killed by a signal
+  bool timed_out = false;        // the agent killed it (and its tree) at the deadline
+  std::uint64_t stdout_bytes = 0;  // bytes of stdout kept in out.tar (≤ the cap)
+  bool stdout_over_cap = false;    // it printed more than kStdoutCapBytes and was stopped
+  std::string stderr_tail;         // the last kStderrTailChars characters
+  ExtractReport extract;
+  Timings timings;
+  std::optional<Failure> failure;
+  std::optional<ProbeReport> probe;
+
+  bool operator==(const RunResult&) const = default;
+};
+
+// Refuses a document over kResultMaxBytes, and a result of another wire version.
+Expected<RunResult, WireError> parse_result(std::string_view json);
+std::string serialize(const RunResult& r);
+
+std::string_view to_string(FailureKind k);
+std::string_view to_string(Check c);
+std::string_view to_string(Verdict v);
+std::optional<Check> check_from_string(std::string_view s);
+
+}  // namespace batlehub::wire

@@ -1,0 +1,162 @@
+// The agent over http:// and https:// against a real local server (tests/agent/http_peer.py):
+// GET for the manifest and inputs, PUT with a Content-Length for the result, and the
+// refusals — a body longer than declared, a redirect, a certificate no compiled-in root
+// vouches for.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include <thread>
+
+#include "archive_builder.h"
+#include "harness.h"
+
+namespace batlehub::agent {
+namespace {
+
+using namespace batlehub::testing;
+using wire::EntryKind;
+using wire::FailureKind;
+
+class Peer {
+ public:
+  Peer(const fs::path& dir, bool tls) {
+    fs::path port_file = dir / "port";
+    std::string script = std::string(BATLEHUB_SOURCE_DIR) + "/tests/agent/http_peer.py";
+    std::string tls_dir = std::string(BATLEHUB_SOURCE_DIR) + "/tests/fixtures/tls";
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      std::vector<std::string> a = {"/usr/bin/python3", script, "--dir", dir.string(), "--port-file", port_file.string()};
+      if (tls) {
+        a.insert(a.end(), {"--cert", tls_dir + "/server.pem", "--key", tls_dir + "/server.key"});
+      }
+      std::vector<char*> c;
+      for (auto& s : a) c.push_back(s.data());
+      c.push_back(nullptr);
+      ::execv(c[0], c.data());
+      ::_exit(127);
+    }
+    for (int i = 0; i < 500 && !fs::exists(port_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    port_ = std::stoi(Scratch::read(port_file));
+  }
+  ~Peer() {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  std::string url(const std::string& path, bool tls = false) const {
+    return std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_) + path;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+class AgentHttp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    served_ = s_.root() / "served";
+    fs::create_directories(served_);
+  }
+
+  wire::Entry archive(const std::string& url_path, const std::string& file_name) {
+    wire::Entry e;
+    e.kind = EntryKind::kArchive;
+    e.path = *wire::RelPath::parse("tree");
+    e.url = peer().url(url_path);
+    e.size = fs::file_size(served_ / file_name);
+    return e;
+  }
+
+  int run_agent(const std::string& in, const std::string& out, const std::string& agent = BATLEHUB_AGENT_BIN) {
+    return run_process({agent, "--in", in, "--out", out}, s_.work(), {});
+  }
+
+  Outcome outcome(int rc) { return read_outcome(served_ / "out.tar", rc); }
+
+  Peer& peer(bool tls = false) {
+    if (!peer_) peer_.emplace(served_, tls);
+    return *peer_;
+  }
+
+  Scratch s_;
+  fs::path served_;
+  std::optional<Peer> peer_;
+};
+
+TEST_F(AgentHttp, gets_the_manifest_and_inputs_and_puts_the_result_with_a_content_length) {
+  Scratch::write(served_ / "artifact.tgz", make_tgz({file("package/index.js", "hello")}));
+  auto m = scan_manifest({hostile(), "cat", "tree/package/index.js"});
+  m.entries = {archive("/f/artifact.tgz", "artifact.tgz")};
+  wire::Entry chunked = archive("/chunked/artifact.tgz", "artifact.tgz");
+  chunked.path = *wire::RelPath::parse("tree2");
+  m.entries.push_back(chunked);
+  Scratch::write(served_ / "manifest.json", wire::serialize(m));
+  int rc = run_agent(peer().url("/f/manifest.json"), peer().url("/put/out.tar"));
+  Outcome o = outcome(rc);
+  ASSERT_TRUE(o.have_result) << o.error;
+  EXPECT_EQ(rc, 0);
+  EXPECT_FALSE(o.result.failure) << o.result.failure->message;
+  EXPECT_EQ(o.stdout_bytes, "hello");
+  EXPECT_EQ(o.result.extract.files, 2u);
+  std::string headers = Scratch::read(served_ / "out.tar.headers");
+  EXPECT_NE(headers.find("Content-Length: " + std::to_string(fs::file_size(served_ / "out.tar"))), std::string::npos)
+      << headers;
+  EXPECT_EQ(headers.find("Transfer-Encoding"), std::string::npos);
+}
+
+TEST_F(AgentHttp, a_body_longer_than_declared_is_refused) {
+  Scratch::write(served_ / "artifact.tgz", make_tgz({file("a", "1")}));
+  for (const char* path : {"/long/artifact.tgz?extra=1", "/nolen/artifact.tgz?extra=100000"}) {
+    auto m = scan_manifest({hostile(), "exit", "0"});
+    m.entries = {archive(path, "artifact.tgz")};
+    Scratch::write(served_ / "manifest.json", wire::serialize(m));
+    fs::remove(served_ / "out.tar");
+    Outcome o = outcome(run_agent(peer().url("/f/manifest.json"), peer().url("/put/out.tar")));
+    ASSERT_TRUE(o.have_result) << path << ": " << o.error;
+    EXPECT_FALSE(o.result.ran);
+    ASSERT_TRUE(o.result.failure) << path;
+    EXPECT_EQ(o.result.failure->kind, FailureKind::kInputSize) << path << ": " << o.result.failure->message;
+    EXPECT_NE(o.result.failure->message.find("declares"), std::string::npos) << o.result.failure->message;
+  }
+}
+
+TEST_F(AgentHttp, a_redirect_is_not_followed) {
+  Scratch::write(served_ / "manifest.json", wire::serialize(scan_manifest({hostile(), "exit", "0"})));
+  Outcome o = outcome(run_agent(peer().url("/redirect/manifest.json"), peer().url("/put/out.tar")));
+  ASSERT_TRUE(o.have_result) << o.error;
+  ASSERT_TRUE(o.result.failure);
+  EXPECT_EQ(o.result.failure->kind, FailureKind::kFetch);
+  EXPECT_NE(o.result.failure->message.find("GET answered 302"), std::string::npos) << o.result.failure->message;
+}
+
+TEST_F(AgentHttp, a_refused_put_is_a_nonzero_exit) {
+  Scratch::write(served_ / "manifest.json", wire::serialize(scan_manifest({hostile(), "exit", "0"})));
+  EXPECT_EQ(run_agent(peer().url("/f/manifest.json"), peer().url("/deny/out.tar")),
+            static_cast<int>(AgentExit::kNoResult));
+}
+
+TEST_F(AgentHttp, https_verifies_against_the_compiled_in_roots) {
+  peer(/*tls=*/true);
+  Scratch::write(served_ / "artifact.tgz", make_tgz({file("x", "over tls")}));
+  auto m = scan_manifest({hostile(), "cat", "tree/x"});
+  m.entries = {archive("/f/artifact.tgz", "artifact.tgz")};
+  m.entries[0].url = peer(true).url("/f/artifact.tgz", true);
+  Scratch::write(served_ / "manifest.json", wire::serialize(m));
+  int rc = run_agent(peer().url("/f/manifest.json", true), peer().url("/put/out.tar", true), BATLEHUB_AGENT_TESTROOTS_BIN);
+  Outcome o = outcome(rc);
+  ASSERT_TRUE(o.have_result) << o.error;
+  EXPECT_EQ(o.stdout_bytes, "over tls");
+
+  // The real agent carries the system's roots, which do not include the test CA: its
+  // manifest GET is refused (and so is its PUT, so no result comes back at all).
+  fs::remove(served_ / "out.tar");
+  rc = run_agent(peer().url("/f/manifest.json", true), peer().url("/put/out.tar", true));
+  EXPECT_EQ(rc, static_cast<int>(AgentExit::kNoResult));
+  EXPECT_FALSE(fs::exists(served_ / "out.tar"));
+}
+
+}  // namespace
+}  // namespace batlehub::agent

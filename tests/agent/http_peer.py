@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""A small HTTP(S) peer for the agent's transport tests.
+
+  GET  /f/NAME              the file, with its Content-Length
+  GET  /long/NAME?extra=N   the file plus N bytes, Content-Length covering all of it
+  GET  /nolen/NAME?extra=N  the file plus N bytes, no Content-Length (ends at close)
+  GET  /chunked/NAME        the file, chunked
+  GET  /redirect/NAME       302 to /f/NAME (the agent must not follow)
+  PUT  /put/NAME            requires Content-Length, refuses chunked; stores the body as
+                            NAME and the request headers as NAME.headers
+  PUT  /deny/NAME           403
+
+Writes the port it bound to into --port-file once it is listening.
+"""
+import argparse
+import http.server
+import os
+import ssl
+import sys
+import urllib.parse
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--cert")
+    ap.add_argument("--key")
+    args = ap.parse_args()
+    root = os.path.abspath(args.dir)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *a):
+            pass
+
+        def _file(self, name):
+            with open(os.path.join(root, os.path.basename(name)), "rb") as f:
+                return f.read()
+
+        def do_GET(self):
+            u = urllib.parse.urlsplit(self.path)
+            q = urllib.parse.parse_qs(u.query)
+            parts = u.path.split("/", 2)
+            if len(parts) < 3:
+                self.send_error(404)
+                return
+            kind, name = parts[1], parts[2]
+            try:
+                body = self._file(name)
+            except OSError:
+                self.send_error(404)
+                return
+            extra = b"X" * int(q.get("extra", ["0"])[0])
+            if kind == "f":
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            elif kind == "long":
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body) + len(extra)))
+                self.end_headers()
+                self.wfile.write(body + extra)
+            elif kind == "nolen":
+                self.send_response(200)
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(body + extra)
+                self.close_connection = True
+            elif kind == "chunked":
+                self.send_response(200)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for i in range(0, len(body), 1000):
+                    c = body[i:i + 1000]
+                    self.wfile.write(b"%x\r\n" % len(c) + c + b"\r\n")
+                self.wfile.write(b"0\r\n\r\n")
+            elif kind == "redirect":
+                self.send_response(302)
+                self.send_header("Location", "/f/" + name)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            else:
+                self.send_error(404)
+
+        def do_PUT(self):
+            parts = self.path.split("?")[0].split("/", 2)
+            if len(parts) < 3:
+                self.send_error(404)
+                return
+            kind, name = parts[1], os.path.basename(parts[2])
+            if self.headers.get("Transfer-Encoding"):
+                self.send_error(400, "chunked uploads are refused")
+                return
+            if self.headers.get("Content-Length") is None:
+                self.send_error(411)
+                return
+            n = int(self.headers["Content-Length"])
+            body = self.rfile.read(n)
+            if kind == "deny":
+                self.send_error(403)
+                return
+            with open(os.path.join(root, name), "wb") as f:
+                f.write(body)
+            with open(os.path.join(root, name + ".headers"), "w") as f:
+                for k, v in self.headers.items():
+                    f.write("%s: %s\n" % (k, v))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if args.cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.cert, args.key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    tmp = args.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(str(srv.server_address[1]))
+    os.rename(tmp, args.port_file)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

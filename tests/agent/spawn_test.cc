@@ -1,0 +1,170 @@
+// The spawner on its own: no shell, exactly HOME and PATH, the rlimits, no leaked
+// descriptor, stdout capped, stderr kept, and the whole tree killed.
+#include "agent/spawn.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <thread>
+
+#include "agent/environment.h"
+#include "harness.h"
+
+namespace batlehub::agent {
+namespace {
+
+using namespace batlehub::testing;
+
+class Spawn : public ::testing::Test {
+ protected:
+  SpawnResult run(std::vector<std::string> args, std::chrono::milliseconds timeout = std::chrono::seconds(20),
+                  std::vector<RlimitSetting> limits = {}) {
+    dir_fd_ = ::open(scratch_.work().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    SpawnSpec s;
+    s.program = hostile();
+    s.argv = {"hostile"};
+    s.argv.insert(s.argv.end(), args.begin(), args.end());
+    s.env = scanner_environment(scratch_.work().string(), kSandboxPath);
+    s.cwd_fd = dir_fd_;
+    s.walls.rlimits = std::move(limits);
+    s.walls.seccomp = &*prog_;
+    s.timeout = timeout;
+    s.stdout_cap = wire::kStdoutCapBytes;
+    SpawnResult r = spawn_and_wait(s);
+    ::close(dir_fd_);
+    return r;
+  }
+
+  static bool alive(pid_t pid) { return ::kill(pid, 0) == 0; }
+
+  Scratch scratch_;
+  int dir_fd_ = -1;
+  Expected<SeccompProgram, std::string> prog_ = compile(deny_list());
+};
+
+TEST_F(Spawn, the_exit_code_and_stdout_come_back_as_they_are) {
+  SpawnResult r = run({"exit", "1", "{\"ok\":true}"});
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.stdout_bytes, "{\"ok\":true}");
+  EXPECT_FALSE(r.timed_out);
+}
+
+TEST_F(Spawn, the_scanner_sees_exactly_home_and_path) {
+  ::setenv("BATLEHUB_SPAWN_TEST_SECRET", "leaked", 1);
+  SpawnResult r = run({"env"});
+  ::unsetenv("BATLEHUB_SPAWN_TEST_SECRET");
+  ASSERT_TRUE(r.started);
+  std::vector<std::string> want = {"HOME=" + scratch_.work().string(), "PATH=/usr/local/bin:/usr/bin:/bin"};
+  EXPECT_EQ(lines(r.stdout_bytes), want);
+}
+
+TEST_F(Spawn, the_rlimits_are_the_ones_asked_for) {
+  SpawnResult r = run({"limits"}, std::chrono::seconds(20), rlimits_for({256, 7}));
+  ASSERT_TRUE(r.started);
+  auto l = lines(r.stdout_bytes);
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_EQ(l[0], "RLIMIT_DATA 268435456 268435456");
+  EXPECT_EQ(l[1], "RLIMIT_CPU 7 7");
+  EXPECT_EQ(l[2], "RLIMIT_CORE 0 0");
+}
+
+TEST_F(Spawn, no_descriptor_of_ours_leaks_into_the_scanner) {
+  int stray = ::open("/etc/hostname", O_RDONLY);  // not CLOEXEC, on purpose
+  SpawnResult r = run({"fds"});
+  ::close(stray);
+  ASSERT_TRUE(r.started);
+  std::vector<std::string> want = {"0", "1", "2"};
+  EXPECT_EQ(lines(r.stdout_bytes), want);
+}
+
+TEST_F(Spawn, stdin_is_empty) {
+  SpawnResult r = run({"stdin"});
+  EXPECT_EQ(r.stdout_bytes, "stdin 0\n");
+}
+
+TEST_F(Spawn, a_scanner_that_hangs_is_killed_at_its_deadline) {
+  SpawnResult r = run({"hang"}, std::chrono::milliseconds(300));
+  ASSERT_TRUE(r.started);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.signal, SIGKILL);
+  EXPECT_FALSE(r.exit_code);
+  EXPECT_TRUE(r.tree_killed);
+}
+
+TEST_F(Spawn, a_daemonised_grandchild_dies_with_the_scanner_at_the_deadline) {
+  SpawnResult r = run({"daemon"}, std::chrono::milliseconds(1500));
+  ASSERT_TRUE(r.started);
+  EXPECT_TRUE(r.timed_out);
+  std::string pid_text = Scratch::read(scratch_.work() / "daemon.pid");
+  ASSERT_FALSE(pid_text.empty()) << "the daemon never started";
+  pid_t daemon = std::stoi(pid_text);
+  EXPECT_FALSE(alive(daemon)) << "daemon " << daemon << " survived the run";
+}
+
+TEST_F(Spawn, a_daemon_left_behind_by_a_scanner_that_exited_is_killed_too) {
+  SpawnResult r = run({"daemon-exit"});
+  ASSERT_TRUE(r.started);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0);
+  pid_t daemon = std::stoi(Scratch::read(scratch_.work() / "daemon.pid"));
+  EXPECT_FALSE(alive(daemon)) << "daemon " << daemon << " survived the run";
+}
+
+TEST_F(Spawn, stdout_over_the_cap_is_reported_and_stopped) {
+  SpawnResult r = run({"flood", "40000000"});
+  ASSERT_TRUE(r.started);
+  EXPECT_TRUE(r.stdout_over_cap);
+  EXPECT_EQ(r.stdout_bytes.size(), wire::kStdoutCapBytes);
+}
+
+TEST_F(Spawn, stdout_of_exactly_the_cap_is_an_answer) {
+  SpawnResult r = run({"flood", std::to_string(wire::kStdoutCapBytes)});
+  EXPECT_FALSE(r.stdout_over_cap);
+  EXPECT_EQ(r.stdout_bytes.size(), wire::kStdoutCapBytes);
+  EXPECT_EQ(r.exit_code, 0);
+}
+
+TEST_F(Spawn, the_stderr_tail_is_kept) {
+  SpawnResult r = run({"stderr", "200000", "5"});
+  EXPECT_EQ(r.exit_code, 5);
+  EXPECT_LE(r.stderr_raw.size(), 64u * 1024);
+  EXPECT_TRUE(r.stderr_raw.ends_with("END"));
+}
+
+TEST_F(Spawn, a_missing_program_is_reported_as_not_started) {
+  SpawnSpec s;
+  s.program = "/nonexistent/postmortem";
+  s.argv = {"postmortem"};
+  s.cwd_fd = AT_FDCWD;
+  s.timeout = std::chrono::seconds(5);
+  s.stdout_cap = 1024;
+  SpawnResult r = spawn_and_wait(s);
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.start_error.find("execve failed"), std::string::npos) << r.start_error;
+}
+
+TEST_F(Spawn, it_is_safe_to_call_from_a_multithreaded_process) {
+  // The `none` runtime calls the agent inside a worker with threads; while other threads
+  // allocate, spawning must neither deadlock nor fail.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> busy;
+  for (int i = 0; i < 4; ++i) {
+    busy.emplace_back([&] {
+      while (!stop) {
+        std::vector<std::string> v(100, std::string(100, 'x'));
+      }
+    });
+  }
+  for (int i = 0; i < 20; ++i) {
+    SpawnResult r = run({"exit", "0", "ok"});
+    ASSERT_TRUE(r.started);
+    ASSERT_EQ(r.stdout_bytes, "ok");
+  }
+  stop = true;
+  for (auto& t : busy) t.join();
+}
+
+}  // namespace
+}  // namespace batlehub::agent

@@ -1,0 +1,212 @@
+// hostile: a test scanner that reports what it can see and do from inside the walls.
+//
+//   hostile env                 print the environment, one NAME=value a line
+//   hostile limits              print RLIMIT_DATA, RLIMIT_CPU, RLIMIT_CORE (soft hard)
+//   hostile fds                 print the open file descriptors
+//   hostile syscalls            try ptrace, unshare(CLONE_NEWUSER), mount, keyctl, clone3;
+//                               print "name ret errno" and describe them on stderr; exit 3
+//   hostile threads N           start N threads that each count, join them; print "threads ok"
+//   hostile int80               i386 getpid through int 0x80; print what it returned
+//   hostile x32                 getpid through the x32 syscall bit; print what it returned
+//   hostile flood BYTES         write BYTES bytes of 'x' to stdout
+//   hostile stderr BYTES CODE   write BYTES bytes to stderr, then exit CODE
+//   hostile hang                sleep forever
+//   hostile daemon              fork a daemon (double fork + setsid) that writes its pid to
+//                               ./daemon.pid and sleeps forever; then hang
+//   hostile daemon-exit         the same daemon, then exit 0 at once
+//   hostile exit CODE TEXT      print TEXT to stdout, exit CODE
+//   hostile cat PATH            copy PATH to stdout
+//   hostile stdin               read stdin to EOF; print how many bytes came
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+void report(const char* name, long ret, int err) {
+  std::printf("%s %ld %s\n", name, ret, ret == -1 ? strerrorname_np(err) : "OK");
+  std::fprintf(stderr, "%s: %s\n", name, ret == -1 ? std::strerror(err) : "succeeded");
+}
+
+int syscalls() {
+  errno = 0;
+  long r = ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+  report("ptrace", r, errno);
+  errno = 0;
+  r = unshare(CLONE_NEWUSER);
+  report("unshare", r, errno);
+  errno = 0;
+  r = mount("none", "/tmp", "tmpfs", 0, nullptr);
+  report("mount", r, errno);
+  errno = 0;
+  r = syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3 /* session */, 0);
+  report("keyctl", r, errno);
+  errno = 0;
+  clone_args args{};
+  args.exit_signal = SIGCHLD;
+  r = syscall(SYS_clone3, &args, sizeof args);
+  if (r == 0) _exit(0);
+  report("clone3", r, errno);
+  return 3;
+}
+
+long raw_int80_getpid() {
+  long ret;
+  // i386 getpid is 20. Under an x86_64-only filter this ABI must be refused.
+  asm volatile("int $0x80" : "=a"(ret) : "a"(20L) : "memory");
+  return ret;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "env") {
+    for (char** e = environ; *e; ++e) std::printf("%s\n", *e);
+    return 0;
+  }
+  if (mode == "limits") {
+    for (auto [name, res] : {std::pair{"RLIMIT_DATA", RLIMIT_DATA}, {"RLIMIT_CPU", RLIMIT_CPU}, {"RLIMIT_CORE", RLIMIT_CORE}}) {
+      rlimit l{};
+      getrlimit(res, &l);
+      std::printf("%s %llu %llu\n", name, static_cast<unsigned long long>(l.rlim_cur),
+                  static_cast<unsigned long long>(l.rlim_max));
+    }
+    return 0;
+  }
+  if (mode == "fds") {
+    DIR* d = opendir("/proc/self/fd");
+    if (!d) return 1;
+    int self = dirfd(d);
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      if (std::atoi(e->d_name) == self) continue;
+      std::printf("%s\n", e->d_name);
+    }
+    closedir(d);
+    return 0;
+  }
+  if (mode == "syscalls") return syscalls();
+  if (mode == "threads") {
+    int n = argc > 2 ? std::atoi(argv[2]) : 4;
+    std::atomic<long> sum{0};
+    std::vector<std::thread> ts;
+    for (int i = 0; i < n; ++i) {
+      ts.emplace_back([&sum] {
+        for (int k = 0; k < 100000; ++k) sum.fetch_add(1, std::memory_order_relaxed);
+      });
+    }
+    for (auto& t : ts) t.join();
+    std::printf("threads ok %ld\n", sum.load());
+    return 0;
+  }
+  if (mode == "int80") {
+    long r = raw_int80_getpid();
+    std::printf("int80 %ld pid %d\n", r, getpid());
+    return 0;
+  }
+  if (mode == "x32") {
+    errno = 0;
+    long r = syscall(0x40000000L | SYS_getpid);
+    std::printf("x32 %ld errno %d pid %d\n", r, errno, getpid());
+    return 0;
+  }
+  if (mode == "flood") {
+    long long n = argc > 2 ? std::atoll(argv[2]) : 0;
+    std::vector<char> buf(65536, 'x');
+    while (n > 0) {
+      ssize_t w = write(1, buf.data(), static_cast<size_t>(std::min<long long>(n, 65536)));
+      if (w <= 0) return 1;
+      n -= w;
+    }
+    return 0;
+  }
+  if (mode == "stderr") {
+    long long n = argc > 2 ? std::atoll(argv[2]) : 0;
+    for (long long i = 0; i < n; ++i) std::fputc('a' + static_cast<int>(i % 26), stderr);
+    std::fputs("END", stderr);
+    return argc > 3 ? std::atoi(argv[3]) : 1;
+  }
+  if (mode == "hang") {
+    for (;;) pause();
+  }
+  if (mode == "daemon") {
+    pid_t p = fork();
+    if (p == 0) {
+      setsid();
+      if (fork() == 0) {
+        FILE* f = std::fopen("daemon.pid.tmp", "w");
+        if (f) {
+          std::fprintf(f, "%d\n", getpid());
+          std::fclose(f);
+          rename("daemon.pid.tmp", "daemon.pid");
+        }
+        for (;;) pause();
+      }
+      _exit(0);
+    }
+    for (;;) pause();
+  }
+  if (mode == "daemon-exit") {
+    // Leaves a daemon behind and exits 0 as soon as it is running.
+    if (fork() == 0) {
+      setsid();
+      if (fork() == 0) {
+        FILE* f = std::fopen("daemon.pid.tmp", "w");
+        if (f) {
+          std::fprintf(f, "%d\n", getpid());
+          std::fclose(f);
+          rename("daemon.pid.tmp", "daemon.pid");
+        }
+        for (;;) pause();
+      }
+      _exit(0);
+    }
+    while (access("daemon.pid", F_OK) != 0) usleep(1000);
+    std::puts("left a daemon");
+    return 0;
+  }
+  if (mode == "exit") {
+    if (argc > 3) std::fputs(argv[3], stdout);
+    return argc > 2 ? std::atoi(argv[2]) : 0;
+  }
+  if (mode == "cat") {
+    int fd = open(argv[2], O_RDONLY);
+    if (fd < 0) {
+      std::fprintf(stderr, "cannot open %s: %s\n", argv[2], std::strerror(errno));
+      return 2;
+    }
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) fwrite(buf, 1, static_cast<size_t>(n), stdout);
+    return 0;
+  }
+  if (mode == "stdin") {
+    char buf[4096];
+    long total = 0;
+    ssize_t n;
+    while ((n = read(0, buf, sizeof buf)) > 0) total += n;
+    std::printf("stdin %ld\n", total);
+    return 0;
+  }
+  std::fprintf(stderr, "hostile: unknown mode '%s'\n", mode.c_str());
+  return 64;
+}

@@ -1,0 +1,124 @@
+#include "wire/run_result.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "wire/caps.h"
+
+namespace batlehub::wire {
+namespace {
+
+using nlohmann::json;
+
+RunResult sample() {
+  RunResult r;
+  r.wire = kWireVersion;
+  r.agent_version = "0.1.0";
+  r.ran = true;
+  r.exit_code = 1;
+  r.stdout_bytes = 42;
+  r.stderr_tail = "warning: something \xE2\x9C\x93";
+  r.extract = {10, 3, 4096, 2, 1};
+  r.timings = {5, 6, 7};
+  return r;
+}
+
+TEST(RunResult, RoundTrips) {
+  RunResult r = sample();
+  auto back = parse_result(serialize(r));
+  ASSERT_TRUE(back) << back.error().describe("result");
+  EXPECT_EQ(*back, r);
+}
+
+TEST(RunResult, RoundTripsAFailureAndAProbe) {
+  RunResult r = sample();
+  r.ran = false;
+  r.exit_code.reset();
+  r.failure = Failure{FailureKind::kBomb, "archive decompression ratio exceeds 100:1"};
+  r.probe = ProbeReport{{{Check::kReadOnlyRoot, Verdict::kPass, "EROFS"}, {Check::kNoShell, Verdict::kFail, "found /bin/sh"}},
+                        {{"/usr/bin/guarddog", std::string(64, 'a'), 1234}}};
+  auto back = parse_result(serialize(r));
+  ASSERT_TRUE(back) << back.error().describe("result");
+  EXPECT_EQ(*back, r);
+}
+
+TEST(RunResult, RoundTripsASignal) {
+  RunResult r = sample();
+  r.exit_code.reset();
+  r.signal = 9;
+  r.timed_out = true;
+  auto back = parse_result(serialize(r));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->signal, 9);
+  EXPECT_TRUE(back->timed_out);
+}
+
+TEST(RunResult, InvalidUtf8InTheStderrTailIsReplacedNotFatal) {
+  RunResult r = sample();
+  r.stderr_tail = "bad \xff\xfe bytes";
+  auto back = parse_result(serialize(r));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->stderr_tail, "bad \xEF\xBF\xBD\xEF\xBF\xBD bytes");
+}
+
+TEST(RunResult, RefusesAnotherWireVersion) {
+  json j = json::parse(serialize(sample()));
+  j["wire"] = 2;
+  auto r = parse_result(j.dump());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "/wire");
+}
+
+TEST(RunResult, RefusesADocumentOverItsCap) {
+  json j = json::parse(serialize(sample()));
+  j["stderr_tail"] = std::string(kResultMaxBytes, 'a');
+  auto r = parse_result(j.dump());
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("more than the"), std::string::npos);
+}
+
+TEST(RunResult, RefusesAStderrTailOverItsCap) {
+  json j = json::parse(serialize(sample()));
+  j["stderr_tail"] = std::string(kStderrTailChars * 4 + 1, 'a');
+  auto r = parse_result(j.dump());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "/stderr_tail");
+}
+
+TEST(RunResult, RefusesStdoutBytesOverTheCap) {
+  json j = json::parse(serialize(sample()));
+  j["stdout_bytes"] = kStdoutCapBytes + 1;
+  auto r = parse_result(j.dump());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "/stdout_bytes");
+}
+
+TEST(RunResult, RefusesUnknownEnumsAndContradictions) {
+  json j = json::parse(serialize(sample()));
+  j["failure"] = {{"kind", "cosmic_ray"}, {"message", "x"}};
+  auto r = parse_result(j.dump());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "/failure/kind");
+
+  j = json::parse(serialize(sample()));
+  j["signal"] = 9;
+  r = parse_result(j.dump());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "/signal");
+
+  j = json::parse(serialize(sample()));
+  j["exit_code"] = 300;
+  r = parse_result(j.dump());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "/exit_code");
+}
+
+TEST(RunResult, EveryEnumNameRoundTrips) {
+  for (int c = 0; c <= static_cast<int>(Check::kRlimits); ++c) {
+    auto check = static_cast<Check>(c);
+    EXPECT_EQ(check_from_string(to_string(check)), check);
+  }
+}
+
+}  // namespace
+}  // namespace batlehub::wire
