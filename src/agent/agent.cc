@@ -154,7 +154,7 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
   spec.argv = m.argv;
   spec.env = scanner_environment(options.work_dir, options.scanner_path);
   spec.cwd_fd = work->fd();
-  spec.walls = ChildWalls{limits, &*prog};
+  spec.walls = ChildWalls{.identity = std::nullopt, .rlimits = limits, .seccomp = &*prog};
   spec.timeout = std::chrono::milliseconds(m.timeout_ms);
   spec.stdout_cap = wire::kStdoutCapBytes;
   SpawnResult s = spawn_and_wait(spec);

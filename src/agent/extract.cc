@@ -116,7 +116,11 @@ std::optional<ExtractError> write_entry_data(archive* a, int out, const std::str
   // which is how a header that claims too little is caught.
   std::uint64_t charged = declared > 0 ? static_cast<std::uint64_t>(declared) : 0;
   if (auto e = budget.charge(charged)) return e;
+  // A sparse entry's blocks carry their own offsets, and one placed past the declared size
+  // grows the file by its offset, not by its length: the file's extent (the end of its
+  // furthest block) is charged too, before the block is written.
   std::uint64_t seen = 0;
+  std::uint64_t extent = 0;
   const void* buf = nullptr;
   size_t size = 0;
   la_int64_t offset = 0;
@@ -128,9 +132,10 @@ std::optional<ExtractError> write_entry_data(archive* a, int out, const std::str
     }
     if (offset < 0) return ExtractError{FailureKind::kMalformed, "archive entry '" + name + "': negative offset"};
     seen += size;
-    if (seen > charged) {
-      if (auto e = budget.charge(seen - charged)) return e;
-      charged = seen;
+    extent = std::max<std::uint64_t>(extent, static_cast<std::uint64_t>(offset) + size);
+    if (std::uint64_t need = std::max(seen, extent); need > charged) {
+      if (auto e = budget.charge(need - charged)) return e;
+      charged = need;
     }
     const char* p = static_cast<const char*>(buf);
     std::size_t left = size;
@@ -153,7 +158,7 @@ std::optional<ExtractError> write_entry_data(archive* a, int out, const std::str
       return ExtractError{FailureKind::kWrite, "sizing '" + name + "': " + std::strerror(errno)};
     }
   }
-  report.bytes += std::max<std::uint64_t>(seen, declared > 0 ? std::uint64_t(declared) : 0);
+  report.bytes += std::max<std::uint64_t>(std::max(seen, extent), declared > 0 ? std::uint64_t(declared) : 0);
   return std::nullopt;
 }
 

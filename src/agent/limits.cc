@@ -7,6 +7,7 @@ std::vector<RlimitSetting> rlimits_for(const wire::Limits& limits) {
   if (limits.memory_limit_mb > 0) out.push_back({RLIMIT_DATA, rlim_t(limits.memory_limit_mb) * 1024 * 1024});
   if (limits.cpu_seconds > 0) out.push_back({RLIMIT_CPU, rlim_t(limits.cpu_seconds)});
   out.push_back({RLIMIT_CORE, 0});
+  out.push_back({RLIMIT_NPROC, kScannerMaxProcesses});
   return out;
 }
 

@@ -20,6 +20,12 @@ struct RlimitSetting {
 // as a whole is the cgroup's business on the runtimes that have one.
 // cpu_seconds → RLIMIT_CPU. A zero leaves that limit as it was (upstream's rule).
 // RLIMIT_CORE is always 0: a crashing scanner does not dump hostile memory into /work.
+// RLIMIT_NPROC is always kScannerMaxProcesses (threads count): a fork bomb stops there. In
+// a user namespace of its own the count is the sandbox's alone; the kernel exempts a
+// process whose real uid is the host's root, which is why the bwrap runtime never runs a
+// sandbox as root.
+inline constexpr rlim_t kScannerMaxProcesses = 1024;
+
 std::vector<RlimitSetting> rlimits_for(const wire::Limits& limits);
 
 const char* rlimit_name(int resource);

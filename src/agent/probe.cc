@@ -341,7 +341,7 @@ WalledReport probe_under_walls(const ProbeContext& ctx) {
   Fd r(fds[0]), w(fds[1]);
   sock_fprog prog{};
   if (ctx.seccomp) prog = ctx.seccomp->fprog();
-  ChildWalls walls{ctx.rlimits, ctx.seccomp};
+  ChildWalls walls{.identity = std::nullopt, .rlimits = ctx.rlimits, .seccomp = ctx.seccomp};
   pid_t pid = ::fork();
   if (pid == 0) {
     WalledReport c{};

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -122,9 +123,9 @@ struct ChildPlan {
   }
   WallFailure f{};
   for (int i = 0; i < 3; ++i) {
-    if (::dup2(fds[i], i) < 0) f = {WallStage::kExec, errno};
+    if (::dup2(fds[i], i) < 0) f = {WallStage::kSetup, errno};
   }
-  if (f.stage == WallStage::kNone && ::fchdir(c.cwd_fd) != 0) f = {WallStage::kExec, errno};
+  if (f.stage == WallStage::kNone && c.cwd_fd != AT_FDCWD && ::fchdir(c.cwd_fd) != 0) f = {WallStage::kSetup, errno};
   // Nothing of the agent's leaks into the scanner: every descriptor above stderr closes
   // at execve (the exec-error pipe among them, which is how its EOF means "started").
   if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
@@ -227,6 +228,8 @@ std::vector<char*> c_array(const std::vector<std::string>& v) {
 
 const char* stage_name(WallStage s) {
   switch (s) {
+    case WallStage::kSetup: return "setting up the child's descriptors and directory";
+    case WallStage::kIdentity: return "setresuid";
     case WallStage::kRlimit: return "setrlimit";
     case WallStage::kNoNewPrivs: return "prctl(PR_SET_NO_NEW_PRIVS)";
     case WallStage::kSeccomp: return "prctl(PR_SET_SECCOMP)";
@@ -239,6 +242,12 @@ const char* stage_name(WallStage s) {
 }  // namespace
 
 WallFailure apply_walls(const ChildWalls& walls, const sock_fprog* prog) {
+  if (walls.identity) {
+    auto [uid, gid] = *walls.identity;
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(gid, gid, gid) != 0 || ::setresuid(uid, uid, uid) != 0) {
+      return {WallStage::kIdentity, errno};
+    }
+  }
   for (const RlimitSetting& r : walls.rlimits) {
     rlimit lim{r.value, r.value};
     if (::setrlimit(r.resource, &lim) != 0) return {WallStage::kRlimit, errno};

@@ -14,7 +14,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "agent/limits.h"
 #include "agent/seccomp_policy.h"
@@ -23,12 +26,15 @@ namespace batlehub::agent {
 
 // What the child installs on itself, in this order, just before execve.
 struct ChildWalls {
+  // Become this uid/gid first (with no supplementary groups). The bwrap runtime uses it so
+  // that a worker running as root never gives a sandbox a root identity on the host.
+  std::optional<std::pair<uid_t, gid_t>> identity;
   std::vector<RlimitSetting> rlimits;
   const SeccompProgram* seccomp = nullptr;  // nullptr only in tests of the spawner itself
 };
 
 // Which step of installing the walls failed in a child.
-enum class WallStage : int { kNone = 0, kRlimit, kNoNewPrivs, kSeccomp, kExec };
+enum class WallStage : int { kNone = 0, kSetup, kIdentity, kRlimit, kNoNewPrivs, kSeccomp, kExec };
 
 struct WallFailure {
   WallStage stage = WallStage::kNone;

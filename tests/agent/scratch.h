@@ -20,6 +20,9 @@ class Scratch {
   explicit Scratch(const char* base = "/tmp") {
     std::string tmpl = std::string(base) + "/batlehub-test-XXXXXX";
     root_ = ::mkdtemp(tmpl.data());
+    // Traversable by the sandbox user (65532), which the bwrap runtime runs as under root.
+    fs::permissions(root_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
     fs::create_directories(work());
   }
   ~Scratch() {

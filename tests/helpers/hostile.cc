@@ -16,6 +16,12 @@
 //   hostile daemon-exit         the same daemon, then exit 0 at once
 //   hostile exit CODE TEXT      print TEXT to stdout, exit CODE
 //   hostile cat PATH            copy PATH to stdout
+//   hostile connect HOST PORT   try a TCP connection; print "connected" or the errno
+//   hostile write PATH          try to create PATH; print "written" or the errno
+//   hostile forkbomb            fork until refused; say how far it got; exit, leaving them all
+//   hostile alloc MIB           allocate and touch MIB MiB; "allocated" or where it stopped
+//   hostile spin                burn CPU forever
+//   hostile --in URL --out URL  pose as an agent of wire version 2 (file:// only)
 //   hostile stdin               read stdin to EOF; print how many bytes came
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -27,6 +33,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <cerrno>
@@ -75,10 +84,44 @@ long raw_int80_getpid() {
   return ret;
 }
 
+// A two-entry ustar, enough to stand in for an agent of another wire version.
+std::string tar_entry(const std::string& name, const std::string& data) {
+  char h[512] = {};
+  std::memcpy(h, name.data(), name.size());
+  std::snprintf(h + 100, 8, "%07o", 0644);
+  std::snprintf(h + 108, 8, "%07o", 0);
+  std::snprintf(h + 116, 8, "%07o", 0);
+  std::snprintf(h + 124, 12, "%011zo", data.size());
+  std::snprintf(h + 136, 12, "%011o", 0);
+  h[156] = '0';
+  std::memcpy(h + 257, "ustar", 6);
+  std::memcpy(h + 263, "00", 2);
+  std::memset(h + 148, ' ', 8);
+  unsigned sum = 0;
+  for (unsigned char c : h) sum += c;
+  std::snprintf(h + 148, 8, "%06o", sum);
+  std::string out(h, 512);
+  out += data;
+  out.append((512 - data.size() % 512) % 512, '\0');
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "";
+  // Installed as /usr/local/bin/batlehub-sandbox, this answers every run in wire version 2.
+  if (argc == 5 && std::string(argv[1]) == "--in" && std::string(argv[3]) == "--out") {
+    std::string out = argv[4];
+    if (out.rfind("file://", 0) != 0) return 3;
+    std::string tar = tar_entry("result.json", "{\"wire\": 2, \"agent_version\": \"9.0.0\"}") + tar_entry("stdout", "") +
+                      std::string(1024, '\0');
+    FILE* f = std::fopen(out.substr(7).c_str(), "wb");
+    if (!f) return 3;
+    std::fwrite(tar.data(), 1, tar.size(), f);
+    std::fclose(f);
+    return 0;
+  }
   if (mode == "env") {
     for (char** e = environ; *e; ++e) std::printf("%s\n", *e);
     return 0;
@@ -206,6 +249,63 @@ int main(int argc, char** argv) {
     while ((n = read(0, buf, sizeof buf)) > 0) total += n;
     std::printf("stdin %ld\n", total);
     return 0;
+  }
+  if (mode == "connect") {
+    // connect HOST PORT: "connected", or the errno.
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(std::atoi(argv[3])));
+    inet_pton(AF_INET, argv[2], &a.sin_addr);
+    if (connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+      std::puts("connected");
+      return 0;
+    }
+    std::printf("connect %s\n", strerrorname_np(errno));
+    return 1;
+  }
+  if (mode == "write") {
+    // write PATH: try to create PATH; "written", or the errno.
+    int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      std::puts("written");
+      return 0;
+    }
+    std::printf("write %s\n", strerrorname_np(errno));
+    return 1;
+  }
+  if (mode == "forkbomb") {
+    // Forks until it cannot, then reports how far it got and waits to be killed.
+    long n = 0;
+    for (;;) {
+      pid_t p = fork();
+      if (p < 0) {
+        std::printf("fork failed after %ld: %s\n", n, strerrorname_np(errno));
+        return 0;  // its children stay behind, paused, for the agent to kill
+      }
+      if (p == 0) {
+        for (;;) pause();
+      }
+      ++n;
+    }
+  }
+  if (mode == "alloc") {
+    // alloc MIB: allocate and touch MIB mebibytes; "allocated", or where it stopped.
+    long mib = std::atol(argv[2]);
+    for (long i = 0; i < mib; ++i) {
+      char* p = static_cast<char*>(std::malloc(1 << 20));
+      if (!p) {
+        std::printf("alloc failed at %ld MiB\n", i);
+        return 1;
+      }
+      std::memset(p, 1, 1 << 20);
+    }
+    std::puts("allocated");
+    return 0;
+  }
+  if (mode == "spin") {
+    volatile unsigned long x = 0;
+    for (;;) x = x + 1;
   }
   std::fprintf(stderr, "hostile: unknown mode '%s'\n", mode.c_str());
   return 64;

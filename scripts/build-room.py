@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Builds a scanner's room: the tree bwrap binds read-only as / and an image is made from.
+
+A room holds the scanner and what it needs to run, the agent, and the mount points bwrap
+and the engines need (/proc /dev /work /tmp) — and nothing else: no shell, no batlehub, no
+other scanner. Everything is copied from this machine; nothing is downloaded.
+
+  build-room.py --definition rooms/yara.toml --agent build/release/src/agent/batlehub-sandbox \
+                --out /opt/sandbox/yara
+  build-room.py --name test --binary /path/to/static-tool:/usr/bin/tool --agent … --out DIR
+
+A definition (TOML):
+
+  [room]
+  name = "yara"
+  [[binary]]                 # a program; its shared-library closure and loader come along
+  source = "/usr/bin/yara"
+  dest = "/usr/bin/yara"     # default: the same path
+  [[tree]]                   # a directory copied whole (an interpreter's library, a venv)
+  source = "/usr/lib/python3.11"
+  exclude = ["test", "__pycache__"]   # directory names left out
+  [[file]]                   # one plain file (data, rules, certificates)
+  source = "/etc/ssl/certs/ca-certificates.crt"
+
+The result is checked before the tool exits: no forbidden name in any bin directory, the
+agent present and static, every binary's closure resolved inside the room.
+"""
+import argparse
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tomllib
+
+FORBIDDEN = {"sh", "bash", "dash", "busybox", "batlehub"}
+BIN_DIRS = ["bin", "sbin", "usr/bin", "usr/sbin", "usr/local/bin"]
+MOUNT_POINTS = ["proc", "dev", "work", "tmp"]
+AGENT_DEST = "/usr/local/bin/batlehub-sandbox"
+
+
+def fail(msg):
+    print("build-room: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def copy_file(src, root, dest=None, mode=None):
+    dest = dest or src
+    target = os.path.join(root, dest.lstrip("/"))
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    real = os.path.realpath(src)
+    if not os.path.isfile(real):
+        fail(f"{src} is not a file")
+    shutil.copyfile(real, target)
+    st = os.stat(real)
+    os.chmod(target, mode if mode is not None else (st.st_mode & 0o755))
+    return target
+
+
+def closure(path):
+    """The shared libraries `path` needs, and its loader, as host paths (empty when static)."""
+    out = subprocess.run(["ldd", path], capture_output=True, text=True)
+    text = out.stdout + out.stderr
+    if "not a dynamic executable" in text or "statically linked" in text:
+        return []
+    libs = []
+    for line in text.splitlines():
+        line = line.strip()
+        m = re.match(r"^(\S+) => (\S+) \(0x[0-9a-f]+\)$", line)
+        if m:
+            libs.append(m.group(2))
+            continue
+        if "not found" in line:
+            fail(f"{path}: a library is missing on this machine: {line}")
+        m = re.match(r"^(/\S+) \(0x[0-9a-f]+\)$", line)
+        if m:
+            libs.append(m.group(1))
+    return libs
+
+
+def add_binary(src, root, dest=None):
+    copy_file(src, root, dest)
+    for lib in closure(os.path.realpath(src)):
+        copy_file(lib, root, lib, 0o644 if not lib.startswith("/lib64/ld") else 0o755)
+        # The loader and libc are found by their usual names as well.
+        real = os.path.realpath(lib)
+        if real != lib:
+            copy_file(real, root, real, 0o755)
+
+
+def add_tree(src, root, dest=None, exclude=()):
+    dest = dest or src
+    target = os.path.join(root, dest.lstrip("/"))
+
+    def ignore(d, names):
+        return [n for n in names if n in exclude]
+
+    shutil.copytree(src, target, symlinks=True, ignore=ignore, dirs_exist_ok=True)
+
+
+def check(root, agent_dest):
+    problems = []
+    for d in BIN_DIRS:
+        p = os.path.join(root, d)
+        if not os.path.isdir(p):
+            continue
+        for n in os.listdir(p):
+            if n in FORBIDDEN:
+                problems.append(f"/{d}/{n} is in the room (no shell, no batlehub)")
+    agent = os.path.join(root, agent_dest.lstrip("/"))
+    if not os.path.isfile(agent):
+        problems.append("the agent is missing")
+    elif closure(agent):
+        problems.append("the agent is not static")
+    for m in MOUNT_POINTS:
+        if not os.path.isdir(os.path.join(root, m)):
+            problems.append(f"/{m} is missing")
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--definition")
+    ap.add_argument("--name")
+    ap.add_argument("--binary", action="append", default=[], help="SRC[:DEST], with its library closure")
+    ap.add_argument("--file", action="append", default=[], help="SRC[:DEST], copied as-is")
+    ap.add_argument("--agent", required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+
+    spec = {"room": {"name": args.name or "room"}, "binary": [], "tree": [], "file": []}
+    if args.definition:
+        with open(args.definition, "rb") as f:
+            spec.update(tomllib.load(f))
+    for b in args.binary:
+        src, _, dest = b.partition(":")
+        spec["binary"].append({"source": src, "dest": dest or src})
+    for b in args.file:
+        src, _, dest = b.partition(":")
+        spec["file"].append({"source": src, "dest": dest or src})
+
+    out = os.path.abspath(args.out)
+    tmp = out + ".building"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    for m in MOUNT_POINTS:
+        os.makedirs(os.path.join(tmp, m), exist_ok=True)
+    os.chmod(os.path.join(tmp, "tmp"), 0o1777)
+    copy_file(args.agent, tmp, AGENT_DEST, 0o755)
+    for b in spec.get("binary", []):
+        add_binary(b["source"], tmp, b.get("dest"))
+    for t in spec.get("tree", []):
+        add_tree(t["source"], tmp, t.get("dest"), tuple(t.get("exclude", [])))
+    for f in spec.get("file", []):
+        copy_file(f["source"], tmp, f.get("dest"), 0o644)
+    problems = check(tmp, AGENT_DEST)
+    if problems:
+        shutil.rmtree(tmp, ignore_errors=True)
+        fail("refusing the room: " + "; ".join(problems))
+    shutil.rmtree(out, ignore_errors=True)
+    os.rename(tmp, out)
+    print(f"build-room: {spec['room'].get('name')} -> {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+#include "adapters/sandbox/blob.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace batlehub::adapters {
+
+namespace {
+
+bool write_all(int fd, const char* p, std::size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+class FileBlob final : public core::Blob {
+ public:
+  FileBlob(int fd, std::uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  ~FileBlob() override { ::close(fd_); }
+  std::uint64_t size() const override { return size_; }
+  std::string describe() const override { return path_; }
+  Expected<Ok, std::string> copy_to(int out) const override {
+    char buf[1 << 16];
+    off_t off = 0;
+    while (static_cast<std::uint64_t>(off) < size_) {
+      ssize_t n = ::pread(fd_, buf, sizeof buf, off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return Unexpected("reading " + path_ + ": " + (n < 0 ? std::strerror(errno) : "it shrank"));
+      if (!write_all(out, buf, static_cast<std::size_t>(n))) return Unexpected("copying " + path_ + ": " + std::strerror(errno));
+      off += n;
+    }
+    return Ok{};
+  }
+
+ private:
+  int fd_;
+  std::uint64_t size_;
+  std::string path_;
+};
+
+class MemoryBlob final : public core::Blob {
+ public:
+  MemoryBlob(std::string bytes, std::string name) : bytes_(std::move(bytes)), name_(std::move(name)) {}
+  std::uint64_t size() const override { return bytes_.size(); }
+  std::string describe() const override { return name_; }
+  Expected<Ok, std::string> copy_to(int out) const override {
+    if (!write_all(out, bytes_.data(), bytes_.size())) return Unexpected("writing " + name_ + ": " + std::strerror(errno));
+    return Ok{};
+  }
+
+ private:
+  std::string bytes_;
+  std::string name_;
+};
+
+}  // namespace
+
+Expected<std::shared_ptr<const core::Blob>, std::string> file_blob(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Unexpected("cannot open " + path + ": " + std::strerror(errno));
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Unexpected(path + " is not a regular file");
+  }
+  return std::shared_ptr<const core::Blob>(std::make_shared<FileBlob>(fd, static_cast<std::uint64_t>(st.st_size), path));
+}
+
+std::shared_ptr<const core::Blob> memory_blob(std::string bytes, std::string name) {
+  return std::make_shared<MemoryBlob>(std::move(bytes), std::move(name));
+}
+
+}  // namespace batlehub::adapters

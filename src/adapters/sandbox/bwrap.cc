@@ -1,0 +1,234 @@
+#include "adapters/sandbox/bwrap.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "adapters/sandbox/run_dir.h"
+#include "agent/environment.h"
+#include "agent/spawn.h"
+#include "agent/utf8.h"
+#include "wire/caps.h"
+
+namespace batlehub::adapters {
+
+using core::SandboxError;
+using Kind = core::SandboxError::Kind;
+
+std::vector<std::string> bwrap_argv(const BwrapArgvInput& in) {
+  std::vector<std::string> a = {in.binary, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"};
+  if (!in.network) a.emplace_back("--unshare-net");
+  for (const char* s : {"--die-with-parent", "--new-session", "--uid", kSandboxUid, "--gid", kSandboxUid}) a.emplace_back(s);
+  for (const std::string& s : {std::string("--ro-bind"), in.room, std::string("/"), std::string("--proc"),
+                               std::string("/proc"), std::string("--dev"), std::string("/dev"), std::string("--bind"),
+                               in.work_dir, std::string("/work"), std::string("--chdir"), std::string("/work"),
+                               std::string("--clearenv"), std::string("--setenv"), std::string("HOME"),
+                               std::string("/work"), std::string("--setenv"), std::string("PATH"),
+                               std::string(agent::kSandboxPath), std::string("--"), std::string(kAgentInRoom),
+                               std::string("--in"), std::string("file:///work/manifest.json"), std::string("--out"),
+                               std::string("file:///work/out.tar")}) {
+    a.push_back(s);
+  }
+  return a;
+}
+
+namespace {
+
+// bwrap itself runs from the worker's PATH (the one place the worker's environment is read
+// here: the `binary` key is a bare name by default).
+std::string resolve_binary(const std::string& binary) {
+  const char* path = std::getenv("PATH");
+  auto r = agent::resolve_command(binary, path ? path : "/usr/local/bin:/usr/bin:/bin");
+  return r.value_or(binary);
+}
+
+bool is_dir(const std::string& p) {
+  struct stat st{};
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// A real listener for the probe's canaries: known to be up, so only a sandbox that shares
+// the worker's network can connect to it.
+class Listener {
+ public:
+  Listener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0) return;
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+  }
+  ~Listener() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+std::vector<std::string> canaries_for(int port) {
+  std::vector<std::string> c;
+  if (port > 0) {
+    c.push_back("127.0.0.1:" + std::to_string(port));
+    ifaddrs* ifs = nullptr;
+    if (::getifaddrs(&ifs) == 0) {
+      for (ifaddrs* i = ifs; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET) continue;
+        auto* sin = reinterpret_cast<sockaddr_in*>(i->ifa_addr);
+        if ((ntohl(sin->sin_addr.s_addr) >> 24) == 127) continue;
+        char buf[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &sin->sin_addr, buf, sizeof buf);
+        c.push_back(std::string(buf) + ":" + std::to_string(port));
+        break;
+      }
+      ::freeifaddrs(ifs);
+    }
+  }
+  c.emplace_back("1.1.1.1:53");
+  return c;
+}
+
+}  // namespace
+
+Expected<BwrapRuntime::Started, SandboxError> BwrapRuntime::start(const std::string& room, const std::string& work,
+                                                                  bool network, std::chrono::milliseconds deadline) {
+  BwrapArgvInput in{resolve_binary(options_.binary), room, work, network || options_.broken.keep_network};
+  std::vector<std::string> argv = bwrap_argv(in);
+  if (!options_.broken.leak_env.empty()) {
+    auto dash = std::find(argv.begin(), argv.end(), std::string("--"));
+    for (const auto& [k, v] : options_.broken.leak_env) dash = argv.insert(dash, {"--setenv", k, v}) + 3;
+  }
+  agent::SpawnSpec s;
+  s.program = argv[0];
+  s.argv = argv;
+  // bwrap gets nothing of the worker's environment either (--clearenv would drop it anyway).
+  s.env = {"PATH=/usr/local/bin:/usr/bin:/bin"};
+  s.cwd_fd = AT_FDCWD;
+  s.timeout = deadline;
+  // A worker running as root starts bwrap as the sandbox user instead: root outside the
+  // namespace is what a sandbox escape would keep, and the kernel exempts host root from
+  // RLIMIT_NPROC. The run dir becomes that user's, the one place it may write.
+  if (::geteuid() == 0) {
+    s.walls.identity = std::pair<uid_t, gid_t>{kSandboxId, kSandboxId};
+    if (::chown(work.c_str(), kSandboxId, kSandboxId) != 0) {
+      return Unexpected(SandboxError{Kind::kIo, "chown " + work + ": " + std::strerror(errno)});
+    }
+  }
+  s.stdout_cap = 64 * 1024;  // the agent prints nothing; whatever bwrap prints is bounded
+  agent::SpawnResult r = agent::spawn_and_wait(s);
+  if (!r.started) return Unexpected(SandboxError{Kind::kCrashed, "could not start " + argv[0] + ": " + r.start_error});
+  Started st;
+  st.timed_out = r.timed_out;
+  st.how = r.exit_code ? "bwrap exited " + std::to_string(*r.exit_code) : "bwrap was killed by signal " + std::to_string(r.signal.value_or(0));
+  std::string tail = agent::lossy_utf8_tail(r.stderr_raw, wire::kStderrTailChars);
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
+  st.stderr_tail = tail;
+  return st;
+}
+
+Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& spec) {
+  if (spec.argv.empty()) return Unexpected(SandboxError{Kind::kConfig, "a run needs an argv"});
+  std::string room = room_path(spec.label.scanner);
+  if (spec.label.scanner.empty() || !is_dir(room)) {
+    return Unexpected(SandboxError{Kind::kConfig, "no room for scanner '" + spec.label.scanner + "' at " + room +
+                                                      " (build it with scripts/build-room.py)"});
+  }
+  auto dir = TempDir::create(options_.scratch_dir, "batlehub-" + spec.label.scanner);
+  if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
+  auto m = write_bundle(spec, RunDirView{dir->path(), "/work"});
+  if (!m) return Unexpected(m.error());
+  auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
+  auto started = start(room, dir->path(), spec.network, deadline);
+  if (!started) return Unexpected(started.error());
+  if (started->timed_out) {
+    return Unexpected(SandboxError{Kind::kRunTimeout, "the bwrap sandbox of " + spec.label.scanner + " ran past " +
+                                                          std::to_string(deadline.count()) + " ms and was killed"});
+  }
+  auto out = collect(dir->path(), spec.argv[0]);
+  if (!out && out.error().message == "no result came back") {
+    return Unexpected(SandboxError{Kind::kCrashed, "the sandbox never started — " + started->how +
+                                                       " and no result came back: \"" + started->stderr_tail + "\""});
+  }
+  return out;
+}
+
+Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeTarget& target) {
+  auto t0 = std::chrono::steady_clock::now();
+  core::ProbeReport rep;
+  rep.runtime = "bwrap";
+  rep.room = target.room;
+  auto done = [&]() -> Expected<core::ProbeReport, SandboxError> {
+    rep.elapsed_ms = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+    return rep;
+  };
+  std::string room = room_path(target.room);
+  if (!is_dir(room)) {
+    rep.no_result_reason = "no room at " + room + " (build it with scripts/build-room.py)";
+    return done();
+  }
+  auto dir = TempDir::create(options_.scratch_dir, "batlehub-probe-" + target.room);
+  if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
+  Listener listener;
+  wire::Manifest m;
+  m.wire = wire::kWireVersion;
+  m.network = false;
+  m.limits = target.limits.rlimits();
+  m.timeout_ms = 30'000;
+  m.extract_policy = target.limits.extract_policy();
+  m.probe = wire::ProbeSpec{canaries_for(listener.port()), target.commands};
+  if (auto ok = write_manifest(m, dir->path()); !ok) return Unexpected(ok.error());
+  auto started = start(room, dir->path(), false, std::chrono::seconds(60));
+  if (!started) return Unexpected(started.error());
+  auto result = read_result(dir->path());
+  if (!result) {
+    const std::string& why = result.error().message;
+    if (why.find("/wire") != std::string::npos) {
+      // A result came back, in a version this worker does not speak.
+      rep.result_at_all = true;
+      rep.agent.assertions.push_back({wire::Check::kWireVersion, wire::Verdict::kFail, why});
+      return done();
+    }
+    rep.no_result_reason = why == "no result came back"
+                               ? started->how + " and no result came back: \"" + started->stderr_tail + "\""
+                               : why + " (" + started->how + ")";
+    return done();
+  }
+  rep.result_at_all = true;
+  if (result->failure) {
+    rep.agent.assertions.push_back(
+        {result->failure->kind == wire::FailureKind::kWireVersion ? wire::Check::kWireVersion : wire::Check::kCommandsExist,
+         wire::Verdict::kFail, result->failure->message});
+  }
+  if (result->probe) {
+    for (auto& a : result->probe->assertions) rep.agent.assertions.push_back(std::move(a));
+    rep.agent.commands = std::move(result->probe->commands);
+  } else if (!result->failure) {
+    rep.agent.assertions.push_back({wire::Check::kWireVersion, wire::Verdict::kFail, "the agent answered a probe with no probe report"});
+  }
+  return done();
+}
+
+std::string BwrapRuntime::hint() const {
+  return "bwrap needs unprivileged user namespaces: `sysctl user.max_user_namespaces` must be > 0, "
+         "kernel.unprivileged_userns_clone=1 on Debian-derived kernels, "
+         "kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04 (or an AppArmor profile for bwrap); "
+         "each room must hold the agent and no shell. See docs/operations/bwrap.md";
+}
+
+}  // namespace batlehub::adapters

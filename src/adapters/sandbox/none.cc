@@ -1,0 +1,48 @@
+#include "adapters/sandbox/none.h"
+
+#include "adapters/sandbox/run_dir.h"
+#include "agent/agent.h"
+
+namespace batlehub::adapters {
+
+using core::SandboxError;
+
+Expected<std::unique_ptr<NoneRuntime>, SandboxError> NoneRuntime::create(NoneOptions options, const EnvLookup& env) {
+  auto v = env("BATLEHUB_UNSAFE_NO_SANDBOX");
+  if (!v || *v != "1") {
+    return Unexpected(SandboxError{SandboxError::Kind::kConfig,
+                                   "[worker.sandbox] runtime = \"none\" is refused outside tests unless "
+                                   "BATLEHUB_UNSAFE_NO_SANDBOX=1 is set"});
+  }
+  return std::unique_ptr<NoneRuntime>(new NoneRuntime(std::move(options)));
+}
+
+Expected<core::RunOutput, SandboxError> NoneRuntime::run(const core::RunSpec& spec) {
+  if (spec.argv.empty()) return Unexpected(SandboxError{SandboxError::Kind::kConfig, "a run needs an argv"});
+  auto dir = TempDir::create(options_.scratch_dir, "batlehub-" + (spec.label.scanner.empty() ? "run" : spec.label.scanner));
+  if (!dir) return Unexpected(SandboxError{SandboxError::Kind::kIo, dir.error()});
+  auto m = write_bundle(spec, RunDirView{dir->path(), dir->path()});
+  if (!m) return Unexpected(m.error());
+  agent::AgentOptions o;
+  o.work_dir = dir->path();
+  o.scanner_path = options_.scanner_path;
+  auto rc = agent::run("file://" + dir->path() + "/manifest.json", "file://" + dir->path() + "/out.tar", o);
+  if (rc != agent::AgentExit::kResultWritten) {
+    return Unexpected(SandboxError{SandboxError::Kind::kCrashed, "the agent wrote no result (exit " + std::to_string(static_cast<int>(rc)) + ")"});
+  }
+  return collect(dir->path(), spec.argv[0]);
+}
+
+Expected<core::ProbeReport, SandboxError> NoneRuntime::probe(const core::ProbeTarget& target) {
+  core::ProbeReport r;
+  r.runtime = "none";
+  r.room = target.room;
+  r.skipped = true;
+  return r;
+}
+
+std::string NoneRuntime::hint() const {
+  return "runtime \"none\" has no walls and skips the probe; it is for tests only (BATLEHUB_UNSAFE_NO_SANDBOX=1)";
+}
+
+}  // namespace batlehub::adapters

@@ -1,0 +1,39 @@
+// The `none` runtime: the agent as a library, in the worker's process, on a TempDir. The
+// scanner still gets the agent's rlimits and seccomp filter; there are no other walls, so
+// it is refused unless BATLEHUB_UNSAFE_NO_SANDBOX is exactly "1" (RFC 0022 §4.1).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/sandbox.h"
+
+namespace batlehub::adapters {
+
+using EnvLookup = std::function<std::optional<std::string>(std::string_view)>;
+
+struct NoneOptions {
+  std::string scratch_dir = "/tmp";
+  // The scanner's PATH (and where a bare argv[0] is looked up), on the worker's host.
+  std::string scanner_path = "/usr/local/bin:/usr/bin:/bin";
+};
+
+class NoneRuntime final : public core::SandboxRuntime {
+ public:
+  static Expected<std::unique_ptr<NoneRuntime>, core::SandboxError> create(NoneOptions options, const EnvLookup& env);
+
+  std::string_view name() const override { return "none"; }
+  Expected<core::RunOutput, core::SandboxError> run(const core::RunSpec& spec) override;
+  // Skips: there are no walls to prove. The report says so; the caller logs it.
+  Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget& target) override;
+  Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds) override { return std::size_t{0}; }
+  std::string hint() const override;
+
+ private:
+  explicit NoneRuntime(NoneOptions o) : options_(std::move(o)) {}
+  NoneOptions options_;
+};
+
+}  // namespace batlehub::adapters

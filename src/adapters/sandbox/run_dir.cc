@@ -1,0 +1,179 @@
+#include "adapters/sandbox/run_dir.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "agent/out_tar.h"
+#include "wire/caps.h"
+
+namespace batlehub::adapters {
+
+namespace fs = std::filesystem;
+using core::SandboxError;
+using Kind = core::SandboxError::Kind;
+
+namespace {
+Unexpected<SandboxError> io_error(std::string m) { return Unexpected(SandboxError{Kind::kIo, std::move(m)}); }
+
+bool write_file(const std::string& path, std::string_view data, mode_t mode) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) return false;
+  bool ok = true;
+  while (!data.empty()) {
+    ssize_t w = ::write(fd, data.data(), data.size());
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      ok = false;
+      break;
+    }
+    data.remove_prefix(static_cast<std::size_t>(w));
+  }
+  return ::close(fd) == 0 && ok;
+}
+}  // namespace
+
+Expected<TempDir, std::string> TempDir::create(const std::string& parent, const std::string& prefix) {
+  std::string tmpl = parent + "/" + prefix + "-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) return Unexpected("cannot create a run dir under " + parent + ": " + std::strerror(errno));
+  return TempDir(tmpl);
+}
+
+TempDir::~TempDir() {
+  if (path_.empty()) return;
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+Expected<Ok, SandboxError> write_manifest(const wire::Manifest& m, const std::string& host_dir) {
+  if (!write_file(host_dir + "/manifest.json", wire::serialize(m), 0644)) {
+    return io_error("writing " + host_dir + "/manifest.json: " + std::strerror(errno));
+  }
+  return Ok{};
+}
+
+Expected<wire::Manifest, SandboxError> write_bundle(const core::RunSpec& spec, const RunDirView& view) {
+  wire::Manifest m;
+  m.wire = wire::kWireVersion;
+  m.argv = spec.argv;
+  m.network = spec.network;
+  m.limits = spec.limits.rlimits();
+  m.timeout_ms = static_cast<std::uint64_t>(spec.timeout.count());
+  m.extract_policy = spec.limits.extract_policy();
+  std::string in_dir = view.host + "/.batlehub-in";
+  bool made_in_dir = false;
+  int n = 0;
+  for (const core::BundleEntry& e : spec.bundle.entries) {
+    wire::Entry w;
+    w.kind = e.kind;
+    w.path = e.path;
+    if (e.kind == wire::EntryKind::kInline) {
+      w.bytes = e.bytes;
+    } else {
+      if (!e.blob) return Unexpected(SandboxError{Kind::kConfig, "entry '" + e.path.str() + "' has no blob"});
+      if (!made_in_dir) {
+        if (::mkdir(in_dir.c_str(), 0755) != 0) return io_error("creating " + in_dir + ": " + std::strerror(errno));
+        made_in_dir = true;
+      }
+      std::string name = std::to_string(n++);
+      std::string host_path = in_dir + "/" + name;
+      int fd = ::open(host_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (fd < 0) return io_error("creating " + host_path + ": " + std::strerror(errno));
+      auto copied = e.blob->copy_to(fd);
+      ::close(fd);
+      if (!copied) return io_error(copied.error());
+      w.url = "file://" + view.sandbox + "/.batlehub-in/" + name;
+      w.size = e.blob->size();
+      w.strip_wrapper = e.strip_wrapper;
+    }
+    m.entries.push_back(std::move(w));
+  }
+  if (auto ok = write_manifest(m, view.host); !ok) return Unexpected(ok.error());
+  return m;
+}
+
+static Expected<wire::RunResult, SandboxError> read_result_and_stdout(const std::string& host_dir, std::string* stdout_bytes) {
+  std::string path = host_dir + "/out.tar";
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    return Unexpected(SandboxError{Kind::kCrashed, errno == ENOENT ? "no result came back" : "out.tar cannot be opened: " + std::string(std::strerror(errno))});
+  }
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar is not a regular file"});
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > wire::kOutTarMaxBytes) {
+    ::close(fd);
+    return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar is " + std::to_string(st.st_size) + " bytes, more than the " +
+                                                             std::to_string(wire::kOutTarMaxBytes) + " allowed"});
+  }
+  std::string tar(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < tar.size()) {
+    ssize_t r = ::read(fd, tar.data() + got, tar.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  ::close(fd);
+  if (got != tar.size()) return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar was truncated while read"});
+  auto parts = agent::read_out_tar(tar);
+  if (!parts) return Unexpected(SandboxError{Kind::kResultInvalid, parts.error()});
+  auto result = wire::parse_result(parts->result_json);
+  if (!result) return Unexpected(SandboxError{Kind::kResultInvalid, result.error().describe("result.json")});
+  if (stdout_bytes) *stdout_bytes = std::move(parts->stdout_bytes);
+  return std::move(result).value();
+}
+
+Expected<wire::RunResult, SandboxError> read_result(const std::string& host_dir) {
+  return read_result_and_stdout(host_dir, nullptr);
+}
+
+Expected<core::RunOutput, SandboxError> collect(const std::string& host_dir, const std::string& program) {
+  core::RunOutput out;
+  auto r = read_result_and_stdout(host_dir, &out.stdout_bytes);
+  if (!r) return Unexpected(r.error());
+  out.report = std::move(r).value();
+  const wire::RunResult& res = out.report;
+  out.stderr_tail = res.stderr_tail;
+  out.status = res.exit_code;
+  if (res.failure) {
+    using F = wire::FailureKind;
+    const std::string& msg = res.failure->message;
+    switch (res.failure->kind) {
+      case F::kUnrecognised: return Unexpected(SandboxError{Kind::kUnsupported, msg});
+      case F::kTraversal:
+      case F::kTooManyEntries:
+      case F::kTooLarge:
+      case F::kBomb:
+      case F::kMalformed:
+      case F::kInputSize:
+      case F::kWrite: return Unexpected(SandboxError{Kind::kBundleRefused, msg});
+      case F::kWireVersion: return Unexpected(SandboxError{Kind::kResultInvalid, "the agent speaks another wire version: " + msg});
+      case F::kCommandNotFound: return Unexpected(SandboxError{Kind::kCrashed, "the scanner is not in its room: " + msg});
+      case F::kInternal:
+        if (res.ran) break;  // a tree that could not be fully killed still answered
+        return Unexpected(SandboxError{Kind::kCrashed, msg});
+      default: return Unexpected(SandboxError{Kind::kCrashed, msg});
+    }
+  }
+  if (res.timed_out) {
+    return Unexpected(SandboxError{Kind::kRunTimeout, program + " ran past its timeout of " + std::to_string(res.timings.run_ms) +
+                                                          " ms and was killed with its process tree"});
+  }
+  if (res.stdout_over_cap) {
+    return Unexpected(SandboxError{Kind::kResultInvalid, "scanner output exceeded " + std::to_string(wire::kStdoutCapBytes) + " bytes"});
+  }
+  if (!res.exit_code) {
+    return Unexpected(SandboxError{Kind::kCrashed, program + " was killed by signal " + std::to_string(res.signal.value_or(0)) +
+                                                       (res.stderr_tail.empty() ? "" : " (" + res.stderr_tail + ")")});
+  }
+  return out;
+}
+
+}  // namespace batlehub::adapters

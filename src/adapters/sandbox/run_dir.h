@@ -1,0 +1,50 @@
+// The local runtimes' per-run directory: written with the bundle before the sandbox
+// starts, read for out.tar after it has ended, removed whatever happened.
+#pragma once
+
+#include <string>
+
+#include "core/sandbox.h"
+
+namespace batlehub::adapters {
+
+// A fresh private directory (0700) under a parent, removed with everything in it on
+// destruction.
+class TempDir {
+ public:
+  static Expected<TempDir, std::string> create(const std::string& parent, const std::string& prefix);
+  TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
+  TempDir& operator=(TempDir&&) = delete;
+  TempDir(const TempDir&) = delete;
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit TempDir(std::string p) : path_(std::move(p)) {}
+  std::string path_;
+};
+
+// Where, inside the sandbox, the run directory is seen: "/work" under bwrap, the host path
+// itself under none.
+struct RunDirView {
+  std::string host;     // the directory on the worker's filesystem
+  std::string sandbox;  // the same directory as the agent sees it
+};
+
+// Writes manifest.json and every blob the bundle names into the run dir, and returns the
+// manifest it wrote. Blobs go to <dir>/.batlehub-in/<n>; their URLs are file:// under
+// `view.sandbox`.
+Expected<wire::Manifest, core::SandboxError> write_bundle(const core::RunSpec& spec, const RunDirView& view);
+
+// Writes a manifest as-is (the probe's).
+Expected<Ok, core::SandboxError> write_manifest(const wire::Manifest& m, const std::string& host_dir);
+
+// Reads <dir>/out.tar (never following a link, refusing it over kOutTarMaxBytes before
+// reading) and turns it into the run's outcome: a RunOutput, or the SandboxError its result
+// says. `program` names the scanner in messages.
+Expected<core::RunOutput, core::SandboxError> collect(const std::string& host_dir, const std::string& program);
+
+// Reads the result alone (the probe's), or says why there is none.
+Expected<wire::RunResult, core::SandboxError> read_result(const std::string& host_dir);
+
+}  // namespace batlehub::adapters

@@ -1,0 +1,22 @@
+// What is left of upstream's subprocess.rs once the sandbox is a port: two helpers about
+// scanners, not sandboxes (RFC 0022 §6.3).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+
+#include "core/sandbox.h"
+
+namespace batlehub::adapters {
+
+// A bare name is searched on `path` (a regular file is enough, as upstream); anything with
+// a '/' must itself be a regular file.
+bool command_exists(std::string_view command, std::string_view path);
+
+// The scanner's stdout as JSON, or ScannerError::Output("scanner output is not JSON: …").
+// Bounded by nlohmann's iterative parser and a depth limit.
+Expected<nlohmann::json, core::ScannerError> parse_json(std::string_view stdout_bytes);
+
+}  // namespace batlehub::adapters

@@ -1,0 +1,91 @@
+#include "core/sandbox.h"
+
+namespace batlehub::core {
+
+BundleEntry BundleEntry::inline_file(wire::RelPath p, std::string b) {
+  BundleEntry e;
+  e.kind = wire::EntryKind::kInline;
+  e.path = std::move(p);
+  e.bytes = std::move(b);
+  return e;
+}
+
+BundleEntry BundleEntry::file(wire::RelPath p, std::shared_ptr<const Blob> blob) {
+  BundleEntry e;
+  e.kind = wire::EntryKind::kFile;
+  e.path = std::move(p);
+  e.blob = std::move(blob);
+  return e;
+}
+
+BundleEntry BundleEntry::archive(wire::RelPath p, std::shared_ptr<const Blob> blob, bool strip_wrapper) {
+  BundleEntry e;
+  e.kind = wire::EntryKind::kArchive;
+  e.path = std::move(p);
+  e.blob = std::move(blob);
+  e.strip_wrapper = strip_wrapper;
+  return e;
+}
+
+std::string_view to_string(SandboxError::Kind k) {
+  switch (k) {
+    case SandboxError::Kind::kStartTimeout: return "start_timeout";
+    case SandboxError::Kind::kRunTimeout: return "run_timeout";
+    case SandboxError::Kind::kCrashed: return "crashed";
+    case SandboxError::Kind::kResultInvalid: return "result_invalid";
+    case SandboxError::Kind::kBundleRefused: return "bundle_refused";
+    case SandboxError::Kind::kUnsupported: return "unsupported";
+    case SandboxError::Kind::kConfig: return "config";
+    case SandboxError::Kind::kIo: return "io";
+  }
+  return "?";
+}
+
+std::string_view outcome_label(const Expected<RunOutput, SandboxError>& r) {
+  if (r) return "ok";
+  switch (r.error().kind) {
+    case SandboxError::Kind::kStartTimeout: return "start_timeout";
+    case SandboxError::Kind::kRunTimeout: return "run_timeout";
+    case SandboxError::Kind::kResultInvalid: return "result_invalid";
+    default: return "crashed";
+  }
+}
+
+std::string_view to_string(ScannerError::Kind k) {
+  switch (k) {
+    case ScannerError::Kind::kTimeout: return "Timeout";
+    case ScannerError::Kind::kCrashed: return "Crashed";
+    case ScannerError::Kind::kOutput: return "Output";
+    case ScannerError::Kind::kUnsupported: return "Unsupported";
+    case ScannerError::Kind::kUpstream: return "Upstream";
+    case ScannerError::Kind::kOther: return "Other";
+  }
+  return "?";
+}
+
+ScannerError to_scanner_error(const SandboxError& e) {
+  using K = SandboxError::Kind;
+  using S = ScannerError::Kind;
+  switch (e.kind) {
+    case K::kStartTimeout:
+    case K::kRunTimeout: return {S::kTimeout, e.message};
+    case K::kCrashed: return {S::kCrashed, e.message};
+    case K::kResultInvalid:
+    case K::kBundleRefused: return {S::kOutput, e.message};
+    case K::kUnsupported: return {S::kUnsupported, e.message};
+    case K::kConfig:
+    case K::kIo: return {S::kOther, e.message};
+  }
+  return {S::kOther, e.message};
+}
+
+std::optional<std::string> ProbeReport::first_failure() const {
+  if (skipped) return std::nullopt;
+  if (!result_at_all) return "a result at all: " + no_result_reason;
+  for (const auto& a : agent.assertions) {
+    if (a.verdict == wire::Verdict::kFail) return std::string(wire::to_string(a.check)) + ": " + a.evidence;
+  }
+  return std::nullopt;
+}
+
+}  // namespace batlehub::core

@@ -1,0 +1,169 @@
+// The port: where a scanner's process runs (RFC 0022 §5.1, §6.1).
+//
+// Everything here is data and interfaces; no I/O. A scanner describes a run as a RunSpec —
+// a bundle, an argv, a network flag, limits, a timeout — and a SandboxRuntime turns it
+// into a RunOutput or a SandboxError, on whatever walls it has.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wire/expected.h"
+#include "wire/manifest.h"
+#include "wire/rel_path.h"
+#include "wire/run_result.h"
+
+namespace batlehub::core {
+
+// Bytes the worker holds and a run needs (the artifact): read-only, shared by the runs of
+// one job, never a path the scanner sees. The adapters implement it (a file, memory).
+class Blob {
+ public:
+  virtual ~Blob() = default;
+  virtual std::uint64_t size() const = 0;
+  // Writes every byte to `fd`. The one I/O the port asks of a blob.
+  virtual Expected<Ok, std::string> copy_to(int fd) const = 0;
+  // For messages: what this is ("artifact left-pad-1.3.0.tgz").
+  virtual std::string describe() const = 0;
+};
+
+struct BundleEntry {
+  wire::EntryKind kind = wire::EntryKind::kInline;
+  wire::RelPath path = *wire::RelPath::parse("x");
+  std::string bytes;                  // kInline
+  std::shared_ptr<const Blob> blob;   // kFile, kArchive
+  bool strip_wrapper = false;         // kArchive
+
+  static BundleEntry inline_file(wire::RelPath p, std::string bytes);
+  static BundleEntry file(wire::RelPath p, std::shared_ptr<const Blob> blob);
+  static BundleEntry archive(wire::RelPath p, std::shared_ptr<const Blob> blob, bool strip_wrapper);
+};
+
+// The files a run needs, described, never written: a runtime that shares no filesystem
+// with the worker is then no special case.
+struct Bundle {
+  std::vector<BundleEntry> entries;
+};
+
+// The [worker.sandbox] limits, the same on every runtime (RFC 0022 §4.2's table).
+struct Limits {
+  std::uint64_t memory_limit_mb = 2048;
+  std::uint64_t cpu_seconds = 300;
+  std::uint64_t max_extracted_mb = 512;
+  std::uint64_t max_entries = 50'000;
+
+  wire::Limits rlimits() const { return {memory_limit_mb, cpu_seconds}; }
+  wire::ExtractPolicy extract_policy() const {
+    return {max_entries, max_extracted_mb * 1024 * 1024, 100};
+  }
+  // What one run may cost in memory; what sizes the sandbox pool (RFC 0022 §4.2).
+  std::uint64_t cost_mb() const { return memory_limit_mb + max_extracted_mb; }
+};
+
+// For labels, names and keys: which job, which scanner, which attempt. The scanner's name
+// also names its room (bwrap: <rooms_dir>/<scanner>).
+struct RunLabel {
+  std::string job = "adhoc";
+  std::string scanner;
+  int attempt = 1;
+};
+
+struct RunSpec {
+  Bundle bundle;
+  std::vector<std::string> argv;
+  std::chrono::milliseconds timeout{600'000};
+  bool network = false;
+  Limits limits;
+  std::optional<std::string> image;  // the image runtimes' override
+  RunLabel label;
+};
+
+struct RunOutput {
+  std::optional<int> status;  // the scanner's exit code; none when it was killed
+  std::string stdout_bytes;
+  std::string stderr_tail;
+  // Everything the agent reported (extraction, timings, signal), for metrics and logs.
+  wire::RunResult report;
+
+  bool operator==(const RunOutput&) const = default;
+};
+
+// The outcomes of RFC 0022 §4.2's run diagram, plus configuration and I/O.
+struct SandboxError {
+  enum class Kind {
+    kStartTimeout,   // the sandbox did not get the agent to its bundle in time
+    kRunTimeout,     // the scanner ran past its timeout and was killed
+    kCrashed,        // no result came back, or the scanner was killed by a signal
+    kResultInvalid,  // out.tar or result.json is malformed
+    kBundleRefused,  // the agent refused the bundle (a bomb, a traversal, a size lie…)
+    kUnsupported,    // the archive is of no format the agent extracts
+    kConfig,
+    kIo,
+  };
+  Kind kind = Kind::kIo;
+  std::string message;
+};
+
+std::string_view to_string(SandboxError::Kind k);
+
+// The metric's `outcome` label for a run (ok, start_timeout, run_timeout, crashed, result_invalid).
+std::string_view outcome_label(const Expected<RunOutput, SandboxError>& r);
+
+// What a scanner's caller sees (upstream's ScannerError).
+struct ScannerError {
+  enum class Kind { kTimeout, kCrashed, kOutput, kUnsupported, kUpstream, kOther };
+  Kind kind = Kind::kOther;
+  std::string message;
+};
+
+std::string_view to_string(ScannerError::Kind k);
+
+// RFC 0022 §6.1: a run that timed out starting or running is Timeout, a crash Crashed, a
+// malformed result Output. A bundle the agent refused is Output (upstream's extractor
+// errors were), and an archive it cannot read is Unsupported; configuration and I/O are Other.
+ScannerError to_scanner_error(const SandboxError& e);
+
+// What the startup probe proves, per room (RFC 0022 §4.3).
+struct ProbeTarget {
+  std::string room;                  // the scanner's name
+  std::optional<std::string> image;  // the image runtimes
+  std::vector<std::string> commands;  // absolute paths in the room
+  Limits limits;
+};
+
+struct ProbeReport {
+  std::string runtime;
+  std::string room;
+  bool skipped = false;    // `none` skips the probe (and says so)
+  bool result_at_all = false;
+  std::string no_result_reason;  // when !result_at_all: what the runtime saw
+  wire::ProbeReport agent;       // the assertions the agent made from inside
+  std::uint64_t elapsed_ms = 0;
+
+  // The first failed assertion, or nullopt when the walls hold.
+  std::optional<std::string> first_failure() const;
+  bool passed() const { return skipped || !first_failure(); }
+};
+
+class SandboxRuntime {
+ public:
+  virtual ~SandboxRuntime() = default;
+  // none, bwrap, oci, kubernetes: the `runtime` label of the metrics.
+  virtual std::string_view name() const = 0;
+  // One run: create the sandbox, get the bundle to the agent, wait for the sandbox to end,
+  // bring the result back.
+  virtual Expected<RunOutput, SandboxError> run(const RunSpec& spec) = 0;
+  // The startup probe, once per room or image the config names.
+  virtual Expected<ProbeReport, SandboxError> probe(const ProbeTarget& target) = 0;
+  // Remove what a previous worker left behind; returns how many things were removed.
+  virtual Expected<std::size_t, SandboxError> sweep(std::chrono::seconds older_than) = 0;
+  // What to do when the probe fails on this runtime (the probe's second line).
+  virtual std::string hint() const = 0;
+};
+
+}  // namespace batlehub::core

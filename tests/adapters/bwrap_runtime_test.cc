@@ -1,0 +1,155 @@
+// The bwrap runtime for real: a run gives what `none` gives, the probe passes in a proper
+// room, and each wall broken on purpose fails the probe naming the right assertion.
+#include <gtest/gtest.h>
+
+#include "adapters/sandbox/blob.h"
+#include "adapters/sandbox/bwrap.h"
+#include "adapters/sandbox/none.h"
+#include "archive_builder.h"
+#include "rooms.h"
+
+namespace batlehub::adapters {
+namespace {
+
+using namespace batlehub::testing;
+
+class BwrapRuntimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    rooms_ = s_.root() / "rooms";
+    fs::create_directories(rooms_);
+    ASSERT_TRUE(build_room(rooms_, "hostile"));
+  }
+
+  BwrapOptions options() {
+    BwrapOptions o;
+    o.rooms_dir = rooms_.string();
+    o.scratch_dir = s_.work().string();
+    return o;
+  }
+
+  core::ProbeTarget target(const std::string& room = "hostile") {
+    return core::ProbeTarget{room, std::nullopt, {"/usr/bin/hostile"}, core::Limits{}};
+  }
+
+  static std::string failure_of(const core::ProbeReport& r) { return r.first_failure().value_or("(passed)"); }
+
+  Scratch s_;
+  fs::path rooms_;
+};
+
+TEST_F(BwrapRuntimeTest, a_run_over_a_fixture_archive_gives_the_same_output_as_none) {
+  std::string tgz = make_tgz({dir("package/"), file("package/index.js", "module.exports = 42;\n"),
+                              file("package/lib/a.js", "a"), symlink("package/evil", "/etc/passwd")});
+  core::RunSpec spec;
+  spec.label.scanner = "hostile";
+  spec.timeout = std::chrono::seconds(20);
+  spec.bundle.entries = {core::BundleEntry::archive(*wire::RelPath::parse("node_modules/x"), memory_blob(tgz, "x.tgz"), true),
+                         core::BundleEntry::inline_file(*wire::RelPath::parse("package-lock.json"), "{}")};
+  spec.argv = {"hostile", "cat", "node_modules/x/index.js"};
+  BwrapRuntime bwrap(options());
+  auto b = bwrap.run(spec);
+  ASSERT_TRUE(b) << b.error().message;
+  spec.argv[0] = std::string(BATLEHUB_HELPERS_DIR) + "/hostile";  // none has no room: the same program on the host
+  auto n = std::move(NoneRuntime::create({}, [](std::string_view) { return std::optional<std::string>("1"); })).value()->run(spec);
+  ASSERT_TRUE(n) << n.error().message;
+  EXPECT_EQ(b->status, 0);
+  EXPECT_EQ(b->stdout_bytes, "module.exports = 42;\n");
+  EXPECT_EQ(b->status, n->status);
+  EXPECT_EQ(b->stdout_bytes, n->stdout_bytes);
+  EXPECT_EQ(b->stderr_tail, n->stderr_tail);
+  EXPECT_EQ(b->report.extract, n->report.extract);
+  EXPECT_EQ(b->report.extract.refused_by_type, 1u);
+}
+
+TEST_F(BwrapRuntimeTest, the_probe_passes_for_a_room_on_this_machine) {
+  BwrapRuntime bwrap(options());
+  auto r = bwrap.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->passed()) << failure_of(*r);
+  EXPECT_TRUE(r->result_at_all);
+  EXPECT_EQ(r->agent.assertions.size(), 15u);
+  ASSERT_EQ(r->agent.commands.size(), 1u);
+  EXPECT_EQ(r->agent.commands[0].size, fs::file_size(std::string(BATLEHUB_HELPERS_DIR) + "/hostile"));
+}
+
+TEST_F(BwrapRuntimeTest, a_room_with_a_shell_in_it_fails_on_no_shell) {
+  fs::path bad = rooms_ / "shelly";
+  fs::copy(rooms_ / "hostile", bad, fs::copy_options::recursive);
+  fs::create_directories(bad / "bin");
+  fs::copy_file(std::string(BATLEHUB_HELPERS_DIR) + "/hostile", bad / "bin/sh", fs::copy_options::overwrite_existing);
+  BwrapRuntime bwrap(options());
+  auto r = bwrap.probe(target("shelly"));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(failure_of(*r).rfind("no_shell: found /bin/sh", 0), 0u) << failure_of(*r);
+}
+
+TEST_F(BwrapRuntimeTest, a_run_that_keeps_the_network_fails_on_no_network) {
+  auto o = options();
+  o.broken.keep_network = true;
+  BwrapRuntime bwrap(o);
+  auto r = bwrap.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(failure_of(*r).rfind("no_network: ", 0), 0u) << failure_of(*r);
+  EXPECT_NE(failure_of(*r).find("connected"), std::string::npos) << failure_of(*r);
+}
+
+TEST_F(BwrapRuntimeTest, an_environment_variable_leaked_into_the_sandbox_fails_on_empty_environment) {
+  auto o = options();
+  o.broken.leak_env = {{"AWS_SECRET_ACCESS_KEY", "hunter2"}};
+  BwrapRuntime bwrap(o);
+  auto r = bwrap.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(failure_of(*r), "empty_environment: unexpected variables: AWS_SECRET_ACCESS_KEY");
+}
+
+TEST_F(BwrapRuntimeTest, an_agent_of_another_wire_version_fails_on_wire_version) {
+  ASSERT_TRUE(build_room(rooms_, "old", "", std::string(BATLEHUB_HELPERS_DIR) + "/hostile"));
+  BwrapRuntime bwrap(options());
+  auto r = bwrap.probe(target("old"));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(failure_of(*r).rfind("wire_version: ", 0), 0u) << failure_of(*r);
+  EXPECT_NE(failure_of(*r).find("the agent answered in 2"), std::string::npos) << failure_of(*r);
+}
+
+TEST_F(BwrapRuntimeTest, a_missing_room_is_named) {
+  BwrapRuntime bwrap(options());
+  auto r = bwrap.probe(target("nowhere"));
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->result_at_all);
+  EXPECT_EQ(failure_of(*r).rfind("a result at all: no room at ", 0), 0u) << failure_of(*r);
+}
+
+TEST_F(BwrapRuntimeTest, a_bwrap_that_starts_nothing_is_reported_as_the_rfc_does) {
+  auto o = options();
+  o.binary = std::string(BATLEHUB_SOURCE_DIR) + "/tests/adapters/fake-bwrap-denied.sh";
+  BwrapRuntime bwrap(o);
+  core::RunSpec spec;
+  spec.label.scanner = "hostile";
+  spec.argv = {"hostile", "exit", "0"};
+  auto out = bwrap.run(spec);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().kind, core::SandboxError::Kind::kCrashed);
+  EXPECT_EQ(out.error().message,
+            "the sandbox never started — bwrap exited 1 and no result came back: \"bwrap: setting up uid map: Permission denied\"");
+  auto p = bwrap.probe(target());
+  ASSERT_TRUE(p);
+  EXPECT_EQ(failure_of(*p),
+            "a result at all: bwrap exited 1 and no result came back: \"bwrap: setting up uid map: Permission denied\"");
+}
+
+TEST_F(BwrapRuntimeTest, a_scanner_killed_by_a_signal_is_crashed_and_a_timeout_is_a_timeout) {
+  BwrapRuntime bwrap(options());
+  core::RunSpec spec;
+  spec.label.scanner = "hostile";
+  spec.argv = {"hostile", "hang"};
+  spec.timeout = std::chrono::milliseconds(500);
+  auto out = bwrap.run(spec);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().kind, core::SandboxError::Kind::kRunTimeout) << out.error().message;
+  EXPECT_EQ(core::to_scanner_error(out.error()).kind, core::ScannerError::Kind::kTimeout);
+}
+
+}  // namespace
+}  // namespace batlehub::adapters

@@ -1,0 +1,171 @@
+// Escape attempts, run as the scanner under the bwrap runtime: each one fails or is
+// stopped, asserted from what the program reports and from the host afterwards.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+
+#include <fstream>
+
+#include "adapters/sandbox/bwrap.h"
+#include "agent/limits.h"
+#include "rooms.h"
+
+namespace batlehub::adapters {
+namespace {
+
+using namespace batlehub::testing;
+
+class Escape : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    rooms_ = s_.root() / "rooms";
+    fs::create_directories(rooms_);
+    ASSERT_TRUE(build_room(rooms_, "hostile"));
+  }
+
+  Expected<core::RunOutput, core::SandboxError> run(std::vector<std::string> args,
+                                                    std::chrono::milliseconds timeout = std::chrono::seconds(20),
+                                                    core::Limits limits = {}) {
+    BwrapOptions o;
+    o.rooms_dir = rooms_.string();
+    o.scratch_dir = s_.work().string();
+    BwrapRuntime bwrap(o);
+    core::RunSpec spec;
+    spec.label.scanner = "hostile";
+    spec.argv = {"hostile"};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.timeout = timeout;
+    spec.limits = limits;
+    return bwrap.run(spec);
+  }
+
+  // Processes on the host still running the hostile program in the given mode.
+  static int survivors(const std::string& mode) {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator("/proc")) {
+      std::string name = e.path().filename();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream f(e.path() / "cmdline");
+      std::string cmd((std::istreambuf_iterator<char>(f)), {});
+      if (cmd == std::string("hostile\0", 8) + mode + std::string("\0", 1)) ++n;
+    }
+    return n;
+  }
+
+  Scratch s_;
+  fs::path rooms_;
+};
+
+TEST_F(Escape, cannot_connect_to_a_listener_on_the_hosts_loopback) {
+  int l = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(l, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(l, 4), 0);
+  socklen_t len = sizeof a;
+  ::getsockname(l, reinterpret_cast<sockaddr*>(&a), &len);
+  int port = ntohs(a.sin_port);
+  auto out = run({"connect", "127.0.0.1", std::to_string(port)});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->status, 1);
+  EXPECT_EQ(out->stdout_bytes, "connect ECONNREFUSED\n") << "the sandbox's own loopback refuses; the host's was not reached";
+  // And from the host: nothing ever connected.
+  int flags = ::fcntl(l, F_GETFL);
+  ::fcntl(l, F_SETFL, flags | O_NONBLOCK);
+  EXPECT_LT(::accept(l, nullptr, nullptr), 0);
+  EXPECT_EQ(errno, EAGAIN);
+  ::close(l);
+}
+
+TEST_F(Escape, cannot_read_a_host_file_outside_its_room) {
+  Scratch::write(s_.root() / "secret", "the worker's secret");
+  auto out = run({"cat", (s_.root() / "secret").string()});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->status, 2);
+  EXPECT_EQ(out->stdout_bytes, "");
+  EXPECT_NE(out->stderr_tail.find("No such file or directory"), std::string::npos);
+  auto passwd = run({"cat", "/etc/passwd"});
+  ASSERT_TRUE(passwd);
+  EXPECT_EQ(passwd->status, 2);
+}
+
+TEST_F(Escape, cannot_write_to_the_root) {
+  auto out = run({"write", "/pwned"});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->stdout_bytes, "write EROFS\n");
+  EXPECT_FALSE(fs::exists(rooms_ / "hostile" / "pwned"));
+  auto bin = run({"write", "/usr/bin/hostile"});
+  ASSERT_TRUE(bin);
+  EXPECT_EQ(bin->stdout_bytes, "write EROFS\n");
+}
+
+TEST_F(Escape, cannot_ptrace_mount_or_unshare) {
+  auto out = run({"syscalls"});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->status, 3);
+  EXPECT_EQ(out->stdout_bytes, "ptrace -1 EPERM\nunshare -1 EPERM\nmount -1 EPERM\nkeyctl -1 EPERM\nclone3 -1 ENOSYS\n");
+}
+
+TEST_F(Escape, cannot_read_a_variable_from_the_workers_environment) {
+  ::setenv("BATLEHUB_ESCAPE_TEST_SECRET", "hunter2", 1);
+  ::setenv("AWS_SECRET_ACCESS_KEY", "hunter3", 1);
+  auto out = run({"env"});
+  ::unsetenv("BATLEHUB_ESCAPE_TEST_SECRET");
+  ::unsetenv("AWS_SECRET_ACCESS_KEY");
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->stdout_bytes, "HOME=/work\nPATH=/usr/local/bin:/usr/bin:/bin\n");
+}
+
+TEST_F(Escape, a_fork_bomb_is_stopped) {
+  // RLIMIT_NPROC stops it (the sandbox runs as 65532 in a user namespace of its own, so
+  // the count is the sandbox's), and the keeper kills the 1,023 children it left.
+  auto out = run({"forkbomb"}, std::chrono::seconds(20));
+  ASSERT_TRUE(out) << out.error().message;
+  // The sandbox's own processes (bwrap's init, the agent, its keeper) count too.
+  ASSERT_EQ(out->stdout_bytes.rfind("fork failed after ", 0), 0u) << out->stdout_bytes;
+  long forked = std::stol(out->stdout_bytes.substr(18));
+  EXPECT_LT(forked, static_cast<long>(agent::kScannerMaxProcesses));
+  EXPECT_GT(forked, static_cast<long>(agent::kScannerMaxProcesses) - 16);
+  EXPECT_TRUE(out->stdout_bytes.ends_with(": EAGAIN\n")) << out->stdout_bytes;
+  EXPECT_EQ(survivors("forkbomb"), 0) << "fork-bomb processes outlived the run";
+}
+
+TEST_F(Escape, cannot_allocate_past_the_memory_limit) {
+  core::Limits l;
+  l.memory_limit_mb = 64;
+  auto out = run({"alloc", "256"}, std::chrono::seconds(20), l);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->status, 1);
+  EXPECT_EQ(out->stdout_bytes.rfind("alloc failed at ", 0), 0u) << out->stdout_bytes;
+  auto fits = run({"alloc", "16"}, std::chrono::seconds(20), l);
+  ASSERT_TRUE(fits);
+  EXPECT_EQ(fits->stdout_bytes, "allocated\n");
+}
+
+TEST_F(Escape, cannot_spin_past_cpu_seconds) {
+  core::Limits l;
+  l.cpu_seconds = 1;
+  auto out = run({"spin"}, std::chrono::seconds(30), l);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().kind, core::SandboxError::Kind::kCrashed) << out.error().message;
+  EXPECT_NE(out.error().message.find("killed by signal"), std::string::npos) << out.error().message;
+  EXPECT_LT(out.error().message.find("signal 9"), std::string::npos);
+}
+
+TEST_F(Escape, cannot_leave_a_daemonised_child_behind) {
+  auto out = run({"daemon-exit"});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->stdout_bytes, "left a daemon\n");
+  EXPECT_EQ(survivors("daemon-exit"), 0) << "the daemon outlived the run";
+  auto timed = run({"daemon"}, std::chrono::seconds(1));
+  ASSERT_FALSE(timed);
+  EXPECT_EQ(survivors("daemon"), 0) << "the daemon outlived the timeout";
+}
+
+}  // namespace
+}  // namespace batlehub::adapters
