@@ -45,6 +45,9 @@ std::string base64_encode(std::string_view bytes) {
 }
 
 std::size_t base64_decoded_size(std::string_view text) {
+  // Only meaningful for a well-formed input; anything else is sized as if unpadded, never
+  // wrapped (base64_decode refuses it anyway).
+  if (text.size() < 4 || text.size() % 4 != 0) return text.size() / 4 * 3;
   std::size_t n = text.size() / 4 * 3;
   if (!text.empty() && text.back() == '=') --n;
   if (text.size() >= 2 && text[text.size() - 2] == '=') --n;

@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 
+#include <cstdint>
+
 #include "wire/base64.h"
 #include "wire/caps.h"
 #include "wire/json_reader.h"
@@ -31,6 +33,7 @@ bool is_fetchable_url(std::string_view u) {
 
 // "1.2.3.4:53" or "[::1]:8080": an address, never a name (RFC 0022 §4.3).
 bool is_canary(std::string_view s) {
+  if (has_nul(s)) return false;
   std::string host;
   std::string_view port;
   if (s.starts_with('[')) {
@@ -129,11 +132,12 @@ Manifest read_manifest(const json& doc) {
   Manifest m;
   const json& wire = r.required("wire");
   if (!wire.is_number_integer()) refuse("/wire", "expected an integer");
-  m.wire = static_cast<int>(wire.get<std::int64_t>());
-  if (m.wire != kWireVersion) {
+  // Compared as read: a value that does not fit an int must not wrap into a version we speak.
+  if (wire.get<std::int64_t>() != kWireVersion) {
     refuse("/wire", "this agent speaks wire version " + std::to_string(kWireVersion) + ", the manifest speaks " +
                         wire.dump());
   }
+  m.wire = kWireVersion;
   if (const json* p = r.optional("probe")) m.probe = read_probe(*p, "/probe");
 
   const json& argv = r.array("argv", kMaxArgs);
@@ -178,7 +182,9 @@ std::optional<int> peek_wire_version(std::string_view text) {
   if (!doc || !doc->is_object()) return std::nullopt;
   auto it = doc->find("wire");
   if (it == doc->end() || !it->is_number_integer()) return std::nullopt;
-  return static_cast<int>(it->get<std::int64_t>());
+  auto v = it->get<std::int64_t>();
+  if (v < INT32_MIN || v > INT32_MAX) return INT32_MAX;  // certainly not ours
+  return static_cast<int>(v);
 }
 
 Expected<Manifest, WireError> parse_manifest(std::string_view text) {

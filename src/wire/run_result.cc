@@ -92,11 +92,11 @@ RunResult read_result(const json& doc) {
   RunResult out;
   const json& wire = r.required("wire");
   if (!wire.is_number_integer()) refuse("/wire", "expected an integer");
-  out.wire = static_cast<int>(wire.get<std::int64_t>());
-  if (out.wire != kWireVersion) {
+  if (wire.get<std::int64_t>() != kWireVersion) {
     refuse("/wire", "the worker speaks wire version " + std::to_string(kWireVersion) + ", the agent answered in " +
                         wire.dump());
   }
+  out.wire = kWireVersion;
   out.agent_version = r.string("agent_version", 64);
   out.ran = r.boolean("ran");
   if (const json* v = r.optional("exit_code")) {

@@ -72,6 +72,29 @@ TEST(Manifest, RefusesAnotherWireVersionAtSlashWire) {
   EXPECT_EQ(peek_wire_version(j.dump()), kWireVersion + 1);
 }
 
+TEST(Manifest, AWireVersionThatWrapsIsNotOurs) {
+  json j = doc_of(sample());
+  j["wire"] = 4294967297LL;  // 2^32 + 1: an int cast would make it 1
+  auto r = parse_manifest(j.dump());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "/wire");
+  EXPECT_NE(peek_wire_version(j.dump()), kWireVersion);
+}
+
+TEST(Manifest, ACanaryWithANulIsRefused) {
+  Manifest m;
+  m.wire = kWireVersion;
+  m.timeout_ms = 1000;
+  m.probe = ProbeSpec{{std::string("127.0.0.1\0junk:80", 18)}, {}};
+  EXPECT_NE(where_refused(doc_of(m)).find("/probe/canaries/0"), std::string::npos);
+}
+
+TEST(Manifest, AShortBase64IsReportedAsInvalidNotOverTheCap) {
+  json j = doc_of(sample());
+  j["entries"][0]["base64"] = "QQ=";
+  EXPECT_NE(where_refused(j).find("is not valid base64"), std::string::npos);
+}
+
 TEST(Manifest, RefusesADocumentOverItsCapBeforeParsing) {
   std::string big(kManifestMaxBytes + 1, ' ');
   auto r = parse_manifest(big);

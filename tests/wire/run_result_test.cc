@@ -69,6 +69,14 @@ TEST(RunResult, RefusesAnotherWireVersion) {
   EXPECT_EQ(r.error().where, "/wire");
 }
 
+TEST(RunResult, AWireVersionThatWrapsIsNotOurs) {
+  json j = json::parse(serialize(sample()));
+  j["wire"] = 4294967297LL;
+  auto r = parse_result(j.dump());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "/wire");
+}
+
 TEST(RunResult, RefusesADocumentOverItsCap) {
   json j = json::parse(serialize(sample()));
   j["stderr_tail"] = std::string(kResultMaxBytes, 'a');
