@@ -1,0 +1,276 @@
+// The worker's configuration: [worker], [worker.sandbox] and its runtime tables,
+// [scanners.<name>] and the part of [storage] the sandbox depends on (RFC 0022 §4.1), as
+// a value type, with a loader that refuses what it does not understand and a validator
+// that applies every rule of RFC 0022 §4.3. docs/configuration.md is the reference.
+//
+// Everything else in a batlehub config file ([server], [registries], [stats], …) belongs
+// to other parts of batlehub and is ignored here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wire/expected.h"
+
+namespace batlehub::config {
+
+// ---------------------------------------------------------------------------------------
+// Enumerations. Each has to_string (the spelling in the file) and a parse that accepts
+// exactly those spellings.
+
+enum class RuntimeKind { kNone, kBwrap, kOci, kKubernetes };
+std::string_view to_string(RuntimeKind r);
+std::optional<RuntimeKind> parse_runtime(std::string_view s);
+// oci and kubernetes: a run is opened from an image and /work is memory-backed.
+bool is_image_runtime(RuntimeKind r);
+
+enum class OciEngine { kPodman, kDocker };
+std::string_view to_string(OciEngine e);
+
+enum class OciTransport { kMount, kStorage };
+std::string_view to_string(OciTransport t);
+
+enum class ScannerType { kPostmortem, kGuarddog, kTrivy, kYara, kOsv };
+std::string_view to_string(ScannerType t);
+std::optional<ScannerType> parse_scanner_type(std::string_view s);
+// Every type but osv (a network scanner that runs in the worker) runs in the sandbox.
+bool runs_in_sandbox(ScannerType t);
+
+enum class Severity { kLow, kMedium, kHigh, kCritical };
+std::string_view to_string(Severity s);
+
+enum class StorageType { kFilesystem, kS3, kInMemory };
+std::string_view to_string(StorageType t);
+// Only an S3-compatible backend can hand out presigned URLs (RFC 0022 §5.2).
+bool can_presign(StorageType t);
+
+// ---------------------------------------------------------------------------------------
+// [worker.sandbox] and its runtime tables.
+
+struct BwrapConfig {
+  std::string binary = "bwrap";
+  bool operator==(const BwrapConfig&) const = default;
+};
+
+struct OciConfig {
+  OciEngine engine = OciEngine::kPodman;
+  // When the key is absent the loader sets it to the engine's name ("podman", "docker").
+  std::string binary = "podman";
+  std::string image;  // "" = the worker's own image (BATLEHUB_IMAGE)
+  OciTransport transport = OciTransport::kMount;
+  std::vector<std::string> extra_args;  // appended verbatim to `<binary> run`
+  bool operator==(const OciConfig&) const = default;
+};
+
+struct KubernetesConfig {
+  std::string namespace_;  // "" = the worker's own namespace; the TOML key is `namespace`
+  std::string service_account = "batlehub-sandbox";
+  std::string image;  // "" = the worker's own image (BATLEHUB_IMAGE)
+  std::string runtime_class;
+  std::map<std::string, std::string> node_selector;
+  std::vector<std::string> image_pull_secrets;
+  std::int64_t orphan_after_secs = 900;
+  bool operator==(const KubernetesConfig&) const = default;
+};
+
+struct SandboxConfig {
+  RuntimeKind runtime = RuntimeKind::kBwrap;
+  std::int64_t memory_limit_mb = 2048;
+  std::int64_t cpu_seconds = 300;
+  std::int64_t max_extracted_mb = 512;
+  std::int64_t max_entries = 50000;
+  std::int64_t start_timeout_secs = 120;
+  std::int64_t probe_interval_secs = 600;
+  std::string bundle_backend;  // "" = [storage] default
+  std::string bundle_prefix = "sandbox/";
+  std::int64_t bundle_ttl_secs = 60;
+  // Ours, not the RFC's: where bwrap finds each scanner's read-only root,
+  // <rooms_dir>/<scanner name> (RFC 0022 §5.3 hard-codes /opt/sandbox).
+  std::string rooms_dir = "/opt/sandbox";
+
+  BwrapConfig bwrap;
+  OciConfig oci;
+  KubernetesConfig kubernetes;
+  // Whether the file had [worker.sandbox.bwrap] / .oci / .kubernetes at all: a table
+  // for another runtime than the one chosen is inert, and the loader warns about it.
+  bool has_bwrap_table = false;
+  bool has_oci_table = false;
+  bool has_kubernetes_table = false;
+
+  bool operator==(const SandboxConfig&) const = default;
+};
+
+struct WorkerConfig {
+  std::int64_t max_concurrent = 4;
+  std::int64_t job_timeout_secs = 600;
+  std::int64_t max_attempts = 3;
+  std::vector<std::string> registries;  // empty = every registry
+  SandboxConfig sandbox;
+  bool operator==(const WorkerConfig&) const = default;
+};
+
+// ---------------------------------------------------------------------------------------
+// [scanners.<name>]
+
+// `escalation = {kinds = [...], count = N, from = "sev", to = "sev"}`: raise the severity
+// to `to` when `count` findings of those kinds at `from` or above come from this scanner.
+struct Escalation {
+  std::vector<std::string> kinds;  // finding kinds, snake_case (vulnerability, malware_signal, …)
+  std::int64_t count = 1;
+  Severity from = Severity::kHigh;
+  Severity to = Severity::kCritical;
+  bool operator==(const Escalation&) const = default;
+};
+
+// One flat struct for every type; each field says which types read it. The loader
+// refuses a key that the scanner's type does not have, so a field that its type does
+// not read is always at its default.
+struct ScannerConfig {
+  std::string name;  // the table's name: [scanners.<name>]
+  ScannerType type = ScannerType::kOsv;
+
+  // postmortem, guarddog: required. trivy: "trivy". yara: "yara". osv: unused ("").
+  std::string command;
+  // Every type but osv. "" = the runtime's image, else the worker's own. Refused when
+  // set under the none and bwrap runtimes.
+  std::string image;
+
+  // postmortem
+  bool online = false;
+  bool timeline = true;
+  // guarddog: among npm, pypi, go
+  std::vector<std::string> ecosystems;
+  // trivy: the server to ask ("" = a local database, downloaded into /work)
+  std::string endpoint;
+  std::int64_t timeout_secs = 60;
+  // yara: an absolute path on the worker host to a rules file; the worker ships its
+  // bytes in the bundle, the sandbox never sees the host path.
+  std::string rules;
+  // osv
+  std::string api_url;
+
+  std::optional<Escalation> escalation;
+
+  bool operator==(const ScannerConfig&) const = default;
+};
+
+// ---------------------------------------------------------------------------------------
+// [storage]: only what the sandbox's validation needs.
+
+struct StorageBackendConfig {
+  std::string name;  // [storage.backends.<name>]
+  StorageType type = StorageType::kFilesystem;
+  // filesystem
+  std::string path;
+  // s3
+  std::string endpoint;
+  std::string bucket;
+  std::string region = "us-east-1";
+  bool path_style = true;
+  std::string access_key_id;
+  std::string secret_access_key;
+  bool operator==(const StorageBackendConfig&) const = default;
+};
+
+struct StorageConfig {
+  // The backend used when nothing names one. The TOML key is `default`.
+  std::string default_backend = "default";
+  // In file order. Without [storage], one implicit filesystem backend "default".
+  std::vector<StorageBackendConfig> backends = {
+      StorageBackendConfig{.name = "default", .type = StorageType::kFilesystem, .path = "/var/cache/batlehub"}};
+  bool declared_in_file = false;  // false: the implicit backend above
+
+  const StorageBackendConfig* find(std::string_view name) const;
+  bool operator==(const StorageConfig&) const = default;
+};
+
+// ---------------------------------------------------------------------------------------
+
+struct Config {
+  WorkerConfig worker;
+  std::vector<ScannerConfig> scanners;  // in file order
+  StorageConfig storage;
+  // Whether any [registries.<name>.security] table exists. Recorded for completeness: the
+  // none rule applies whether or not one does (docs/configuration.md).
+  bool has_security_registry = false;
+
+  const ScannerConfig* find_scanner(std::string_view name) const;
+  bool operator==(const Config&) const = default;
+};
+
+// Every value at its default: what an empty file loads to.
+Config defaults();
+
+// The backend bundles go through: bundle_backend, else [storage] default. nullptr when
+// that name is not declared (validate refuses such a config).
+const StorageBackendConfig* bundle_backend(const Config& c);
+// Whether runs move their bundles through presigned URLs: kubernetes, or oci with
+// transport = "storage".
+bool uses_storage_transport(const SandboxConfig& s);
+
+// ---------------------------------------------------------------------------------------
+// The environment, as a function, so that tests pass a fake.
+
+using Env = std::function<std::optional<std::string>(std::string_view name)>;
+// Reads the real environment (the worker side; the agent never does).
+Env process_env();
+// A fixed set of variables; everything else is unset.
+Env env_of(std::map<std::string, std::string, std::less<>> vars);
+
+// The image a run of this scanner is opened from on the image runtimes: the scanner's
+// `image`, else the runtime table's `image`, else the worker's own (env BATLEHUB_IMAGE).
+// "" when none of the three is set, and always "" under none and bwrap.
+std::string image_for(const Config& c, const ScannerConfig& s, const Env& env);
+
+// ---------------------------------------------------------------------------------------
+// Errors and where keys came from.
+
+struct ConfigError {
+  std::string file;
+  int line = 0;     // 1-based; 0 when there is none
+  std::string key;  // dotted, e.g. "worker.sandbox.runtime"; "" for the whole file
+  std::string message;
+
+  // `config.toml:12: worker.sandbox.runtime: runtime = "firecracker" is not one of none,
+  // bwrap, oci, kubernetes` (the line and the key are left out when there are none).
+  std::string describe() const;
+};
+
+// The line each dotted key (and each table) was read from.
+struct Origin {
+  std::string file;
+  std::map<std::string, int, std::less<>> lines;
+  // The key's line; else that of its nearest recorded parent; else 0.
+  int line_of(std::string_view key) const;
+};
+
+// ---------------------------------------------------------------------------------------
+// Loading and validation.
+
+inline constexpr std::size_t kMaxConfigBytes = std::size_t{1024} * 1024;
+
+struct Loaded {
+  Config config;
+  // Each formatted like ConfigError::describe().
+  std::vector<std::string> warnings;
+  Origin origin;
+};
+
+// Parses, then validates. Refuses: a file over kMaxConfigBytes or not a regular file, a
+// TOML syntax error, an unknown key or a value of the wrong type anywhere under [worker],
+// [scanners] or [storage], a string outside its set, and whatever validate() refuses.
+Expected<Loaded, ConfigError> load_file(const std::string& path, const Env& env);
+Expected<Loaded, ConfigError> load_string(std::string_view toml, std::string_view source_name, const Env& env);
+
+// Every value rule and every rule of RFC 0022 §4.3, in a fixed order; the first refusal
+// is returned. On success, the warnings (inert runtime tables, the none runtime in use).
+// `origin` only gives refusals their line; a Config built in code validates without one.
+Expected<std::vector<std::string>, ConfigError> validate(const Config& c, const Env& env, const Origin& origin = {});
+
+}  // namespace batlehub::config

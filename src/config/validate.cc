@@ -1,0 +1,351 @@
+// The rules a parsed configuration must satisfy: the value ranges, and every rule of
+// RFC 0022 §4.3. docs/configuration.md lists each one with its message; keep the two in
+// step.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/config.h"
+#include "config/text.h"
+#include "wire/caps.h"
+
+namespace batlehub::config {
+namespace {
+
+struct Refusal {
+  ConfigError error;
+};
+
+// Upper bounds. Where the wire bounds a value (manifest.cc), a config that loads must
+// never produce a manifest the agent refuses, so the bound here is the wire's; elsewhere
+// it only keeps arithmetic on seconds and counts far from overflow.
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t kMaxMemoryLimitMb = std::int64_t{1} << 30;  // manifest limits.memory_limit_mb
+constexpr std::int64_t kMaxCpuSeconds = std::int64_t{1} << 31;     // manifest limits.cpu_seconds
+// manifest extract_policy.max_extracted_bytes ≤ kMaxInputBytes × 64, in MiB
+constexpr std::int64_t kMaxExtractedMb = static_cast<std::int64_t>(wire::kMaxInputBytes * 64 / wire::kMiB);
+constexpr std::int64_t kMaxEntries = 10'000'000;  // manifest extract_policy.max_entries
+constexpr std::int64_t kMaxRunSeconds = static_cast<std::int64_t>(wire::kMaxTimeoutMs / 1000);  // manifest timeout_ms
+
+constexpr std::array<std::string_view, 3> kEcosystems = {"npm", "pypi", "go"};
+// FindingKind, snake_case (upstream crates/core/src/entities/security.rs).
+constexpr std::array<std::string_view, 15> kFindingKinds = {
+    "vulnerability", "malware_signal", "install_hook",  "provenance", "signature",
+    "license",       "publisher",      "typosquat",     "transition", "age",
+    "pending",       "soc_verdict",    "scanner_error", "block_list", "ref"};
+// Every key the proxy reads carries one of these namespaces (RFC 0022 §4.3, §7).
+constexpr std::array<std::string_view, 3> kProxyNamespaces = {"artifact:", "local:", "meta:"};
+
+template <std::size_t N>
+std::string list_of(const std::array<std::string_view, N>& names) {
+  std::string out;
+  for (auto n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out;
+}
+
+template <std::size_t N>
+bool one_of(std::string_view v, const std::array<std::string_view, N>& names) {
+  return std::find(names.begin(), names.end(), v) != names.end();
+}
+
+std::string runtime_name(RuntimeKind r) {
+  return "'" + std::string(to_string(r)) + "'";
+}
+
+class Validator {
+ public:
+  Validator(const Config& c, const Env& env, const Origin& origin) : c_(c), env_(env), origin_(origin) {}
+
+  std::vector<std::string> run() {
+    worker();
+    runtime();
+    sandbox_values();
+    bundle_prefix();
+    storage();
+    bundle_backend_rules();
+    memory_backed_work();
+    for (const auto& s : c_.scanners) scanner(s);
+    inert_tables();
+    return std::move(warnings_);
+  }
+
+ private:
+  [[noreturn]] void refuse(const std::string& key, std::string message) const {
+    throw Refusal{ConfigError{origin_.file, origin_.line_of(key), key, std::move(message)}};
+  }
+  void warn(const std::string& key, std::string message) {
+    warnings_.push_back(ConfigError{origin_.file, origin_.line_of(key), key, std::move(message)}.describe());
+  }
+
+  void range(const std::string& key, std::int64_t v, std::int64_t lo, std::int64_t hi, std::string_view why = "") {
+    const std::string name = key.substr(key.find_last_of('.') + 1);
+    if (v < lo) refuse(key, name + " = " + std::to_string(v) + " must be at least " + std::to_string(lo));
+    if (v > hi) {
+      std::string m = name + " = " + std::to_string(v) + " must be at most " + std::to_string(hi);
+      if (!why.empty()) m += " (" + std::string(why) + ")";
+      refuse(key, m);
+    }
+  }
+
+  void not_empty(const std::string& key, const std::string& v) {
+    if (v.empty()) refuse(key, key.substr(key.find_last_of('.') + 1) + " must not be empty");
+  }
+
+  void worker() {
+    const WorkerConfig& w = c_.worker;
+    range("worker.max_concurrent", w.max_concurrent, 1, kInt32Max);
+    range("worker.job_timeout_secs", w.job_timeout_secs, 1, kMaxRunSeconds,
+          "24 hours, the longest timeout a run's manifest carries");
+    range("worker.max_attempts", w.max_attempts, 1, kInt32Max);
+    for (std::size_t i = 0; i < w.registries.size(); ++i) {
+      if (w.registries[i].empty()) {
+        refuse("worker.registries[" + std::to_string(i) + "]", "a registry name must not be empty");
+      }
+    }
+  }
+
+  // The runtime is an enum by now (the loader refused a name outside the set); what is
+  // left is RFC 0018's rule for none, applied always (docs/configuration.md says why).
+  void runtime() {
+    if (c_.worker.sandbox.runtime != RuntimeKind::kNone) return;
+    const std::optional<std::string> unsafe = env_ ? env_("BATLEHUB_UNSAFE_NO_SANDBOX") : std::nullopt;
+    if (!unsafe || *unsafe != "1") {
+      refuse("worker.sandbox.runtime",
+             "[worker.sandbox] runtime = \"none\" is refused outside tests unless BATLEHUB_UNSAFE_NO_SANDBOX=1 is set");
+    }
+    warn("worker.sandbox.runtime",
+         "runtime = \"none\": scanners run in the worker's own process, with no sandbox around them "
+         "(BATLEHUB_UNSAFE_NO_SANDBOX=1 is set)");
+  }
+
+  void sandbox_values() {
+    const SandboxConfig& s = c_.worker.sandbox;
+    range("worker.sandbox.memory_limit_mb", s.memory_limit_mb, 1, kMaxMemoryLimitMb);
+    range("worker.sandbox.cpu_seconds", s.cpu_seconds, 1, kMaxCpuSeconds);
+    range("worker.sandbox.max_extracted_mb", s.max_extracted_mb, 1, kMaxExtractedMb);
+    range("worker.sandbox.max_entries", s.max_entries, 1, kMaxEntries);
+    range("worker.sandbox.start_timeout_secs", s.start_timeout_secs, 1, kInt32Max);
+    range("worker.sandbox.probe_interval_secs", s.probe_interval_secs, 1, kInt32Max);
+    range("worker.sandbox.bundle_ttl_secs", s.bundle_ttl_secs, 1, kInt32Max);
+    if (s.rooms_dir.empty() || s.rooms_dir.front() != '/') {
+      refuse("worker.sandbox.rooms_dir", "rooms_dir = " + quoted(s.rooms_dir) +
+                                             " must be an absolute path (bwrap's root for a scanner is "
+                                             "<rooms_dir>/<scanner name>)");
+    }
+    not_empty("worker.sandbox.bwrap.binary", s.bwrap.binary);
+    not_empty("worker.sandbox.oci.binary", s.oci.binary);
+    not_empty("worker.sandbox.kubernetes.service_account", s.kubernetes.service_account);
+    for (const auto& [k, v] : s.kubernetes.node_selector) {
+      if (k.empty()) refuse("worker.sandbox.kubernetes.node_selector", "a node_selector label must not be empty");
+    }
+    for (std::size_t i = 0; i < s.kubernetes.image_pull_secrets.size(); ++i) {
+      if (s.kubernetes.image_pull_secrets[i].empty()) {
+        refuse("worker.sandbox.kubernetes.image_pull_secrets[" + std::to_string(i) + "]",
+               "an image pull secret's name must not be empty");
+      }
+    }
+    range("worker.sandbox.kubernetes.orphan_after_secs", s.kubernetes.orphan_after_secs, 1, kInt32Max);
+  }
+
+  // One path segment with a trailing '/', and never a prefix the proxy reads (§4.3, §7).
+  void bundle_prefix() {
+    const std::string key = "worker.sandbox.bundle_prefix";
+    const std::string& p = c_.worker.sandbox.bundle_prefix;
+    const std::string shown = "bundle_prefix = " + quoted(p);
+    constexpr std::string_view kWhy = "; what the sandbox writes must never share a prefix with a key the proxy reads";
+    for (auto ns : kProxyNamespaces) {
+      if (p.compare(0, ns.size(), ns) == 0) {
+        refuse(key, shown + " starts with '" + std::string(ns) + "', one of the proxy's key namespaces (" +
+                        list_of(kProxyNamespaces) + ")" + std::string(kWhy));
+      }
+    }
+    if (p == "blob/") {
+      refuse(key, shown + " is where the deduplicating storage router keeps its blobs" + std::string(kWhy));
+    }
+    const std::string_view segment = std::string_view(p).substr(0, p.empty() ? 0 : p.size() - 1);
+    const bool one_segment = !segment.empty() && p.back() == '/' && segment.find('/') == std::string_view::npos &&
+                             segment != "." && segment != ".." &&
+                             std::none_of(segment.begin(), segment.end(), [](char ch) {
+                               return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f || ch == '\\';
+                             });
+    if (!one_segment) refuse(key, shown + " must be one path segment with a trailing '/', like \"sandbox/\"");
+  }
+
+  void storage() {
+    const StorageConfig& st = c_.storage;
+    if (st.backends.empty()) refuse("storage", "[storage] declares no backend; add a [storage.backends.<name>] table");
+    if (st.find(st.default_backend) == nullptr) {
+      refuse("storage.default", "default = " + quoted(st.default_backend) +
+                                    " names no backend of [storage]; declared: " + declared_backends());
+    }
+    for (const auto& b : st.backends) {
+      const std::string base = join_key("storage.backends", b.name);
+      switch (b.type) {
+        case StorageType::kFilesystem:
+          not_empty(join_key(base, "path"), b.path);
+          break;
+        case StorageType::kS3:
+          not_empty(join_key(base, "endpoint"), b.endpoint);
+          not_empty(join_key(base, "bucket"), b.bucket);
+          not_empty(join_key(base, "region"), b.region);
+          break;
+        case StorageType::kInMemory:
+          break;
+      }
+    }
+  }
+
+  std::string declared_backends() const {
+    std::string out;
+    for (const auto& b : c_.storage.backends) {
+      if (!out.empty()) out += ", ";
+      out += b.name;
+    }
+    return out;
+  }
+
+  // bundle_backend must be declared; the storage transport needs it to presign (§4.3).
+  void bundle_backend_rules() {
+    const SandboxConfig& s = c_.worker.sandbox;
+    if (!s.bundle_backend.empty() && c_.storage.find(s.bundle_backend) == nullptr) {
+      refuse("worker.sandbox.bundle_backend", "bundle_backend = " + quoted(s.bundle_backend) +
+                                                  " names no backend of [storage]; declared: " + declared_backends());
+    }
+    if (!uses_storage_transport(s)) return;
+    const StorageBackendConfig* b = bundle_backend(c_);
+    if (b == nullptr || can_presign(b->type)) return;  // b == nullptr was refused in storage()
+    const std::string who = s.runtime == RuntimeKind::kKubernetes
+                                ? std::string("the kubernetes runtime")
+                                : std::string("the oci runtime with transport = \"storage\"");
+    refuse(s.bundle_backend.empty() ? "worker.sandbox.runtime" : "worker.sandbox.bundle_backend",
+           who + " moves bundles through the storage backend and '" + std::string(to_string(b->type)) +
+               "' cannot presign a URL; configure an S3-compatible backend, or name one in bundle_backend "
+               "(bundle backend: '" +
+               b->name + "')");
+  }
+
+  // On the image runtimes /work is memory-backed and charged to the memory limit (§4.2).
+  void memory_backed_work() {
+    const SandboxConfig& s = c_.worker.sandbox;
+    if (!is_image_runtime(s.runtime) || s.max_extracted_mb < s.memory_limit_mb) return;
+    refuse("worker.sandbox.max_extracted_mb",
+           "max_extracted_mb = " + std::to_string(s.max_extracted_mb) + " is not below memory_limit_mb = " +
+               std::to_string(s.memory_limit_mb) + ": under runtime " + runtime_name(s.runtime) +
+               " /work is memory-backed and charged to the same limit, so the scanner would have no memory left "
+               "once the extraction filled it");
+  }
+
+  static bool valid_scanner_name(std::string_view n) {
+    auto alnum = [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+    };
+    if (n.empty() || n.size() > 63 || !alnum(n.front()) || !alnum(n.back())) return false;
+    return std::all_of(n.begin(), n.end(), [&](char ch) { return alnum(ch) || ch == '_' || ch == '-'; });
+  }
+
+  void scanner(const ScannerConfig& s) {
+    const std::string base = join_key("scanners", s.name);
+    const std::string who = quoted(s.name, '\'');
+    if (!valid_scanner_name(s.name)) {
+      refuse(base, "scanner name " + who +
+                       " must be 1 to 63 characters among A-Z, a-z, 0-9, '_' and '-', beginning and ending with a "
+                       "letter or a digit: it names the scanner's room (<rooms_dir>/<name>) and labels its sandboxes");
+    }
+    const RuntimeKind runtime = c_.worker.sandbox.runtime;
+    switch (s.type) {
+      case ScannerType::kPostmortem:
+      case ScannerType::kGuarddog:
+      case ScannerType::kTrivy:
+        not_empty(join_key(base, "command"), s.command);
+        break;
+      case ScannerType::kYara:
+        not_empty(join_key(base, "command"), s.command);
+        if (s.rules.empty() || s.rules.front() != '/') {
+          refuse(join_key(base, "rules"),
+                 "rules = " + quoted(s.rules) +
+                     " must be an absolute path on the worker host (the worker reads the file and ships its bytes "
+                     "in the bundle)");
+        }
+        break;
+      case ScannerType::kOsv:
+        break;
+    }
+    if (s.type == ScannerType::kGuarddog) {
+      for (std::size_t i = 0; i < s.ecosystems.size(); ++i) {
+        if (!one_of(s.ecosystems[i], kEcosystems)) {
+          refuse(join_key(base, "ecosystems") + "[" + std::to_string(i) + "]",
+                 "ecosystems[" + std::to_string(i) + "] = " + quoted(s.ecosystems[i]) + " is not one of " +
+                     list_of(kEcosystems));
+        }
+      }
+    }
+    if (s.type == ScannerType::kTrivy) {
+      range(join_key(base, "timeout_secs"), s.timeout_secs, 1, kMaxRunSeconds,
+            "24 hours, the longest timeout a run's manifest carries");
+    }
+    if (s.escalation) escalation(base, *s.escalation);
+
+    if (!runs_in_sandbox(s.type)) return;
+    if (!s.image.empty() && !is_image_runtime(runtime)) {
+      refuse(join_key(base, "image"), "image on scanner " + who + " has no effect under runtime " +
+                                          runtime_name(runtime) + "; it is read by the oci and kubernetes runtimes");
+    }
+    if (is_image_runtime(runtime) && image_for(c_, s, env_).empty()) {
+      const std::string table = runtime == RuntimeKind::kOci ? "[worker.sandbox.oci]" : "[worker.sandbox.kubernetes]";
+      refuse(join_key(base, "image"), "scanner " + who + " has no image to run from under runtime " +
+                                          runtime_name(runtime) + ": set image on the scanner or in " + table +
+                                          ", or start the worker from an image that sets BATLEHUB_IMAGE");
+    }
+  }
+
+  void escalation(const std::string& base, const Escalation& e) {
+    const std::string key = join_key(base, "escalation");
+    if (e.kinds.empty()) refuse(join_key(key, "kinds"), "kinds must name at least one finding kind");
+    for (std::size_t i = 0; i < e.kinds.size(); ++i) {
+      if (!one_of(e.kinds[i], kFindingKinds)) {
+        refuse(join_key(key, "kinds") + "[" + std::to_string(i) + "]",
+               "kinds[" + std::to_string(i) + "] = " + quoted(e.kinds[i]) + " is not a finding kind (one of " +
+                   list_of(kFindingKinds) + ")");
+      }
+    }
+    range(join_key(key, "count"), e.count, 1, kInt32Max);
+  }
+
+  // A table for another runtime is inert: a warning, not a refusal (§4.3).
+  void inert_tables() {
+    const SandboxConfig& s = c_.worker.sandbox;
+    auto inert = [&](bool present, RuntimeKind owner, const char* table) {
+      if (!present || s.runtime == owner) return;
+      warn(std::string("worker.sandbox.") + table, std::string("[worker.sandbox.") + table +
+                                                       "] has no effect under runtime " + runtime_name(s.runtime) +
+                                                       "; it is read by the " + table + " runtime only");
+    };
+    inert(s.has_bwrap_table, RuntimeKind::kBwrap, "bwrap");
+    inert(s.has_oci_table, RuntimeKind::kOci, "oci");
+    inert(s.has_kubernetes_table, RuntimeKind::kKubernetes, "kubernetes");
+  }
+
+  const Config& c_;
+  const Env& env_;
+  const Origin& origin_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace
+
+Expected<std::vector<std::string>, ConfigError> validate(const Config& c, const Env& env, const Origin& origin) {
+  try {
+    return Validator(c, env, origin).run();
+  } catch (const Refusal& r) {
+    return Unexpected(r.error);
+  }
+}
+
+}  // namespace batlehub::config

@@ -1,0 +1,96 @@
+#include "server/builders.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "adapters/sandbox/bwrap.h"
+#include "adapters/sandbox/none.h"
+#include "agent/environment.h"
+
+namespace batlehub::server {
+
+namespace fs = std::filesystem;
+
+core::Limits limits_of(const config::SandboxConfig& s) {
+  core::Limits l;
+  l.memory_limit_mb = static_cast<std::uint64_t>(s.memory_limit_mb);
+  l.cpu_seconds = static_cast<std::uint64_t>(s.cpu_seconds);
+  l.max_extracted_mb = static_cast<std::uint64_t>(s.max_extracted_mb);
+  l.max_entries = static_cast<std::uint64_t>(s.max_entries);
+  return l;
+}
+
+namespace {
+std::string scratch_dir(const config::Env& env) {
+  auto t = env("TMPDIR");
+  return t && !t->empty() ? *t : "/tmp";
+}
+}  // namespace
+
+Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runtime(const config::Config& c,
+                                                                                   const config::Env& env) {
+  const auto& s = c.worker.sandbox;
+  switch (s.runtime) {
+    case config::RuntimeKind::kNone: {
+      adapters::NoneOptions o;
+      o.scratch_dir = scratch_dir(env);
+      auto r = adapters::NoneRuntime::create(o, env);
+      if (!r) return Unexpected(r.error().message);
+      return std::unique_ptr<core::SandboxRuntime>(std::move(r).value());
+    }
+    case config::RuntimeKind::kBwrap: {
+      adapters::BwrapOptions o;
+      o.binary = s.bwrap.binary;
+      o.rooms_dir = s.rooms_dir;
+      o.scratch_dir = scratch_dir(env);
+      o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
+      return std::unique_ptr<core::SandboxRuntime>(std::make_unique<adapters::BwrapRuntime>(o));
+    }
+    case config::RuntimeKind::kOci:
+    case config::RuntimeKind::kKubernetes:
+      return Unexpected("runtime \"" + std::string(config::to_string(s.runtime)) +
+                        "\" is not in this build yet; use \"bwrap\" (this worker does not fall back to another runtime)");
+  }
+  return Unexpected(std::string("unknown runtime"));
+}
+
+namespace {
+// argv[0] as it will be found inside the room: the first PATH directory of the sandbox
+// that holds it, or /usr/bin/<name> (which the probe will then report missing).
+std::string command_in_room(const std::string& room, const std::string& command) {
+  if (command.starts_with('/')) return command;
+  std::string_view path = agent::kSandboxPath;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find(':', start);
+    if (end == std::string_view::npos) end = path.size();
+    std::string dir(path.substr(start, end - start));
+    std::error_code ec;
+    if (fs::is_regular_file(room + dir + "/" + command, ec)) return dir + "/" + command;
+    start = end + 1;
+  }
+  return "/usr/bin/" + command;
+}
+}  // namespace
+
+std::vector<core::ProbeTarget> probe_targets(const config::Config& c) {
+  const auto& s = c.worker.sandbox;
+  std::vector<core::ProbeTarget> out;
+  core::Limits limits = limits_of(s);
+  for (const auto& sc : c.scanners) {
+    if (!config::runs_in_sandbox(sc.type)) continue;
+    std::string room = s.rooms_dir + "/" + sc.name;
+    out.push_back(core::ProbeTarget{sc.name, std::nullopt, {command_in_room(room, sc.command)}, limits});
+  }
+  if (!c.scanners.empty()) return out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(s.rooms_dir, ec)) {
+    if (e.is_directory(ec)) out.push_back(core::ProbeTarget{e.path().filename().string(), std::nullopt, {}, limits});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.room < b.room; });
+  return out;
+}
+
+}  // namespace batlehub::server

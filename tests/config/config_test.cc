@@ -1,0 +1,1169 @@
+// The worker's configuration: defaults, the loader's refusals, and every validation rule
+// of RFC 0022 §4.3 with its message (docs/configuration.md lists the same).
+#include "config/config.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace batlehub::config {
+namespace {
+
+const std::string kFixtures = BATLEHUB_CONFIG_FIXTURES;
+
+Env no_env() {
+  return env_of({});
+}
+
+Expected<Loaded, ConfigError> load(std::string_view toml, const Env& env = no_env()) {
+  return load_string(toml, "config.toml", env);
+}
+
+// The loaded value, failing the test (with the refusal) if it was refused.
+Loaded loads(std::string_view toml, const Env& env = no_env()) {
+  auto r = load(toml, env);
+  EXPECT_TRUE(r) << r.error().describe() << "\n--- in ---\n" << toml;
+  return r ? *r : Loaded{};
+}
+
+// The refusal, described, or "(loaded)" (and a failure) if it loaded.
+std::string refusal(std::string_view toml, const Env& env = no_env()) {
+  auto r = load(toml, env);
+  EXPECT_FALSE(r) << "loaded:\n" << toml;
+  return r ? std::string("(loaded)") : r.error().describe();
+}
+
+ConfigError error_of(std::string_view toml, const Env& env = no_env()) {
+  auto r = load(toml, env);
+  EXPECT_FALSE(r) << "loaded:\n" << toml;
+  return r ? ConfigError{} : r.error();
+}
+
+// A storage table whose default backend can presign.
+constexpr std::string_view kS3Storage = R"(
+[storage]
+default = "s3"
+[storage.backends.s3]
+type = "s3"
+endpoint = "http://minio:9000"
+bucket = "cache"
+)";
+
+std::string with_s3(std::string_view toml) {
+  return std::string(toml) + std::string(kS3Storage);
+}
+
+// ---------------------------------------------------------------------------------------
+// Defaults
+
+TEST(Defaults, EveryValueIsTheRfcs) {
+  const Config c = defaults();
+  const SandboxConfig& s = c.worker.sandbox;
+  EXPECT_EQ(c.worker.max_concurrent, 4);
+  EXPECT_EQ(c.worker.job_timeout_secs, 600);
+  EXPECT_EQ(c.worker.max_attempts, 3);
+  EXPECT_TRUE(c.worker.registries.empty());
+
+  EXPECT_EQ(s.runtime, RuntimeKind::kBwrap);
+  EXPECT_EQ(s.memory_limit_mb, 2048);
+  EXPECT_EQ(s.cpu_seconds, 300);
+  EXPECT_EQ(s.max_extracted_mb, 512);
+  EXPECT_EQ(s.max_entries, 50000);
+  EXPECT_EQ(s.start_timeout_secs, 120);
+  EXPECT_EQ(s.probe_interval_secs, 600);
+  EXPECT_EQ(s.bundle_backend, "");
+  EXPECT_EQ(s.bundle_prefix, "sandbox/");
+  EXPECT_EQ(s.bundle_ttl_secs, 60);
+  EXPECT_EQ(s.rooms_dir, "/opt/sandbox");
+
+  EXPECT_EQ(s.bwrap.binary, "bwrap");
+  EXPECT_EQ(s.oci.engine, OciEngine::kPodman);
+  EXPECT_EQ(s.oci.binary, "podman");
+  EXPECT_EQ(s.oci.image, "");
+  EXPECT_EQ(s.oci.transport, OciTransport::kMount);
+  EXPECT_TRUE(s.oci.extra_args.empty());
+  EXPECT_EQ(s.kubernetes.namespace_, "");
+  EXPECT_EQ(s.kubernetes.service_account, "batlehub-sandbox");
+  EXPECT_EQ(s.kubernetes.image, "");
+  EXPECT_EQ(s.kubernetes.runtime_class, "");
+  EXPECT_TRUE(s.kubernetes.node_selector.empty());
+  EXPECT_TRUE(s.kubernetes.image_pull_secrets.empty());
+  EXPECT_EQ(s.kubernetes.orphan_after_secs, 900);
+  EXPECT_FALSE(s.has_bwrap_table);
+  EXPECT_FALSE(s.has_oci_table);
+  EXPECT_FALSE(s.has_kubernetes_table);
+
+  EXPECT_TRUE(c.scanners.empty());
+  EXPECT_FALSE(c.has_security_registry);
+
+  // No [storage]: one implicit filesystem backend, "default".
+  EXPECT_FALSE(c.storage.declared_in_file);
+  EXPECT_EQ(c.storage.default_backend, "default");
+  ASSERT_EQ(c.storage.backends.size(), 1u);
+  EXPECT_EQ(c.storage.backends[0].name, "default");
+  EXPECT_EQ(c.storage.backends[0].type, StorageType::kFilesystem);
+  EXPECT_EQ(c.storage.backends[0].path, "/var/cache/batlehub");
+  ASSERT_NE(bundle_backend(c), nullptr);
+  EXPECT_EQ(bundle_backend(c)->name, "default");
+}
+
+TEST(Defaults, TheDefaultsValidateWithoutAWarning) {
+  auto v = validate(defaults(), no_env());
+  ASSERT_TRUE(v) << v.error().describe();
+  EXPECT_TRUE(v->empty());
+}
+
+TEST(Defaults, AFileWithNoContentAtAllLoadsToTheDefaults) {
+  for (std::string_view empty : {"", "\n\n", "# only a comment\n", "   \t\n"}) {
+    Loaded l = loads(empty);
+    EXPECT_EQ(l.config, defaults()) << "for: " << empty;
+    EXPECT_TRUE(l.warnings.empty());
+  }
+}
+
+TEST(Defaults, EmptyTablesLoadToTheDefaults) {
+  Loaded l = loads("[worker]\n[worker.sandbox]\n[scanners]\n");
+  EXPECT_EQ(l.config, defaults());
+}
+
+TEST(Defaults, EachScannerTypesDefaults) {
+  Loaded l = loads(R"([scanners.postmortem]
+command = "postmortem"
+[scanners.guarddog]
+command = "guarddog"
+[scanners.trivy]
+endpoint = ""
+[scanners.yara]
+rules = "/etc/batlehub/rules.yar"
+[scanners.osv]
+)");
+  const Config& c = l.config;
+  ASSERT_EQ(c.scanners.size(), 5u);
+  const ScannerConfig* pm = c.find_scanner("postmortem");
+  ASSERT_NE(pm, nullptr);
+  EXPECT_EQ(pm->type, ScannerType::kPostmortem);
+  EXPECT_EQ(pm->command, "postmortem");
+  EXPECT_FALSE(pm->online);
+  EXPECT_TRUE(pm->timeline);
+  EXPECT_EQ(pm->image, "");
+  EXPECT_FALSE(pm->escalation);
+  const ScannerConfig* gd = c.find_scanner("guarddog");
+  ASSERT_NE(gd, nullptr);
+  EXPECT_EQ(gd->type, ScannerType::kGuarddog);
+  EXPECT_TRUE(gd->ecosystems.empty());
+  const ScannerConfig* tv = c.find_scanner("trivy");
+  ASSERT_NE(tv, nullptr);
+  EXPECT_EQ(tv->type, ScannerType::kTrivy);
+  EXPECT_EQ(tv->command, "trivy");  // fixed upstream; a key here
+  EXPECT_EQ(tv->endpoint, "");
+  EXPECT_EQ(tv->timeout_secs, 60);
+  const ScannerConfig* ya = c.find_scanner("yara");
+  ASSERT_NE(ya, nullptr);
+  EXPECT_EQ(ya->type, ScannerType::kYara);
+  EXPECT_EQ(ya->command, "yara");
+  EXPECT_EQ(ya->rules, "/etc/batlehub/rules.yar");
+  const ScannerConfig* osv = c.find_scanner("osv");
+  ASSERT_NE(osv, nullptr);
+  EXPECT_EQ(osv->type, ScannerType::kOsv);
+  EXPECT_EQ(osv->api_url, "");
+}
+
+TEST(Defaults, OciBinaryFollowsTheEngine) {
+  EXPECT_EQ(loads("[worker.sandbox.oci]\nengine = \"docker\"\n").config.worker.sandbox.oci.binary, "docker");
+  EXPECT_EQ(loads("[worker.sandbox.oci]\nengine = \"docker\"\nbinary = \"/usr/local/bin/docker\"\n")
+                .config.worker.sandbox.oci.binary,
+            "/usr/local/bin/docker");
+}
+
+// ---------------------------------------------------------------------------------------
+// Every key read
+
+TEST(Load, EveryKeyIsRead) {
+  Loaded l = loads(R"([worker]
+max_concurrent = 2
+job_timeout_secs = 120
+max_attempts = 1
+registries = ["npm", "pypi"]
+
+[worker.sandbox]
+runtime = "oci"
+memory_limit_mb = 4096
+cpu_seconds = 60
+max_extracted_mb = 1024
+max_entries = 1000
+start_timeout_secs = 30
+probe_interval_secs = 3600
+bundle_backend = "s3"
+bundle_prefix = "runs/"
+bundle_ttl_secs = 120
+rooms_dir = "/srv/rooms"
+
+[worker.sandbox.oci]
+engine = "docker"
+binary = "/usr/bin/docker"
+image = "registry.local/batlehub-worker:1"
+transport = "storage"
+extra_args = ["--runtime=runsc", "--cgroup-parent=batlehub"]
+
+[scanners.egress]
+type = "postmortem"
+command = "/opt/egress-probe"
+online = true
+timeline = false
+image = "registry.local/egress:1"
+escalation = { kinds = ["malware_signal", "install_hook"], count = 2, from = "medium", to = "critical" }
+
+[scanners.gd]
+type = "guarddog"
+command = "guarddog"
+ecosystems = ["npm", "pypi", "go"]
+
+[scanners.trivy]
+command = "/usr/local/bin/trivy"
+endpoint = "http://trivy.batlehub.svc:4954"
+timeout_secs = 300
+
+[scanners.yara]
+command = "yr"
+rules = "/etc/batlehub/rules.yar"
+
+[scanners.osv]
+api_url = "https://osv.internal/v1"
+
+[storage]
+default = "local"
+[storage.backends.local]
+type = "filesystem"
+path = "/var/cache/batlehub"
+[storage.backends.s3]
+type = "s3"
+endpoint = "https://s3.example"
+bucket = "bundles"
+region = "eu-west-3"
+path_style = false
+access_key_id = "AKIA"
+secret_access_key = "secret"
+[storage.backends.mem]
+type = "in_memory"
+)");
+  const Config& c = l.config;
+  EXPECT_EQ(c.worker.max_concurrent, 2);
+  EXPECT_EQ(c.worker.job_timeout_secs, 120);
+  EXPECT_EQ(c.worker.max_attempts, 1);
+  EXPECT_EQ(c.worker.registries, (std::vector<std::string>{"npm", "pypi"}));
+  const SandboxConfig& s = c.worker.sandbox;
+  EXPECT_EQ(s.runtime, RuntimeKind::kOci);
+  EXPECT_EQ(s.memory_limit_mb, 4096);
+  EXPECT_EQ(s.cpu_seconds, 60);
+  EXPECT_EQ(s.max_extracted_mb, 1024);
+  EXPECT_EQ(s.max_entries, 1000);
+  EXPECT_EQ(s.start_timeout_secs, 30);
+  EXPECT_EQ(s.probe_interval_secs, 3600);
+  EXPECT_EQ(s.bundle_backend, "s3");
+  EXPECT_EQ(s.bundle_prefix, "runs/");
+  EXPECT_EQ(s.bundle_ttl_secs, 120);
+  EXPECT_EQ(s.rooms_dir, "/srv/rooms");
+  EXPECT_TRUE(s.has_oci_table);
+  EXPECT_EQ(s.oci.engine, OciEngine::kDocker);
+  EXPECT_EQ(s.oci.binary, "/usr/bin/docker");
+  EXPECT_EQ(s.oci.image, "registry.local/batlehub-worker:1");
+  EXPECT_EQ(s.oci.transport, OciTransport::kStorage);
+  EXPECT_EQ(s.oci.extra_args, (std::vector<std::string>{"--runtime=runsc", "--cgroup-parent=batlehub"}));
+  EXPECT_TRUE(uses_storage_transport(s));
+
+  // Scanners in file order, not by name.
+  ASSERT_EQ(c.scanners.size(), 5u);
+  EXPECT_EQ(c.scanners[0].name, "egress");
+  EXPECT_EQ(c.scanners[1].name, "gd");
+  EXPECT_EQ(c.scanners[2].name, "trivy");
+  EXPECT_EQ(c.scanners[3].name, "yara");
+  EXPECT_EQ(c.scanners[4].name, "osv");
+
+  const ScannerConfig& pm = c.scanners[0];
+  EXPECT_EQ(pm.type, ScannerType::kPostmortem);
+  EXPECT_EQ(pm.command, "/opt/egress-probe");
+  EXPECT_TRUE(pm.online);
+  EXPECT_FALSE(pm.timeline);
+  EXPECT_EQ(pm.image, "registry.local/egress:1");
+  ASSERT_TRUE(pm.escalation);
+  EXPECT_EQ(pm.escalation->kinds, (std::vector<std::string>{"malware_signal", "install_hook"}));
+  EXPECT_EQ(pm.escalation->count, 2);
+  EXPECT_EQ(pm.escalation->from, Severity::kMedium);
+  EXPECT_EQ(pm.escalation->to, Severity::kCritical);
+  EXPECT_EQ(c.scanners[1].type, ScannerType::kGuarddog);
+  EXPECT_EQ(c.scanners[1].ecosystems, (std::vector<std::string>{"npm", "pypi", "go"}));
+  EXPECT_EQ(c.scanners[2].command, "/usr/local/bin/trivy");
+  EXPECT_EQ(c.scanners[2].endpoint, "http://trivy.batlehub.svc:4954");
+  EXPECT_EQ(c.scanners[2].timeout_secs, 300);
+  EXPECT_EQ(c.scanners[3].command, "yr");
+  EXPECT_EQ(c.scanners[4].api_url, "https://osv.internal/v1");
+
+  // The image a run is opened from: the scanner's, else the runtime's.
+  EXPECT_EQ(image_for(c, c.scanners[0], no_env()), "registry.local/egress:1");
+  EXPECT_EQ(image_for(c, c.scanners[1], no_env()), "registry.local/batlehub-worker:1");
+
+  EXPECT_TRUE(c.storage.declared_in_file);
+  EXPECT_EQ(c.storage.default_backend, "local");
+  ASSERT_EQ(c.storage.backends.size(), 3u);
+  EXPECT_EQ(c.storage.backends[0].name, "local");
+  EXPECT_EQ(c.storage.backends[1].name, "s3");
+  EXPECT_EQ(c.storage.backends[2].name, "mem");
+  const StorageBackendConfig* s3 = c.storage.find("s3");
+  ASSERT_NE(s3, nullptr);
+  EXPECT_EQ(s3->type, StorageType::kS3);
+  EXPECT_EQ(s3->endpoint, "https://s3.example");
+  EXPECT_EQ(s3->bucket, "bundles");
+  EXPECT_EQ(s3->region, "eu-west-3");
+  EXPECT_FALSE(s3->path_style);
+  EXPECT_EQ(s3->access_key_id, "AKIA");
+  EXPECT_EQ(s3->secret_access_key, "secret");
+  EXPECT_EQ(c.storage.find("mem")->type, StorageType::kInMemory);
+  EXPECT_EQ(bundle_backend(c), s3);
+  // s3 defaults
+  Loaded d = loads(with_s3(""));
+  EXPECT_EQ(d.config.storage.find("s3")->region, "us-east-1");
+  EXPECT_TRUE(d.config.storage.find("s3")->path_style);
+  EXPECT_EQ(d.config.storage.find("s3")->access_key_id, "");
+}
+
+TEST(Load, KubernetesKeysAreRead) {
+  Loaded l = loads(with_s3(R"([worker.sandbox]
+runtime = "kubernetes"
+[worker.sandbox.kubernetes]
+namespace = "batlehub-sandbox"
+service_account = "scan"
+image = "ghcr.io/batleforc/batlehub-worker:1"
+runtime_class = "gvisor"
+node_selector = { "kubernetes.io/arch" = "amd64", pool = "sandbox" }
+image_pull_secrets = ["ghcr"]
+orphan_after_secs = 1800
+)"));
+  const KubernetesConfig& k = l.config.worker.sandbox.kubernetes;
+  EXPECT_TRUE(l.config.worker.sandbox.has_kubernetes_table);
+  EXPECT_EQ(k.namespace_, "batlehub-sandbox");
+  EXPECT_EQ(k.service_account, "scan");
+  EXPECT_EQ(k.image, "ghcr.io/batleforc/batlehub-worker:1");
+  EXPECT_EQ(k.runtime_class, "gvisor");
+  EXPECT_EQ(k.node_selector,
+            (std::map<std::string, std::string>{{"kubernetes.io/arch", "amd64"}, {"pool", "sandbox"}}));
+  EXPECT_EQ(k.image_pull_secrets, (std::vector<std::string>{"ghcr"}));
+  EXPECT_EQ(k.orphan_after_secs, 1800);
+  EXPECT_TRUE(l.warnings.empty());
+}
+
+TEST(Load, AScannersTypeDefaultsToItsNameOnlyForAKnownType) {
+  Loaded l =
+      loads("[scanners.egress]\ntype = \"postmortem\"\ncommand = \"probe\"\n[scanners.trivy]\nendpoint = \"\"\n");
+  EXPECT_EQ(l.config.find_scanner("egress")->type, ScannerType::kPostmortem);
+  EXPECT_EQ(l.config.find_scanner("trivy")->type, ScannerType::kTrivy);
+  EXPECT_EQ(refusal("\n[scanners.egress]\ncommand = \"probe\"\n"),
+            "config.toml:2: scanners.egress.type: [scanners.egress] has no type, and 'egress' is not the name of a "
+            "scanner type; set type = one of postmortem, guarddog, trivy, yara, osv");
+  EXPECT_EQ(refusal("[scanners.x]\ntype = \"socket\"\n"),
+            "config.toml:2: scanners.x.type: type = \"socket\" is not one of postmortem, guarddog, trivy, yara, osv");
+}
+
+TEST(Load, EscalationMayBeATableOfItsOwn) {
+  Loaded l = loads(R"([scanners.guarddog]
+command = "guarddog"
+[scanners.guarddog.escalation]
+kinds = ["malware_signal"]
+count = 3
+from = "low"
+to = "high"
+)");
+  const auto& e = l.config.find_scanner("guarddog")->escalation;
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->count, 3);
+  EXPECT_EQ(e->from, Severity::kLow);
+  EXPECT_EQ(e->to, Severity::kHigh);
+}
+
+TEST(Load, OtherPartsOfBatlehubAreIgnored) {
+  Loaded l = loads(R"(log_level = "debug"
+[server]
+roles = ["worker"]
+port = 8080
+[stats]
+metrics_enabled = true
+[registries.npm]
+upstream = "https://registry.npmjs.org"
+[cache]
+anything = { goes = 1 }
+)");
+  EXPECT_EQ(l.config, defaults());
+  EXPECT_FALSE(l.config.has_security_registry);
+}
+
+TEST(Load, ASecurityRegistryIsRecorded) {
+  EXPECT_TRUE(loads("[registries.npm]\nupstream = \"x\"\n[registries.npm.security]\nmode = \"block\"\n")
+                  .config.has_security_registry);
+  EXPECT_TRUE(loads("[registries]\npypi = { security = { mode = \"warn\" } }\n").config.has_security_registry);
+  EXPECT_FALSE(loads("[registries.npm]\nsecurity = \"no\"\n").config.has_security_registry);
+}
+
+// ---------------------------------------------------------------------------------------
+// The loader's refusals
+
+TEST(Refused, ATomlSyntaxErrorWithItsLine) {
+  ConfigError e = error_of("[worker]\nmax_concurrent = 4\nmax_attempts = \n");
+  EXPECT_EQ(e.file, "config.toml");
+  EXPECT_EQ(e.line, 3);
+  EXPECT_EQ(e.key, "");
+  EXPECT_EQ(e.message.rfind("TOML syntax error: ", 0), 0u) << e.message;
+  EXPECT_EQ(e.describe().rfind("config.toml:3: TOML syntax error: ", 0), 0u) << e.describe();
+
+  EXPECT_EQ(error_of("[worker]\n[worker]\n").line, 2);                              // a table defined twice
+  EXPECT_EQ(error_of("a = 1\n\na = 2\n").line, 3);                                  // a key defined twice
+  EXPECT_EQ(error_of("a = \"\xff\"\n").message.rfind("TOML syntax error", 0), 0u);  // not UTF-8
+}
+
+TEST(Refused, AnUnknownKeyNamedWithItsLine) {
+  ConfigError e = error_of("[worker.sandbox]\nruntime = \"bwrap\"\nmemory_limit = 2048\n");
+  EXPECT_EQ(e.line, 3);
+  EXPECT_EQ(e.key, "worker.sandbox.memory_limit");
+  EXPECT_EQ(e.describe(),
+            "config.toml:3: worker.sandbox.memory_limit: unknown key 'memory_limit' in [worker.sandbox] "
+            "(did you mean 'memory_limit_mb'?)");
+  // No suggestion when nothing is close.
+  EXPECT_EQ(refusal("[worker]\n\nidle_poll_secs = 2\n"),
+            "config.toml:3: worker.idle_poll_secs: unknown key 'idle_poll_secs' in [worker]");
+}
+
+TEST(Refused, AnUnknownKeyAnywhereUnderTheModelledTables) {
+  EXPECT_EQ(refusal("[worker.sandbox.bwrap]\nbinary = \"bwrap\"\nargs = []\n"),
+            "config.toml:3: worker.sandbox.bwrap.args: unknown key 'args' in [worker.sandbox.bwrap]");
+  EXPECT_EQ(refusal("[worker.sandbox.oci]\nnetwork = \"none\"\n"),
+            "config.toml:2: worker.sandbox.oci.network: unknown key 'network' in [worker.sandbox.oci]");
+  EXPECT_EQ(refusal("[worker.sandbox.kubernetes]\nnamespce = \"x\"\n"),
+            "config.toml:2: worker.sandbox.kubernetes.namespce: unknown key 'namespce' in "
+            "[worker.sandbox.kubernetes] (did you mean 'namespace'?)");
+  EXPECT_EQ(refusal("[worker.sandbox.firecracker]\n"),
+            "config.toml:1: worker.sandbox.firecracker: unknown key 'firecracker' in [worker.sandbox]");
+  // A key of another scanner type.
+  EXPECT_EQ(
+      refusal("[scanners.guarddog]\ncommand = \"guarddog\"\nonline = true\n"),
+      "config.toml:3: scanners.guarddog.online: unknown key 'online' in [scanners.guarddog] (a guarddog scanner)");
+  EXPECT_EQ(refusal("[scanners.osv]\nimage = \"x\"\n"),
+            "config.toml:2: scanners.osv.image: unknown key 'image' in [scanners.osv] (an osv scanner)");
+  EXPECT_EQ(
+      refusal("[scanners.pm]\ntype = \"postmortem\"\ncommand = \"p\"\nescalation = { kinds = [\"vulnerability\"], "
+              "count = 1, from = \"high\", to = \"critical\", by = \"x\" }\n"),
+      "config.toml:4: scanners.pm.escalation.by: unknown key 'by' in [scanners.pm.escalation]");
+  EXPECT_EQ(refusal("[storage]\ndefault = \"a\"\nrouter = \"dedup\"\n"),
+            "config.toml:3: storage.router: unknown key 'router' in [storage]");
+  EXPECT_EQ(refusal("[storage.backends.a]\ntype = \"filesystem\"\npath = \"/x\"\nbucket = \"b\"\n"),
+            "config.toml:4: storage.backends.a.bucket: unknown key 'bucket' in [storage.backends.a] (a filesystem "
+            "backend)");
+}
+
+TEST(Refused, AValueOfTheWrongType) {
+  EXPECT_EQ(refusal("[worker.sandbox]\nmemory_limit_mb = \"2048\"\n"),
+            "config.toml:2: worker.sandbox.memory_limit_mb: expected an integer, not a string");
+  EXPECT_EQ(refusal("[worker.sandbox]\ncpu_seconds = 300.0\n"),
+            "config.toml:2: worker.sandbox.cpu_seconds: expected an integer, not a floating-point number");
+  EXPECT_EQ(refusal("[worker.sandbox]\nruntime = 1\n"),
+            "config.toml:2: worker.sandbox.runtime: expected a string, not an integer");
+  EXPECT_EQ(refusal("[scanners.postmortem]\ncommand = \"p\"\nonline = \"yes\"\n"),
+            "config.toml:3: scanners.postmortem.online: expected a boolean, not a string");
+  EXPECT_EQ(refusal("[worker]\nregistries = \"npm\"\n"),
+            "config.toml:2: worker.registries: expected an array of strings, not a string");
+  EXPECT_EQ(refusal("[worker.sandbox.oci]\nextra_args = [\"--a\",\n  2]\n"),
+            "config.toml:3: worker.sandbox.oci.extra_args[1]: expected a string, not an integer");
+  EXPECT_EQ(refusal("[worker.sandbox.kubernetes]\nnode_selector = { pool = 1 }\n"),
+            "config.toml:2: worker.sandbox.kubernetes.node_selector.pool: expected a string, not an integer");
+  EXPECT_EQ(refusal("worker = 3\n"), "config.toml:1: worker: expected a table, not an integer");
+  EXPECT_EQ(refusal("[worker]\nsandbox = \"bwrap\"\n"),
+            "config.toml:2: worker.sandbox: expected a table, not a string");
+  EXPECT_EQ(refusal("[scanners]\nosv = true\n"), "config.toml:2: scanners.osv: expected a table, not a boolean");
+}
+
+TEST(Refused, AStringWithANulCharacter) {
+  EXPECT_EQ(refusal("[worker.sandbox.bwrap]\nbinary = \"bw\\u0000rap\"\n"),
+            "config.toml:2: worker.sandbox.bwrap.binary: must not contain a NUL character");
+}
+
+TEST(Refused, ARuntimeOutsideTheSet) {
+  // The brief's and the RFC's example, word for word.
+  EXPECT_EQ(refusal("# the worker\n\n[worker.sandbox]\nmemory_limit_mb = 2048\n\n\n\n\n\n\n\nruntime = "
+                    "\"firecracker\"\n"),
+            "config.toml:12: worker.sandbox.runtime: runtime = \"firecracker\" is not one of none, bwrap, oci, "
+            "kubernetes");
+  EXPECT_EQ(refusal("[worker.sandbox]\nruntime = \"Bwrap\"\n"),
+            "config.toml:2: worker.sandbox.runtime: runtime = \"Bwrap\" is not one of none, bwrap, oci, kubernetes");
+  EXPECT_EQ(refusal("[worker.sandbox]\nruntime = \"\"\n"),
+            "config.toml:2: worker.sandbox.runtime: runtime = \"\" is not one of none, bwrap, oci, kubernetes");
+}
+
+TEST(Refused, EveryOtherEnumOutsideItsSet) {
+  EXPECT_EQ(refusal("[worker.sandbox.oci]\nengine = \"containerd\"\n"),
+            "config.toml:2: worker.sandbox.oci.engine: engine = \"containerd\" is not one of podman, docker");
+  EXPECT_EQ(refusal("[worker.sandbox.oci]\ntransport = \"http\"\n"),
+            "config.toml:2: worker.sandbox.oci.transport: transport = \"http\" is not one of mount, storage");
+  EXPECT_EQ(refusal("[storage.backends.a]\ntype = \"gcs\"\n"),
+            "config.toml:2: storage.backends.a.type: type = \"gcs\" is not one of filesystem, s3, in_memory");
+  EXPECT_EQ(refusal("[scanners.guarddog]\ncommand = \"g\"\nescalation = { kinds = [\"vulnerability\"], count = 1, "
+                    "from = \"severe\", to = \"critical\" }\n"),
+            "config.toml:3: scanners.guarddog.escalation.from: from = \"severe\" is not one of low, medium, high, "
+            "critical");
+}
+
+TEST(Refused, AMissingRequiredKey) {
+  EXPECT_EQ(refusal("[scanners.postmortem]\nonline = true\n"),
+            "config.toml:1: scanners.postmortem.command: command is required for a postmortem scanner");
+  EXPECT_EQ(refusal("[scanners.guarddog]\n"),
+            "config.toml:1: scanners.guarddog.command: command is required for a guarddog scanner");
+  EXPECT_EQ(refusal("[scanners.trivy]\ntimeout_secs = 30\n"),
+            "config.toml:1: scanners.trivy.endpoint: endpoint is required for a trivy scanner (\"\" = a local "
+            "database)");
+  EXPECT_EQ(refusal("[scanners.yara]\n"),
+            "config.toml:1: scanners.yara.rules: rules is required for a yara scanner (the path of a rules file on "
+            "the worker host)");
+  EXPECT_EQ(refusal("[storage.backends.a]\npath = \"/x\"\n"),
+            "config.toml:1: storage.backends.a.type: type is required for a storage backend (one of filesystem, s3, "
+            "in_memory)");
+  // An unknown key is named before a missing required one: it is often the same key, misspelt.
+  EXPECT_EQ(refusal("[scanners.postmortem]\ncomand = \"postmortem\"\n"),
+            "config.toml:2: scanners.postmortem.comand: unknown key 'comand' in [scanners.postmortem] (a postmortem "
+            "scanner) (did you mean 'command'?)");
+  EXPECT_EQ(refusal("[storage.backends.a]\ntype = \"filesystem\"\n"),
+            "config.toml:1: storage.backends.a.path: path is required for a filesystem backend");
+  EXPECT_EQ(refusal("[storage.backends.a]\ntype = \"s3\"\nendpoint = \"http://m\"\n"),
+            "config.toml:1: storage.backends.a.bucket: bucket is required for an s3 backend");
+  EXPECT_EQ(refusal("[scanners.guarddog]\ncommand = \"g\"\nescalation = { kinds = [\"vulnerability\"], from = "
+                    "\"high\", to = \"critical\" }\n"),
+            "config.toml:3: scanners.guarddog.escalation.count: count is required in an escalation: {kinds = "
+            "[...], count = N, from = \"sev\", to = \"sev\"}");
+}
+
+TEST(Refused, AFileOverOneMebibyte) {
+  std::string big = "# padding\n";
+  big += std::string(kMaxConfigBytes, '#');
+  EXPECT_EQ(refusal(big),
+            "config.toml: the file is 1048586 bytes; a configuration file may be at most 1048576 bytes "
+            "(1 MiB)");
+
+  char dir[] = "/tmp/config_test.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/big.toml";
+  {
+    std::ofstream out(path);
+    out << big;
+  }
+  auto r = load_file(path, no_env());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().describe(), path +
+                                      ": the file is 1048586 bytes; a configuration file may be at most 1048576 "
+                                      "bytes (1 MiB)");
+  // Exactly 1 MiB is still read.
+  {
+    std::ofstream out(path, std::ios::trunc);
+    out << std::string(kMaxConfigBytes, '\n');
+  }
+  EXPECT_TRUE(load_file(path, no_env()));
+  unlink(path.c_str());
+  rmdir(dir);
+}
+
+TEST(Refused, AFileThatIsNotThereOrNotARegularFile) {
+  auto missing = load_file("/nonexistent/config.toml", no_env());
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().describe(), "/nonexistent/config.toml: cannot be opened: No such file or directory");
+
+  auto dir = load_file("/tmp", no_env());
+  ASSERT_FALSE(dir);
+  EXPECT_EQ(dir.error().describe(), "/tmp: is not a regular file");
+
+  // A FIFO with no writer: refused at once, not waited on.
+  char tmp[] = "/tmp/config_test.XXXXXX";
+  ASSERT_NE(mkdtemp(tmp), nullptr);
+  const std::string fifo = std::string(tmp) + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto f = load_file(fifo, no_env());
+  ASSERT_FALSE(f);
+  EXPECT_EQ(f.error().message, "is not a regular file");
+  unlink(fifo.c_str());
+  rmdir(tmp);
+}
+
+// ---------------------------------------------------------------------------------------
+// The RFC's example configurations
+
+Loaded load_fixture(const std::string& name, const Env& env = no_env()) {
+  auto r = load_file(kFixtures + "/" + name, env);
+  EXPECT_TRUE(r) << r.error().describe();
+  return r ? *r : Loaded{};
+}
+
+TEST(RfcExamples, BeforeLoadsAsToday) {
+  Loaded l = load_fixture("rfc-1-before.toml");
+  EXPECT_EQ(l.config, defaults());  // every key it sets is at its default
+  EXPECT_TRUE(l.warnings.empty());
+}
+
+TEST(RfcExamples, AfterLoadsOnKubernetes) {
+  Loaded l = load_fixture("rfc-1-after.toml");
+  const SandboxConfig& s = l.config.worker.sandbox;
+  EXPECT_EQ(s.runtime, RuntimeKind::kKubernetes);
+  EXPECT_EQ(s.memory_limit_mb, 2048);
+  EXPECT_EQ(s.cpu_seconds, 300);
+  EXPECT_EQ(s.kubernetes.namespace_, "batlehub-sandbox");
+  EXPECT_EQ(s.kubernetes.runtime_class, "gvisor");
+  EXPECT_EQ(s.kubernetes.image, "ghcr.io/batleforc/batlehub-sandbox-postmortem@sha256:…");
+  ASSERT_EQ(l.config.scanners.size(), 1u);
+  const ScannerConfig& gd = l.config.scanners[0];
+  EXPECT_EQ(gd.name, "guarddog");
+  EXPECT_EQ(gd.type, ScannerType::kGuarddog);
+  EXPECT_EQ(gd.command, "guarddog");
+  EXPECT_EQ(gd.image, "ghcr.io/batleforc/batlehub-sandbox-guarddog@sha256:…");
+  EXPECT_EQ(image_for(l.config, gd, no_env()), gd.image);
+  ASSERT_NE(bundle_backend(l.config), nullptr);
+  EXPECT_EQ(bundle_backend(l.config)->name, "cache");
+  EXPECT_TRUE(l.warnings.empty());
+}
+
+TEST(RfcExamples, AfterWithoutTheStorageWeAddedIsRefusedByThePresignRule) {
+  std::ifstream in(kFixtures + "/rfc-1-after.toml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text = text.substr(0, text.find("# --- not in the RFC"));
+  ASSERT_EQ(text.find("[storage."), std::string::npos);
+  EXPECT_EQ(error_of(text).message,
+            "the kubernetes runtime moves bundles through the storage backend and 'filesystem' cannot presign a URL; "
+            "configure an S3-compatible backend, or name one in bundle_backend (bundle backend: 'default')");
+}
+
+TEST(RfcExamples, TheFullBlockOf41LoadsWithTheDefaultsAndTwoWarnings) {
+  Loaded l = load_fixture("rfc-4.1.toml");
+  Config expected = defaults();
+  expected.worker.sandbox.has_bwrap_table = true;
+  expected.worker.sandbox.has_oci_table = true;
+  expected.worker.sandbox.has_kubernetes_table = true;
+  ScannerConfig pm;
+  pm.name = "postmortem";
+  pm.type = ScannerType::kPostmortem;
+  pm.command = "postmortem";
+  expected.scanners = {pm};
+  EXPECT_EQ(l.config, expected);
+  const std::string f = kFixtures + "/rfc-4.1.toml";
+  EXPECT_EQ(l.warnings, (std::vector<std::string>{
+                            f + ":33: worker.sandbox.oci: [worker.sandbox.oci] has no effect under runtime 'bwrap'; "
+                                "it is read by the oci runtime only",
+                            f + ":44: worker.sandbox.kubernetes: [worker.sandbox.kubernetes] has no effect under "
+                                "runtime 'bwrap'; it is read by the kubernetes runtime only",
+                        }));
+}
+
+// The worked examples of docs/configuration.md load as the page says.
+std::string doc_example(std::string_view heading) {
+  std::ifstream in(BATLEHUB_CONFIG_DOC);
+  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t h = doc.find(heading);
+  EXPECT_NE(h, std::string::npos) << heading;
+  const std::size_t open = doc.find("```toml\n", h);
+  const std::size_t close = doc.find("```\n", open + 8);
+  EXPECT_NE(close, std::string::npos) << heading;
+  return doc.substr(open + 8, close - open - 8);
+}
+
+TEST(DocExamples, TheBwrapExampleLoadsWithoutAWarning) {
+  auto r = load_string(doc_example("## Worked example: bwrap"), "bwrap-example.toml", no_env());
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_TRUE(r->warnings.empty());
+  EXPECT_EQ(r->config.worker.sandbox.runtime, RuntimeKind::kBwrap);
+  EXPECT_EQ(r->config.scanners.size(), 4u);
+}
+
+TEST(DocExamples, TheKubernetesExampleLoadsWithoutAWarning) {
+  auto r = load_string(doc_example("## Worked example: kubernetes"), "kubernetes-example.toml", no_env());
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_TRUE(r->warnings.empty());
+  EXPECT_EQ(r->config.worker.sandbox.runtime, RuntimeKind::kKubernetes);
+  EXPECT_EQ(bundle_backend(r->config)->name, "s3");
+  // Switched back to bwrap, every image is refused (the page says so).
+  std::string text = doc_example("## Worked example: kubernetes");
+  text.replace(text.find("\"kubernetes\""), 12, "\"bwrap\"");
+  auto b = load_string(text, "k.toml", no_env());
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.error().message,
+            "image on scanner 'postmortem' has no effect under runtime 'bwrap'; it is read by the oci and kubernetes "
+            "runtimes");
+}
+
+// ---------------------------------------------------------------------------------------
+// RFC 0022 §4.3, one rule at a time
+
+struct NoneCase {
+  std::optional<std::string> env;
+  bool loads;
+};
+
+class TheNoneRule : public ::testing::TestWithParam<NoneCase> {};
+
+TEST_P(TheNoneRule, OnlyExactlyOneLetsItThrough) {
+  const NoneCase& c = GetParam();
+  std::map<std::string, std::string, std::less<>> vars;
+  if (c.env) vars["BATLEHUB_UNSAFE_NO_SANDBOX"] = *c.env;
+  auto r = load("[worker.sandbox]\nruntime = \"none\"\n", env_of(vars));
+  if (c.loads) {
+    ASSERT_TRUE(r) << r.error().describe();
+    EXPECT_EQ(r->config.worker.sandbox.runtime, RuntimeKind::kNone);
+    EXPECT_EQ(r->warnings, (std::vector<std::string>{
+                               "config.toml:2: worker.sandbox.runtime: runtime = \"none\": scanners run in the "
+                               "worker's own process, with no sandbox around them (BATLEHUB_UNSAFE_NO_SANDBOX=1 is "
+                               "set)"}));
+  } else {
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().describe(),
+              "config.toml:2: worker.sandbox.runtime: [worker.sandbox] runtime = \"none\" is refused outside tests "
+              "unless BATLEHUB_UNSAFE_NO_SANDBOX=1 is set");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Env, TheNoneRule,
+                         ::testing::Values(NoneCase{std::nullopt, false}, NoneCase{"0", false}, NoneCase{"true", false},
+                                           NoneCase{"", false}, NoneCase{"1 ", false}, NoneCase{"01", false},
+                                           NoneCase{"1", true}));
+
+TEST(TheNoneRule, AppliesWithoutASecurityRegistryToo) {
+  Loaded l = loads("[worker.sandbox]\nruntime = \"bwrap\"\n");  // (control)
+  EXPECT_FALSE(l.config.has_security_registry);
+  EXPECT_NE(refusal("[worker.sandbox]\nruntime = \"none\"\n").find("is refused outside tests"), std::string::npos);
+  EXPECT_NE(refusal("[worker.sandbox]\nruntime = \"none\"\n[registries.npm.security]\n")
+                .find("is refused outside "
+                      "tests"),
+            std::string::npos);
+}
+
+TEST(TheNoneRule, AnEmptyEnvFunctionIsAnUnsetVariable) {
+  auto r = load("[worker.sandbox]\nruntime = \"none\"\n", Env{});
+  ASSERT_FALSE(r);
+}
+
+TEST(ThePresignRule, KubernetesOnAFilesystemBackendIsRefused) {
+  EXPECT_EQ(refusal("[worker.sandbox]\nruntime = \"kubernetes\"\n[worker.sandbox.kubernetes]\nimage = \"i\"\n"),
+            "config.toml:2: worker.sandbox.runtime: the kubernetes runtime moves bundles through the storage backend "
+            "and 'filesystem' cannot presign a URL; configure an S3-compatible backend, or name one in "
+            "bundle_backend (bundle backend: 'default')");
+}
+
+TEST(ThePresignRule, KubernetesOnAnInMemoryBackendIsRefused) {
+  EXPECT_EQ(error_of("[worker.sandbox]\nruntime = \"kubernetes\"\n[worker.sandbox.kubernetes]\nimage = \"i\"\n"
+                     "[storage]\ndefault = \"m\"\n[storage.backends.m]\ntype = \"in_memory\"\n")
+                .message,
+            "the kubernetes runtime moves bundles through the storage backend and 'in_memory' cannot presign a URL; "
+            "configure an S3-compatible backend, or name one in bundle_backend (bundle backend: 'm')");
+}
+
+TEST(ThePresignRule, OciWithTheStorageTransportIsRefused) {
+  EXPECT_EQ(refusal("[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\ntransport = "
+                    "\"storage\"\n"),
+            "config.toml:2: worker.sandbox.runtime: the oci runtime with transport = \"storage\" moves bundles "
+            "through the storage backend and 'filesystem' cannot presign a URL; configure an S3-compatible backend, "
+            "or name one in bundle_backend (bundle backend: 'default')");
+}
+
+TEST(ThePresignRule, OciWithTheMountTransportNeedsNoPresigning) {
+  Loaded l = loads("[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\n");
+  EXPECT_EQ(l.config.worker.sandbox.runtime, RuntimeKind::kOci);
+  EXPECT_FALSE(uses_storage_transport(l.config.worker.sandbox));
+}
+
+TEST(ThePresignRule, TheBundleBackendIsTheOneChecked) {
+  constexpr std::string_view kTwo = R"(
+[storage]
+default = "local"
+[storage.backends.local]
+type = "filesystem"
+path = "/var/cache/batlehub"
+[storage.backends.s3]
+type = "s3"
+endpoint = "http://minio:9000"
+bucket = "cache"
+)";
+  // The default backend cannot presign, the one bundle_backend names can: loads.
+  loads(std::string("[worker.sandbox]\nruntime = \"kubernetes\"\nbundle_backend = \"s3\"\n[worker.sandbox.kubernetes]"
+                    "\nimage = \"i\"\n") +
+        std::string(kTwo));
+  // The other way round: refused, and the key is bundle_backend.
+  ConfigError e =
+      error_of(std::string("[worker.sandbox]\nruntime = \"kubernetes\"\nbundle_backend = \"local\"\n"
+                           "[worker.sandbox.kubernetes]\nimage = \"i\"\n") +
+               std::string(kTwo).replace(std::string(kTwo).find("default = \"local\""), 17, "default = \"s3\"   "));
+  EXPECT_EQ(e.key, "worker.sandbox.bundle_backend");
+  EXPECT_EQ(e.line, 3);
+  EXPECT_NE(e.message.find("'filesystem' cannot presign a URL"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("(bundle backend: 'local')"), std::string::npos) << e.message;
+}
+
+TEST(TheBundleBackendRule, ANameStorageDoesNotDeclareIsRefusedWithTheList) {
+  EXPECT_EQ(refusal(R"([worker.sandbox]
+bundle_backend = "s4"
+[storage]
+default = "local"
+[storage.backends.local]
+type = "filesystem"
+path = "/x"
+[storage.backends.s3]
+type = "s3"
+endpoint = "http://minio:9000"
+bucket = "cache"
+)"),
+            "config.toml:2: worker.sandbox.bundle_backend: bundle_backend = \"s4\" names no backend of [storage]; "
+            "declared: local, s3");
+  // Against the implicit backend too.
+  EXPECT_EQ(refusal("[worker.sandbox]\nbundle_backend = \"s3\"\n"),
+            "config.toml:2: worker.sandbox.bundle_backend: bundle_backend = \"s3\" names no backend of [storage]; "
+            "declared: default");
+}
+
+TEST(TheMemoryBackedWorkRule, MaxExtractedAtOrAboveTheMemoryLimitIsRefusedOnTheImageRuntimes) {
+  EXPECT_EQ(refusal(with_s3("[worker.sandbox]\nruntime = \"kubernetes\"\nmemory_limit_mb = 1024\nmax_extracted_mb = "
+                            "1024\n[worker.sandbox.kubernetes]\nimage = \"i\"\n")),
+            "config.toml:4: worker.sandbox.max_extracted_mb: max_extracted_mb = 1024 is not below memory_limit_mb = "
+            "1024: under runtime 'kubernetes' /work is memory-backed and charged to the same limit, so the scanner "
+            "would have no memory left once the extraction filled it");
+  EXPECT_EQ(error_of("[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 4096\n[worker.sandbox.oci]\nimage = "
+                     "\"i\"\n")
+                .message,
+            "max_extracted_mb = 4096 is not below memory_limit_mb = 2048: under runtime 'oci' /work is "
+            "memory-backed and charged to the same limit, so the scanner would have no memory left once the "
+            "extraction filled it");
+  // One below passes; on bwrap /work is a host directory and the rule does not apply.
+  loads(
+      with_s3("[worker.sandbox]\nruntime = \"kubernetes\"\nmemory_limit_mb = 1024\nmax_extracted_mb = 1023\n"
+              "[worker.sandbox.kubernetes]\nimage = \"i\"\n"));
+  loads("[worker.sandbox]\nmax_extracted_mb = 4096\n");
+}
+
+TEST(TheImageRule, AnImageUnderBwrapIsRefused) {
+  EXPECT_EQ(refusal("[scanners.guarddog]\ncommand = \"guarddog\"\nimage = \"ghcr.io/x/guarddog:1\"\n"),
+            "config.toml:3: scanners.guarddog.image: image on scanner 'guarddog' has no effect under runtime 'bwrap'; "
+            "it is read by the oci and kubernetes runtimes");
+}
+
+TEST(TheImageRule, AnImageUnderNoneIsRefused) {
+  EXPECT_EQ(error_of("[worker.sandbox]\nruntime = \"none\"\n[scanners.pm]\ntype = \"postmortem\"\ncommand = "
+                     "\"postmortem\"\nimage = \"x\"\n",
+                     env_of({{"BATLEHUB_UNSAFE_NO_SANDBOX", "1"}}))
+                .message,
+            "image on scanner 'pm' has no effect under runtime 'none'; it is read by the oci and kubernetes runtimes");
+}
+
+TEST(TheImageRule, AnEmptyImageIsNoImage) {
+  loads("[scanners.guarddog]\ncommand = \"guarddog\"\nimage = \"\"\n");
+}
+
+TEST(TheImageRule, OnTheImageRuntimesEveryScannerNeedsAnImageFromSomewhere) {
+  constexpr std::string_view kOci = "[worker.sandbox]\nruntime = \"oci\"\n[scanners.guarddog]\ncommand = \"g\"\n";
+  EXPECT_EQ(refusal(kOci),
+            "config.toml:3: scanners.guarddog.image: scanner 'guarddog' has no image to run from under "
+            "runtime 'oci': set image on the scanner or in [worker.sandbox.oci], or start the worker "
+            "from an image that sets BATLEHUB_IMAGE");
+  // The worker's own image, from the environment.
+  Loaded l = loads(kOci, env_of({{"BATLEHUB_IMAGE", "ghcr.io/batleforc/batlehub-worker:1"}}));
+  EXPECT_EQ(image_for(l.config, l.config.scanners[0], env_of({{"BATLEHUB_IMAGE", "own"}})), "own");
+  // The runtime table's image.
+  loads(std::string(kOci) + "[worker.sandbox.oci]\nimage = \"worker:1\"\n");
+  // osv runs in the worker and needs none.
+  loads("[worker.sandbox]\nruntime = \"oci\"\n[scanners.osv]\n");
+}
+
+TEST(TheInertTableRule, ATableForAnotherRuntimeIsAWarning) {
+  Loaded l =
+      loads(with_s3("[worker.sandbox]\nruntime = \"kubernetes\"\n[worker.sandbox.kubernetes]\nimage = \"i\"\n"
+                    "[worker.sandbox.oci]\nengine = \"docker\"\n[worker.sandbox.bwrap]\n"));
+  EXPECT_EQ(l.warnings,
+            (std::vector<std::string>{
+                "config.toml:7: worker.sandbox.bwrap: [worker.sandbox.bwrap] has no effect under runtime "
+                "'kubernetes'; it is read by the bwrap runtime only",
+                "config.toml:5: worker.sandbox.oci: [worker.sandbox.oci] has no effect under runtime 'kubernetes'; "
+                "it is read by the oci runtime only"}));
+  Loaded o = loads(
+      "[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\n"
+      "[worker.sandbox.kubernetes]\n");
+  EXPECT_EQ(o.warnings, (std::vector<std::string>{
+                            "config.toml:5: worker.sandbox.kubernetes: [worker.sandbox.kubernetes] has no effect under "
+                            "runtime 'oci'; it is read by the kubernetes runtime only"}));
+  EXPECT_TRUE(loads("[worker.sandbox.bwrap]\n").warnings.empty());
+}
+
+struct PrefixCase {
+  std::string prefix;
+  std::string message;  // "" = accepted
+};
+
+class TheBundlePrefixRule : public ::testing::TestWithParam<PrefixCase> {};
+
+TEST_P(TheBundlePrefixRule, IsOneSegmentOutsideEveryNamespaceTheProxyReads) {
+  const PrefixCase& c = GetParam();
+  std::string toml = "[worker.sandbox]\nbundle_prefix = \"" + c.prefix + "\"\n";
+  auto r = load(toml);
+  if (c.message.empty()) {
+    EXPECT_TRUE(r) << r.error().describe();
+    return;
+  }
+  ASSERT_FALSE(r) << c.prefix;
+  EXPECT_EQ(r.error().key, "worker.sandbox.bundle_prefix");
+  EXPECT_EQ(r.error().line, 2);
+  EXPECT_EQ(r.error().message, c.message);
+}
+
+constexpr const char* kNotProxy = "; what the sandbox writes must never share a prefix with a key the proxy reads";
+
+INSTANTIATE_TEST_SUITE_P(
+    Prefixes, TheBundlePrefixRule,
+    ::testing::Values(
+        PrefixCase{"sandbox/", ""}, PrefixCase{"batlehub-runs/", ""}, PrefixCase{"x/", ""},
+        PrefixCase{"sandbox",
+                   "bundle_prefix = \"sandbox\" must be one path segment with a trailing '/', like "
+                   "\"sandbox/\""},
+        PrefixCase{"", "bundle_prefix = \"\" must be one path segment with a trailing '/', like \"sandbox/\""},
+        PrefixCase{"/", "bundle_prefix = \"/\" must be one path segment with a trailing '/', like \"sandbox/\""},
+        PrefixCase{"a/b/",
+                   "bundle_prefix = \"a/b/\" must be one path segment with a trailing '/', like "
+                   "\"sandbox/\""},
+        PrefixCase{"/sandbox/",
+                   "bundle_prefix = \"/sandbox/\" must be one path segment with a trailing '/', like "
+                   "\"sandbox/\""},
+        PrefixCase{"../", "bundle_prefix = \"../\" must be one path segment with a trailing '/', like \"sandbox/\""},
+        PrefixCase{"blob/", std::string("bundle_prefix = \"blob/\" is where the deduplicating storage router keeps "
+                                        "its blobs") +
+                                kNotProxy},
+        PrefixCase{"artifact:/", std::string("bundle_prefix = \"artifact:/\" starts with 'artifact:', one of the "
+                                             "proxy's key namespaces (artifact:, local:, meta:)") +
+                                     kNotProxy},
+        PrefixCase{"artifact:sandbox/", std::string("bundle_prefix = \"artifact:sandbox/\" starts with "
+                                                    "'artifact:', one of the proxy's key namespaces (artifact:, "
+                                                    "local:, meta:)") +
+                                            kNotProxy},
+        PrefixCase{"local:x/", std::string("bundle_prefix = \"local:x/\" starts with 'local:', one of the proxy's "
+                                           "key namespaces (artifact:, local:, meta:)") +
+                                   kNotProxy},
+        PrefixCase{"meta:", std::string("bundle_prefix = \"meta:\" starts with 'meta:', one of the proxy's key "
+                                        "namespaces (artifact:, local:, meta:)") +
+                                kNotProxy}));
+
+TEST(TheRoomsDirRule, MustBeAbsolute) {
+  EXPECT_EQ(refusal("[worker.sandbox]\nrooms_dir = \"opt/sandbox\"\n"),
+            "config.toml:2: worker.sandbox.rooms_dir: rooms_dir = \"opt/sandbox\" must be an absolute path (bwrap's "
+            "root for a scanner is <rooms_dir>/<scanner name>)");
+  EXPECT_EQ(error_of("[worker.sandbox]\nrooms_dir = \"\"\n").key, "worker.sandbox.rooms_dir");
+}
+
+TEST(TheBinaryRules, BwrapAndOciBinariesMustNotBeEmpty) {
+  EXPECT_EQ(refusal("[worker.sandbox.bwrap]\nbinary = \"\"\n"),
+            "config.toml:2: worker.sandbox.bwrap.binary: binary must not be empty");
+  EXPECT_EQ(refusal("[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\nbinary = \"\"\n"),
+            "config.toml:5: worker.sandbox.oci.binary: binary must not be empty");
+}
+
+TEST(TheKubernetesRules, ServiceAccountAndSecretsAndOrphanAge) {
+  const std::string k8s = "[worker.sandbox]\nruntime = \"kubernetes\"\n[worker.sandbox.kubernetes]\nimage = \"i\"\n";
+  EXPECT_EQ(refusal(with_s3(k8s + "service_account = \"\"\n")),
+            "config.toml:5: worker.sandbox.kubernetes.service_account: service_account must not be empty");
+  EXPECT_EQ(refusal(with_s3(k8s + "image_pull_secrets = [\"a\", \"\"]\n")),
+            "config.toml:5: worker.sandbox.kubernetes.image_pull_secrets[1]: an image pull secret's name must not "
+            "be empty");
+  EXPECT_EQ(refusal(with_s3(k8s + "orphan_after_secs = 0\n")),
+            "config.toml:5: worker.sandbox.kubernetes.orphan_after_secs: orphan_after_secs = 0 must be at least 1");
+}
+
+class TheScannerNameRule : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TheScannerNameRule, IsADirectoryNameAndALabel) {
+  const std::string& name = GetParam();
+  ConfigError e = error_of("[scanners.\"" + name + "\"]\ntype = \"osv\"\n");
+  EXPECT_EQ(e.line, 1) << name;
+  EXPECT_EQ(e.message, "scanner name '" + name +
+                           "' must be 1 to 63 characters among A-Z, a-z, 0-9, '_' and '-', beginning and ending "
+                           "with a letter or a digit: it names the scanner's room (<rooms_dir>/<name>) and labels its "
+                           "sandboxes");
+}
+
+INSTANTIATE_TEST_SUITE_P(BadNames, TheScannerNameRule,
+                         ::testing::Values("", "my scanner", "a/b", "..", "x.y", "-lead", "trail_", "caf\xc3\xa9",
+                                           std::string(64, 'a')));
+
+TEST(TheScannerNameRule, GoodNamesPass) {
+  loads("[scanners.osv-2]\ntype = \"osv\"\n[scanners.Egress_probe9]\ntype = \"osv\"\n[scanners." +
+        std::string(63, 'a') + "]\ntype = \"osv\"\n");
+  EXPECT_EQ(error_of("[scanners.\"a b\"]\ntype = \"osv\"\n").key, "scanners.\"a b\"");
+}
+
+TEST(TheScannerRules, GuarddogEcosystemsAreNpmPypiGo) {
+  EXPECT_EQ(refusal("[scanners.guarddog]\ncommand = \"guarddog\"\necosystems = [\"npm\", \"rubygems\"]\n"),
+            "config.toml:3: scanners.guarddog.ecosystems[1]: ecosystems[1] = \"rubygems\" is not one of npm, pypi, "
+            "go");
+}
+
+TEST(TheScannerRules, TrivyTimeoutIsAtLeastOneSecond) {
+  EXPECT_EQ(refusal("[scanners.trivy]\nendpoint = \"\"\ntimeout_secs = 0\n"),
+            "config.toml:3: scanners.trivy.timeout_secs: timeout_secs = 0 must be at least 1");
+  EXPECT_EQ(refusal("[scanners.trivy]\nendpoint = \"\"\ntimeout_secs = 86401\n"),
+            "config.toml:3: scanners.trivy.timeout_secs: timeout_secs = 86401 must be at most 86400 (24 hours, the "
+            "longest timeout a run's manifest carries)");
+}
+
+TEST(TheScannerRules, YaraRulesIsAnAbsoluteHostPath) {
+  EXPECT_EQ(refusal("[scanners.yara]\nrules = \"rules.yar\"\n"),
+            "config.toml:2: scanners.yara.rules: rules = \"rules.yar\" must be an absolute path on the worker host "
+            "(the worker reads the file and ships its bytes in the bundle)");
+}
+
+TEST(TheScannerRules, CommandsMustNotBeEmptyButAreNotLookedUp) {
+  EXPECT_EQ(refusal("[scanners.postmortem]\ncommand = \"\"\n"),
+            "config.toml:2: scanners.postmortem.command: command must not be empty");
+  EXPECT_EQ(refusal("[scanners.trivy]\ncommand = \"\"\nendpoint = \"\"\n"),
+            "config.toml:2: scanners.trivy.command: command must not be empty");
+  // Not on this PATH, nor anywhere: the room (or the image) has it, and the probe checks.
+  loads("[scanners.postmortem]\ncommand = \"/no/such/postmortem-binary\"\n");
+}
+
+TEST(TheScannerRules, AnEscalationsKindsAndCount) {
+  const std::string pre = "[scanners.guarddog]\ncommand = \"g\"\n[scanners.guarddog.escalation]\n";
+  EXPECT_EQ(refusal(pre + "kinds = [\"malware\"]\ncount = 1\nfrom = \"high\"\nto = \"critical\"\n"),
+            "config.toml:4: scanners.guarddog.escalation.kinds[0]: kinds[0] = \"malware\" is not a finding kind (one "
+            "of vulnerability, malware_signal, install_hook, provenance, signature, license, publisher, typosquat, "
+            "transition, age, pending, soc_verdict, scanner_error, block_list, ref)");
+  EXPECT_EQ(refusal(pre + "kinds = []\ncount = 1\nfrom = \"high\"\nto = \"critical\"\n"),
+            "config.toml:4: scanners.guarddog.escalation.kinds: kinds must name at least one finding kind");
+  EXPECT_EQ(refusal(pre + "kinds = [\"vulnerability\"]\ncount = 0\nfrom = \"high\"\nto = \"critical\"\n"),
+            "config.toml:5: scanners.guarddog.escalation.count: count = 0 must be at least 1");
+}
+
+struct RangeCase {
+  std::string table;
+  std::string key;
+};
+
+class TheRangeRule : public ::testing::TestWithParam<RangeCase> {};
+
+TEST_P(TheRangeRule, ZeroAndNegativeAreRefused) {
+  const RangeCase& c = GetParam();
+  for (int v : {0, -1}) {
+    const std::string toml = "[" + c.table + "]\n" + c.key + " = " + std::to_string(v) + "\n";
+    EXPECT_EQ(refusal(toml), "config.toml:2: " + c.table + "." + c.key + ": " + c.key + " = " + std::to_string(v) +
+                                 " must be at least 1");
+  }
+  EXPECT_TRUE(load("[" + c.table + "]\n" + c.key + " = 1\n")) << c.key;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Keys, TheRangeRule,
+    ::testing::Values(RangeCase{"worker", "max_concurrent"}, RangeCase{"worker", "job_timeout_secs"},
+                      RangeCase{"worker", "max_attempts"}, RangeCase{"worker.sandbox", "memory_limit_mb"},
+                      RangeCase{"worker.sandbox", "cpu_seconds"}, RangeCase{"worker.sandbox", "max_extracted_mb"},
+                      RangeCase{"worker.sandbox", "max_entries"}, RangeCase{"worker.sandbox", "start_timeout_secs"},
+                      RangeCase{"worker.sandbox", "probe_interval_secs"},
+                      RangeCase{"worker.sandbox", "bundle_ttl_secs"}),
+    [](const ::testing::TestParamInfo<RangeCase>& param_info) { return param_info.param.key; });
+
+TEST(TheRangeRule, UpperBoundsAreTheWires) {
+  EXPECT_EQ(refusal("[worker]\njob_timeout_secs = 86401\n"),
+            "config.toml:2: worker.job_timeout_secs: job_timeout_secs = 86401 must be at most 86400 (24 hours, the "
+            "longest timeout a run's manifest carries)");
+  EXPECT_EQ(refusal("[worker.sandbox]\nmax_entries = 10000001\n"),
+            "config.toml:2: worker.sandbox.max_entries: max_entries = 10000001 must be at most 10000000");
+  EXPECT_EQ(refusal("[worker.sandbox]\nmax_extracted_mb = 524289\n"),
+            "config.toml:2: worker.sandbox.max_extracted_mb: max_extracted_mb = 524289 must be at most 524288");
+  EXPECT_EQ(refusal("[worker.sandbox]\nmemory_limit_mb = 9223372036854775807\n"),
+            "config.toml:2: worker.sandbox.memory_limit_mb: memory_limit_mb = 9223372036854775807 must be at most "
+            "1073741824");
+  loads("[worker]\njob_timeout_secs = 86400\n");
+}
+
+TEST(TheWorkerRules, ARegistryNameIsNotEmpty) {
+  EXPECT_EQ(refusal("[worker]\nregistries = [\"npm\", \"\"]\n"),
+            "config.toml:2: worker.registries[1]: a registry name must not be empty");
+}
+
+TEST(TheStorageRules, TheDefaultMustBeDeclared) {
+  EXPECT_EQ(refusal("[storage]\ndefault = \"cache\"\n[storage.backends.local]\ntype = \"filesystem\"\npath = "
+                    "\"/x\"\n"),
+            "config.toml:2: storage.default: default = \"cache\" names no backend of [storage]; declared: local");
+  // Without `default`, the backend named "default" is the default.
+  Loaded l = loads("[storage.backends.default]\ntype = \"in_memory\"\n");
+  EXPECT_EQ(l.config.storage.default_backend, "default");
+  EXPECT_EQ(bundle_backend(l.config)->type, StorageType::kInMemory);
+}
+
+TEST(TheStorageRules, AStorageTableWithoutABackendIsRefused) {
+  EXPECT_EQ(refusal("\n[storage]\n"),
+            "config.toml:2: storage: [storage] declares no backend; add a [storage.backends.<name>] table");
+}
+
+TEST(TheStorageRules, RequiredStringsAreNotEmpty) {
+  EXPECT_EQ(refusal("[storage.backends.default]\ntype = \"filesystem\"\npath = \"\"\n"),
+            "config.toml:3: storage.backends.default.path: path must not be empty");
+  EXPECT_EQ(refusal("[storage.backends.default]\ntype = \"s3\"\nendpoint = \"http://m\"\nbucket = \"\"\n"),
+            "config.toml:4: storage.backends.default.bucket: bucket must not be empty");
+}
+
+TEST(TheStorageRules, OnlyS3CanPresign) {
+  EXPECT_TRUE(can_presign(StorageType::kS3));
+  EXPECT_FALSE(can_presign(StorageType::kFilesystem));
+  EXPECT_FALSE(can_presign(StorageType::kInMemory));
+}
+
+// ---------------------------------------------------------------------------------------
+// validate() on a Config built in code, and the error's shape
+
+TEST(Validate, AConfigBuiltInCodeIsRefusedWithoutALine) {
+  Config c = defaults();
+  c.worker.sandbox.runtime = RuntimeKind::kKubernetes;
+  c.worker.sandbox.kubernetes.image = "i";
+  auto v = validate(c, no_env());
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().line, 0);
+  EXPECT_EQ(v.error().describe(),
+            "config: worker.sandbox.runtime: the kubernetes runtime moves bundles through the storage backend and "
+            "'filesystem' cannot presign a URL; configure an S3-compatible backend, or name one in bundle_backend "
+            "(bundle backend: 'default')");
+  c.storage.backends[0] =
+      StorageBackendConfig{.name = "default", .type = StorageType::kS3, .endpoint = "http://m", .bucket = "b"};
+  v = validate(c, no_env());
+  ASSERT_TRUE(v) << v.error().describe();
+}
+
+TEST(Validate, AnOriginFallsBackToTheNearestParent) {
+  Origin o;
+  o.lines = {{"worker", 1}, {"worker.sandbox", 4}, {"worker.sandbox.runtime", 5}};
+  EXPECT_EQ(o.line_of("worker.sandbox.runtime"), 5);
+  EXPECT_EQ(o.line_of("worker.sandbox.bundle_prefix"), 4);
+  EXPECT_EQ(o.line_of("worker.sandbox.oci.extra_args[2]"), 4);
+  EXPECT_EQ(o.line_of("scanners.x"), 0);
+}
+
+TEST(ConfigErrorTest, Describe) {
+  EXPECT_EQ((ConfigError{"config.toml", 12, "worker.sandbox.runtime", "m"}).describe(),
+            "config.toml:12: worker.sandbox.runtime: m");
+  EXPECT_EQ((ConfigError{"config.toml", 0, "", "m"}).describe(), "config.toml: m");
+  EXPECT_EQ((ConfigError{"config.toml", 3, "", "m"}).describe(), "config.toml:3: m");
+}
+
+TEST(Quoting, AValueShownInAMessageIsEscapedAndCut) {
+  EXPECT_EQ(error_of("[worker.sandbox]\nruntime = \"a\\u0001\\\"b\"\n").message,
+            "runtime = \"a\\x01\\\"b\" is not one of none, bwrap, oci, kubernetes");
+  const std::string long_value(300, 'x');
+  const std::string m = error_of("[worker.sandbox]\nruntime = \"" + long_value + "\"\n").message;
+  EXPECT_EQ(m, "runtime = \"" + std::string(100, 'x') + "\xe2\x80\xa6\" is not one of none, bwrap, oci, kubernetes");
+}
+
+TEST(ProcessEnv, ReadsTheRealEnvironment) {
+  ASSERT_EQ(setenv("BATLEHUB_CONFIG_TEST_VAR", "v", 1), 0);
+  Env env = process_env();
+  EXPECT_EQ(env("BATLEHUB_CONFIG_TEST_VAR"), std::optional<std::string>("v"));
+  unsetenv("BATLEHUB_CONFIG_TEST_VAR");
+  EXPECT_EQ(env("BATLEHUB_CONFIG_TEST_VAR"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace batlehub::config

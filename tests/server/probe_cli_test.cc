@@ -1,0 +1,157 @@
+// `batlehub probe` run as a process: a passing room, a room with a shell, a config error,
+// and a host that refuses user namespaces — where the first line must name "a result at
+// all" with bwrap's own words, and the exit code must not be 0.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "harness.h"
+#include "rooms.h"
+
+namespace batlehub::testing {
+namespace {
+
+struct Ran {
+  int status = -1;
+  std::vector<std::string> out;
+  std::string err;
+};
+
+Ran probe(const fs::path& config) {
+  Scratch s;
+  fs::path out = s.root() / "stdout";
+  std::string err;
+  // stdout goes to a file; run_process captures stderr.
+  std::string cmd = std::string(BATLEHUB_BIN) + " probe --config " + config.string() + " > " + out.string();
+  int rc = run_process({"/bin/sh", "-c", cmd}, s.root(), {"PATH=/usr/bin:/bin"}, &err);
+  return Ran{rc, lines(Scratch::read(out)), err};
+}
+
+class ProbeCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    rooms_ = s_.root() / "rooms";
+    fs::create_directories(rooms_);
+    ASSERT_TRUE(build_room(rooms_, "hostile"));
+  }
+  fs::path config(const std::string& room, const std::string& extra = "") {
+    fs::path p = s_.root() / ("config-" + room + ".toml");
+    Scratch::write(p, "[worker.sandbox]\nrooms_dir = \"" + rooms_.string() + "\"\n" + extra + "\n[scanners." + room +
+                          "]\ntype = \"postmortem\"\ncommand = \"hostile\"\n");
+    return p;
+  }
+  Scratch s_;
+  fs::path rooms_;
+};
+
+TEST_F(ProbeCli, passes_for_a_proper_room_and_prints_every_assertion) {
+  Ran r = probe(config("hostile"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  ASSERT_GE(r.out.size(), 17u);
+  EXPECT_EQ(r.out[0], "room hostile (runtime bwrap, " + r.out[0].substr(29));
+  for (std::size_t i = 1; i <= 16; ++i) EXPECT_EQ(r.out[i].substr(0, 8), "  pass  ") << r.out[i];
+  EXPECT_NE(r.err.find("INFO sandbox: probing runtime \"bwrap\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("INFO sandbox: probe passed in"), std::string::npos) << r.err;
+}
+
+TEST_F(ProbeCli, a_room_with_a_shell_fails_with_the_assertion_then_the_hint) {
+  fs::copy(rooms_ / "hostile", rooms_ / "shelly", fs::copy_options::recursive);
+  fs::create_directories(rooms_ / "shelly/bin");
+  fs::copy_file(std::string(BATLEHUB_HELPERS_DIR) + "/hostile", rooms_ / "shelly/bin/bash");
+  Ran r = probe(config("shelly"));
+  EXPECT_EQ(r.status, 1);
+  ASSERT_GE(r.out.size(), 2u);
+  EXPECT_EQ(r.out[0], "no_shell: found /bin/bash");
+  EXPECT_EQ(r.out[1].rfind("bwrap needs unprivileged user namespaces", 0), 0u) << r.out[1];
+  EXPECT_NE(r.err.find("ERROR sandbox: probe failed for runtime \"bwrap\" in room shelly: no_shell: found /bin/bash"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("ERROR sandbox: refusing to start — a worker without its sandbox scans nothing"), std::string::npos);
+}
+
+TEST_F(ProbeCli, a_configuration_error_names_the_file_line_and_key) {
+  fs::path p = config("hostile", "runtime = \"firecracker\"");
+  Ran r = probe(p);
+  EXPECT_EQ(r.status, 2);
+  ASSERT_FALSE(r.out.empty());
+  EXPECT_EQ(r.out[0].rfind(p.string() + ":3: worker.sandbox.runtime:", 0), 0u) << r.out[0];
+}
+
+// Runs `batlehub probe` where user namespaces are refused: user.max_user_namespaces = 0.
+//
+// The machine-wide knob (`sysctl -w user.max_user_namespaces=0`) needs CAP_SYS_RESOURCE,
+// which root lacks here ("sysctl: permission denied on key"). The knob is per user
+// namespace, though: a child namespace whose own limit is 0 refuses every user namespace
+// below it, which from bwrap's side is exactly a host that refuses them. The child maps
+// uids 0-65535 one to one, so the worker inside is still root and still drops to 65532.
+Ran probe_where_user_namespaces_are_refused(const fs::path& config) {
+  Scratch s;
+  fs::path out = s.root() / "stdout", err = s.root() / "stderr";
+  int go[2], ready[2];
+  if (::pipe(go) != 0 || ::pipe(ready) != 0) return {};
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(go[1]);
+    ::close(ready[0]);
+    if (::unshare(CLONE_NEWUSER) != 0) ::_exit(120);
+    char c = 1;
+    if (::write(ready[1], &c, 1) != 1 || ::read(go[0], &c, 1) != 1) ::_exit(121);
+    if (::setresgid(0, 0, 0) != 0 || ::setresuid(0, 0, 0) != 0) ::_exit(122);
+    {
+      std::ofstream f("/proc/sys/user/max_user_namespaces");
+      f << "0";
+      if (!f.flush()) ::_exit(123);
+    }
+    int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    std::string bin = BATLEHUB_BIN, cfg = config.string();
+    char* argv[] = {bin.data(), const_cast<char*>("probe"), const_cast<char*>("--config"), cfg.data(), nullptr};
+    char* envp[] = {const_cast<char*>("PATH=/usr/bin:/bin"), nullptr};
+    ::execve(argv[0], argv, envp);
+    ::_exit(127);
+  }
+  ::close(go[0]);
+  ::close(ready[1]);
+  char c;
+  if (::read(ready[0], &c, 1) == 1) {
+    std::string proc = "/proc/" + std::to_string(pid);
+    std::ofstream(proc + "/uid_map") << "0 0 65536\n";
+    std::ofstream(proc + "/setgroups") << "allow";
+    std::ofstream(proc + "/gid_map") << "0 0 65536\n";
+    ssize_t ignored = ::write(go[1], &c, 1);
+    (void)ignored;
+  }
+  ::close(go[1]);
+  ::close(ready[0]);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  return Ran{WIFEXITED(st) ? WEXITSTATUS(st) : -1, lines(Scratch::read(out)), Scratch::read(err)};
+}
+
+TEST_F(ProbeCli, a_host_that_refuses_user_namespaces_fails_on_a_result_at_all) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mapping a user namespace's uids one to one needs root";
+  fs::path p = config("hostile");
+  Ran r = probe_where_user_namespaces_are_refused(p);
+  ASSERT_LT(r.status, 120) << "the refusing namespace could not be set up (status " << r.status << ")";
+  EXPECT_EQ(r.status, 1);
+  ASSERT_GE(r.out.size(), 2u) << r.err;
+  std::cout << "  batlehub probe said: " << r.out[0] << "\n";
+  EXPECT_EQ(r.out[0].rfind("a result at all: bwrap exited 1 and no result came back: \"bwrap: ", 0), 0u) << r.out[0];
+  EXPECT_EQ(r.out[1].rfind("bwrap needs unprivileged user namespaces", 0), 0u) << r.out[1];
+  EXPECT_NE(r.err.find("ERROR sandbox: probe failed for runtime \"bwrap\" in room hostile: a result at all"),
+            std::string::npos)
+      << r.err;
+  // Outside that namespace nothing changed: the same probe passes.
+  EXPECT_EQ(probe(p).status, 0);
+}
+
+}  // namespace
+}  // namespace batlehub::testing
