@@ -1,0 +1,57 @@
+// The scanner port: what a scanner is once the sandbox is a port (RFC 0022 §5.1, §6.3).
+//
+// A scanner plans its runs as data (RunSpecs: bundle, argv, network, limits, timeout),
+// never touching a host path, and turns what came back into findings or a ScannerError.
+// It knows nothing of where it runs.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/findings.h"
+#include "core/sandbox.h"
+
+namespace batlehub::core {
+
+struct ScanInput {
+  Package package;
+  std::shared_ptr<const Blob> artifact;  // the package's archive; may be null
+  std::optional<std::string> sbom;       // a CycloneDX SBOM recorded for the version
+};
+
+// What one planned run came back as.
+using RunResult = Expected<RunOutput, SandboxError>;
+
+class Scanner {
+ public:
+  virtual ~Scanner() = default;
+  // The [scanners.<name>] name: findings carry it, runs are labelled with it, and under
+  // bwrap it names the room.
+  virtual const std::string& name() const = 0;
+  virtual bool supports(PackageKind k) const = 0;
+  // The runs this package needs, in order (postmortem's npm timeline is a second run, with
+  // an empty bundle and the network). An artifact the scanner cannot use is Unsupported.
+  virtual Expected<std::vector<RunSpec>, ScannerError> plan(const ScanInput& in) const = 0;
+  // Findings from the planned runs' results (same order as plan()).
+  virtual Expected<std::vector<Finding>, ScannerError> parse(const ScanInput& in,
+                                                            const std::vector<RunResult>& results) const = 0;
+};
+
+// plan → run each through `runtime` → parse. A run's SandboxError reaches parse(), which
+// decides (postmortem's timeline tolerates one; most scanners map it with
+// to_scanner_error).
+Expected<std::vector<Finding>, ScannerError> scan_with(const Scanner& scanner, SandboxRuntime& runtime,
+                                                      const ScanInput& in);
+
+// The finding a scanner failure becomes (upstream's scan_worker): kind scanner_error,
+// SCANNER_UNSUPPORTED for Unsupported and SCANNER_ERROR otherwise, severity high, the
+// error's message as its summary.
+Finding scanner_error_finding(const std::string& scanner, const ScannerError& e);
+
+// Upstream's display text: "scanner timed out", "scanner crashed: …", …
+std::string describe(const ScannerError& e);
+
+}  // namespace batlehub::core
