@@ -192,7 +192,10 @@ struct ChildPlan {
   // the scanner's tree are re-parented here), until waitpid says there are none.
   ::kill(-scanner, SIGKILL);
   pid_t kids[512];
-  for (int round = 0;; ++round) {
+  timespec give_up{};
+  clock_gettime(CLOCK_MONOTONIC, &give_up);
+  give_up.tv_sec += 20;  // a tree we cannot see or cannot kill in 20 s is reported as such
+  for (;;) {
     int n = list_children(::getpid(), kids, 512);
     if (n < 0) report.tree_killed = 0;
     for (int i = 0; i < n; ++i) {
@@ -205,12 +208,14 @@ struct ChildPlan {
       if (p == scanner && !scanner_done) record(st);
     }
     if (p < 0 && errno == ECHILD) break;
-    if (round > 2000) {  // ~20 s of a tree we cannot see or cannot kill
+    if (ms_until(give_up) <= 0) {
       report.tree_killed = 0;
       break;
     }
+    // Wait for the next child to die (SIGCHLD is blocked, so it waits here), or 10 ms for
+    // one re-parented to us that is not dead yet.
     timespec nap{0, 10'000'000};
-    ::nanosleep(&nap, nullptr);
+    ::sigtimedwait(&wake, nullptr, &nap);
   }
   write_all(status_fd, &report, sizeof report);
   ::_exit(0);

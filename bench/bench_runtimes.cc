@@ -1,0 +1,566 @@
+// bench_runtimes: what one run costs on each local runtime when there is nothing to extract,
+// beside the bare command that does the same job: `bwrap` on the same room, and a plain
+// fork+exec on the host.
+//
+//   bench_runtimes [--agent PATH] [--hostile PATH] [--bwrap PATH] [--dir DIR] [--reps N]
+//                  [--warmup N]
+//
+// One run:
+//   1. builds one room (scripts/build-room.py: the agent and the static `hostile` test
+//      scanner as /usr/bin/hostile) in a fresh rooms dir under DIR (default
+//      $BATLEHUB_BENCH_DIR, else /dev/shm), and a scratch dir beside it;
+//   2. times, alternating, after --warmup untimed rounds, --reps of each of:
+//        BwrapRuntime::run() of `hostile exit 0 ok` (found on the room's PATH), empty bundle;
+//        bare `bwrap --unshare-all --die-with-parent --ro-bind ROOM / --proc /proc --dev /dev
+//          -- /usr/bin/hostile exit 0 ok` (the anchor), fork to wait4, stdout to /dev/null;
+//        NoneRuntime::run() of the same program (its host path), empty bundle;
+//        bare fork+exec of hostile on the host (the anchor), stdout to /dev/null;
+//      and, for the breakdown only, bwrap with the runtime's own argv (bwrap_argv()) running
+//      the agent on a run dir prepared untimed, and the same argv with hostile in the
+//      agent's place;
+//   3. checks every run (status 0 and stdout "ok"; a wrong run is a failure, exit 1) and
+//      prints the table with the aim marked PASS or MISS (a miss is not a failure).
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <grp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "adapters/sandbox/bwrap.h"
+#include "adapters/sandbox/none.h"
+#include "adapters/sandbox/run_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace ad = batlehub::adapters;
+namespace core = batlehub::core;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kScanner = "hostile";        // the room's name and the run's label
+constexpr const char* kInRoom = "/usr/bin/hostile";
+constexpr const char* kExpect = "ok";              // what `hostile exit 0 ok` prints
+
+// The run's directory (rooms, scratch, logs), removed on the way out whatever happens.
+std::string g_run_dir;
+
+[[noreturn]] void die(const std::string& msg) {
+  std::fprintf(stderr, "bench_runtimes: FAILED: %s\n", msg.c_str());
+  if (!g_run_dir.empty()) {
+    std::error_code ec;
+    fs::remove_all(g_run_dir, ec);
+  }
+  std::exit(1);
+}
+
+// Removes runtimes-<pid> directories left by runs that were killed (their pid is gone).
+void remove_stale_runs(const std::string& root) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    std::string n = e.path().filename().string();
+    if (!n.starts_with("runtimes-")) continue;
+    if (!fs::exists("/proc/" + n.substr(9))) fs::remove_all(e.path(), ec);
+  }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
+  return "status " + std::to_string(status);
+}
+
+double tv_ms(const timeval& tv) { return static_cast<double>(tv.tv_sec) * 1e3 + static_cast<double>(tv.tv_usec) / 1e3; }
+
+// CPU time of this process and its reaped children: around an in-process run it counts
+// the bench's own work, the keeper and everything the keeper reaped (bwrap, the agent...).
+double cpu_ms_now() {
+  rusage self{}, kids{};
+  ::getrusage(RUSAGE_SELF, &self);
+  ::getrusage(RUSAGE_CHILDREN, &kids);
+  return tv_ms(self.ru_utime) + tv_ms(self.ru_stime) + tv_ms(kids.ru_utime) + tv_ms(kids.ru_stime);
+}
+
+struct Sample {
+  double wall_ms = 0;
+  double cpu_ms = 0;
+};
+
+struct ProcResult {
+  Sample s;
+  int status = 0;
+};
+
+// fork, execve, wait4; wall clock from just before fork to just after wait4. stdout goes to
+// `out_path` (/dev/null when measuring), stderr to `err_path`. With `as_sandbox_user` the
+// child becomes uid/gid 65532 before execve, as the bwrap runtime's spawner does as root.
+ProcResult run_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
+                       bool as_sandbox_user) {
+  std::vector<char*> av;
+  for (const auto& s : argv) av.push_back(const_cast<char*>(s.c_str()));
+  av.push_back(nullptr);
+  static char path_env[] = "PATH=/usr/local/bin:/usr/bin:/bin";
+  char* envp[] = {path_env, nullptr};
+  int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (out < 0 || err < 0 || null < 0) die("cannot open " + out_path + ", " + err_path + " or /dev/null: " + std::strerror(errno));
+
+  ProcResult res;
+  double c0 = cpu_ms_now();
+  auto t0 = Clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) die(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::dup2(null, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    if (as_sandbox_user) {
+      gid_t id = ad::kSandboxId;
+      if (::setgroups(0, nullptr) != 0 || ::setresgid(id, id, id) != 0 || ::setresuid(id, id, id) != 0) ::_exit(125);
+    }
+    ::execve(av[0], av.data(), envp);
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) die(std::string("waitpid: ") + std::strerror(errno));
+  }
+  auto t1 = Clock::now();
+  // Untimed: reap what the command left to us as the subreaper (bwrap's pid 1, which can
+  // outlive bwrap by a moment), so that its CPU time is counted too.
+  while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
+  }
+  res.s.cpu_ms = cpu_ms_now() - c0;
+  ::close(out);
+  ::close(err);
+  ::close(null);
+  res.s.wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  res.status = status;
+  return res;
+}
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  // Nearest rank: the smallest value with at least p of the samples at or below it.
+  auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size())));
+  return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
+}
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string os_name() {
+  std::ifstream in("/etc/os-release");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("PRETTY_NAME=")) {
+      std::string v = line.substr(12);
+      if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
+      return v;
+    }
+  }
+  return "unknown OS";
+}
+
+std::optional<std::string> find_on_path(const std::string& name) {
+  const char* p = std::getenv("PATH");
+  std::string path = p ? p : "/usr/local/bin:/usr/bin:/bin";
+  std::stringstream ss(path);
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    std::string c = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(c.c_str(), X_OK) == 0) return c;
+  }
+  return std::nullopt;
+}
+
+// The 1, 5 and 15 minute load averages.
+std::string load_now() {
+  std::string l = read_file("/proc/loadavg");
+  return l.substr(0, l.find(' ', l.find(' ', l.find(' ') + 1) + 1));
+}
+
+// The share of the last 10 and 60 s in which some runnable task waited for a CPU (PSI):
+// unlike the load average, it also sees what other containers on the machine are doing.
+std::string cpu_pressure() {
+  std::string l = read_file("/proc/pressure/cpu");
+  auto field = [&](const std::string& k) {
+    auto at = l.find(k + "=");
+    return at == std::string::npos ? std::string("?") : l.substr(at + k.size() + 1, l.find(' ', at) - at - k.size() - 1);
+  };
+  if (l.empty()) return "unknown";
+  return field("avg10") + "%/" + field("avg60") + "% (10 s/60 s)";
+}
+
+std::uint64_t tree_bytes(const std::string& root) {
+  std::uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(root, ec)) {
+    if (e.is_regular_file(ec) && !e.is_symlink(ec)) n += e.file_size(ec);
+  }
+  return n;
+}
+
+// As root, bwrap runs as uid 65532, which must be able to reach the room and the run dirs:
+// every directory from / down to `dir` must be searchable by others.
+void require_traversable(const std::string& dir) {
+  fs::path p = fs::absolute(dir);
+  for (fs::path cur = p;; cur = cur.parent_path()) {
+    struct stat st{};
+    if (::stat(cur.c_str(), &st) != 0) die("cannot stat " + cur.string() + ": " + std::strerror(errno));
+    if ((st.st_mode & S_IXOTH) == 0) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+      die(cur.string() + " is not searchable by others (mode " + mode + "), and bwrap runs as uid " +
+          ad::kSandboxUid + " under root: pass --dir under a directory everybody can reach");
+    }
+    if (cur == cur.parent_path()) break;
+  }
+}
+
+struct Options {
+  std::string agent;
+  std::string hostile;
+  std::string bwrap;
+  std::string dir;
+  std::string build_room;
+  int reps = 30;
+  int warmup = 3;
+};
+
+[[noreturn]] void usage(const char* msg) {
+  std::fprintf(stderr,
+               "bench_runtimes: %s\n"
+               "usage: bench_runtimes [--agent PATH] [--hostile PATH] [--bwrap PATH] [--dir DIR] [--reps N]\n"
+               "                      [--warmup N]\n",
+               msg);
+  std::exit(2);
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+#ifdef BATLEHUB_AGENT_BIN
+  o.agent = BATLEHUB_AGENT_BIN;
+#endif
+#ifdef BATLEHUB_HOSTILE_BIN
+  o.hostile = BATLEHUB_HOSTILE_BIN;
+#endif
+#ifdef BATLEHUB_SOURCE_DIR
+  o.build_room = std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-room.py";
+#endif
+  const char* env_dir = std::getenv("BATLEHUB_BENCH_DIR");
+  o.dir = env_dir && *env_dir ? env_dir : "/dev/shm";
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(("missing a value after " + std::string(a)).c_str());
+      return argv[++i];
+    };
+    auto number = [&](unsigned long long lo) -> int {
+      std::string v = value();
+      char* end = nullptr;
+      unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < lo || n > 100000) usage(("bad number after " + std::string(a) + ": " + v).c_str());
+      return static_cast<int>(n);
+    };
+    if (a == "--agent") o.agent = value();
+    else if (a == "--hostile") o.hostile = value();
+    else if (a == "--bwrap") o.bwrap = value();
+    else if (a == "--dir") o.dir = value();
+    else if (a == "--reps") o.reps = number(1);
+    else if (a == "--warmup") o.warmup = number(0);
+    else if (a == "--help" || a == "-h") usage("help");
+    else usage(("unknown argument " + std::string(a)).c_str());
+  }
+  if (o.agent.empty()) usage("--agent PATH is required");
+  if (o.hostile.empty()) usage("--hostile PATH is required");
+  if (o.bwrap.empty()) {
+    auto b = find_on_path("bwrap");
+    if (!b) die("bwrap is not on PATH (apt-get install bubblewrap), or pass --bwrap");
+    o.bwrap = *b;
+  }
+  o.agent = fs::absolute(o.agent).string();
+  o.hostile = fs::absolute(o.hostile).string();
+  o.bwrap = fs::absolute(o.bwrap).string();
+  o.dir = fs::absolute(o.dir).string();
+  for (const auto* p : {&o.agent, &o.hostile, &o.bwrap}) {
+    if (::access(p->c_str(), X_OK) != 0) die(*p + " is not executable");
+  }
+  if (o.build_room.empty() || ::access(o.build_room.c_str(), R_OK) != 0) die("scripts/build-room.py not found");
+  return o;
+}
+
+struct RunSample {
+  Sample s;
+  batlehub::wire::Timings t;
+};
+
+// A runtime's run must have gone as a run of `hostile exit 0 ok` goes; anything else is a bug.
+void expect_ok(const std::string& who, const batlehub::Expected<core::RunOutput, core::SandboxError>& r) {
+  if (!r) die(who + ": " + std::string(core::to_string(r.error().kind)) + ": " + r.error().message);
+  if (r->report.failure) die(who + ": the agent reported a failure: " + r->report.failure->message);
+  if (r->status != std::optional<int>(0)) {
+    die(who + ": the scanner ended with " + (r->status ? "status " + std::to_string(*r->status) : "no status") +
+        "; its stderr: \"" + r->stderr_tail + "\"");
+  }
+  if (r->stdout_bytes != kExpect) die(who + ": stdout was \"" + r->stdout_bytes + "\", not \"" + kExpect + "\"");
+}
+
+int bench(int argc, char** argv) {
+  auto t_start = Clock::now();
+  Options opt = parse_args(argc, argv);
+  const bool root = ::geteuid() == 0;
+  // Orphans of what is measured (bwrap's pid 1 in its namespace) come back here to be
+  // reaped, so that the cpu column holds the whole tree's CPU time on every row.
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die(std::string("prctl(PR_SET_CHILD_SUBREAPER): ") + std::strerror(errno));
+
+  struct statfs sfs{};
+  if (::statfs(opt.dir.c_str(), &sfs) != 0) die("cannot statfs " + opt.dir + ": " + std::strerror(errno));
+  bool tmpfs = sfs.f_type == TMPFS_MAGIC;
+  if (!tmpfs) std::fprintf(stderr, "bench_runtimes: warning: %s is not tmpfs; disk I/O will be in the figures\n", opt.dir.c_str());
+
+  // 1. The directories and the room. As root the runtime starts bwrap as uid 65532, which
+  //    must reach the room and the scratch dir: everything here is 0755.
+  std::string base = opt.dir + "/batlehub-bench";
+  fs::create_directories(base);
+  if (root) ::chmod(base.c_str(), 0755);
+  remove_stale_runs(base);
+  std::string run = base + "/runtimes-" + std::to_string(::getpid());
+  fs::remove_all(run);
+  std::string rooms = run + "/rooms", scratch = run + "/scratch", logs = run + "/logs";
+  for (const auto& d : {run, rooms, scratch, logs}) {
+    fs::create_directories(d);
+    if (::chmod(d.c_str(), 0755) != 0) die("chmod " + d + ": " + std::strerror(errno));
+  }
+  g_run_dir = run;
+  if (root) require_traversable(scratch);
+
+  std::string room = rooms + "/" + kScanner;
+  double room_s = 0;
+  {
+    auto py = find_on_path("python3");
+    if (!py) die("python3 is not on PATH (scripts/build-room.py needs it)");
+    auto t = Clock::now();
+    ProcResult p = run_process({*py, opt.build_room, "--name", kScanner, "--agent", opt.agent, "--binary",
+                                opt.hostile + ":" + kInRoom, "--out", room},
+                               logs + "/build-room.out", logs + "/build-room.err", false);
+    room_s = std::chrono::duration<double>(Clock::now() - t).count();
+    if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
+      die("build-room.py ended with " + describe_status(p.status) + ": " + read_file(logs + "/build-room.err"));
+    }
+  }
+
+  // 2. What is measured.
+  ad::BwrapOptions bo;
+  bo.binary = opt.bwrap;
+  bo.rooms_dir = rooms;
+  bo.scratch_dir = scratch;
+  bo.start_timeout = std::chrono::seconds(30);
+  ad::BwrapRuntime bwrap(bo);
+  auto none_or = ad::NoneRuntime::create(ad::NoneOptions{scratch, "/usr/local/bin:/usr/bin:/bin"},
+                                         [](std::string_view k) -> std::optional<std::string> {
+                                           if (k == "BATLEHUB_UNSAFE_NO_SANDBOX") return std::string("1");
+                                           return std::nullopt;
+                                         });
+  if (!none_or) die("NoneRuntime::create: " + none_or.error().message);
+  std::unique_ptr<ad::NoneRuntime> none = std::move(none_or).value();
+
+  core::RunSpec bspec;  // an empty bundle: the run is all sandbox, agent and process start
+  bspec.label.scanner = kScanner;
+  bspec.timeout = std::chrono::seconds(20);
+  bspec.argv = {"hostile", "exit", "0", kExpect};  // found on the room's PATH as /usr/bin/hostile
+  core::RunSpec nspec = bspec;
+  nspec.argv[0] = opt.hostile;  // none has no room: the same program, by its host path
+
+  const std::vector<std::string> bare_bwrap = {opt.bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", room, "/",
+                                               "--proc", "/proc", "--dev", "/dev", "--", kInRoom, "exit", "0", kExpect};
+  const std::vector<std::string> bare_exec = {opt.hostile, "exit", "0", kExpect};
+
+  // For the breakdown: the runtime's own bwrap argv, with hostile where the agent would be,
+  // on one work dir kept for all the runs (hostile writes nothing).
+  std::string direct_work = scratch + "/direct-work";
+  fs::create_directories(direct_work);
+  if (root && ::chown(direct_work.c_str(), ad::kSandboxId, ad::kSandboxId) != 0) die("chown " + direct_work + ": " + std::strerror(errno));
+  std::vector<std::string> runtime_direct = ad::bwrap_argv({opt.bwrap, room, direct_work, false});
+  runtime_direct.erase(std::find(runtime_direct.begin(), runtime_direct.end(), std::string("--")) + 1, runtime_direct.end());
+  for (const char* a : {kInRoom, "exit", "0", kExpect}) runtime_direct.emplace_back(a);
+
+  const std::string devnull = "/dev/null";
+  auto anchor_once = [&](const char* who, const std::vector<std::string>& cmd, bool as_sandbox_user, bool check_stdout) {
+    std::string out = check_stdout ? logs + "/anchor.out" : devnull;
+    ProcResult p = run_process(cmd, out, logs + "/anchor.err", as_sandbox_user);
+    if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
+      die(std::string(who) + " ended with " + describe_status(p.status) + "; its stderr: \"" + read_file(logs + "/anchor.err") + "\"");
+    }
+    if (check_stdout && read_file(out) != kExpect) die(std::string(who) + " printed \"" + read_file(out) + "\", not \"ok\"");
+    return p.s;
+  };
+  auto runtime_once = [&](const char* who, core::SandboxRuntime& rt, const core::RunSpec& spec) {
+    double c0 = cpu_ms_now();
+    auto t0 = Clock::now();
+    auto r = rt.run(spec);
+    auto t1 = Clock::now();
+    double c1 = cpu_ms_now();
+    expect_ok(who, r);
+    return RunSample{{std::chrono::duration<double, std::milli>(t1 - t0).count(), c1 - c0}, r->report.timings};
+  };
+  // bwrap with the runtime's argv and the agent inside, on a run dir prepared untimed the
+  // way the runtime prepares it; its out.tar is read, untimed, the way the runtime reads it.
+  auto agent_in_bwrap_once = [&]() {
+    auto dir = ad::TempDir::create(scratch, "bench-agent");
+    if (!dir) die(dir.error());
+    auto m = ad::write_bundle(bspec, ad::RunDirView{dir->path(), "/work"});
+    if (!m) die("write_bundle: " + m.error().message);
+    if (root && ::chown(dir->path().c_str(), ad::kSandboxId, ad::kSandboxId) != 0) die("chown " + dir->path() + ": " + std::strerror(errno));
+    std::vector<std::string> cmd = ad::bwrap_argv({opt.bwrap, room, dir->path(), false});
+    ProcResult p = run_process(cmd, logs + "/agent.out", logs + "/agent.err", root);
+    if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
+      die("bwrap with the agent ended with " + describe_status(p.status) + "; its stderr: \"" + read_file(logs + "/agent.err") + "\"");
+    }
+    auto out = ad::collect(dir->path(), bspec.argv[0]);
+    expect_ok("bwrap with the agent", out);
+    return RunSample{p.s, out->report.timings};
+  };
+
+  std::string load_before = load_now(), pressure_before = cpu_pressure();
+
+  // One untimed round that also reads what the anchors print (measured, they print to /dev/null).
+  anchor_once("bare bwrap", bare_bwrap, false, true);
+  anchor_once("bare exec", bare_exec, false, true);
+  anchor_once("bwrap with the runtime's argv and hostile", runtime_direct, root, true);
+  std::vector<RunSample> rt_bwrap, rt_none, agent_bwrap;
+  std::vector<Sample> an_bwrap, an_exec, direct;
+  for (int i = -opt.warmup; i < opt.reps; ++i) {
+    auto a = runtime_once("the bwrap runtime", bwrap, bspec);
+    auto b = anchor_once("bare bwrap", bare_bwrap, false, false);
+    auto c = runtime_once("the none runtime", *none, nspec);
+    auto d = anchor_once("bare exec", bare_exec, false, false);
+    auto e = agent_in_bwrap_once();
+    auto f = anchor_once("bwrap with the runtime's argv and hostile", runtime_direct, root, false);
+    if (i < 0) continue;  // warm-up
+    rt_bwrap.push_back(a);
+    an_bwrap.push_back(b);
+    rt_none.push_back(c);
+    an_exec.push_back(d);
+    agent_bwrap.push_back(e);
+    direct.push_back(f);
+  }
+  std::string pressure_after = cpu_pressure();
+  std::uint64_t room_bytes = tree_bytes(room);
+  fs::remove_all(run);
+  g_run_dir.clear();
+
+  // 3. The table.
+  struct Stats {
+    double med = 0, p90 = 0, min = 0, cpu = 0;
+  };
+  auto stats = [](const std::vector<Sample>& v) {
+    std::vector<double> w, c;
+    for (const auto& s : v) {
+      w.push_back(s.wall_ms);
+      c.push_back(s.cpu_ms);
+    }
+    return Stats{median(w), percentile(w, 0.9), *std::min_element(w.begin(), w.end()), median(c)};
+  };
+  auto samples = [](const std::vector<RunSample>& v) {
+    std::vector<Sample> out;
+    for (const auto& r : v) out.push_back(r.s);
+    return out;
+  };
+  using T = batlehub::wire::Timings;
+  auto timing = [](const std::vector<RunSample>& v, std::uint64_t T::*f) {
+    std::vector<double> out;
+    for (const auto& r : v) out.push_back(static_cast<double>(r.t.*f));
+    return median(out);
+  };
+  Stats sb = stats(samples(rt_bwrap)), sa = stats(an_bwrap), sn = stats(samples(rt_none)), se = stats(an_exec),
+        sg = stats(samples(agent_bwrap)), sd = stats(direct);
+  double ratio_bwrap = sb.med / sa.med, ratio_none = sn.med / se.med;
+
+  utsname u{};
+  ::uname(&u);
+  std::printf("bench_runtimes: one trivial run on each local runtime vs the bare command, same program, same room\n\n");
+  std::printf("  machine  %ld cores, %s, Linux %s; %s is %s\n", ::sysconf(_SC_NPROCESSORS_ONLN), os_name().c_str(),
+              u.release, opt.dir.c_str(), tmpfs ? "tmpfs" : "NOT tmpfs");
+  // Wall clock is only as good as the machine is quiet: other load shows here first.
+  std::printf("           load average %s before the runs\n", load_before.c_str());
+  std::printf("           CPU pressure %s before, %s after\n", pressure_before.c_str(), pressure_after.c_str());
+  std::printf("           %s\n", root ? "running as root: the bwrap runtime starts bwrap as uid 65532" : "not running as root");
+  std::printf("  scanner  `hostile exit 0 ok` (static, %.1f MiB) over an empty bundle\n",
+              static_cast<double>(fs::file_size(opt.hostile)) / (1024 * 1024));
+  std::printf("  room     the agent + hostile, %.1f MiB, built once by scripts/build-room.py (%.1f s)\n",
+              static_cast<double>(room_bytes) / (1024 * 1024), room_s);
+  std::printf("  runs     %d of each, alternating, after %d untimed warm-up round%s\n\n", opt.reps, opt.warmup,
+              opt.warmup == 1 ? "" : "s");
+
+  const char* head = "  %-44s %8s    %8s    %8s    %8s\n";
+  const char* row = "  %-44s %8.2f ms %8.2f ms %8.2f ms %8.2f ms\n";
+  const char* ratio = "  %-44s %8.2fx   %8.2fx   %8.2fx\n";
+  std::printf(head, "wall clock of one run", "median", "p90", "min", "cpu med");
+  std::printf(row, "bwrap runtime: BwrapRuntime::run()", sb.med, sb.p90, sb.min, sb.cpu);
+  std::printf(row, "bare bwrap --unshare-all ... (the anchor)", sa.med, sa.p90, sa.min, sa.cpu);
+  std::printf(row, "none runtime: NoneRuntime::run()", sn.med, sn.p90, sn.min, sn.cpu);
+  std::printf(row, "bare fork+exec of hostile (the anchor)", se.med, se.p90, se.min, se.cpu);
+  std::printf(ratio, "ratio bwrap runtime / bare bwrap", ratio_bwrap, sb.p90 / sa.p90, sb.min / sa.min);
+  std::printf(ratio, "ratio none runtime / bare exec", ratio_none, sn.p90 / se.p90, sn.min / se.min);
+  std::printf("\n  for the breakdown only, in the same alternation (fork to wait4, no keeper around bwrap):\n");
+  std::printf(row, "bwrap, the runtime's argv, the agent inside", sg.med, sg.p90, sg.min, sg.cpu);
+  std::printf(row, "bwrap, the runtime's argv, hostile directly", sd.med, sd.p90, sd.min, sd.cpu);
+  std::printf("  %-44s bwrap: fetch %.0f, extract %.0f, run %.0f; none: run %.0f\n",
+              "the agent's timings_ms, median (whole ms)", timing(rt_bwrap, &T::fetch_ms),
+              timing(rt_bwrap, &T::extract_ms), timing(rt_bwrap, &T::run_ms), timing(rt_none, &T::run_ms));
+
+  const char* step = "    %-62s %8.2f ms\n";
+  std::printf("\n  where the bwrap runtime's time goes (differences of the medians above)\n");
+  std::printf(step, "bare bwrap (the anchor)", sa.med);
+  std::printf(step, "+ the runtime's own bwrap argv in place of the anchor's", sd.med - sa.med);
+  std::printf(step, "+ the agent in place of the scanner (start, seccomp, keeper)", sg.med - sd.med);
+  std::printf(step, "+ the runtime around bwrap (run dir, keeper, collect)", sb.med - sg.med);
+  std::printf(step, "= BwrapRuntime::run()", sb.med);
+
+  std::printf("\n  every run exited 0 and printed \"ok\" (the runtimes: by their RunOutput; the anchors: by\n"
+              "  their exit status, and by what they printed in one untimed round)\n\n");
+  std::printf("  aim: ratio bwrap runtime / bare bwrap <= 1.5    %6.2f  %s\n", ratio_bwrap, ratio_bwrap <= 1.5 ? "PASS" : "MISS");
+  std::printf("\n  (%.0f s in all)\n", std::chrono::duration<double>(Clock::now() - t_start).count());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return bench(argc, argv);
+  } catch (const std::exception& e) {
+    die(e.what());  // a filesystem error: loud, and exit 1
+  }
+}
