@@ -1,5 +1,7 @@
 # The README's commands. Everything else lives in CMake and scripts/.
 #
+#   make demo        the main job: real scanners (GuardDog, YARA) behind bwrap on the sample
+#                    packages in examples/, with findings and a verdict for each
 #   make test        install what the tests need, build, and run every test: the release
 #                    build, the ASan/UBSan build, the fence, and a bounded fuzzing run
 #   make bench       the benchmarks, each beside its anchor
@@ -8,13 +10,19 @@
 FUZZ_SECONDS ?= 60
 JOBS ?= 2
 
-.PHONY: test deps build-release build-asan build-fuzz test-release test-asan fence fuzz fuzz-long bench clean
+.PHONY: demo scanners test deps build-release build-asan build-fuzz test-release test-asan fence fuzz fuzz-long bench clean
 
-test: deps test-release test-asan fence fuzz
+demo:
+	./scripts/demo.sh
+
+test: deps scanners test-release test-asan fence fuzz
 	@echo "make test: every stage passed"
 
 deps:
 	./scripts/install-deps.sh
+
+scanners: deps
+	./scripts/install-scanners.sh
 
 build-release: deps
 	cmake --preset release >/dev/null

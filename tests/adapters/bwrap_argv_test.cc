@@ -35,6 +35,8 @@ TEST(BwrapArgv, the_bwrap_argv_is_the_sandbox_the_rfc_describes) {
   EXPECT_EQ(after(argv, "--chdir", 1), (std::vector<std::string>{"/work"}));
   EXPECT_EQ(after(argv, "--proc", 1), (std::vector<std::string>{"/proc"}));
   EXPECT_EQ(after(argv, "--dev", 1), (std::vector<std::string>{"/dev"}));
+  // Added here: a private, size-bounded /tmp (the room is read-only; Go writes to /tmp).
+  EXPECT_EQ(after(argv, "--size", 3), (std::vector<std::string>{"67108864", "--tmpfs", "/tmp"}));
   // Changed by RFC 0022: the command after -- is the agent, passed directly, no shell.
   auto dash = std::find(argv.begin(), argv.end(), "--");
   ASSERT_NE(dash, argv.end());

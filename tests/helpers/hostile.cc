@@ -22,6 +22,8 @@
 //   hostile alloc MIB           allocate and touch MIB MiB; "allocated" or where it stopped
 //   hostile spin                burn CPU forever
 //   hostile --in URL --out URL  pose as an agent of wire version 2 (file:// only)
+//   (as garbage-scanner)        print something that is not JSON, exit 0
+//   (as hanging-scanner)        hang
 //   hostile stdin               read stdin to EOF; print how many bytes came
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -110,6 +112,16 @@ std::string tar_entry(const std::string& name, const std::string& data) {
 
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "";
+  // Installed under these names, it is a scanner that misbehaves whatever its arguments.
+  std::string invoked_as = argv[0];
+  invoked_as = invoked_as.substr(invoked_as.rfind('/') == std::string::npos ? 0 : invoked_as.rfind('/') + 1);
+  if (invoked_as == "garbage-scanner") {
+    std::fputs("this is not JSON {{{\n", stdout);
+    return 0;
+  }
+  if (invoked_as == "hanging-scanner") {
+    for (;;) pause();
+  }
   // Installed as /usr/local/bin/batlehub-sandbox, this answers every run in wire version 2.
   if (argc == 5 && std::string(argv[1]) == "--in" && std::string(argv[3]) == "--out") {
     std::string out = argv[4];

@@ -30,7 +30,9 @@ std::vector<std::string> bwrap_argv(const BwrapArgvInput& in) {
   if (!in.network) a.emplace_back("--unshare-net");
   for (const char* s : {"--die-with-parent", "--new-session", "--uid", kSandboxUid, "--gid", kSandboxUid}) a.emplace_back(s);
   for (const std::string& s : {std::string("--ro-bind"), in.room, std::string("/"), std::string("--proc"),
-                               std::string("/proc"), std::string("--dev"), std::string("/dev"), std::string("--bind"),
+                               std::string("/proc"), std::string("--dev"), std::string("/dev"), std::string("--size"),
+                               std::to_string(in.tmp_bytes), std::string("--tmpfs"), std::string("/tmp"),
+                               std::string("--bind"),
                                in.work_dir, std::string("/work"), std::string("--chdir"), std::string("/work"),
                                std::string("--clearenv"), std::string("--setenv"), std::string("HOME"),
                                std::string("/work"), std::string("--setenv"), std::string("PATH"),
@@ -106,8 +108,11 @@ std::vector<std::string> canaries_for(int port) {
 }  // namespace
 
 Expected<BwrapRuntime::Started, SandboxError> BwrapRuntime::start(const std::string& room, const std::string& work,
-                                                                  bool network, std::chrono::milliseconds deadline) {
-  BwrapArgvInput in{resolve_binary(options_.binary), room, work, network || options_.broken.keep_network};
+                                                                  bool network, const core::Limits& limits,
+                                                                  std::chrono::milliseconds deadline) {
+  // /tmp is sized like the extraction budget: together they are what a run may write.
+  BwrapArgvInput in{resolve_binary(options_.binary), room, work, network || options_.broken.keep_network,
+                    limits.max_extracted_mb * 1024 * 1024};
   std::vector<std::string> argv = bwrap_argv(in);
   if (!options_.broken.leak_env.empty()) {
     auto dash = std::find(argv.begin(), argv.end(), std::string("--"));
@@ -153,7 +158,7 @@ Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& s
   auto m = write_bundle(spec, RunDirView{dir->path(), "/work"});
   if (!m) return Unexpected(m.error());
   auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
-  auto started = start(room, dir->path(), spec.network, deadline);
+  auto started = start(room, dir->path(), spec.network, spec.limits, deadline);
   if (!started) return Unexpected(started.error());
   if (started->timed_out) {
     return Unexpected(SandboxError{Kind::kRunTimeout, "the bwrap sandbox of " + spec.label.scanner + " ran past " +
@@ -193,7 +198,7 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
   m.extract_policy = target.limits.extract_policy();
   m.probe = wire::ProbeSpec{canaries_for(listener.port()), target.commands};
   if (auto ok = write_manifest(m, dir->path()); !ok) return Unexpected(ok.error());
-  auto started = start(room, dir->path(), false, std::chrono::seconds(60));
+  auto started = start(room, dir->path(), false, target.limits, std::chrono::seconds(60));
   if (!started) return Unexpected(started.error());
   auto result = read_result(dir->path());
   if (!result) {

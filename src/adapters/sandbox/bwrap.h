@@ -4,6 +4,7 @@
 // environment of HOME and PATH; uid 65532 inside; the agent as the command.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct BwrapArgvInput {
   std::string room;      // the host directory that becomes /
   std::string work_dir;  // the host directory bound at /work
   bool network = false;
+  // The run's private /tmp, a tmpfs of this size: programs (Go's os.TempDir above all) write
+  // temporary files there whatever HOME says, and the room itself is read-only.
+  std::uint64_t tmp_bytes = 64ULL * 1024 * 1024;
 };
 
 // The whole argv, program first. A pure function: tested as data, and used by the runtime.
@@ -61,7 +65,7 @@ class BwrapRuntime final : public core::SandboxRuntime {
     std::string stderr_tail;
   };
   Expected<Started, core::SandboxError> start(const std::string& room, const std::string& work, bool network,
-                                              std::chrono::milliseconds deadline);
+                                              const core::Limits& limits, std::chrono::milliseconds deadline);
 
   BwrapOptions options_;
 };

@@ -1,0 +1,5 @@
+'use strict';
+
+module.exports = function add(a, b) {
+  return a + b;
+};

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The main job: real scanners, behind bwrap, on the sample packages in examples/.
+# As root on a fresh Debian 12: installs what it needs, builds, builds the rooms, scans.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+demo="$root/build/demo"
+
+./scripts/install-deps.sh
+./scripts/install-scanners.sh
+cmake --preset release >/dev/null
+cmake --build --preset release -j 2 --target batlehub batlehub-sandbox
+agent="$root/build/release/src/agent/batlehub-sandbox"
+batlehub="$root/build/release/src/server/batlehub"
+
+echo "== rooms (the read-only trees the scanners run in: no shell, no batlehub)"
+mkdir -p "$demo/rooms"
+for scanner in guarddog yara; do
+  python3 scripts/build-room.py --definition "rooms/$scanner.toml" --agent "$agent" --out "$demo/rooms/$scanner"
+done
+chmod 755 "$root/build" "$demo" "$demo/rooms"
+
+echo "== samples"
+python3 examples/make-samples.py "$demo/samples"
+
+sed -e "s|@ROOMS@|$demo/rooms|" -e "s|@RULES@|$root/rooms/rules/batlehub-default.yar|" \
+  examples/demo.toml.in > "$demo/demo.toml"
+
+echo "== the walls"
+"$batlehub" probe --config "$demo/demo.toml"
+
+declare -A expect=(
+  [tiny-benign-1.0.0.tgz]="allowed"
+  [evil-pad-1.3.1.tgz]="held"
+  [tiny_benign-1.0.0.tar.gz]="allowed"
+  [evil_setup-0.1.0.tar.gz]="held"
+)
+declare -A kind=(
+  [tiny-benign-1.0.0.tgz]=npm [evil-pad-1.3.1.tgz]=npm
+  [tiny_benign-1.0.0.tar.gz]=pypi [evil_setup-0.1.0.tar.gz]=pypi
+)
+summary=()
+wrong=0
+for sample in tiny-benign-1.0.0.tgz evil-pad-1.3.1.tgz tiny_benign-1.0.0.tar.gz evil_setup-0.1.0.tar.gz; do
+  echo
+  echo "== batlehub scan $sample"
+  set +e
+  "$batlehub" scan --config "$demo/demo.toml" --kind "${kind[$sample]}" "$demo/samples/$sample"
+  rc=$?
+  set -e
+  case $rc in
+    0) got=allowed ;; 10) got=warned ;; 20) got=quarantined ;; 30) got=denied ;; *) got="error (exit $rc)" ;;
+  esac
+  want=${expect[$sample]}
+  ok=yes
+  if [ "$want" = held ] && [ "$got" != quarantined ] && [ "$got" != denied ]; then ok=no; fi
+  if [ "$want" = allowed ] && [ "$got" != allowed ]; then ok=no; fi
+  [ "$ok" = yes ] || wrong=$((wrong + 1))
+  summary+=("$(printf '  %-28s %-12s expected %-8s %s' "$sample" "$got" "$want" "$([ "$ok" = yes ] && echo ok || echo WRONG)")")
+done
+echo
+echo "== summary"
+printf '%s\n' "${summary[@]}"
+[ "$wrong" -eq 0 ]

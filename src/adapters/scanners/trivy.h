@@ -1,0 +1,69 @@
+// Trivy (Aqua Security, 0.74.0) as a consumer of the sandbox port (upstream's trivy.rs,
+// upstream-today.md §2.4; RFC 0022 §5.2).
+//
+// With an SBOM recorded for the version, the bundle is the SBOM inline as sbom.cdx.json
+// and no archive at all:
+//
+//   trivy sbom --format json --quiet --skip-version-check [--server X] --cache-dir .trivy sbom.cdx.json
+//
+// otherwise the artifact is an archive entry extracted at `tree` and
+//
+//   trivy fs --format json --quiet --skip-version-check [--server X] --cache-dir .trivy --scanners vuln tree
+//
+// Paths are relative to the work directory, the scanner's cwd on every runtime (under
+// `none` it is a TempDir, not /work); the database lands in .trivy, the one writable
+// place. Always with the network (a server, or the database download). Timeout: the larger
+// of trivy's `timeout_secs` and the job's. Exit 0 only; any other exit is
+// Upstream("trivy exited N: <its stderr tail>") — trivy's own words, which is how a
+// database it cannot download reaches the verdict: as a scanner error, never as a clean
+// answer.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "core/scanner.h"
+
+namespace batlehub::adapters {
+
+struct TrivyOptions {
+  std::string name = "trivy";                      // the [scanners.<name>] name: findings, labels, room
+  std::string command = "trivy";                   // argv[0], inside the room / image (fixed upstream)
+  std::string endpoint;                            // a Trivy server (client mode); "" = a local database
+  std::chrono::seconds timeout_secs{60};           // [scanners.trivy] timeout_secs
+  std::chrono::milliseconds job_timeout{600'000};  // [worker] job_timeout_secs
+  core::Limits limits;
+};
+
+class TrivyScanner final : public core::Scanner {
+ public:
+  explicit TrivyScanner(TrivyOptions options) : options_(std::move(options)) {}
+
+  const std::string& name() const override { return options_.name; }
+  // npm, pypi, cargo, rubygems, composer, goproxy, maven, nuget, conda.
+  bool supports(core::PackageKind k) const override;
+  // One run. Unsupported without an artifact, even with an SBOM (upstream's worker checks
+  // needs_artifact before it calls scan), and for an SBOM larger than a bundle carries
+  // inline (wire::kInlineEntryMaxBytes).
+  Expected<std::vector<core::RunSpec>, core::ScannerError> plan(const core::ScanInput& in) const override;
+  Expected<std::vector<core::Finding>, core::ScannerError> parse(
+      const core::ScanInput& in, const std::vector<core::RunResult>& results) const override;
+
+  // Findings from a trivy JSON report: one per Results[].Vulnerabilities[] (kind
+  // vulnerability, code VULNERABILITY, severity from `Severity` lower-cased — unknown when
+  // unreadable — reference the VulnerabilityID, raw the vulnerability). Summary
+  // "Title (Pkg, fixed in X)", or "ID in Pkg, fixed in X" without a title. No `Results`
+  // is zero findings; a document that is not an object is Output.
+  Expected<std::vector<core::Finding>, core::ScannerError> map(const nlohmann::json& report) const;
+
+  std::chrono::milliseconds timeout() const;
+  const TrivyOptions& options() const { return options_; }
+
+ private:
+  TrivyOptions options_;
+};
+
+}  // namespace batlehub::adapters

@@ -1,0 +1,118 @@
+#include "server/scanners.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "adapters/scanners/guarddog.h"
+#include "adapters/scanners/postmortem.h"
+#include "adapters/scanners/trivy.h"
+#include "adapters/scanners/yara.h"
+#include "server/builders.h"
+
+namespace batlehub::server {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The rules are the worker's: read here, bounded, and shipped as bytes in every bundle.
+Expected<std::string, std::string> read_rules(const std::string& path) {
+  constexpr std::uintmax_t kMaxRules = 4 * 1024 * 1024;  // well inside the wire's inline cap
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  if (ec) return Unexpected("yara rules " + path + ": " + ec.message());
+  if (size > kMaxRules) return Unexpected("yara rules " + path + " are " + std::to_string(size) + " bytes, more than 4 MiB");
+  std::ifstream f(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(f)), {});
+  if (bytes.size() != size) return Unexpected("yara rules " + path + ": short read");
+  return bytes;
+}
+
+}  // namespace
+
+Expected<std::vector<std::unique_ptr<core::Scanner>>, std::string> build_scanners(const config::Config& c,
+                                                                                  const config::Env&) {
+  std::vector<std::unique_ptr<core::Scanner>> out;
+  core::Limits limits = limits_of(c.worker.sandbox);
+  std::chrono::milliseconds job_timeout = std::chrono::seconds(c.worker.job_timeout_secs);
+  for (const config::ScannerConfig& s : c.scanners) {
+    switch (s.type) {
+      case config::ScannerType::kPostmortem: {
+        adapters::PostmortemOptions o;
+        o.name = s.name;
+        o.command = s.command;
+        o.online = s.online;
+        o.timeline = s.timeline;
+        o.limits = limits;
+        o.timeout = job_timeout;
+        out.push_back(std::make_unique<adapters::PostmortemScanner>(std::move(o)));
+        break;
+      }
+      case config::ScannerType::kGuarddog: {
+        adapters::GuardDogOptions o;
+        o.name = s.name;
+        o.command = s.command;
+        o.ecosystems = s.ecosystems;
+        o.limits = limits;
+        o.timeout = job_timeout;
+        out.push_back(std::make_unique<adapters::GuardDogScanner>(std::move(o)));
+        break;
+      }
+      case config::ScannerType::kTrivy: {
+        adapters::TrivyOptions o;
+        o.name = s.name;
+        o.command = s.command.empty() ? "trivy" : s.command;
+        o.endpoint = s.endpoint;
+        o.timeout_secs = std::chrono::seconds(s.timeout_secs);
+        o.job_timeout = job_timeout;
+        o.limits = limits;
+        out.push_back(std::make_unique<adapters::TrivyScanner>(std::move(o)));
+        break;
+      }
+      case config::ScannerType::kYara: {
+        auto rules = read_rules(s.rules);
+        if (!rules) return Unexpected("[scanners." + s.name + "] " + rules.error());
+        adapters::YaraOptions o;
+        o.name = s.name;
+        o.command = s.command;
+        o.rules = std::move(*rules);
+        o.limits = limits;
+        o.timeout = job_timeout;
+        out.push_back(std::make_unique<adapters::YaraScanner>(std::move(o)));
+        break;
+      }
+      case config::ScannerType::kOsv:
+        break;  // a network scanner: not run in a sandbox, and not part of `batlehub scan`
+    }
+  }
+  return out;
+}
+
+config::Config default_scan_config(const std::string& rooms_dir) {
+  config::Config c = config::defaults();
+  c.worker.sandbox.rooms_dir = rooms_dir;
+  auto has_room = [&](const char* name) {
+    std::error_code ec;
+    return fs::is_directory(rooms_dir + "/" + name, ec);
+  };
+  auto add = [&](const char* name, config::ScannerType type, const char* command) {
+    config::ScannerConfig s;
+    s.name = name;
+    s.type = type;
+    s.command = command;
+    c.scanners.push_back(std::move(s));
+  };
+  if (has_room("postmortem")) add("postmortem", config::ScannerType::kPostmortem, "postmortem");
+  if (has_room("guarddog")) add("guarddog", config::ScannerType::kGuarddog, "guarddog");
+  if (has_room("trivy")) add("trivy", config::ScannerType::kTrivy, "trivy");
+  std::error_code ec;
+  if (has_room("yara") && fs::is_regular_file(kDefaultYaraRules, ec)) {
+    add("yara", config::ScannerType::kYara, "yara");
+    c.scanners.back().rules = kDefaultYaraRules;
+  }
+  return c;
+}
+
+}  // namespace batlehub::server

