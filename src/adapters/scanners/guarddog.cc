@@ -16,39 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string compact(const json& j) {
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-std::string trimmed_tail(const std::string& tail) {
-  const char* ws = " \t\r\n";
-  std::size_t b = tail.find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  return tail.substr(b, tail.find_last_not_of(ws) - b + 1);
-}
-
-// Text from the report (valid UTF-8: the parser checked), control characters escaped.
-std::string printable(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (u < 0x20 || u == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 0xf]);
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
 std::string string_or_empty(const json& obj, const char* key) {
   if (!obj.is_object()) return "";
   auto it = obj.find(key);

@@ -16,9 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-// Compact, keys sorted: what upstream's serde_json `to_string()` writes.
-std::string compact(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
-
 std::string replace_all(std::string_view s, char from, char to) {
   std::string out(s);
   std::replace(out.begin(), out.end(), from, to);

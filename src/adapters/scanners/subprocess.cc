@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include "agent/utf8.h"
+
 namespace batlehub::adapters {
 
 namespace {
@@ -38,6 +40,37 @@ Expected<nlohmann::json, core::ScannerError> parse_json(std::string_view bytes) 
   } catch (const json::exception& e) {
     return Unexpected(core::ScannerError{core::ScannerError::Kind::kOutput, std::string("scanner output is not JSON: ") + e.what()});
   }
+}
+
+std::string compact(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+std::string trimmed_tail(const std::string& tail) {
+  const char* ws = " \t\r\n";
+  std::size_t b = tail.find_first_not_of(ws);
+  if (b == std::string::npos) return "";
+  return tail.substr(b, tail.find_last_not_of(ws) - b + 1);
+}
+
+std::string printable(std::string_view bytes) {
+  std::string utf8 = agent::lossy_utf8_tail(bytes, std::string::npos);
+  std::string out;
+  out.reserve(utf8.size());
+  for (char c : utf8) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 0xf]);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
 }
 
 }  // namespace batlehub::adapters

@@ -19,4 +19,14 @@ bool command_exists(std::string_view command, std::string_view path);
 // Bounded by nlohmann's iterative parser and a depth limit.
 Expected<nlohmann::json, core::ScannerError> parse_json(std::string_view stdout_bytes);
 
+// A finding's `raw`: the scanner's JSON, compact, invalid UTF-8 replaced.
+std::string compact(const nlohmann::json& j);
+
+// A stderr tail for a message: leading and trailing white space trimmed.
+std::string trimmed_tail(const std::string& tail);
+
+// Text a scanner or an artifact supplied (a rule message, a file name), made safe to show
+// on one line: invalid UTF-8 replaced, newlines, tabs and other control characters escaped.
+std::string printable(std::string_view bytes);
+
 }  // namespace batlehub::adapters

@@ -15,17 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string compact(const json& j) {
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-std::string trimmed_tail(const std::string& tail) {
-  const char* ws = " \t\r\n";
-  std::size_t b = tail.find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  return tail.substr(b, tail.find_last_not_of(ws) - b + 1);
-}
-
 std::string string_or(const json& obj, const char* key, std::string fallback = "") {
   auto it = obj.find(key);
   return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;

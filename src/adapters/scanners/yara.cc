@@ -1,5 +1,7 @@
 #include "adapters/scanners/yara.h"
 
+#include "adapters/scanners/subprocess.h"
+
 #include <algorithm>
 #include <charconv>
 #include <optional>
@@ -169,41 +171,6 @@ class LineParser {
   const std::set<std::string>& rules_;
   std::size_t i_ = 0;
 };
-
-// Text from the artifact (a file name), safe to show: valid UTF-8, control characters
-// escaped.
-std::string printable(std::string_view bytes) {
-  std::string utf8 = agent::lossy_utf8_tail(bytes, std::string::npos);
-  std::string out;
-  out.reserve(utf8.size());
-  for (char c : utf8) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (u < 0x20 || u == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 0xf]);
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
-std::string trimmed_tail(const std::string& tail) {
-  const char* ws = " \t\r\n";
-  std::size_t b = tail.find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  return tail.substr(b, tail.find_last_not_of(ws) - b + 1);
-}
-
-std::string compact(const json& j) {
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 Severity severity_of(const YaraMatch& m) {
   for (const auto& [k, v] : m.meta) {
