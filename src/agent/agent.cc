@@ -48,18 +48,6 @@ std::vector<std::string> split(const wire::RelPath& p) {
   return out;
 }
 
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t w = ::write(fd, data.data(), data.size());
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(w));
-  }
-  return true;
-}
-
 bool copy_fd(int from, int to, std::uint64_t size) {
   off_t off = 0;
   while (static_cast<std::uint64_t>(off) < size) {

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <string_view>
 #include <utility>
 
 namespace batlehub::agent {
@@ -34,5 +36,18 @@ class Fd {
  private:
   int fd_ = -1;
 };
+
+// Writes all of `data`, retrying on EINTR and short writes. False (errno set) on failure.
+inline bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t w = ::write(fd, data.data(), data.size());
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(w));
+  }
+  return true;
+}
 
 }  // namespace batlehub::agent

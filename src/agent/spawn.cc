@@ -37,17 +37,10 @@ struct KeeperReport {
 
 // --- async-signal-safe helpers (used between fork and execve / _exit) ----------------
 
-void write_all(int fd, const void* p, std::size_t n) {
-  const char* c = static_cast<const char*>(p);
-  while (n > 0) {
-    ssize_t w = ::write(fd, c, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    c += w;
-    n -= static_cast<std::size_t>(w);
-  }
+// Writes a fixed-size report; async-signal-safe (agent::write_all is write(2) and errno).
+template <class T>
+void write_struct(int fd, const T& v) {
+  write_all(fd, std::string_view(reinterpret_cast<const char*>(&v), sizeof v));
 }
 
 char* put_uint(char* p, unsigned long v) {
@@ -136,7 +129,7 @@ struct ChildPlan {
     ::execve(c.program, c.argv, c.envp);
     f = {WallStage::kExec, errno};
   }
-  write_all(c.exec_err_fd, &f, sizeof f);
+  write_struct(c.exec_err_fd, f);
   ::_exit(127);
 }
 
@@ -150,7 +143,7 @@ struct ChildPlan {
   if (scanner == 0) scanner_child(c);
   if (scanner < 0) {
     report.fork_errno = errno;
-    write_all(status_fd, &report, sizeof report);
+    write_struct(status_fd, report);
     ::_exit(0);
   }
   ::setpgid(scanner, scanner);
@@ -217,7 +210,7 @@ struct ChildPlan {
     timespec nap{0, 10'000'000};
     ::sigtimedwait(&wake, nullptr, &nap);
   }
-  write_all(status_fd, &report, sizeof report);
+  write_struct(status_fd, report);
   ::_exit(0);
 }
 

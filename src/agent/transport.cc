@@ -17,19 +17,6 @@ namespace {
 Unexpected<FetchError> fetch_error(std::string m) { return Unexpected(FetchError{wire::FailureKind::kFetch, std::move(m)}); }
 Unexpected<FetchError> size_error(std::string m) { return Unexpected(FetchError{wire::FailureKind::kInputSize, std::move(m)}); }
 
-bool write_all(int fd, const char* p, std::size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
-}
-
 Expected<Fd, FetchError> open_regular(const std::string& path) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return fetch_error("cannot open " + path + ": " + std::strerror(errno));
@@ -91,7 +78,7 @@ Expected<Fd, FetchError> fetch_input(const Url& url, std::uint64_t declared) {
   if (!mem.valid()) return fetch_error(std::string("memfd_create: ") + std::strerror(errno));
   bool write_ok = true;
   auto r = http_get(url, declared, [&](const char* p, std::size_t n) {
-    write_ok = write_all(mem.get(), p, n);
+    write_ok = write_all(mem.get(), std::string_view(p, n));
     return write_ok;
   });
   if (!r) {
@@ -119,7 +106,7 @@ Expected<Ok, std::string> put_result(const Url& url, std::string_view bytes) {
   ::unlink(tmp.c_str());
   Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (!fd.valid()) return Unexpected("cannot create " + tmp + ": " + std::strerror(errno));
-  if (!write_all(fd.get(), bytes.data(), bytes.size())) {
+  if (!write_all(fd.get(), bytes)) {
     std::string e = std::strerror(errno);
     ::unlink(tmp.c_str());
     return Unexpected("writing " + tmp + ": " + e);

@@ -43,15 +43,20 @@ class Escape : public ::testing::Test {
     return bwrap.run(spec);
   }
 
-  // Processes on the host still running the hostile program in the given mode.
-  static int survivors(const std::string& mode) {
+  // A word only this test's processes carry on their command line: other tests (run in
+  // parallel by ctest) start hostile in the same modes.
+  std::string token() const { return s_.root().filename().string(); }
+
+  // Processes on the host still running the hostile program in the given mode, started by
+  // this test (their last argument is token()).
+  int survivors(const std::string& mode) const {
     int n = 0;
     for (const auto& e : fs::directory_iterator("/proc")) {
       std::string name = e.path().filename();
       if (name.find_first_not_of("0123456789") != std::string::npos) continue;
       std::ifstream f(e.path() / "cmdline");
       std::string cmd((std::istreambuf_iterator<char>(f)), {});
-      if (cmd == std::string("hostile\0", 8) + mode + std::string("\0", 1)) ++n;
+      if (cmd == std::string("hostile\0", 8) + mode + std::string("\0", 1) + token() + std::string("\0", 1)) ++n;
     }
     return n;
   }
@@ -124,7 +129,7 @@ TEST_F(Escape, cannot_read_a_variable_from_the_workers_environment) {
 TEST_F(Escape, a_fork_bomb_is_stopped) {
   // RLIMIT_NPROC stops it (the sandbox runs as 65532 in a user namespace of its own, so
   // the count is the sandbox's), and the keeper kills the 1,023 children it left.
-  auto out = run({"forkbomb"}, std::chrono::seconds(20));
+  auto out = run({"forkbomb", token()}, std::chrono::seconds(20));
   ASSERT_TRUE(out) << out.error().message;
   // The sandbox's own processes (bwrap's init, the agent, its keeper) count too.
   ASSERT_EQ(out->stdout_bytes.rfind("fork failed after ", 0), 0u) << out->stdout_bytes;
@@ -158,11 +163,11 @@ TEST_F(Escape, cannot_spin_past_cpu_seconds) {
 }
 
 TEST_F(Escape, cannot_leave_a_daemonised_child_behind) {
-  auto out = run({"daemon-exit"});
+  auto out = run({"daemon-exit", token()});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(out->stdout_bytes, "left a daemon\n");
   EXPECT_EQ(survivors("daemon-exit"), 0) << "the daemon outlived the run";
-  auto timed = run({"daemon"}, std::chrono::seconds(1));
+  auto timed = run({"daemon", token()}, std::chrono::seconds(1));
   ASSERT_FALSE(timed);
   EXPECT_EQ(survivors("daemon"), 0) << "the daemon outlived the timeout";
 }

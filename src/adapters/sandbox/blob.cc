@@ -7,22 +7,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agent/fd.h"
+
 namespace batlehub::adapters {
 
 namespace {
-
-bool write_all(int fd, const char* p, std::size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
-}
 
 class FileBlob final : public core::Blob {
  public:
@@ -37,7 +26,7 @@ class FileBlob final : public core::Blob {
       ssize_t n = ::pread(fd_, buf, sizeof buf, off);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return Unexpected("reading " + path_ + ": " + (n < 0 ? std::strerror(errno) : "it shrank"));
-      if (!write_all(out, buf, static_cast<std::size_t>(n))) return Unexpected("copying " + path_ + ": " + std::strerror(errno));
+      if (!agent::write_all(out, std::string_view(buf, static_cast<std::size_t>(n)))) return Unexpected("copying " + path_ + ": " + std::strerror(errno));
       off += n;
     }
     return Ok{};
@@ -55,7 +44,7 @@ class MemoryBlob final : public core::Blob {
   std::uint64_t size() const override { return bytes_.size(); }
   std::string describe() const override { return name_; }
   Expected<Ok, std::string> copy_to(int out) const override {
-    if (!write_all(out, bytes_.data(), bytes_.size())) return Unexpected("writing " + name_ + ": " + std::strerror(errno));
+    if (!agent::write_all(out, bytes_)) return Unexpected("writing " + name_ + ": " + std::strerror(errno));
     return Ok{};
   }
 
