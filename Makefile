@@ -3,19 +3,20 @@
 #   make demo        the main job: real scanners (GuardDog, YARA) behind bwrap on the sample
 #                    packages in examples/, with findings and a verdict for each
 #   make test        install what the tests need, build, and run every test: the release
-#                    build, the ASan/UBSan build, the fence, and a bounded fuzzing run
+#                    build, the ASan/UBSan build, the fence, and a bounded fuzzing run; first,
+#                    the address guard (scripts/check-addresses.py)
 #   make bench       the benchmarks, each beside its anchor
 #   make fuzz-long   fuzz each target for FUZZ_SECONDS (default 3600)
 
 FUZZ_SECONDS ?= 60
 JOBS ?= 2
 
-.PHONY: demo scanners test deps build-release build-asan build-fuzz test-release test-asan fence fuzz fuzz-long bench clean
+.PHONY: demo scanners test addresses deps build-release build-asan build-fuzz test-release test-asan fence fuzz fuzz-long bench clean
 
 demo:
 	./scripts/demo.sh
 
-test: deps scanners test-release test-asan fence fuzz
+test: deps scanners addresses test-release test-asan fence fuzz
 	@echo "make test: every stage passed"
 
 deps:
@@ -23,6 +24,10 @@ deps:
 
 scanners: deps
 	./scripts/install-scanners.sh
+
+# No test, bench, example or script names an address outside this machine.
+addresses:
+	python3 scripts/check-addresses.py
 
 build-release: deps
 	cmake --preset release >/dev/null

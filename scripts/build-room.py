@@ -2,7 +2,7 @@
 """Builds a scanner's room: the tree bwrap binds read-only as / and an image is made from.
 
 A room holds the scanner and what it needs to run, the agent, and the mount points bwrap
-and the engines need (/proc /dev /work /tmp) — and nothing else: no shell, no batlehub, no
+and the engines need (/proc /dev /work /tmp /sys) — and nothing else: no shell, no batlehub, no
 other scanner. Everything is copied from this machine; nothing is downloaded.
 
   build-room.py --definition rooms/yara.toml --agent build/release/src/agent/batlehub-sandbox \
@@ -36,7 +36,7 @@ import tomllib
 
 FORBIDDEN = {"sh", "bash", "dash", "busybox", "batlehub"}
 BIN_DIRS = ["bin", "sbin", "usr/bin", "usr/sbin", "usr/local/bin"]
-MOUNT_POINTS = ["proc", "dev", "work", "tmp"]
+MOUNT_POINTS = ["proc", "dev", "work", "tmp", "sys"]
 AGENT_DEST = "/usr/local/bin/batlehub-sandbox"
 
 

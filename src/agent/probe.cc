@@ -20,6 +20,7 @@
 #include <set>
 #include <sstream>
 
+#include "agent/cgroup.h"
 #include "agent/fd.h"
 #include "agent/spawn.h"
 #include "wire/caps.h"
@@ -425,6 +426,31 @@ void add_walled_checks(const ProbeContext& ctx, std::vector<Assertion>& out) {
   out.push_back(make(Check::kRlimits, ok, ev.empty() ? "no limit set" : ev));
 }
 
+// The run's own cgroup and its limit for one controller, read from inside: the limit must
+// exist (a run bounded only per process, by rlimits, fails) and be no looser than `most`
+// (0: any finite bound). The evidence names the file that sets it.
+Assertion check_bounded(Check check, std::string_view controller, std::uint64_t most, std::string_view unit) {
+  namespace cg = cgroup;
+  auto memberships = cg::parse_proc_cgroup(cg::read_small_file("/proc/self/cgroup"));
+  auto mounts = cg::parse_mountinfo(cg::read_small_file("/proc/self/mountinfo", 1024 * 1024));
+  auto where = cg::locate(controller, memberships, mounts);
+  if (!where) {
+    return make(check, false,
+                "no " + std::string(controller) + " cgroup is visible from inside (/proc/self/cgroup names " +
+                    std::to_string(memberships.size()) + " hierarchies, /proc/self/mountinfo shows " +
+                    std::to_string(mounts.size()) + " cgroup mounts): the run is bounded per process only");
+  }
+  std::string_view file = cg::limit_file(controller, where->version);
+  auto bound = cg::tightest(*where, file);
+  std::string at = std::string(where->version == cg::Version::kV2 ? "cgroup v2 " : "cgroup v1 ") + where->path;
+  if (!bound) return make(check, false, at + ": " + std::string(file) + " is unlimited up to " + where->mount_point);
+  std::string ev = at + ": " + bound->where + " = " + std::to_string(bound->value) + " " + std::string(unit);
+  if (most != 0 && bound->value > most) {
+    return make(check, false, ev + ", looser than the run's " + std::to_string(most) + " " + std::string(unit));
+  }
+  return make(check, true, ev);
+}
+
 }  // namespace
 
 std::string sha256_file(const std::string& path, std::uint64_t* size) {
@@ -492,6 +518,11 @@ wire::ProbeReport run_probe(const wire::Manifest& m, const ProbeContext& ctx) {
   a.push_back(make(Check::kPidNamespace, pid == 1 || ppid == 1,
                    "pid " + std::to_string(pid) + ", parent " + std::to_string(ppid)));
   add_walled_checks(ctx, a);
+  // What one run may take as a whole (RFC 0022 §4.2's cost): its memory and what it may
+  // write to memory-backed mounts (/tmp, and /work on the image runtimes).
+  std::uint64_t cost = m.limits.memory_limit_mb == 0 ? 0 : m.limits.memory_limit_mb * wire::kMiB + m.extract_policy.max_extracted_bytes;
+  a.push_back(check_bounded(Check::kMemoryBounded, "memory", cost, "bytes"));
+  a.push_back(check_bounded(Check::kPidsBounded, "pids", wire::kRunPidsMax, "tasks"));
   return rep;
 }
 

@@ -232,6 +232,7 @@ const char* stage_name(WallStage s) {
     case WallStage::kNoNewPrivs: return "prctl(PR_SET_NO_NEW_PRIVS)";
     case WallStage::kSeccomp: return "prctl(PR_SET_SECCOMP)";
     case WallStage::kExec: return "execve";
+    case WallStage::kCgroup: return "joining the run's cgroup (write to cgroup.procs)";
     case WallStage::kNone: break;
   }
   return "?";
@@ -240,6 +241,9 @@ const char* stage_name(WallStage s) {
 }  // namespace
 
 WallFailure apply_walls(const ChildWalls& walls, const sock_fprog* prog) {
+  for (int fd : walls.join_cgroups) {
+    if (::write(fd, "0", 1) != 1) return {WallStage::kCgroup, errno};
+  }
   if (walls.identity) {
     auto [uid, gid] = *walls.identity;
     if (::setgroups(0, nullptr) != 0 || ::setresgid(gid, gid, gid) != 0 || ::setresuid(uid, uid, uid) != 0) {

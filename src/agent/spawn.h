@@ -26,6 +26,10 @@ namespace batlehub::agent {
 
 // What the child installs on itself, in this order, just before execve.
 struct ChildWalls {
+  // First of all, join these cgroups: each is a cgroup.procs opened for writing, and "0"
+  // written to it moves the writer. The bwrap runtime uses it so that the sandbox is in the
+  // run's cgroup before it exists, and every process it will ever fork with it.
+  std::vector<int> join_cgroups;
   // Become this uid/gid first (with no supplementary groups). The bwrap runtime uses it so
   // that a worker running as root never gives a sandbox a root identity on the host.
   std::optional<std::pair<uid_t, gid_t>> identity;
@@ -34,7 +38,7 @@ struct ChildWalls {
 };
 
 // Which step of installing the walls failed in a child.
-enum class WallStage : int { kNone = 0, kSetup, kIdentity, kRlimit, kNoNewPrivs, kSeccomp, kExec };
+enum class WallStage : int { kNone = 0, kSetup, kIdentity, kRlimit, kNoNewPrivs, kSeccomp, kExec, kCgroup };
 
 struct WallFailure {
   WallStage stage = WallStage::kNone;

@@ -55,6 +55,10 @@ bool can_presign(StorageType t);
 
 struct BwrapConfig {
   std::string binary = "bwrap";
+  // Where each run's cgroup is made, as a path from each cgroup hierarchy's root: "" = under
+  // "<the worker's own cgroup>/batlehub-sandbox" (on cgroup v2 the worker then moves itself
+  // into a leaf "batlehub-worker" beside it). A delegated subtree's path otherwise.
+  std::string cgroup_parent;
   bool operator==(const BwrapConfig&) const = default;
 };
 
@@ -87,6 +91,15 @@ struct SandboxConfig {
   std::int64_t max_entries = 50000;
   std::int64_t start_timeout_secs = 120;
   std::int64_t probe_interval_secs = 600;
+  // Addresses ("a.b.c.d:port", "[v6]:port") the probe's no_network assertion tries to reach
+  // from inside, on top of the worker's own listener on loopback and on its own address,
+  // which every runtime adds by itself. The RFC's 1.1.1.1:53 by default: a host out there
+  // that answers. Tests and air-gapped sites set addresses of their own (docs/configuration.md).
+  std::vector<std::string> probe_canaries = {"1.1.1.1:53"};
+  // Ours: when the host gives the worker no cgroup to bound a run as a whole, run anyway
+  // with per-process limits (rlimits) only — the probe then warns on memory_bounded and
+  // pids_bounded instead of failing. Off: such a worker refuses to start.
+  bool accept_per_process_limits = false;
   std::string bundle_backend;  // "" = [storage] default
   std::string bundle_prefix = "sandbox/";
   std::int64_t bundle_ttl_secs = 60;
@@ -148,6 +161,9 @@ struct ScannerConfig {
   std::vector<std::string> ecosystems;
   // trivy: the server to ask ("" = a local database, downloaded into /work)
   std::string endpoint;
+  // trivy: the OCI repository its vulnerability database is pulled from ("" = Trivy's own
+  // default): a mirror of the operator's, or, in tests, a port on loopback.
+  std::string db_repository;
   std::int64_t timeout_secs = 60;
   // yara: an absolute path on the worker host to a rules file; the worker ships its
   // bytes in the bundle, the sandbox never sees the host path.

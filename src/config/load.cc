@@ -291,6 +291,7 @@ const toml::table& as_table_or_refuse(Loader& l, const toml::node& n, const std:
 
 void read_bwrap(Table t, BwrapConfig& out) {
   if (auto v = t.str("binary")) out.binary = *v;
+  if (auto v = t.str("cgroup_parent")) out.cgroup_parent = *v;
   t.finish();
 }
 
@@ -324,6 +325,8 @@ void read_sandbox(Loader& l, Table t, SandboxConfig& out) {
   if (auto v = t.integer("max_entries")) out.max_entries = *v;
   if (auto v = t.integer("start_timeout_secs")) out.start_timeout_secs = *v;
   if (auto v = t.integer("probe_interval_secs")) out.probe_interval_secs = *v;
+  if (auto v = t.strings("probe_canaries")) out.probe_canaries = *v;
+  if (auto v = t.boolean("accept_per_process_limits")) out.accept_per_process_limits = *v;
   if (auto v = t.str("bundle_backend")) out.bundle_backend = *v;
   if (auto v = t.str("bundle_prefix")) out.bundle_prefix = *v;
   if (auto v = t.integer("bundle_ttl_secs")) out.bundle_ttl_secs = *v;
@@ -402,6 +405,7 @@ ScannerConfig read_scanner(Loader& l, const std::string& name, const toml::table
       s.command = "trivy";
       if (auto v = t.str("command")) s.command = *v;
       s.endpoint = t.required_str("endpoint", why + " (\"\" = a local database)");
+      if (auto v = t.str("db_repository")) s.db_repository = *v;
       if (auto v = t.integer("timeout_secs")) s.timeout_secs = *v;
       if (auto v = t.str("image")) s.image = *v;
       break;

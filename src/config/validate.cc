@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "config/text.h"
 #include "wire/caps.h"
+#include "wire/manifest.h"
 
 namespace batlehub::config {
 namespace {
@@ -125,6 +126,47 @@ class Validator {
          "(BATLEHUB_UNSAFE_NO_SANDBOX=1 is set)");
   }
 
+  // Each entry becomes a manifest canary, so the wire's rule is the rule here; the two the
+  // runtime adds itself (its own listener on loopback and on the host's address) leave room
+  // under the manifest's bound.
+  void probe_canaries(const std::vector<std::string>& canaries) {
+    const std::string key = "worker.sandbox.probe_canaries";
+    if (canaries.size() > wire::kMaxProbeCanaries - 2) {
+      refuse(key, "probe_canaries lists " + std::to_string(canaries.size()) + " addresses; at most " +
+                      std::to_string(wire::kMaxProbeCanaries - 2) + " fit beside the worker's own two");
+    }
+    for (std::size_t i = 0; i < canaries.size(); ++i) {
+      if (!wire::is_canary_address(canaries[i])) {
+        refuse(key + "[" + std::to_string(i) + "]",
+               "probe canary " + quoted(canaries[i]) +
+                   " is not an address and a port (\"a.b.c.d:port\" or \"[v6]:port\"): a canary is an address, "
+                   "never a name, because a sandbox may be allowed its resolver");
+      }
+    }
+  }
+
+  // A path below each hierarchy's root: absolute, no "." or ".." segment, no control
+  // character — the runtime joins it to /sys/fs/cgroup/<hierarchy> and creates cgroups there.
+  void cgroup_parent(const std::string& p) {
+    if (p.empty()) return;
+    bool ok = p.front() == '/' && p.size() < 1024;
+    std::size_t start = 1;
+    while (ok && start <= p.size()) {
+      std::size_t end = p.find('/', start);
+      if (end == std::string::npos) end = p.size();
+      std::string_view seg(p.data() + start, end - start);
+      if (seg == "." || seg == ".." || (seg.empty() && end != p.size())) ok = false;
+      start = end + 1;
+    }
+    for (char c : p) ok = ok && static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+    if (!ok) {
+      refuse("worker.sandbox.bwrap.cgroup_parent",
+             "cgroup_parent = " + quoted(p) +
+                 " must be an absolute path below each cgroup hierarchy's root, like \"/batlehub.slice/sandbox\", "
+                 "with no '.' or '..' segment");
+    }
+  }
+
   void sandbox_values() {
     const SandboxConfig& s = c_.worker.sandbox;
     range("worker.sandbox.memory_limit_mb", s.memory_limit_mb, 1, kMaxMemoryLimitMb);
@@ -134,11 +176,13 @@ class Validator {
     range("worker.sandbox.start_timeout_secs", s.start_timeout_secs, 1, kInt32Max);
     range("worker.sandbox.probe_interval_secs", s.probe_interval_secs, 1, kInt32Max);
     range("worker.sandbox.bundle_ttl_secs", s.bundle_ttl_secs, 1, kInt32Max);
+    probe_canaries(s.probe_canaries);
     if (s.rooms_dir.empty() || s.rooms_dir.front() != '/') {
       refuse("worker.sandbox.rooms_dir", "rooms_dir = " + quoted(s.rooms_dir) +
                                              " must be an absolute path (bwrap's root for a scanner is "
                                              "<rooms_dir>/<scanner name>)");
     }
+    cgroup_parent(s.bwrap.cgroup_parent);
     not_empty("worker.sandbox.bwrap.binary", s.bwrap.binary);
     not_empty("worker.sandbox.oci.binary", s.oci.binary);
     not_empty("worker.sandbox.kubernetes.service_account", s.kubernetes.service_account);

@@ -32,6 +32,7 @@ std::string_view to_string(SandboxError::Kind k) {
     case SandboxError::Kind::kStartTimeout: return "start_timeout";
     case SandboxError::Kind::kRunTimeout: return "run_timeout";
     case SandboxError::Kind::kCrashed: return "crashed";
+    case SandboxError::Kind::kOutOfMemory: return "out_of_memory";
     case SandboxError::Kind::kResultInvalid: return "result_invalid";
     case SandboxError::Kind::kBundleRefused: return "bundle_refused";
     case SandboxError::Kind::kUnsupported: return "unsupported";
@@ -47,6 +48,7 @@ std::string_view outcome_label(const Expected<RunOutput, SandboxError>& r) {
     case SandboxError::Kind::kStartTimeout: return "start_timeout";
     case SandboxError::Kind::kRunTimeout: return "run_timeout";
     case SandboxError::Kind::kResultInvalid: return "result_invalid";
+    case SandboxError::Kind::kOutOfMemory: return "out_of_memory";
     default: return "crashed";
   }
 }
@@ -69,7 +71,8 @@ ScannerError to_scanner_error(const SandboxError& e) {
   switch (e.kind) {
     case K::kStartTimeout:
     case K::kRunTimeout: return {S::kTimeout, e.message};
-    case K::kCrashed: return {S::kCrashed, e.message};
+    case K::kCrashed:
+    case K::kOutOfMemory: return {S::kCrashed, e.message};
     case K::kResultInvalid:
     case K::kBundleRefused: return {S::kOutput, e.message};
     case K::kUnsupported: return {S::kUnsupported, e.message};
@@ -84,6 +87,16 @@ std::optional<std::string> ProbeReport::first_failure() const {
   if (!result_at_all) return "a result at all: " + no_result_reason;
   for (const auto& a : agent.assertions) {
     if (a.verdict == wire::Verdict::kFail) return std::string(wire::to_string(a.check)) + ": " + a.evidence;
+  }
+  // An assertion the agent did not make is not a wall it proved: an agent from before
+  // memory_bounded existed must not pass a probe that asks for it.
+  for (wire::Check c : wire::every_check()) {
+    bool made = false;
+    for (const auto& a : agent.assertions) made = made || a.check == c;
+    if (!made) {
+      return std::string(wire::to_string(c)) +
+             ": the agent did not report it (an agent of an older release? rebuild the room with this release's agent)";
+    }
   }
   return std::nullopt;
 }

@@ -99,6 +99,7 @@ struct SandboxError {
     kStartTimeout,   // the sandbox did not get the agent to its bundle in time
     kRunTimeout,     // the scanner ran past its timeout and was killed
     kCrashed,        // no result came back, or the scanner was killed by a signal
+    kOutOfMemory,    // the kernel's OOM killer ended the run: its cgroup reached its memory bound
     kResultInvalid,  // out.tar or result.json is malformed
     kBundleRefused,  // the agent refused the bundle (a bomb, a traversal, a size lie…)
     kUnsupported,    // the archive is of no format the agent extracts
@@ -111,7 +112,8 @@ struct SandboxError {
 
 std::string_view to_string(SandboxError::Kind k);
 
-// The metric's `outcome` label for a run (ok, start_timeout, run_timeout, crashed, result_invalid).
+// The metric's `outcome` label for a run (ok, start_timeout, run_timeout, crashed, out_of_memory,
+// result_invalid).
 std::string_view outcome_label(const Expected<RunOutput, SandboxError>& r);
 
 // What a scanner's caller sees (upstream's ScannerError).
@@ -123,7 +125,8 @@ struct ScannerError {
 
 std::string_view to_string(ScannerError::Kind k);
 
-// RFC 0022 §6.1: a run that timed out starting or running is Timeout, a crash Crashed, a
+// RFC 0022 §6.1: a run that timed out starting or running is Timeout, a crash (the OOM
+// killer's included: its message says so) Crashed, a
 // malformed result Output. A bundle the agent refused is Output (upstream's extractor
 // errors were), and an archive it cannot read is Unsupported; configuration and I/O are Other.
 ScannerError to_scanner_error(const SandboxError& e);
@@ -145,7 +148,8 @@ struct ProbeReport {
   wire::ProbeReport agent;       // the assertions the agent made from inside
   std::uint64_t elapsed_ms = 0;
 
-  // The first failed assertion, or nullopt when the walls hold.
+  // The first failed assertion — or the first this wire version knows that the agent did
+  // not report — or nullopt when the walls hold.
   std::optional<std::string> first_failure() const;
   bool passed() const { return skipped || !first_failure(); }
 };

@@ -46,6 +46,9 @@ Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runti
       o.rooms_dir = s.rooms_dir;
       o.scratch_dir = scratch_dir(env);
       o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
+      o.probe_canaries = s.probe_canaries;
+      o.cgroup_parent = s.bwrap.cgroup_parent;
+      o.accept_per_process_limits = s.accept_per_process_limits;
       return std::unique_ptr<core::SandboxRuntime>(std::make_unique<adapters::BwrapRuntime>(o));
     }
     case config::RuntimeKind::kOci:

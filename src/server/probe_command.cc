@@ -88,9 +88,17 @@ ProbeExit probe_command(const std::optional<std::string>& config_path, const con
       log->error("refusing to start — a worker without its sandbox scans nothing, it does not scan unsandboxed");
       return ProbeExit::kFailed;
     }
+    bool whole = true;
+    for (const auto& a : r->agent.assertions) {
+      if (a.verdict != wire::Verdict::kWarn) continue;
+      log->warn("room {}: {}: {}", t.room, wire::to_string(a.check), a.evidence);
+      if (a.check == wire::Check::kMemoryBounded || a.check == wire::Check::kPidsBounded) whole = false;
+    }
     log->info("probe passed in {} — room {}: no network, read-only root, one writable dir, empty environment, "
-              "unprivileged, no shell, seccomp filter, {} command(s) hashed",
-              seconds(r->elapsed_ms), t.room, r->agent.commands.size());
+              "unprivileged, no shell, seccomp filter, {}, {} command(s) hashed",
+              seconds(r->elapsed_ms), t.room,
+              whole ? "memory and processes bounded as a whole" : "memory and processes bounded per process only",
+              r->agent.commands.size());
   }
   out << report.str();
   return ProbeExit::kPassed;

@@ -65,6 +65,7 @@ Expected<std::vector<std::unique_ptr<core::Scanner>>, std::string> build_scanner
         o.name = s.name;
         o.command = s.command.empty() ? "trivy" : s.command;
         o.endpoint = s.endpoint;
+        o.db_repository = s.db_repository;
         o.timeout_secs = std::chrono::seconds(s.timeout_secs);
         o.job_timeout = job_timeout;
         o.limits = limits;

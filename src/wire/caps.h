@@ -42,6 +42,11 @@ inline constexpr std::size_t kStderrTailChars = 2000;
 inline constexpr std::size_t kResultMaxBytes = 1 * kMiB;
 inline constexpr std::size_t kOutTarMaxBytes = kStdoutCapBytes + kResultMaxBytes + 64 * 1024;
 
+// The most processes and threads one run may hold at once, as a whole: the pids bound every
+// runtime sets on a run (bwrap's cgroup pids.max, oci's --pids-limit) and the probe's
+// pids_bounded assertion holds it to.
+inline constexpr std::uint64_t kRunPidsMax = 256;
+
 // Timeouts the manifest may ask for.
 inline constexpr std::uint64_t kMaxTimeoutMs = 24ULL * 3600 * 1000;
 

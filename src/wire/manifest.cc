@@ -31,34 +31,6 @@ bool is_fetchable_url(std::string_view u) {
   return u.starts_with("file:///") || u.starts_with("http://") || u.starts_with("https://");
 }
 
-// "1.2.3.4:53" or "[::1]:8080": an address, never a name (RFC 0022 §4.3).
-bool is_canary(std::string_view s) {
-  if (has_nul(s)) return false;
-  std::string host;
-  std::string_view port;
-  if (s.starts_with('[')) {
-    auto close = s.find("]:");
-    if (close == std::string_view::npos) return false;
-    host = s.substr(1, close - 1);
-    port = s.substr(close + 2);
-    in6_addr a6{};
-    if (inet_pton(AF_INET6, host.c_str(), &a6) != 1) return false;
-  } else {
-    auto colon = s.rfind(':');
-    if (colon == std::string_view::npos) return false;
-    host = s.substr(0, colon);
-    port = s.substr(colon + 1);
-    in_addr a4{};
-    if (inet_pton(AF_INET, host.c_str(), &a4) != 1) return false;
-  }
-  if (port.empty() || port.size() > 5) return false;
-  unsigned v = 0;
-  for (char c : port) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + unsigned(c - '0');
-  }
-  return v >= 1 && v <= 65535;
-}
 
 ExtractPolicy read_policy(const json& j, const std::string& where) {
   ObjectReader r(j, where);
@@ -113,7 +85,7 @@ ProbeSpec read_probe(const json& j, const std::string& where) {
   for (std::size_t i = 0; i < canaries.size(); ++i) {
     std::string w = r.path("canaries") + "/" + std::to_string(i);
     std::string c = detail::as_string(canaries[i], w, 64);
-    if (!is_canary(c)) refuse(w, "'" + c + "' is not an address:port (names are not allowed)");
+    if (!is_canary_address(c)) refuse(w, "'" + c + "' is not an address:port (names are not allowed)");
     p.canaries.push_back(std::move(c));
   }
   const json& commands = r.array("commands", kMaxProbeCommands);
@@ -176,6 +148,34 @@ Manifest read_manifest(const json& doc) {
 }
 
 }  // namespace
+
+bool is_canary_address(std::string_view s) {
+  if (has_nul(s)) return false;
+  std::string host;
+  std::string_view port;
+  if (s.starts_with('[')) {
+    auto close = s.find("]:");
+    if (close == std::string_view::npos) return false;
+    host = s.substr(1, close - 1);
+    port = s.substr(close + 2);
+    in6_addr a6{};
+    if (inet_pton(AF_INET6, host.c_str(), &a6) != 1) return false;
+  } else {
+    auto colon = s.rfind(':');
+    if (colon == std::string_view::npos) return false;
+    host = s.substr(0, colon);
+    port = s.substr(colon + 1);
+    in_addr a4{};
+    if (inet_pton(AF_INET, host.c_str(), &a4) != 1) return false;
+  }
+  if (port.empty() || port.size() > 5) return false;
+  unsigned v = 0;
+  for (char c : port) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + unsigned(c - '0');
+  }
+  return v >= 1 && v <= 65535;
+}
 
 std::optional<int> peek_wire_version(std::string_view text) {
   auto doc = detail::parse_bounded(text, kManifestMaxBytes, kMaxJsonDepth);

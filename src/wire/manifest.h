@@ -75,6 +75,11 @@ std::optional<int> peek_wire_version(std::string_view json);
 
 std::string serialize(const Manifest& m);
 
+// "1.2.3.4:53" or "[::1]:8080": an address and a port 1–65535, never a name (RFC 0022 §4.3:
+// DNS may be allowed where a canary is tried, so a name would prove nothing). What the
+// manifest's probe.canaries and the configuration's probe_canaries accept.
+bool is_canary_address(std::string_view s);
+
 std::string_view to_string(EntryKind k);
 
 }  // namespace batlehub::wire

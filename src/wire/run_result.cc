@@ -34,7 +34,7 @@ constexpr Names<FailureKind, 14> kFailureNames{{
     {FailureKind::kInternal, "internal"},
 }};
 
-constexpr Names<Check, 15> kCheckNames{{
+constexpr Names<Check, 17> kCheckNames{{
     {Check::kNoNetwork, "no_network"},
     {Check::kReadOnlyRoot, "read_only_root"},
     {Check::kOneWritableDir, "one_writable_dir"},
@@ -50,6 +50,8 @@ constexpr Names<Check, 15> kCheckNames{{
     {Check::kCanarySyscall, "canary_syscall"},
     {Check::kClone3Enosys, "clone3_enosys"},
     {Check::kRlimits, "rlimits"},
+    {Check::kMemoryBounded, "memory_bounded"},
+    {Check::kPidsBounded, "pids_bounded"},
 }};
 
 constexpr Names<Verdict, 3> kVerdictNames{{
@@ -174,6 +176,12 @@ std::string_view to_string(FailureKind k) { return name_of(kFailureNames, k); }
 std::string_view to_string(Check c) { return name_of(kCheckNames, c); }
 std::string_view to_string(Verdict v) { return name_of(kVerdictNames, v); }
 std::optional<Check> check_from_string(std::string_view s) { return value_of(kCheckNames, s); }
+
+std::vector<Check> every_check() {
+  std::vector<Check> out;
+  for (const auto& [c, name] : kCheckNames) out.push_back(c);
+  return out;
+}
 
 Expected<RunResult, WireError> parse_result(std::string_view text) {
   auto doc = detail::parse_bounded(text, kResultMaxBytes, kMaxJsonDepth);

@@ -62,6 +62,8 @@ enum class Check {
   kCanarySyscall,
   kClone3Enosys,
   kRlimits,
+  kMemoryBounded,  // the run's cgroup bounds its memory as a whole, not per process
+  kPidsBounded,    // the run's cgroup bounds its processes as a whole
 };
 
 enum class Verdict { kPass, kFail, kWarn };
@@ -113,5 +115,7 @@ std::string_view to_string(FailureKind k);
 std::string_view to_string(Check c);
 std::string_view to_string(Verdict v);
 std::optional<Check> check_from_string(std::string_view s);
+// Every assertion this wire version knows, in the order the agent makes them.
+std::vector<Check> every_check();
 
 }  // namespace batlehub::wire

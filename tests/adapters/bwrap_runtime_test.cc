@@ -1,6 +1,10 @@
 // The bwrap runtime for real: a run gives what `none` gives, the probe passes in a proper
 // room, and each wall broken on purpose fails the probe naming the right assertion.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "adapters/sandbox/blob.h"
 #include "adapters/sandbox/bwrap.h"
@@ -12,6 +16,32 @@ namespace batlehub::adapters {
 namespace {
 
 using namespace batlehub::testing;
+
+// A listener on this machine's loopback, up for the whole test: what a configured canary
+// stands for. Reachable from the host, never from a sandbox with its own network.
+class LoopbackListener {
+ public:
+  LoopbackListener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 4) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      return;
+    }
+    address_ = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  }
+  ~LoopbackListener() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  const std::string& address() const { return address_; }
+
+ private:
+  int fd_ = -1;
+  std::string address_;
+};
 
 class BwrapRuntimeTest : public ::testing::Test {
  protected:
@@ -26,6 +56,7 @@ class BwrapRuntimeTest : public ::testing::Test {
     BwrapOptions o;
     o.rooms_dir = rooms_.string();
     o.scratch_dir = s_.work().string();
+    o.probe_canaries = {canary_.address()};
     return o;
   }
 
@@ -37,6 +68,7 @@ class BwrapRuntimeTest : public ::testing::Test {
 
   Scratch s_;
   fs::path rooms_;
+  LoopbackListener canary_;
 };
 
 TEST_F(BwrapRuntimeTest, a_run_over_a_fixture_archive_gives_the_same_output_as_none) {
@@ -69,7 +101,7 @@ TEST_F(BwrapRuntimeTest, the_probe_passes_for_a_room_on_this_machine) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_TRUE(r->passed()) << failure_of(*r);
   EXPECT_TRUE(r->result_at_all);
-  EXPECT_EQ(r->agent.assertions.size(), 15u);
+  EXPECT_EQ(r->agent.assertions.size(), 17u);
   ASSERT_EQ(r->agent.commands.size(), 1u);
   EXPECT_EQ(r->agent.commands[0].size, fs::file_size(std::string(BATLEHUB_HELPERS_DIR) + "/hostile"));
 }
@@ -85,14 +117,34 @@ TEST_F(BwrapRuntimeTest, a_room_with_a_shell_in_it_fails_on_no_shell) {
   EXPECT_EQ(failure_of(*r).rfind("no_shell: found /bin/sh", 0), 0u) << failure_of(*r);
 }
 
+TEST_F(BwrapRuntimeTest, the_configured_canaries_are_tried_after_the_workers_own_listener) {
+  ASSERT_FALSE(canary_.address().empty());
+  BwrapRuntime bwrap(options());
+  auto r = bwrap.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_TRUE(r->passed()) << failure_of(*r);
+  std::string evidence;
+  for (const auto& a : r->agent.assertions) {
+    if (a.check == wire::Check::kNoNetwork) evidence = a.evidence;
+  }
+  // The worker's own listener first (loopback, then the host's address when it has one),
+  // the configured canary last; each refused by the sandbox's own loopback or unreachable.
+  EXPECT_EQ(evidence.rfind("127.0.0.1:", 0), 0u) << evidence;
+  EXPECT_NE(evidence.find(canary_.address() + ": ECONNREFUSED (the sandbox's own loopback)"), std::string::npos)
+      << evidence;
+  EXPECT_EQ(evidence.substr(evidence.rfind("; ") + 2).rfind(canary_.address(), 0), 0u) << evidence;
+}
+
 TEST_F(BwrapRuntimeTest, a_run_that_keeps_the_network_fails_on_no_network) {
   auto o = options();
   o.broken.keep_network = true;
   BwrapRuntime bwrap(o);
   auto r = bwrap.probe(target());
   ASSERT_TRUE(r) << r.error().message;
+  // The sandbox reached listeners on this machine that it must not reach: the worker's own
+  // and the configured one.
   EXPECT_EQ(failure_of(*r).rfind("no_network: ", 0), 0u) << failure_of(*r);
-  EXPECT_NE(failure_of(*r).find("connected"), std::string::npos) << failure_of(*r);
+  EXPECT_NE(failure_of(*r).find(canary_.address() + ": connected"), std::string::npos) << failure_of(*r);
 }
 
 TEST_F(BwrapRuntimeTest, an_environment_variable_leaked_into_the_sandbox_fails_on_empty_environment) {

@@ -11,6 +11,7 @@
 
 #include "adapters/sandbox/bwrap.h"
 #include "agent/limits.h"
+#include "wire/caps.h"
 #include "rooms.h"
 
 namespace batlehub::adapters {
@@ -127,15 +128,16 @@ TEST_F(Escape, cannot_read_a_variable_from_the_workers_environment) {
 }
 
 TEST_F(Escape, a_fork_bomb_is_stopped) {
-  // RLIMIT_NPROC stops it (the sandbox runs as 65532 in a user namespace of its own, so
-  // the count is the sandbox's), and the keeper kills the 1,023 children it left.
+  // The run's cgroup stops it at pids.max, for the whole run (RLIMIT_NPROC, per uid in the
+  // sandbox's user namespace, is the backstop at 1,024), and the keeper kills the children
+  // it left.
   auto out = run({"forkbomb", token()}, std::chrono::seconds(20));
   ASSERT_TRUE(out) << out.error().message;
-  // The sandbox's own processes (bwrap's init, the agent, its keeper) count too.
+  // The sandbox's own processes (bwrap, its init, the agent, its keeper) count too.
   ASSERT_EQ(out->stdout_bytes.rfind("fork failed after ", 0), 0u) << out->stdout_bytes;
   long forked = std::stol(out->stdout_bytes.substr(18));
-  EXPECT_LT(forked, static_cast<long>(agent::kScannerMaxProcesses));
-  EXPECT_GT(forked, static_cast<long>(agent::kScannerMaxProcesses) - 16);
+  EXPECT_LT(forked, static_cast<long>(wire::kRunPidsMax));
+  EXPECT_GT(forked, static_cast<long>(wire::kRunPidsMax) - 16);
   EXPECT_TRUE(out->stdout_bytes.ends_with(": EAGAIN\n")) << out->stdout_bytes;
   EXPECT_EQ(survivors("forkbomb"), 0) << "fork-bomb processes outlived the run";
 }

@@ -79,12 +79,15 @@ TEST(Defaults, EveryValueIsTheRfcs) {
   EXPECT_EQ(s.max_entries, 50000);
   EXPECT_EQ(s.start_timeout_secs, 120);
   EXPECT_EQ(s.probe_interval_secs, 600);
+  EXPECT_EQ(s.probe_canaries, std::vector<std::string>{"1.1.1.1:53"});  // the RFC's; parsed here, never dialled
+  EXPECT_FALSE(s.accept_per_process_limits);
   EXPECT_EQ(s.bundle_backend, "");
   EXPECT_EQ(s.bundle_prefix, "sandbox/");
   EXPECT_EQ(s.bundle_ttl_secs, 60);
   EXPECT_EQ(s.rooms_dir, "/opt/sandbox");
 
   EXPECT_EQ(s.bwrap.binary, "bwrap");
+  EXPECT_EQ(s.bwrap.cgroup_parent, "");
   EXPECT_EQ(s.oci.engine, OciEngine::kPodman);
   EXPECT_EQ(s.oci.binary, "podman");
   EXPECT_EQ(s.oci.image, "");
@@ -164,6 +167,7 @@ rules = "/etc/batlehub/rules.yar"
   EXPECT_EQ(tv->type, ScannerType::kTrivy);
   EXPECT_EQ(tv->command, "trivy");  // fixed upstream; a key here
   EXPECT_EQ(tv->endpoint, "");
+  EXPECT_EQ(tv->db_repository, "");
   EXPECT_EQ(tv->timeout_secs, 60);
   const ScannerConfig* ya = c.find_scanner("yara");
   ASSERT_NE(ya, nullptr);
@@ -201,6 +205,7 @@ max_extracted_mb = 1024
 max_entries = 1000
 start_timeout_secs = 30
 probe_interval_secs = 3600
+probe_canaries = ["127.0.0.1:9", "[::1]:9"]
 bundle_backend = "s3"
 bundle_prefix = "runs/"
 bundle_ttl_secs = 120
@@ -229,6 +234,7 @@ ecosystems = ["npm", "pypi", "go"]
 [scanners.trivy]
 command = "/usr/local/bin/trivy"
 endpoint = "http://trivy.batlehub.svc:4954"
+db_repository = "mirror.internal:5000/aquasec/trivy-db:2"
 timeout_secs = 300
 
 [scanners.yara]
@@ -267,6 +273,7 @@ type = "in_memory"
   EXPECT_EQ(s.max_entries, 1000);
   EXPECT_EQ(s.start_timeout_secs, 30);
   EXPECT_EQ(s.probe_interval_secs, 3600);
+  EXPECT_EQ(s.probe_canaries, (std::vector<std::string>{"127.0.0.1:9", "[::1]:9"}));
   EXPECT_EQ(s.bundle_backend, "s3");
   EXPECT_EQ(s.bundle_prefix, "runs/");
   EXPECT_EQ(s.bundle_ttl_secs, 120);
@@ -302,6 +309,7 @@ type = "in_memory"
   EXPECT_EQ(c.scanners[1].ecosystems, (std::vector<std::string>{"npm", "pypi", "go"}));
   EXPECT_EQ(c.scanners[2].command, "/usr/local/bin/trivy");
   EXPECT_EQ(c.scanners[2].endpoint, "http://trivy.batlehub.svc:4954");
+  EXPECT_EQ(c.scanners[2].db_repository, "mirror.internal:5000/aquasec/trivy-db:2");
   EXPECT_EQ(c.scanners[2].timeout_secs, 300);
   EXPECT_EQ(c.scanners[3].command, "yr");
   EXPECT_EQ(c.scanners[4].api_url, "https://osv.internal/v1");
@@ -1078,6 +1086,52 @@ TEST(TheRangeRule, UpperBoundsAreTheWires) {
             "config.toml:2: worker.sandbox.memory_limit_mb: memory_limit_mb = 9223372036854775807 must be at most "
             "1073741824");
   loads("[worker]\njob_timeout_secs = 86400\n");
+}
+
+TEST(TheProbeCanaryRule, AddressesOfThisMachineAreKeptInOrder) {
+  Loaded l = loads("[worker.sandbox]\nprobe_canaries = [\"127.0.0.1:9\", \"[::1]:8080\"]\n");
+  EXPECT_EQ(l.config.worker.sandbox.probe_canaries, (std::vector<std::string>{"127.0.0.1:9", "[::1]:8080"}));
+  // An empty list is the worker's own listener alone.
+  EXPECT_TRUE(loads("[worker.sandbox]\nprobe_canaries = []\n").config.worker.sandbox.probe_canaries.empty());
+}
+
+TEST(TheProbeCanaryRule, ANameOrAnAddressWithoutAPortIsRefusedWithItsLine) {
+  EXPECT_EQ(refusal("[worker.sandbox]\nrooms_dir = \"/srv/rooms\"\nprobe_canaries = [\"127.0.0.1:9\", \"resolver.example:53\"]\n"),
+            "config.toml:3: worker.sandbox.probe_canaries[1]: probe canary \"resolver.example:53\" is not an address and a "
+            "port (\"a.b.c.d:port\" or \"[v6]:port\"): a canary is an address, never a name, because a sandbox may be "
+            "allowed its resolver");
+  for (const char* bad : {"127.0.0.1", "127.0.0.1:0", "127.0.0.1:65536", "::1:53", "[::1]", ""}) {
+    EXPECT_NE(refusal("[worker.sandbox]\nprobe_canaries = [\"" + std::string(bad) + "\"]\n").find("probe_canaries[0]"),
+              std::string::npos)
+        << bad;
+  }
+  EXPECT_EQ(refusal("[worker.sandbox]\nprobe_canaries = \"127.0.0.1:9\"\n"),
+            "config.toml:2: worker.sandbox.probe_canaries: expected an array of strings, not a string");
+}
+
+TEST(TheProbeCanaryRule, AtMostWhatAManifestCarriesBesideTheWorkersOwnTwo) {
+  std::string many = "[worker.sandbox]\nprobe_canaries = [";
+  for (int i = 0; i < 63; ++i) many += (i ? ", " : "") + std::string("\"127.0.0.1:") + std::to_string(1000 + i) + "\"";
+  EXPECT_EQ(refusal(many + "]\n"),
+            "config.toml:2: worker.sandbox.probe_canaries: probe_canaries lists 63 addresses; at most 62 fit beside the "
+            "worker's own two");
+}
+
+TEST(TheCgroupKeys, AreReadAndACgroupParentMustBeAPathBelowEachHierarchysRoot) {
+  Loaded l = loads("[worker.sandbox]\naccept_per_process_limits = true\n[worker.sandbox.bwrap]\n"
+                   "cgroup_parent = \"/batlehub.slice/runs\"\n");
+  EXPECT_TRUE(l.config.worker.sandbox.accept_per_process_limits);
+  EXPECT_EQ(l.config.worker.sandbox.bwrap.cgroup_parent, "/batlehub.slice/runs");
+  EXPECT_EQ(refusal("[worker.sandbox.bwrap]\ncgroup_parent = \"/a/../b\"\n"),
+            "config.toml:2: worker.sandbox.bwrap.cgroup_parent: cgroup_parent = \"/a/../b\" must be an absolute path "
+            "below each cgroup hierarchy's root, like \"/batlehub.slice/sandbox\", with no '.' or '..' segment");
+  for (const char* bad : {"batlehub", "/a//b", "/./a", "/a/.."}) {
+    EXPECT_NE(refusal("[worker.sandbox.bwrap]\ncgroup_parent = \"" + std::string(bad) + "\"\n").find("cgroup_parent"),
+              std::string::npos)
+        << bad;
+  }
+  EXPECT_EQ(refusal("[worker.sandbox]\naccept_per_process_limits = \"yes\"\n"),
+            "config.toml:2: worker.sandbox.accept_per_process_limits: expected a boolean, not a string");
 }
 
 TEST(TheWorkerRules, ARegistryNameIsNotEmpty) {

@@ -20,6 +20,10 @@
 //   hostile write PATH          try to create PATH; print "written" or the errno
 //   hostile forkbomb            fork until refused; say how far it got; exit, leaving them all
 //   hostile alloc MIB           allocate and touch MIB MiB; "allocated" or where it stopped
+//   hostile forkalloc N MIB     fork N children that each allocate and touch MIB MiB and
+//                               stay; once all have, print "all N children hold MIB MiB" and
+//                               exit 0 — what a run bounded per process only lets through;
+//                               a child killed first: say so and exit 3
 //   hostile spin                burn CPU forever
 //   hostile --in URL --out URL  pose as an agent of wire version 2 (file:// only)
 //   (as garbage-scanner)        print something that is not JSON, exit 0
@@ -33,6 +37,8 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <poll.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <dirent.h>
 #include <arpa/inet.h>
@@ -314,6 +320,46 @@ int main(int argc, char** argv) {
     }
     std::puts("allocated");
     return 0;
+  }
+  if (mode == "forkalloc") {
+    long n = std::atol(argv[2]);
+    long mib = std::atol(argv[3]);
+    int ready[2];
+    if (pipe(ready) != 0) return 1;
+    for (long c = 0; c < n; ++c) {
+      pid_t p = fork();
+      if (p < 0) {
+        std::printf("fork failed after %ld: %s\n", c, strerrorname_np(errno));
+        return 1;
+      }
+      if (p == 0) {
+        for (long i = 0; i < mib; ++i) {
+          char* m = static_cast<char*>(std::malloc(1 << 20));
+          if (!m) _exit(1);
+          std::memset(m, 1, 1 << 20);
+        }
+        ssize_t w = write(ready[1], "x", 1);
+        (void)w;
+        for (;;) pause();
+      }
+    }
+    close(ready[1]);
+    long held = 0;
+    while (held < n) {
+      pollfd pf{ready[0], POLLIN, 0};
+      if (poll(&pf, 1, 100) == 1) {
+        char b;
+        if (read(ready[0], &b, 1) == 1) ++held;
+      }
+      int st = 0;
+      if (waitpid(-1, &st, WNOHANG) > 0 && WIFSIGNALED(st)) {
+        std::printf("a child was killed by signal %d after %ld of %ld got their memory\n", WTERMSIG(st), held, n);
+        return 3;
+      }
+    }
+    std::printf("all %ld children hold %ld MiB\n", n, mib);
+    std::fflush(stdout);
+    return 0;  // the children stay, holding it, for the agent to kill
   }
   if (mode == "spin") {
     volatile unsigned long x = 0;

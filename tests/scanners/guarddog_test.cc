@@ -249,6 +249,7 @@ class GuardDogReal : public ::testing::Test {
       GTEST_SKIP() << "GuardDog is not installed at " << kGuardDogVenvBin
                    << " (scripts/install-scanners.sh installs it)";
     }
+    if (auto why = own_network_missing(); !why.empty()) GTEST_SKIP() << why;
   }
   void need_bwrap() {
     if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;

@@ -34,6 +34,14 @@
 namespace batlehub::testing {
 
 inline const std::string kSource = BATLEHUB_SOURCE_DIR;
+
+// Why this test binary has no network namespace of its own, or "" (own_network_main.cc).
+extern std::string own_network_error;
+inline std::string own_network_missing() {
+  return own_network_error.empty() ? ""
+                                   : "no network namespace of the test's own (" + own_network_error +
+                                         "): a real scanner would run on the host's network";
+}
 inline const std::string kFixtures = kSource + "/tests/fixtures/";
 
 // Where scripts/install-scanners.sh puts them.

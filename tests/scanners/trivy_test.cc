@@ -22,11 +22,18 @@ using core::Severity;
 using nlohmann::json;
 using namespace batlehub::testing;
 
-TrivyScanner scanner(std::string endpoint = "") {
+TrivyScanner scanner(std::string endpoint = "", std::string db_repository = "") {
   TrivyOptions o;
   o.endpoint = std::move(endpoint);
+  o.db_repository = std::move(db_repository);
   return TrivyScanner(o);
 }
+
+// What the real runs use: a database repository on a loopback port nothing listens on. A
+// trivy that needs its database asks this machine, is refused at once, and says so — it
+// never looks up or dials the public registry Trivy defaults to.
+constexpr const char* kLoopbackDbRepository = "127.0.0.1:9/batlehub/trivy-db";
+TrivyScanner local_scanner(std::string endpoint = "") { return scanner(std::move(endpoint), kLoopbackDbRepository); }
 
 json trivy_fixture(const std::string& name) {
   auto j = parse_json(slurp(kFixtures + "trivy/" + name));
@@ -74,6 +81,15 @@ TEST(Trivy, a_report_with_no_results_is_a_clean_answer) {
     ASSERT_TRUE(fs) << doc;
     EXPECT_TRUE(fs->empty()) << doc;
   }
+}
+
+TEST(Trivy, a_database_repository_becomes_the_db_repository_flag) {
+  auto plan = scanner("", "mirror.internal:5000/aquasec/trivy-db:2").plan(with_sbom());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->front().argv, (std::vector<std::string>{"trivy", "sbom", "--format", "json", "--quiet",
+                                                          "--skip-version-check", "--db-repository",
+                                                          "mirror.internal:5000/aquasec/trivy-db:2", "--cache-dir",
+                                                          ".trivy", "sbom.cdx.json"}));
 }
 
 TEST(Trivy, the_server_endpoint_becomes_the_client_mode_flag) {
@@ -221,6 +237,7 @@ class TrivyReal : public ::testing::Test {
   void SetUp() override {
     if (!scratch_)
       GTEST_SKIP() << "trivy is not installed at " << kBatlehubBin << " (scripts/install-scanners.sh builds it)";
+    if (auto why = own_network_missing(); !why.empty()) GTEST_SKIP() << why;
   }
   void need_bwrap() {
     if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
@@ -246,15 +263,15 @@ std::string* TrivyReal::room_error_ = nullptr;
 
 TEST_F(TrivyReal, without_a_database_an_sbom_scan_is_an_upstream_error_in_trivys_words_under_none) {
   auto none = none_runtime(*scratch_);
-  expect_no_database(core::scan_with(scanner(), *none, with_sbom()), "none, sbom");
-  expect_no_database(core::scan_with(scanner(), *none, sample_input(PackageKind::kNpm, "npm-malicious")), "none, fs");
+  expect_no_database(core::scan_with(local_scanner(), *none, with_sbom()), "none, sbom");
+  expect_no_database(core::scan_with(local_scanner(), *none, sample_input(PackageKind::kNpm, "npm-malicious")), "none, fs");
 }
 
 TEST_F(TrivyReal, without_a_database_an_sbom_scan_is_the_same_upstream_error_under_bwrap) {
   BATLEHUB_NEED_BWRAP();
   auto bwrap = bwrap_runtime(*scratch_, rooms_);
-  expect_no_database(core::scan_with(scanner(), *bwrap, with_sbom()), "bwrap, sbom");
-  expect_no_database(core::scan_with(scanner(), *bwrap, sample_input(PackageKind::kNpm, "npm-malicious")), "bwrap, fs");
+  expect_no_database(core::scan_with(local_scanner(), *bwrap, with_sbom()), "bwrap, sbom");
+  expect_no_database(core::scan_with(local_scanner(), *bwrap, sample_input(PackageKind::kNpm, "npm-malicious")), "bwrap, fs");
 }
 
 // With a database in its cache (the EMPTY one of tests/fixtures/trivy/empty-db, which
@@ -291,9 +308,9 @@ void expect_a_clean_real_report(const TrivyScanner& s, const core::RunResult& r,
 
 TEST_F(TrivyReal, with_a_database_in_its_cache_trivy_answers_under_none) {
   auto none = none_runtime(*scratch_);
-  expect_a_clean_real_report(scanner(), run_with_empty_db(scanner(), *none, with_sbom()), "node-pkg", "none, sbom");
-  expect_a_clean_real_report(scanner(),
-                             run_with_empty_db(scanner(), *none, sample_input(PackageKind::kNpm, "npm-malicious")),
+  expect_a_clean_real_report(local_scanner(), run_with_empty_db(local_scanner(), *none, with_sbom()), "node-pkg", "none, sbom");
+  expect_a_clean_real_report(local_scanner(),
+                             run_with_empty_db(local_scanner(), *none, sample_input(PackageKind::kNpm, "npm-malicious")),
                              nullptr, "none, fs");
 }
 
@@ -301,9 +318,9 @@ TEST_F(TrivyReal, with_a_database_in_its_cache_an_sbom_scan_answers_the_same_und
   BATLEHUB_NEED_BWRAP();
   auto bwrap = bwrap_runtime(*scratch_, rooms_);
   auto none = none_runtime(*scratch_);
-  auto b = run_with_empty_db(scanner(), *bwrap, with_sbom());
-  expect_a_clean_real_report(scanner(), b, "node-pkg", "bwrap, sbom");
-  auto n = run_with_empty_db(scanner(), *none, with_sbom());
+  auto b = run_with_empty_db(local_scanner(), *bwrap, with_sbom());
+  expect_a_clean_real_report(local_scanner(), b, "node-pkg", "bwrap, sbom");
+  auto n = run_with_empty_db(local_scanner(), *none, with_sbom());
   ASSERT_TRUE(b && n);
   // The same report but for its id and time.
   auto strip = [](const std::string& out) {
@@ -329,17 +346,17 @@ TEST_F(TrivyReal, trivy_fs_answers_in_the_bwrap_room_as_under_none) {
   auto bwrap = bwrap_runtime(*scratch_, rooms_);
   auto none = none_runtime(*scratch_);
   auto input = sample_input(PackageKind::kNpm, "npm-malicious");
-  auto b = run_with_empty_db(scanner(), *bwrap, input);
-  expect_a_clean_real_report(scanner(), b, nullptr, "bwrap, fs");
-  auto n = run_with_empty_db(scanner(), *none, input);
+  auto b = run_with_empty_db(local_scanner(), *bwrap, input);
+  expect_a_clean_real_report(local_scanner(), b, nullptr, "bwrap, fs");
+  auto n = run_with_empty_db(local_scanner(), *none, input);
   ASSERT_TRUE(b && n);
-  EXPECT_EQ(scanner().parse({}, {b})->size(), scanner().parse({}, {n})->size());
+  EXPECT_EQ(local_scanner().parse({}, {b})->size(), local_scanner().parse({}, {n})->size());
 }
 
 TEST_F(TrivyReal, a_server_that_does_not_answer_is_an_upstream_error_too) {
   auto none = none_runtime(*scratch_);
   // A port on loopback nothing listens on: the client-mode path, refused at once.
-  auto got = core::scan_with(scanner("http://127.0.0.1:9"), *none, with_sbom());
+  auto got = core::scan_with(local_scanner("http://127.0.0.1:9"), *none, with_sbom());
   ASSERT_FALSE(got) << describe(*got);
   EXPECT_EQ(got.error().kind, ScannerError::Kind::kUpstream) << core::describe(got.error());
   EXPECT_TRUE(got.error().message.starts_with("trivy exited 1: ")) << got.error().message;

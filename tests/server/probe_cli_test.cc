@@ -42,7 +42,9 @@ class ProbeCli : public ::testing::Test {
   }
   fs::path config(const std::string& room, const std::string& extra = "") {
     fs::path p = s_.root() / ("config-" + room + ".toml");
-    Scratch::write(p, "[worker.sandbox]\nrooms_dir = \"" + rooms_.string() + "\"\n" + extra + "\n[scanners." + room +
+    // Canaries on this machine only: a loopback port nothing listens on.
+    Scratch::write(p, "[worker.sandbox]\nrooms_dir = \"" + rooms_.string() + "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n" +
+                          extra + "\n[scanners." + room +
                           "]\ntype = \"postmortem\"\ncommand = \"hostile\"\n");
     return p;
   }
@@ -80,7 +82,7 @@ TEST_F(ProbeCli, a_configuration_error_names_the_file_line_and_key) {
   Ran r = probe(p);
   EXPECT_EQ(r.status, 2);
   ASSERT_FALSE(r.out.empty());
-  EXPECT_EQ(r.out[0].rfind(p.string() + ":3: worker.sandbox.runtime:", 0), 0u) << r.out[0];
+  EXPECT_EQ(r.out[0].rfind(p.string() + ":4: worker.sandbox.runtime:", 0), 0u) << r.out[0];
 }
 
 // Runs `batlehub probe` where user namespaces are refused: user.max_user_namespaces = 0.
@@ -151,6 +153,57 @@ TEST_F(ProbeCli, a_host_that_refuses_user_namespaces_fails_on_a_result_at_all) {
       << r.err;
   // Outside that namespace nothing changed: the same probe passes.
   EXPECT_EQ(probe(p).status, 0);
+}
+
+// Runs `batlehub probe` where the worker can see no cgroup: in a mount namespace of its own
+// whose /sys/fs/cgroup is an empty tmpfs — a host (or a container) that mounts none for
+// it. The machine's own cgroups are not touched.
+Ran probe_where_no_cgroup_is_mounted(const fs::path& config) {
+  Scratch s;
+  fs::path out = s.root() / "stdout";
+  std::string inner = "mount -t tmpfs -o ro,size=4k none /sys/fs/cgroup && exec " + std::string(BATLEHUB_BIN) +
+                      " probe --config " + config.string();
+  std::string cmd = "unshare --mount --propagation private /bin/sh -c '" + inner + "' > " + out.string();
+  std::string err;
+  int rc = run_process({"/bin/sh", "-c", cmd}, s.root(), {"PATH=/usr/bin:/bin"}, &err);
+  return Ran{rc, lines(Scratch::read(out)), err};
+}
+
+TEST_F(ProbeCli, a_worker_that_can_make_no_cgroup_fails_on_memory_bounded) {
+  if (::geteuid() != 0) GTEST_SKIP() << "a mount namespace of the test's own needs root";
+  Ran r = probe_where_no_cgroup_is_mounted(config("hostile"));
+  EXPECT_EQ(r.status, 1) << r.err;
+  ASSERT_GE(r.out.size(), 2u) << r.err;
+  std::cout << "  batlehub probe said: " << r.out[0] << "\n";
+  EXPECT_EQ(r.out[0].rfind("memory_bounded: no memory cgroup is visible from inside", 0), 0u) << r.out[0];
+  // The worker's mountinfo still lists the hidden hierarchies: what it says is that they are
+  // not reachable.
+  EXPECT_NE(r.out[0].find("the run is bounded per process only — the runtime could make no cgroup for the run: "
+                          "/sys/fs/cgroup/"),
+            std::string::npos)
+      << r.out[0];
+  EXPECT_NE(r.out[0].find("is in /proc/self/mountinfo but is no cgroup filesystem from here (another mount hides it)"),
+            std::string::npos)
+      << r.out[0];
+  EXPECT_NE(r.out[1].find("to bound each run as a whole the worker needs a cgroup"), std::string::npos) << r.out[1];
+  bool pids_failed = false;
+  for (const auto& l : r.out) pids_failed = pids_failed || l.rfind("  FAIL  pids_bounded ", 0) == 0;
+  EXPECT_TRUE(pids_failed) << "pids_bounded is reported too";
+}
+
+TEST_F(ProbeCli, an_operator_who_accepts_per_process_limits_gets_a_warning_and_a_pass) {
+  if (::geteuid() != 0) GTEST_SKIP() << "a mount namespace of the test's own needs root";
+  Ran r = probe_where_no_cgroup_is_mounted(config("hostile", "accept_per_process_limits = true"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  bool warned = false;
+  for (const auto& l : r.out) warned = warned || l.rfind("  warn  memory_bounded ", 0) == 0;
+  EXPECT_TRUE(warned) << r.err;
+  EXPECT_NE(r.err.find("(accepted: [worker.sandbox] accept_per_process_limits = true)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("memory and processes bounded per process only"), std::string::npos) << r.err;
+  // Where cgroups are seen, the same probe proves the bounds.
+  Ran normal = probe(config("hostile"));
+  EXPECT_EQ(normal.status, 0) << normal.err;
+  EXPECT_NE(normal.err.find("memory and processes bounded as a whole"), std::string::npos) << normal.err;
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ class ScanCli : public ::testing::Test {
 
   fs::path config(const std::string& command = "postmortem", const std::string& extra = "") {
     fs::path p = s_.root() / "config.toml";
-    Scratch::write(p, "[worker]\njob_timeout_secs = 20\n[worker.sandbox]\nrooms_dir = \"" + rooms_.string() + "\"\n" +
+    Scratch::write(p, "[worker]\njob_timeout_secs = 20\n[worker.sandbox]\nrooms_dir = \"" + rooms_.string() +
+                          "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n" +
                           extra + "\n[scanners.postmortem]\ntype = \"postmortem\"\ncommand = \"" + command +
                           "\"\ntimeline = false\n");
     return p;

@@ -28,9 +28,18 @@ using Kind = core::SandboxError::Kind;
 std::vector<std::string> bwrap_argv(const BwrapArgvInput& in) {
   std::vector<std::string> a = {in.binary, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"};
   if (!in.network) a.emplace_back("--unshare-net");
+  if (!in.cgroup_binds.empty()) a.emplace_back("--unshare-cgroup");
   for (const char* s : {"--die-with-parent", "--new-session", "--uid", kSandboxUid, "--gid", kSandboxUid}) a.emplace_back(s);
   for (const std::string& s : {std::string("--ro-bind"), in.room, std::string("/"), std::string("--proc"),
-                               std::string("/proc"), std::string("--dev"), std::string("/dev"), std::string("--size"),
+                               std::string("/proc"), std::string("--dev"), std::string("/dev")}) {
+    a.push_back(s);
+  }
+  if (!in.cgroup_binds.empty()) {
+    a.insert(a.end(), {"--tmpfs", "/sys"});
+    for (const auto& [host, inside] : in.cgroup_binds) a.insert(a.end(), {"--ro-bind", host, inside});
+    a.insert(a.end(), {"--remount-ro", "/sys"});
+  }
+  for (const std::string& s : {std::string("--size"),
                                std::to_string(in.tmp_bytes), std::string("--tmpfs"), std::string("/tmp"),
                                std::string("--bind"),
                                in.work_dir, std::string("/work"), std::string("--chdir"), std::string("/work"),
@@ -83,7 +92,9 @@ class Listener {
   int port_ = 0;
 };
 
-std::vector<std::string> canaries_for(int port) {
+// The worker's own listener, on loopback and on the host's first non-loopback IPv4 address
+// (found now, never written down), then the configured ones.
+std::vector<std::string> canaries_for(int port, const std::vector<std::string>& configured) {
   std::vector<std::string> c;
   if (port > 0) {
     c.push_back("127.0.0.1:" + std::to_string(port));
@@ -101,18 +112,61 @@ std::vector<std::string> canaries_for(int port) {
       ::freeifaddrs(ifs);
     }
   }
-  c.emplace_back("1.1.1.1:53");
+  c.insert(c.end(), configured.begin(), configured.end());
   return c;
 }
 
 }  // namespace
 
+const Expected<CgroupSite, std::string>& BwrapRuntime::cgroup_site() {
+  std::call_once(site_once_, [this] {
+    auto site = find_cgroup_site(agent::cgroup::read_small_file("/proc/self/mountinfo", 1024 * 1024),
+                                 agent::cgroup::read_small_file("/proc/self/cgroup"), options_.cgroup_parent);
+    if (site) {
+      if (std::string e = set_up_cgroup_site(*site); !e.empty()) site = Unexpected(e);
+    }
+    site_ = std::move(site);
+  });
+  return *site_;
+}
+
+BwrapRuntime::~BwrapRuntime() {
+  if (site_ && *site_) release_cgroup_site(**site_);
+}
+
+Expected<std::optional<RunCgroup>, SandboxError> BwrapRuntime::run_cgroup(const core::Limits& limits,
+                                                                          const std::string& room) {
+  const auto& site = cgroup_site();
+  if (!site) {
+    if (options_.accept_per_process_limits) return std::optional<RunCgroup>();
+    return Unexpected(SandboxError{Kind::kConfig, "the bwrap runtime cannot bound a run as a whole: " + site.error() +
+                                                      "; give the worker a cgroup it may create children in "
+                                                      "(docs/operations/bwrap.md#cgroups), or accept per-process "
+                                                      "limits with [worker.sandbox] accept_per_process_limits = true"});
+  }
+  if (!is_dir(room + "/sys")) {
+    return Unexpected(SandboxError{Kind::kConfig, "the room at " + room +
+                                                      " has no /sys mount point for the run's cgroup (rebuild it "
+                                                      "with scripts/build-room.py)"});
+  }
+  auto rc = RunCgroup::create(*site, run_cgroup_limits(limits));
+  if (!rc) return Unexpected(SandboxError{Kind::kIo, rc.error()});
+  return std::optional<RunCgroup>(std::move(rc).value());
+}
+
+Expected<std::size_t, SandboxError> BwrapRuntime::sweep(std::chrono::seconds older_than) {
+  const auto& site = cgroup_site();
+  if (!site) return std::size_t{0};
+  return sweep_run_cgroups(*site, older_than);
+}
+
 Expected<BwrapRuntime::Started, SandboxError> BwrapRuntime::start(const std::string& room, const std::string& work,
                                                                   bool network, const core::Limits& limits,
-                                                                  std::chrono::milliseconds deadline) {
+                                                                  std::chrono::milliseconds deadline,
+                                                                  const RunCgroup* cgroup) {
   // /tmp is sized like the extraction budget: together they are what a run may write.
   BwrapArgvInput in{resolve_binary(options_.binary), room, work, network || options_.broken.keep_network,
-                    limits.max_extracted_mb * 1024 * 1024};
+                    limits.max_extracted_mb * 1024 * 1024, cgroup ? cgroup->binds() : decltype(BwrapArgvInput::cgroup_binds){}};
   std::vector<std::string> argv = bwrap_argv(in);
   if (!options_.broken.leak_env.empty()) {
     auto dash = std::find(argv.begin(), argv.end(), std::string("--"));
@@ -125,6 +179,7 @@ Expected<BwrapRuntime::Started, SandboxError> BwrapRuntime::start(const std::str
   s.env = {"PATH=/usr/local/bin:/usr/bin:/bin"};
   s.cwd_fd = AT_FDCWD;
   s.timeout = deadline;
+  if (cgroup) s.walls.join_cgroups = cgroup->procs_fds();
   // A worker running as root starts bwrap as the sandbox user instead: root outside the
   // namespace is what a sandbox escape would keep, and the kernel exempts host root from
   // RLIMIT_NPROC. The run dir becomes that user's, the one place it may write.
@@ -157,9 +212,22 @@ Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& s
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   auto m = write_bundle(spec, RunDirView{dir->path(), "/work"});
   if (!m) return Unexpected(m.error());
+  auto cgroup = run_cgroup(spec.limits, room);
+  if (!cgroup) return Unexpected(cgroup.error());
+  const RunCgroup* rc = *cgroup ? &**cgroup : nullptr;
   auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
-  auto started = start(room, dir->path(), spec.network, spec.limits, deadline);
+  auto started = start(room, dir->path(), spec.network, spec.limits, deadline, rc);
   if (!started) return Unexpected(started.error());
+  // A run the OOM killer touched is reported as that, not as a crash of unknown cause —
+  // and whatever the scanner said afterwards is no answer: a scan whose worker process was
+  // killed half-way may well exit 0 on what it did not read (fail closed).
+  if (std::uint64_t ooms = rc ? rc->oom_kills() : 0; ooms > 0) {
+    return Unexpected(SandboxError{
+        Kind::kOutOfMemory, "the kernel's OOM killer ended " + std::to_string(ooms) + " process(es) of the " +
+                                spec.label.scanner + " run: it reached its cgroup's memory bound of " +
+                                std::to_string(rc->memory_limit_bytes() / wire::kMiB) +
+                                " MiB (memory_limit_mb + max_extracted_mb)"});
+  }
   if (started->timed_out) {
     return Unexpected(SandboxError{Kind::kRunTimeout, "the bwrap sandbox of " + spec.label.scanner + " ran past " +
                                                           std::to_string(deadline.count()) + " ms and was killed"});
@@ -196,9 +264,21 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
   m.limits = target.limits.rlimits();
   m.timeout_ms = 30'000;
   m.extract_policy = target.limits.extract_policy();
-  m.probe = wire::ProbeSpec{canaries_for(listener.port()), target.commands};
+  m.probe = wire::ProbeSpec{canaries_for(listener.port(), options_.probe_canaries), target.commands};
   if (auto ok = write_manifest(m, dir->path()); !ok) return Unexpected(ok.error());
-  auto started = start(room, dir->path(), false, target.limits, std::chrono::seconds(60));
+  // The probe runs in a cgroup like any run, so that it proves what runs get. Without one
+  // it still runs: the agent then says from inside that nothing bounds the run as a whole,
+  // and the report adds why the runtime made none.
+  std::optional<RunCgroup> cgroup;
+  std::string no_cgroup;
+  if (const auto& site = cgroup_site(); !site) {
+    no_cgroup = "the runtime could make no cgroup for the run: " + site.error();
+  } else if (auto rc = run_cgroup(target.limits, room); !rc) {
+    no_cgroup = rc.error().message;
+  } else if (*rc) {
+    cgroup.emplace(std::move(**rc));
+  }
+  auto started = start(room, dir->path(), false, target.limits, std::chrono::seconds(60), cgroup ? &*cgroup : nullptr);
   if (!started) return Unexpected(started.error());
   auto result = read_result(dir->path());
   if (!result) {
@@ -221,7 +301,17 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
          wire::Verdict::kFail, result->failure->message});
   }
   if (result->probe) {
-    for (auto& a : result->probe->assertions) rep.agent.assertions.push_back(std::move(a));
+    for (auto& a : result->probe->assertions) {
+      bool whole_run = a.check == wire::Check::kMemoryBounded || a.check == wire::Check::kPidsBounded;
+      if (whole_run && a.verdict == wire::Verdict::kFail) {
+        if (!no_cgroup.empty()) a.evidence += " — " + no_cgroup;
+        if (options_.accept_per_process_limits) {
+          a.verdict = wire::Verdict::kWarn;
+          a.evidence += " (accepted: [worker.sandbox] accept_per_process_limits = true)";
+        }
+      }
+      rep.agent.assertions.push_back(std::move(a));
+    }
     rep.agent.commands = std::move(result->probe->commands);
   } else if (!result->failure) {
     rep.agent.assertions.push_back({wire::Check::kWireVersion, wire::Verdict::kFail, "the agent answered a probe with no probe report"});
@@ -233,7 +323,10 @@ std::string BwrapRuntime::hint() const {
   return "bwrap needs unprivileged user namespaces: `sysctl user.max_user_namespaces` must be > 0, "
          "kernel.unprivileged_userns_clone=1 on Debian-derived kernels, "
          "kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04 (or an AppArmor profile for bwrap); "
-         "each room must hold the agent and no shell. See docs/operations/bwrap.md";
+         "each room must hold the agent and no shell; to bound each run as a whole the worker needs a cgroup it "
+         "may create children in, with the memory and pids controllers (cgroup v1 hierarchies, or a delegated "
+         "cgroup v2 subtree: systemd Delegate=yes, or a container with its own cgroup namespace). "
+         "See docs/operations/bwrap.md";
 }
 
 }  // namespace batlehub::adapters

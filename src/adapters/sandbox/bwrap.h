@@ -6,9 +6,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "adapters/sandbox/cgroup.h"
 #include "core/sandbox.h"
 
 namespace batlehub::adapters {
@@ -25,6 +29,10 @@ struct BwrapArgvInput {
   // The run's private /tmp, a tmpfs of this size: programs (Go's os.TempDir above all) write
   // temporary files there whatever HOME says, and the room itself is read-only.
   std::uint64_t tmp_bytes = 64ULL * 1024 * 1024;
+  // The run's cgroup directories and where the sandbox sees each (cgroup_binds): with any,
+  // the sandbox gets a cgroup namespace rooted at the run's cgroup and, read-only under a
+  // read-only /sys, the run's own cgroup files — what the probe reads its bounds from.
+  std::vector<std::pair<std::string, std::string>> cgroup_binds;
 };
 
 // The whole argv, program first. A pure function: tested as data, and used by the runtime.
@@ -36,6 +44,15 @@ struct BwrapOptions {
   std::string scratch_dir = "/tmp";
   // How long a run may take beyond its scanner's timeout (fetching, extracting, collecting).
   std::chrono::seconds start_timeout{120};
+  // The configured probe canaries ([worker.sandbox] probe_canaries), tried after the two
+  // the runtime adds itself: its own listener on 127.0.0.1 and on the host's address. Empty
+  // here: whoever builds a runtime says which addresses its probe may try.
+  std::vector<std::string> probe_canaries;
+  // [worker.sandbox.bwrap] cgroup_parent ("" = under the worker's own cgroup).
+  std::string cgroup_parent;
+  // [worker.sandbox] accept_per_process_limits: with no cgroup for a run, run anyway (the
+  // probe warns). Off, a run that cannot be bounded as a whole is refused.
+  bool accept_per_process_limits = false;
 
   // Walls broken on purpose, for the tests that prove the probe notices. Never set by
   // configuration.
@@ -48,12 +65,17 @@ struct BwrapOptions {
 class BwrapRuntime final : public core::SandboxRuntime {
  public:
   explicit BwrapRuntime(BwrapOptions o) : options_(std::move(o)) {}
+  ~BwrapRuntime() override;
+  BwrapRuntime(const BwrapRuntime&) = delete;
+  BwrapRuntime& operator=(const BwrapRuntime&) = delete;
 
   std::string_view name() const override { return "bwrap"; }
   Expected<core::RunOutput, core::SandboxError> run(const core::RunSpec& spec) override;
   Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget& target) override;
-  // --die-with-parent and a TempDir: nothing outlives a run, nothing to sweep.
-  Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds) override { return std::size_t{0}; }
+  // A run's processes die with it (--die-with-parent) and its TempDir with its RunCgroup;
+  // what a worker killed with -9 leaves is its runs' cgroups: removed here, with whatever
+  // still runs in them, when their worker is gone or they are older than `older_than`.
+  Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds older_than) override;
   std::string hint() const override;
 
   std::string room_path(const std::string& scanner) const { return options_.rooms_dir + "/" + scanner; }
@@ -65,9 +87,17 @@ class BwrapRuntime final : public core::SandboxRuntime {
     std::string stderr_tail;
   };
   Expected<Started, core::SandboxError> start(const std::string& room, const std::string& work, bool network,
-                                              const core::Limits& limits, std::chrono::milliseconds deadline);
+                                              const core::Limits& limits, std::chrono::milliseconds deadline,
+                                              const RunCgroup* cgroup);
+  // The run's cgroup, or nullopt when the host gives none and the operator accepted that;
+  // an error when it gives none and they did not (fail closed).
+  Expected<std::optional<RunCgroup>, core::SandboxError> run_cgroup(const core::Limits& limits, const std::string& room);
+  // Where run cgroups go, found and set up once; the error says why there is none.
+  const Expected<CgroupSite, std::string>& cgroup_site();
 
   BwrapOptions options_;
+  std::once_flag site_once_;
+  std::optional<Expected<CgroupSite, std::string>> site_;
 };
 
 }  // namespace batlehub::adapters

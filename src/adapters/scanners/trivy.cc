@@ -39,6 +39,10 @@ Expected<std::vector<core::RunSpec>, ScannerError> TrivyScanner::plan(const core
     common.emplace_back("--server");
     common.push_back(options_.endpoint);
   }
+  if (!options_.db_repository.empty()) {
+    common.emplace_back("--db-repository");
+    common.push_back(options_.db_repository);
+  }
   common.emplace_back("--cache-dir");
   common.emplace_back(".trivy");
 

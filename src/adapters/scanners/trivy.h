@@ -33,6 +33,7 @@ struct TrivyOptions {
   std::string name = "trivy";                      // the [scanners.<name>] name: findings, labels, room
   std::string command = "trivy";                   // argv[0], inside the room / image (fixed upstream)
   std::string endpoint;                            // a Trivy server (client mode); "" = a local database
+  std::string db_repository;                       // --db-repository; "" = Trivy's default
   std::chrono::seconds timeout_secs{60};           // [scanners.trivy] timeout_secs
   std::chrono::milliseconds job_timeout{600'000};  // [worker] job_timeout_secs
   core::Limits limits;
