@@ -183,9 +183,7 @@ AgentExit run(std::string_view in_url, std::string_view out_url, const AgentOpti
       if (!doc) {
         r.failure = wire::Failure{doc.error().kind, "manifest: " + doc.error().message};
       } else if (auto m = wire::parse_manifest(*doc); !m) {
-        bool version = m.error().where == "/wire" && wire::peek_wire_version(*doc).value_or(wire::kWireVersion) !=
-                                                          wire::kWireVersion;
-        r.failure = wire::Failure{version ? FailureKind::kWireVersion : FailureKind::kManifestInvalid,
+        r.failure = wire::Failure{m.error().other_version ? FailureKind::kWireVersion : FailureKind::kManifestInvalid,
                                   m.error().describe("manifest")};
       } else {
         result = execute(*m, options);

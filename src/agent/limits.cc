@@ -2,7 +2,7 @@
 
 namespace batlehub::agent {
 
-std::vector<RlimitSetting> rlimits_for(const wire::Limits& limits) {
+std::vector<RlimitSetting> rlimits_for(const wire::Rlimits& limits) {
   std::vector<RlimitSetting> out;
   if (limits.memory_limit_mb > 0) out.push_back({RLIMIT_DATA, rlim_t(limits.memory_limit_mb) * 1024 * 1024});
   if (limits.cpu_seconds > 0) out.push_back({RLIMIT_CPU, rlim_t(limits.cpu_seconds)});

@@ -26,7 +26,7 @@ struct RlimitSetting {
 // sandbox as root.
 inline constexpr rlim_t kScannerMaxProcesses = 1024;
 
-std::vector<RlimitSetting> rlimits_for(const wire::Limits& limits);
+std::vector<RlimitSetting> rlimits_for(const wire::Rlimits& limits);
 
 const char* rlimit_name(int resource);
 

@@ -29,14 +29,14 @@ namespace batlehub::agent {
 
 using wire::Assertion;
 using wire::Check;
-using wire::Verdict;
+using wire::AssertionVerdict;
 
 namespace {
 
 constexpr int kCanaryWaitMs = 3000;
 
 Assertion make(Check c, bool ok, std::string evidence) {
-  return Assertion{c, ok ? Verdict::kPass : Verdict::kFail, std::move(evidence)};
+  return Assertion{c, ok ? AssertionVerdict::kPass : AssertionVerdict::kFail, std::move(evidence)};
 }
 
 std::string errno_name(int e) {
@@ -122,7 +122,7 @@ std::string try_canary(const std::string& canary, bool& reached) {
 Assertion check_network(const wire::Manifest& m) {
   if (m.network) return make(Check::kNoNetwork, false, "the probe manifest asks for the network");
   if (!m.probe || m.probe->canaries.empty()) {
-    return Assertion{Check::kNoNetwork, Verdict::kWarn, "no canary address was given; nothing was tried"};
+    return Assertion{Check::kNoNetwork, AssertionVerdict::kWarn, "no canary address was given; nothing was tried"};
   }
   bool ok = true;
   std::string ev;
@@ -481,8 +481,8 @@ std::string sha256_file(const std::string& path, std::uint64_t* size) {
   return out;
 }
 
-wire::ProbeReport run_probe(const wire::Manifest& m, const ProbeContext& ctx) {
-  wire::ProbeReport rep;
+wire::AgentProbeReport run_probe(const wire::Manifest& m, const ProbeContext& ctx) {
+  wire::AgentProbeReport rep;
   auto& a = rep.assertions;
   a.push_back(check_network(m));
   a.push_back(check_read_only_root());

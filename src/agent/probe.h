@@ -22,7 +22,7 @@ struct ProbeContext {
   std::vector<RlimitSetting> rlimits;
 };
 
-wire::ProbeReport run_probe(const wire::Manifest& manifest, const ProbeContext& ctx);
+wire::AgentProbeReport run_probe(const wire::Manifest& manifest, const ProbeContext& ctx);
 
 // Lower-case hex SHA-256 of a file's contents, or "" when it cannot be read.
 std::string sha256_file(const std::string& path, std::uint64_t* size);

@@ -67,20 +67,6 @@ bool runs_in_sandbox(ScannerType t) {
   return t != ScannerType::kOsv;
 }
 
-std::string_view to_string(Severity s) {
-  switch (s) {
-    case Severity::kLow:
-      return "low";
-    case Severity::kMedium:
-      return "medium";
-    case Severity::kHigh:
-      return "high";
-    case Severity::kCritical:
-      return "critical";
-  }
-  return "?";
-}
-
 std::string_view to_string(StorageType t) {
   switch (t) {
     case StorageType::kFilesystem:

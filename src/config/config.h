@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/env.h"
+#include "core/findings.h"
 #include "wire/expected.h"
 
 namespace batlehub::config {
@@ -42,8 +44,9 @@ std::optional<ScannerType> parse_scanner_type(std::string_view s);
 // Every type but osv (a network scanner that runs in the worker) runs in the sandbox.
 bool runs_in_sandbox(ScannerType t);
 
-enum class Severity { kLow, kMedium, kHigh, kCritical };
-std::string_view to_string(Severity s);
+// An escalation's `from`/`to` are the findings' own severities (one type for the concept);
+// the loader accepts low, medium, high and critical, never "unknown".
+using core::Severity;
 
 enum class StorageType { kFilesystem, kS3, kInMemory };
 std::string_view to_string(StorageType t);
@@ -233,7 +236,7 @@ bool uses_storage_transport(const SandboxConfig& s);
 // ---------------------------------------------------------------------------------------
 // The environment, as a function, so that tests pass a fake.
 
-using Env = std::function<std::optional<std::string>(std::string_view name)>;
+using core::Env;
 // Reads the real environment (the worker side; the agent never does).
 Env process_env();
 // A fixed set of variables; everything else is unset.

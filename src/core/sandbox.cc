@@ -86,7 +86,7 @@ std::optional<std::string> ProbeReport::first_failure() const {
   if (skipped) return std::nullopt;
   if (!result_at_all) return "a result at all: " + no_result_reason;
   for (const auto& a : agent.assertions) {
-    if (a.verdict == wire::Verdict::kFail) return std::string(wire::to_string(a.check)) + ": " + a.evidence;
+    if (a.verdict == wire::AssertionVerdict::kFail) return std::string(wire::to_string(a.check)) + ": " + a.evidence;
   }
   // An assertion the agent did not make is not a wall it proved: an agent from before
   // memory_bounded existed must not pass a probe that asks for it.

@@ -57,7 +57,7 @@ struct Limits {
   std::uint64_t max_extracted_mb = 512;
   std::uint64_t max_entries = 50'000;
 
-  wire::Limits rlimits() const { return {memory_limit_mb, cpu_seconds}; }
+  wire::Rlimits rlimits() const { return {memory_limit_mb, cpu_seconds}; }
   wire::ExtractPolicy extract_policy() const {
     return {max_entries, max_extracted_mb * 1024 * 1024, 100};
   }
@@ -106,8 +106,15 @@ struct SandboxError {
     kConfig,
     kIo,
   };
+  // What a runtime's caller decides on beyond the kind, as data, never as message text.
+  enum class Reason {
+    kUnspecified,
+    kNoResult,          // the sandbox ended and no out.tar was there: the agent never wrote back
+    kOtherWireVersion,  // a result came back in a wire version this worker does not speak
+  };
   Kind kind = Kind::kIo;
   std::string message;
+  Reason reason = Reason::kUnspecified;
 };
 
 std::string_view to_string(SandboxError::Kind k);
@@ -145,7 +152,7 @@ struct ProbeReport {
   bool skipped = false;    // `none` skips the probe (and says so)
   bool result_at_all = false;
   std::string no_result_reason;  // when !result_at_all: what the runtime saw
-  wire::ProbeReport agent;       // the assertions the agent made from inside
+  wire::AgentProbeReport agent;       // the assertions the agent made from inside
   std::uint64_t elapsed_ms = 0;
 
   // The first failed assertion — or the first this wire version knows that the agent did

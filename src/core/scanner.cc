@@ -6,7 +6,7 @@ Expected<std::vector<Finding>, ScannerError> scan_with(const Scanner& scanner, S
                                                       const ScanInput& in) {
   auto plan = scanner.plan(in);
   if (!plan) return Unexpected(plan.error());
-  std::vector<RunResult> results;
+  std::vector<RunOutcome> results;
   results.reserve(plan->size());
   for (const RunSpec& spec : *plan) results.push_back(runtime.run(spec));
   return scanner.parse(in, results);

@@ -23,7 +23,7 @@ struct ScanInput {
 };
 
 // What one planned run came back as.
-using RunResult = Expected<RunOutput, SandboxError>;
+using RunOutcome = Expected<RunOutput, SandboxError>;
 
 class Scanner {
  public:
@@ -37,7 +37,7 @@ class Scanner {
   virtual Expected<std::vector<RunSpec>, ScannerError> plan(const ScanInput& in) const = 0;
   // Findings from the planned runs' results (same order as plan()).
   virtual Expected<std::vector<Finding>, ScannerError> parse(const ScanInput& in,
-                                                            const std::vector<RunResult>& results) const = 0;
+                                                            const std::vector<RunOutcome>& results) const = 0;
 };
 
 // plan → run each through `runtime` → parse. A run's SandboxError reaches parse(), which

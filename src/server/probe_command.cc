@@ -28,7 +28,7 @@ void print_assertions(const core::ProbeReport& r, std::ostream& out) {
       << "a result at all" << " " << (r.result_at_all ? "out.tar came back" : r.no_result_reason) << "\n";
   for (const auto& a : r.agent.assertions) {
     std::string v(wire::to_string(a.verdict));
-    if (a.verdict == wire::Verdict::kFail) v = "FAIL";
+    if (a.verdict == wire::AssertionVerdict::kFail) v = "FAIL";
     out << "  " << std::left << std::setw(5) << v << " " << std::setw(18) << wire::to_string(a.check) << " " << a.evidence
         << "\n";
   }
@@ -90,7 +90,7 @@ ProbeExit probe_command(const std::optional<std::string>& config_path, const con
     }
     bool whole = true;
     for (const auto& a : r->agent.assertions) {
-      if (a.verdict != wire::Verdict::kWarn) continue;
+      if (a.verdict != wire::AssertionVerdict::kWarn) continue;
       log->warn("room {}: {}: {}", t.room, wire::to_string(a.check), a.evidence);
       if (a.check == wire::Check::kMemoryBounded || a.check == wire::Check::kPidsBounded) whole = false;
     }

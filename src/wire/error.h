@@ -9,6 +9,9 @@ struct WireError {
   // A JSON pointer into the document ("/entries/2/path"), or "" for the whole document.
   std::string where;
   std::string message;
+  // The document is of another wire version (its `wire` is an integer, not ours): what the
+  // agent answers with FailureKind::kWireVersion and the worker's probe names.
+  bool other_version = false;
 
   // "manifest /entries/2/path: '..' is not allowed"
   std::string describe(std::string_view document) const {

@@ -22,6 +22,11 @@ struct Refusal {
   throw Refusal{WireError{std::move(where), std::move(message)}};
 }
 
+// The refusal of a document whose `wire` is another version than ours.
+[[noreturn]] inline void refuse_version(std::string message) {
+  throw Refusal{WireError{"/wire", std::move(message), true}};
+}
+
 // Parses `text` into a DOM, refusing it over `max_bytes` before parsing and refusing
 // nesting deeper than `max_depth` while parsing (before the deep part is built).
 Expected<nlohmann::json, WireError> parse_bounded(std::string_view text, std::size_t max_bytes, int max_depth);

@@ -13,6 +13,7 @@ namespace batlehub::wire {
 using nlohmann::json;
 using detail::ObjectReader;
 using detail::refuse;
+using detail::refuse_version;
 
 std::string_view to_string(EntryKind k) {
   switch (k) {
@@ -106,8 +107,8 @@ Manifest read_manifest(const json& doc) {
   if (!wire.is_number_integer()) refuse("/wire", "expected an integer");
   // Compared as read: a value that does not fit an int must not wrap into a version we speak.
   if (wire.get<std::int64_t>() != kWireVersion) {
-    refuse("/wire", "this agent speaks wire version " + std::to_string(kWireVersion) + ", the manifest speaks " +
-                        wire.dump());
+    refuse_version("this agent speaks wire version " + std::to_string(kWireVersion) + ", the manifest speaks " +
+                   wire.dump());
   }
   m.wire = kWireVersion;
   if (const json* p = r.optional("probe")) m.probe = read_probe(*p, "/probe");

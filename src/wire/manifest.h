@@ -15,10 +15,10 @@
 namespace batlehub::wire {
 
 // The rlimits the agent installs on the scanner. 0 leaves a limit unset.
-struct Limits {
+struct Rlimits {
   std::uint64_t memory_limit_mb = 0;
   std::uint64_t cpu_seconds = 0;
-  bool operator==(const Limits&) const = default;
+  bool operator==(const Rlimits&) const = default;
 };
 
 enum class EntryKind {
@@ -56,7 +56,7 @@ struct Manifest {
   int wire = 0;
   std::vector<std::string> argv;
   bool network = false;
-  Limits limits;
+  Rlimits limits;
   std::uint64_t timeout_ms = 0;
   ExtractPolicy extract_policy;
   std::vector<Entry> entries;

@@ -11,6 +11,7 @@ namespace batlehub::wire {
 using nlohmann::json;
 using detail::ObjectReader;
 using detail::refuse;
+using detail::refuse_version;
 
 namespace {
 
@@ -54,10 +55,10 @@ constexpr Names<Check, 17> kCheckNames{{
     {Check::kPidsBounded, "pids_bounded"},
 }};
 
-constexpr Names<Verdict, 3> kVerdictNames{{
-    {Verdict::kPass, "pass"},
-    {Verdict::kFail, "fail"},
-    {Verdict::kWarn, "warn"},
+constexpr Names<AssertionVerdict, 3> kVerdictNames{{
+    {AssertionVerdict::kPass, "pass"},
+    {AssertionVerdict::kFail, "fail"},
+    {AssertionVerdict::kWarn, "warn"},
 }};
 
 template <class E, std::size_t N>
@@ -95,8 +96,8 @@ RunResult read_result(const json& doc) {
   const json& wire = r.required("wire");
   if (!wire.is_number_integer()) refuse("/wire", "expected an integer");
   if (wire.get<std::int64_t>() != kWireVersion) {
-    refuse("/wire", "the worker speaks wire version " + std::to_string(kWireVersion) + ", the agent answered in " +
-                        wire.dump());
+    refuse_version("the worker speaks wire version " + std::to_string(kWireVersion) + ", the agent answered in " +
+                   wire.dump());
   }
   out.wire = kWireVersion;
   out.agent_version = r.string("agent_version", 64);
@@ -142,7 +143,7 @@ RunResult read_result(const json& doc) {
   }
   if (const json* p = r.optional("probe")) {
     ObjectReader pr(*p, "/probe");
-    ProbeReport report;
+    AgentProbeReport report;
     const json& as = pr.array("assertions", 64);
     for (std::size_t i = 0; i < as.size(); ++i) {
       ObjectReader ar(as[i], "/probe/assertions/" + std::to_string(i));
@@ -174,7 +175,7 @@ RunResult read_result(const json& doc) {
 
 std::string_view to_string(FailureKind k) { return name_of(kFailureNames, k); }
 std::string_view to_string(Check c) { return name_of(kCheckNames, c); }
-std::string_view to_string(Verdict v) { return name_of(kVerdictNames, v); }
+std::string_view to_string(AssertionVerdict v) { return name_of(kVerdictNames, v); }
 std::optional<Check> check_from_string(std::string_view s) { return value_of(kCheckNames, s); }
 
 std::vector<Check> every_check() {

@@ -66,11 +66,11 @@ enum class Check {
   kPidsBounded,    // the run's cgroup bounds its processes as a whole
 };
 
-enum class Verdict { kPass, kFail, kWarn };
+enum class AssertionVerdict { kPass, kFail, kWarn };
 
 struct Assertion {
   Check check = Check::kNoNetwork;
-  Verdict verdict = Verdict::kFail;
+  AssertionVerdict verdict = AssertionVerdict::kFail;
   std::string evidence;
   bool operator==(const Assertion&) const = default;
 };
@@ -82,10 +82,10 @@ struct CommandDigest {
   bool operator==(const CommandDigest&) const = default;
 };
 
-struct ProbeReport {
+struct AgentProbeReport {
   std::vector<Assertion> assertions;
   std::vector<CommandDigest> commands;
-  bool operator==(const ProbeReport&) const = default;
+  bool operator==(const AgentProbeReport&) const = default;
 };
 
 struct RunResult {
@@ -102,7 +102,7 @@ struct RunResult {
   ExtractReport extract;
   Timings timings;
   std::optional<Failure> failure;
-  std::optional<ProbeReport> probe;
+  std::optional<AgentProbeReport> probe;
 
   bool operator==(const RunResult&) const = default;
 };
@@ -113,7 +113,7 @@ std::string serialize(const RunResult& r);
 
 std::string_view to_string(FailureKind k);
 std::string_view to_string(Check c);
-std::string_view to_string(Verdict v);
+std::string_view to_string(AssertionVerdict v);
 std::optional<Check> check_from_string(std::string_view s);
 // Every assertion this wire version knows, in the order the agent makes them.
 std::vector<Check> every_check();

@@ -8,6 +8,7 @@
 
 #include "adapters/sandbox/blob.h"
 #include "adapters/sandbox/bwrap.h"
+#include "bwrap_runtime_peer.h"
 #include "adapters/sandbox/none.h"
 #include "archive_builder.h"
 #include "rooms.h"
@@ -136,9 +137,8 @@ TEST_F(BwrapRuntimeTest, the_configured_canaries_are_tried_after_the_workers_own
 }
 
 TEST_F(BwrapRuntimeTest, a_run_that_keeps_the_network_fails_on_no_network) {
-  auto o = options();
-  o.broken.keep_network = true;
-  BwrapRuntime bwrap(o);
+  BwrapRuntime bwrap(options());
+  BwrapRuntimePeer::keep_network(bwrap);
   auto r = bwrap.probe(target());
   ASSERT_TRUE(r) << r.error().message;
   // The sandbox reached listeners on this machine that it must not reach: the worker's own
@@ -148,9 +148,8 @@ TEST_F(BwrapRuntimeTest, a_run_that_keeps_the_network_fails_on_no_network) {
 }
 
 TEST_F(BwrapRuntimeTest, an_environment_variable_leaked_into_the_sandbox_fails_on_empty_environment) {
-  auto o = options();
-  o.broken.leak_env = {{"AWS_SECRET_ACCESS_KEY", "hunter2"}};
-  BwrapRuntime bwrap(o);
+  BwrapRuntime bwrap(options());
+  BwrapRuntimePeer::leak_env(bwrap, "AWS_SECRET_ACCESS_KEY", "hunter2");
   auto r = bwrap.probe(target());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(failure_of(*r), "empty_environment: unexpected variables: AWS_SECRET_ACCESS_KEY");

@@ -8,7 +8,7 @@
 namespace batlehub::adapters {
 namespace {
 
-EnvLookup unsafe_ok() {
+core::Env unsafe_ok() {
   return [](std::string_view k) -> std::optional<std::string> {
     if (k == "BATLEHUB_UNSAFE_NO_SANDBOX") return "1";
     return std::nullopt;

@@ -101,12 +101,12 @@ TEST_F(AgentInBwrap, the_probe_passes_from_inside_a_proper_room) {
       // A bare bwrap puts the run in no cgroup of its own: the agent sees none from inside
       // and says the run is bounded per process only (the runtime's cgroup is tested in
       // tests/adapters).
-      EXPECT_EQ(as.verdict, wire::Verdict::kFail) << as.evidence;
+      EXPECT_EQ(as.verdict, wire::AssertionVerdict::kFail) << as.evidence;
       EXPECT_NE(as.evidence.find("cgroup is visible from inside"), std::string::npos) << as.evidence;
       EXPECT_NE(as.evidence.find("bounded per process only"), std::string::npos) << as.evidence;
       continue;
     }
-    EXPECT_EQ(as.verdict, wire::Verdict::kPass) << wire::to_string(as.check) << ": " << as.evidence;
+    EXPECT_EQ(as.verdict, wire::AssertionVerdict::kPass) << wire::to_string(as.check) << ": " << as.evidence;
   }
   ASSERT_EQ(o.result.probe->commands.size(), 1u);
   EXPECT_EQ(o.result.probe->commands[0].path, "/usr/bin/hostile");
@@ -123,7 +123,7 @@ TEST_F(AgentInBwrap, a_room_with_a_shell_fails_the_probe_on_that_assertion) {
   ASSERT_TRUE(o.result.probe);
   for (const auto& as : o.result.probe->assertions) {
     if (as.check == wire::Check::kNoShell) {
-      EXPECT_EQ(as.verdict, wire::Verdict::kFail);
+      EXPECT_EQ(as.verdict, wire::AssertionVerdict::kFail);
       EXPECT_NE(as.evidence.find("/usr/bin/sh"), std::string::npos);
     }
   }

@@ -274,23 +274,23 @@ TEST_F(Agent, a_probe_manifest_checks_instead_of_running) {
     for (const auto& a : o.result.probe->assertions) {
       if (a.check == c) return a;
     }
-    return wire::Assertion{c, wire::Verdict::kWarn, "(missing)"};
+    return wire::Assertion{c, wire::AssertionVerdict::kWarn, "(missing)"};
   };
   // On the bare host, outside any walls: the agent's own walls hold, the room's do not.
-  EXPECT_EQ(verdict(wire::Check::kSeccompFilter).verdict, wire::Verdict::kPass) << verdict(wire::Check::kSeccompFilter).evidence;
-  EXPECT_EQ(verdict(wire::Check::kNoNewPrivs).verdict, wire::Verdict::kPass);
-  EXPECT_EQ(verdict(wire::Check::kCanarySyscall).verdict, wire::Verdict::kPass) << verdict(wire::Check::kCanarySyscall).evidence;
-  EXPECT_EQ(verdict(wire::Check::kClone3Enosys).verdict, wire::Verdict::kPass);
-  EXPECT_EQ(verdict(wire::Check::kRlimits).verdict, wire::Verdict::kPass) << verdict(wire::Check::kRlimits).evidence;
-  EXPECT_EQ(verdict(wire::Check::kCommandsExist).verdict, wire::Verdict::kPass);
-  EXPECT_EQ(verdict(wire::Check::kWireVersion).verdict, wire::Verdict::kPass);
-  EXPECT_EQ(verdict(wire::Check::kNoShell).verdict, wire::Verdict::kFail) << "the host has /bin/sh";
-  EXPECT_EQ(verdict(wire::Check::kReadOnlyRoot).verdict, wire::Verdict::kFail) << "the host root is writable";
-  EXPECT_EQ(verdict(wire::Check::kEmptyEnvironment).verdict, wire::Verdict::kFail);
+  EXPECT_EQ(verdict(wire::Check::kSeccompFilter).verdict, wire::AssertionVerdict::kPass) << verdict(wire::Check::kSeccompFilter).evidence;
+  EXPECT_EQ(verdict(wire::Check::kNoNewPrivs).verdict, wire::AssertionVerdict::kPass);
+  EXPECT_EQ(verdict(wire::Check::kCanarySyscall).verdict, wire::AssertionVerdict::kPass) << verdict(wire::Check::kCanarySyscall).evidence;
+  EXPECT_EQ(verdict(wire::Check::kClone3Enosys).verdict, wire::AssertionVerdict::kPass);
+  EXPECT_EQ(verdict(wire::Check::kRlimits).verdict, wire::AssertionVerdict::kPass) << verdict(wire::Check::kRlimits).evidence;
+  EXPECT_EQ(verdict(wire::Check::kCommandsExist).verdict, wire::AssertionVerdict::kPass);
+  EXPECT_EQ(verdict(wire::Check::kWireVersion).verdict, wire::AssertionVerdict::kPass);
+  EXPECT_EQ(verdict(wire::Check::kNoShell).verdict, wire::AssertionVerdict::kFail) << "the host has /bin/sh";
+  EXPECT_EQ(verdict(wire::Check::kReadOnlyRoot).verdict, wire::AssertionVerdict::kFail) << "the host root is writable";
+  EXPECT_EQ(verdict(wire::Check::kEmptyEnvironment).verdict, wire::AssertionVerdict::kFail);
   EXPECT_NE(verdict(wire::Check::kEmptyEnvironment).evidence.find("AWS_SECRET_ACCESS_KEY"), std::string::npos);
   EXPECT_EQ(verdict(wire::Check::kEmptyEnvironment).evidence.find("leaked"), std::string::npos) << "values are never reported";
-  EXPECT_EQ(verdict(wire::Check::kNoCredentials).verdict, wire::Verdict::kFail);
-  EXPECT_EQ(verdict(wire::Check::kPidNamespace).verdict, wire::Verdict::kFail);
+  EXPECT_EQ(verdict(wire::Check::kNoCredentials).verdict, wire::AssertionVerdict::kFail);
+  EXPECT_EQ(verdict(wire::Check::kPidNamespace).verdict, wire::AssertionVerdict::kFail);
   ASSERT_EQ(o.result.probe->commands.size(), 1u);
   EXPECT_EQ(o.result.probe->commands[0].sha256.size(), 64u);
   EXPECT_EQ(o.result.probe->commands[0].size, fs::file_size(hostile()));

@@ -8,12 +8,12 @@ namespace batlehub::core {
 namespace {
 
 using wire::Check;
-using wire::Verdict;
+using wire::AssertionVerdict;
 
 ProbeReport every_check_passing() {
   ProbeReport r;
   r.result_at_all = true;
-  for (Check c : wire::every_check()) r.agent.assertions.push_back({c, Verdict::kPass, "ok"});
+  for (Check c : wire::every_check()) r.agent.assertions.push_back({c, AssertionVerdict::kPass, "ok"});
   return r;
 }
 
@@ -22,15 +22,15 @@ TEST(ProbeReport, every_check_passing_passes_and_a_warning_is_no_failure) {
   EXPECT_EQ(r.agent.assertions.size(), 17u);
   EXPECT_TRUE(r.passed());
   for (auto& a : r.agent.assertions) {
-    if (a.check == Check::kMemoryBounded) a.verdict = Verdict::kWarn;
+    if (a.check == Check::kMemoryBounded) a.verdict = AssertionVerdict::kWarn;
   }
   EXPECT_TRUE(r.passed());
 }
 
 TEST(ProbeReport, the_first_failed_assertion_is_named_with_its_evidence) {
   ProbeReport r = every_check_passing();
-  r.agent.assertions[3] = {Check::kEmptyEnvironment, Verdict::kFail, "unexpected variables: X"};
-  r.agent.assertions[16] = {Check::kPidsBounded, Verdict::kFail, "pids.max is unlimited"};
+  r.agent.assertions[3] = {Check::kEmptyEnvironment, AssertionVerdict::kFail, "unexpected variables: X"};
+  r.agent.assertions[16] = {Check::kPidsBounded, AssertionVerdict::kFail, "pids.max is unlimited"};
   EXPECT_EQ(r.first_failure(), "empty_environment: unexpected variables: X");
 }
 

@@ -13,7 +13,7 @@ namespace {
 // Answers each run from a script, in order, and records what it was asked.
 class ScriptedRuntime final : public SandboxRuntime {
  public:
-  explicit ScriptedRuntime(std::vector<RunResult> script) : script_(std::move(script)) {}
+  explicit ScriptedRuntime(std::vector<RunOutcome> script) : script_(std::move(script)) {}
   std::string_view name() const override { return "scripted"; }
   Expected<RunOutput, SandboxError> run(const RunSpec& spec) override {
     asked.push_back(spec);
@@ -29,7 +29,7 @@ class ScriptedRuntime final : public SandboxRuntime {
   std::vector<RunSpec> asked;
 
  private:
-  std::vector<RunResult> script_;
+  std::vector<RunOutcome> script_;
   std::size_t next_ = 0;
 };
 
@@ -54,10 +54,10 @@ class FakeScanner final : public Scanner {
     }
     return runs;
   }
-  Expected<std::vector<Finding>, ScannerError> parse(const ScanInput&, const std::vector<RunResult>& results) const override {
+  Expected<std::vector<Finding>, ScannerError> parse(const ScanInput&, const std::vector<RunOutcome>& results) const override {
     seen = results;
     std::vector<Finding> out;
-    for (const RunResult& r : results) {
+    for (const RunOutcome& r : results) {
       if (!r) return Unexpected(to_scanner_error(r.error()));
       Finding f;
       f.scanner = name_;
@@ -66,7 +66,7 @@ class FakeScanner final : public Scanner {
     }
     return out;
   }
-  mutable std::vector<RunResult> seen;
+  mutable std::vector<RunOutcome> seen;
 
  private:
   std::string name_ = "fake";

@@ -24,7 +24,7 @@ using core::FindingKind;
 using core::PackageKind;
 using core::ReasonCode;
 using core::RunOutput;
-using core::RunResult;
+using core::RunOutcome;
 using core::SandboxError;
 using core::ScannerError;
 using core::Severity;
@@ -61,7 +61,7 @@ core::ScanInput input(PackageKind kind, std::string name, std::string version, s
   return in;
 }
 
-RunResult answered(std::optional<int> status, std::string out, std::string err = "") {
+RunOutcome answered(std::optional<int> status, std::string out, std::string err = "") {
   RunOutput o;
   o.status = status;
   o.stdout_bytes = std::move(out);
@@ -69,7 +69,7 @@ RunResult answered(std::optional<int> status, std::string out, std::string err =
   return o;
 }
 
-RunResult failed(SandboxError::Kind k, std::string m) { return Unexpected(SandboxError{k, std::move(m)}); }
+RunOutcome failed(SandboxError::Kind k, std::string m) { return Unexpected(SandboxError{k, std::move(m)}); }
 
 std::vector<ReasonCode> codes(const std::vector<Finding>& fs) {
   std::vector<ReasonCode> c;
@@ -489,7 +489,7 @@ TEST(Postmortem, a_timeline_failure_leaves_the_scan_findings_standing) {
   const auto in = input(PackageKind::kNpm, "left-pad", "1.1.0");
   const std::string scan = slurp(kFixtures + "scan-canary.json");
   const PostmortemScanner s = scanner(/*timeline=*/true);
-  for (const RunResult& timeline :
+  for (const RunOutcome& timeline :
        {answered(1, "", "registry.npmjs.org: connection refused"), answered(2, "{}"), answered(std::nullopt, "{}"),
         answered(1, "not json either"), failed(SandboxError::Kind::kRunTimeout, "killed"),
         failed(SandboxError::Kind::kStartTimeout, "no pod"), failed(SandboxError::Kind::kCrashed, "gone")}) {
@@ -516,7 +516,7 @@ TEST(Postmortem, a_timeline_failure_leaves_the_scan_findings_standing) {
 // ---------------------------------------------------------------------------------------
 // The plan, run for real under `none` with the fake postmortem.
 
-EnvLookup unsafe_ok() {
+core::Env unsafe_ok() {
   return [](std::string_view k) -> std::optional<std::string> {
     if (k == "BATLEHUB_UNSAFE_NO_SANDBOX") return "1";
     return std::nullopt;
@@ -534,7 +534,7 @@ PostmortemOptions fake_opts(bool timeline) {
 }
 
 // The regular files the fake saw, relative to its working directory.
-std::vector<std::string> tree_seen(const RunResult& r) {
+std::vector<std::string> tree_seen(const RunOutcome& r) {
   EXPECT_TRUE(r) << (r ? "" : r.error().message);
   if (!r) return {};
   auto doc = parse_json(r->stdout_bytes);
@@ -572,7 +572,7 @@ TEST(Postmortem, materialise_strips_the_wrapper_and_writes_the_lockfile) {
 
   // For real: the tree the scanner sees.
   auto rt = none_runtime();
-  RunResult out = rt->run((*plan)[0]);
+  RunOutcome out = rt->run((*plan)[0]);
   std::vector<std::string> tree = tree_seen(out);
   EXPECT_TRUE(contains(tree, "node_modules/canary-pad/package.json")) << ::testing::PrintToString(tree);
   EXPECT_TRUE(contains(tree, "node_modules/canary-pad/lib/index.js")) << ::testing::PrintToString(tree);

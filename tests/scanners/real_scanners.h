@@ -121,7 +121,7 @@ inline std::string describe(const std::vector<core::Finding>& fs) {
   return out;
 }
 
-inline core::RunResult answered(std::optional<int> status, std::string out, std::string err = "") {
+inline core::RunOutcome answered(std::optional<int> status, std::string out, std::string err = "") {
   core::RunOutput o;
   o.status = status;
   o.stdout_bytes = std::move(out);
@@ -129,7 +129,7 @@ inline core::RunResult answered(std::optional<int> status, std::string out, std:
   return o;
 }
 
-inline core::RunResult failed(core::SandboxError::Kind k, std::string m) {
+inline core::RunOutcome failed(core::SandboxError::Kind k, std::string m) {
   return Unexpected(core::SandboxError{k, std::move(m)});
 }
 

@@ -277,7 +277,7 @@ TEST_F(TrivyReal, without_a_database_an_sbom_scan_is_the_same_upstream_error_und
 // With a database in its cache (the EMPTY one of tests/fixtures/trivy/empty-db, which
 // trivy will not find stale before 2100), trivy runs its whole scan offline — under the
 // agent's filter, and in its room — and answers: the report of a real run, zero findings.
-core::RunResult run_with_empty_db(const TrivyScanner& s, core::SandboxRuntime& rt, const core::ScanInput& in) {
+core::RunOutcome run_with_empty_db(const TrivyScanner& s, core::SandboxRuntime& rt, const core::ScanInput& in) {
   auto plan = s.plan(in);
   EXPECT_TRUE(plan);
   if (!plan) return Unexpected(core::SandboxError{core::SandboxError::Kind::kConfig, "no plan"});
@@ -289,7 +289,7 @@ core::RunResult run_with_empty_db(const TrivyScanner& s, core::SandboxRuntime& r
   return rt.run(spec);
 }
 
-void expect_a_clean_real_report(const TrivyScanner& s, const core::RunResult& r, const char* type,
+void expect_a_clean_real_report(const TrivyScanner& s, const core::RunOutcome& r, const char* type,
                                 const std::string& where) {
   ASSERT_TRUE(r) << where << ": " << r.error().message;
   EXPECT_EQ(r->status, 0) << where << ": " << r->stderr_tail;

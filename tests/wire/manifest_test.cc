@@ -69,7 +69,14 @@ TEST(Manifest, RefusesAnotherWireVersionAtSlashWire) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().where, "/wire");
   EXPECT_NE(r.error().message.find("speaks wire version"), std::string::npos);
+  EXPECT_TRUE(r.error().other_version) << "told apart as data, not by the pointer's text";
   EXPECT_EQ(peek_wire_version(j.dump()), kWireVersion + 1);
+  // A `wire` that is not a version at all is an invalid document, not another version.
+  j["wire"] = "1";
+  auto s = parse_manifest(j.dump());
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().where, "/wire");
+  EXPECT_FALSE(s.error().other_version);
 }
 
 TEST(Manifest, AWireVersionThatWrapsIsNotOurs) {
@@ -78,6 +85,7 @@ TEST(Manifest, AWireVersionThatWrapsIsNotOurs) {
   auto r = parse_manifest(j.dump());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().where, "/wire");
+  EXPECT_TRUE(r.error().other_version);
   EXPECT_NE(peek_wire_version(j.dump()), kWireVersion);
 }
 

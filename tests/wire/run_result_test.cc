@@ -35,7 +35,7 @@ TEST(RunResult, RoundTripsAFailureAndAProbe) {
   r.ran = false;
   r.exit_code.reset();
   r.failure = Failure{FailureKind::kBomb, "archive decompression ratio exceeds 100:1"};
-  r.probe = ProbeReport{{{Check::kReadOnlyRoot, Verdict::kPass, "EROFS"}, {Check::kNoShell, Verdict::kFail, "found /bin/sh"}},
+  r.probe = AgentProbeReport{{{Check::kReadOnlyRoot, AssertionVerdict::kPass, "EROFS"}, {Check::kNoShell, AssertionVerdict::kFail, "found /bin/sh"}},
                         {{"/usr/bin/guarddog", std::string(64, 'a'), 1234}}};
   auto back = parse_result(serialize(r));
   ASSERT_TRUE(back) << back.error().describe("result");
@@ -67,6 +67,7 @@ TEST(RunResult, RefusesAnotherWireVersion) {
   auto r = parse_result(j.dump());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().where, "/wire");
+  EXPECT_TRUE(r.error().other_version);
 }
 
 TEST(RunResult, AWireVersionThatWrapsIsNotOurs) {

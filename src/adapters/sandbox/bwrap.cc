@@ -165,13 +165,10 @@ Expected<BwrapRuntime::Started, SandboxError> BwrapRuntime::start(const std::str
                                                                   std::chrono::milliseconds deadline,
                                                                   const RunCgroup* cgroup) {
   // /tmp is sized like the extraction budget: together they are what a run may write.
-  BwrapArgvInput in{resolve_binary(options_.binary), room, work, network || options_.broken.keep_network,
+  BwrapArgvInput in{resolve_binary(options_.binary), room, work, network,
                     limits.max_extracted_mb * 1024 * 1024, cgroup ? cgroup->binds() : decltype(BwrapArgvInput::cgroup_binds){}};
   std::vector<std::string> argv = bwrap_argv(in);
-  if (!options_.broken.leak_env.empty()) {
-    auto dash = std::find(argv.begin(), argv.end(), std::string("--"));
-    for (const auto& [k, v] : options_.broken.leak_env) dash = argv.insert(dash, {"--setenv", k, v}) + 3;
-  }
+  if (edit_argv_for_tests_) edit_argv_for_tests_(argv);
   agent::SpawnSpec s;
   s.program = argv[0];
   s.argv = argv;
@@ -233,7 +230,7 @@ Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& s
                                                           std::to_string(deadline.count()) + " ms and was killed"});
   }
   auto out = collect(dir->path(), spec.argv[0]);
-  if (!out && out.error().message == "no result came back") {
+  if (!out && out.error().reason == SandboxError::Reason::kNoResult) {
     return Unexpected(SandboxError{Kind::kCrashed, "the sandbox never started — " + started->how +
                                                        " and no result came back: \"" + started->stderr_tail + "\""});
   }
@@ -283,13 +280,13 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
   auto result = read_result(dir->path());
   if (!result) {
     const std::string& why = result.error().message;
-    if (why.find("/wire") != std::string::npos) {
+    if (result.error().reason == SandboxError::Reason::kOtherWireVersion) {
       // A result came back, in a version this worker does not speak.
       rep.result_at_all = true;
-      rep.agent.assertions.push_back({wire::Check::kWireVersion, wire::Verdict::kFail, why});
+      rep.agent.assertions.push_back({wire::Check::kWireVersion, wire::AssertionVerdict::kFail, why});
       return done();
     }
-    rep.no_result_reason = why == "no result came back"
+    rep.no_result_reason = result.error().reason == SandboxError::Reason::kNoResult
                                ? started->how + " and no result came back: \"" + started->stderr_tail + "\""
                                : why + " (" + started->how + ")";
     return done();
@@ -298,15 +295,15 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
   if (result->failure) {
     rep.agent.assertions.push_back(
         {result->failure->kind == wire::FailureKind::kWireVersion ? wire::Check::kWireVersion : wire::Check::kCommandsExist,
-         wire::Verdict::kFail, result->failure->message});
+         wire::AssertionVerdict::kFail, result->failure->message});
   }
   if (result->probe) {
     for (auto& a : result->probe->assertions) {
       bool whole_run = a.check == wire::Check::kMemoryBounded || a.check == wire::Check::kPidsBounded;
-      if (whole_run && a.verdict == wire::Verdict::kFail) {
+      if (whole_run && a.verdict == wire::AssertionVerdict::kFail) {
         if (!no_cgroup.empty()) a.evidence += " — " + no_cgroup;
         if (options_.accept_per_process_limits) {
-          a.verdict = wire::Verdict::kWarn;
+          a.verdict = wire::AssertionVerdict::kWarn;
           a.evidence += " (accepted: [worker.sandbox] accept_per_process_limits = true)";
         }
       }
@@ -314,7 +311,7 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
     }
     rep.agent.commands = std::move(result->probe->commands);
   } else if (!result->failure) {
-    rep.agent.assertions.push_back({wire::Check::kWireVersion, wire::Verdict::kFail, "the agent answered a probe with no probe report"});
+    rep.agent.assertions.push_back({wire::Check::kWireVersion, wire::AssertionVerdict::kFail, "the agent answered a probe with no probe report"});
   }
   return done();
 }

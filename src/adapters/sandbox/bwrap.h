@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -53,13 +54,6 @@ struct BwrapOptions {
   // [worker.sandbox] accept_per_process_limits: with no cgroup for a run, run anyway (the
   // probe warns). Off, a run that cannot be bounded as a whole is refused.
   bool accept_per_process_limits = false;
-
-  // Walls broken on purpose, for the tests that prove the probe notices. Never set by
-  // configuration.
-  struct BrokenOnPurpose {
-    bool keep_network = false;
-    std::vector<std::pair<std::string, std::string>> leak_env;
-  } broken;
 };
 
 class BwrapRuntime final : public core::SandboxRuntime {
@@ -94,6 +88,11 @@ class BwrapRuntime final : public core::SandboxRuntime {
   Expected<std::optional<RunCgroup>, core::SandboxError> run_cgroup(const core::Limits& limits, const std::string& room);
   // Where run cgroups go, found and set up once; the error says why there is none.
   const Expected<CgroupSite, std::string>& cgroup_site();
+
+  // The tests that prove the probe notices a broken wall break it here, through
+  // BwrapRuntimePeer (tests/adapters/bwrap_runtime_peer.h); nothing else can reach it.
+  friend class BwrapRuntimePeer;
+  std::function<void(std::vector<std::string>&)> edit_argv_for_tests_;
 
   BwrapOptions options_;
   std::once_flag site_once_;

@@ -7,7 +7,7 @@ namespace batlehub::adapters {
 
 using core::SandboxError;
 
-Expected<std::unique_ptr<NoneRuntime>, SandboxError> NoneRuntime::create(NoneOptions options, const EnvLookup& env) {
+Expected<std::unique_ptr<NoneRuntime>, SandboxError> NoneRuntime::create(NoneOptions options, const core::Env& env) {
   auto v = env("BATLEHUB_UNSAFE_NO_SANDBOX");
   if (!v || *v != "1") {
     return Unexpected(SandboxError{SandboxError::Kind::kConfig,

@@ -8,11 +8,10 @@
 #include <optional>
 #include <string>
 
+#include "core/env.h"
 #include "core/sandbox.h"
 
 namespace batlehub::adapters {
-
-using EnvLookup = std::function<std::optional<std::string>(std::string_view)>;
 
 struct NoneOptions {
   std::string scratch_dir = "/tmp";
@@ -22,7 +21,7 @@ struct NoneOptions {
 
 class NoneRuntime final : public core::SandboxRuntime {
  public:
-  static Expected<std::unique_ptr<NoneRuntime>, core::SandboxError> create(NoneOptions options, const EnvLookup& env);
+  static Expected<std::unique_ptr<NoneRuntime>, core::SandboxError> create(NoneOptions options, const core::Env& env);
 
   std::string_view name() const override { return "none"; }
   Expected<core::RunOutput, core::SandboxError> run(const core::RunSpec& spec) override;

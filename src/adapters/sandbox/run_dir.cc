@@ -100,7 +100,8 @@ static Expected<wire::RunResult, SandboxError> read_result_and_stdout(const std:
   std::string path = host_dir + "/out.tar";
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
-    return Unexpected(SandboxError{Kind::kCrashed, errno == ENOENT ? "no result came back" : "out.tar cannot be opened: " + std::string(std::strerror(errno))});
+    if (errno == ENOENT) return Unexpected(SandboxError{Kind::kCrashed, "no result came back", SandboxError::Reason::kNoResult});
+    return Unexpected(SandboxError{Kind::kCrashed, "out.tar cannot be opened: " + std::string(std::strerror(errno))});
   }
   struct stat st{};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -125,7 +126,11 @@ static Expected<wire::RunResult, SandboxError> read_result_and_stdout(const std:
   auto parts = agent::read_out_tar(tar);
   if (!parts) return Unexpected(SandboxError{Kind::kResultInvalid, parts.error()});
   auto result = wire::parse_result(parts->result_json);
-  if (!result) return Unexpected(SandboxError{Kind::kResultInvalid, result.error().describe("result.json")});
+  if (!result) {
+    return Unexpected(SandboxError{Kind::kResultInvalid, result.error().describe("result.json"),
+                                   result.error().other_version ? SandboxError::Reason::kOtherWireVersion
+                                                                : SandboxError::Reason::kUnspecified});
+  }
   if (stdout_bytes) *stdout_bytes = std::move(parts->stdout_bytes);
   return std::move(result).value();
 }

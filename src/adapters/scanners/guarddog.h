@@ -54,7 +54,7 @@ class GuardDogScanner final : public core::Scanner {
   // One run. Unsupported without an artifact or for a kind it does not support.
   Expected<std::vector<core::RunSpec>, core::ScannerError> plan(const core::ScanInput& in) const override;
   Expected<std::vector<core::Finding>, core::ScannerError> parse(
-      const core::ScanInput& in, const std::vector<core::RunResult>& results) const override;
+      const core::ScanInput& in, const std::vector<core::RunOutcome>& results) const override;
 
   // Findings from a GuardDog JSON document, by rule name (lower-cased), as upstream maps
   // them: `install`, `exec-base64` or `cmd-overwrite` → install_hook / INSTALL_HOOK / high;

@@ -224,9 +224,9 @@ Expected<std::vector<core::RunSpec>, ScannerError> PostmortemScanner::plan(const
 }
 
 Expected<std::vector<Finding>, ScannerError> PostmortemScanner::parse(const core::ScanInput& in,
-                                                                     const std::vector<core::RunResult>& results) const {
+                                                                     const std::vector<core::RunOutcome>& results) const {
   if (results.empty()) return Unexpected(ScannerError{ScannerError::Kind::kOther, "postmortem: no run came back"});
-  const core::RunResult& scan = results[0];
+  const core::RunOutcome& scan = results[0];
   if (!scan) return Unexpected(core::to_scanner_error(scan.error()));
   if (!scan->status) return Unexpected(ScannerError{ScannerError::Kind::kCrashed, "postmortem was killed"});
   switch (*scan->status) {
@@ -245,7 +245,7 @@ Expected<std::vector<Finding>, ScannerError> PostmortemScanner::parse(const core
   std::vector<Finding> findings = map_scan(*doc);
 
   if (results.size() > 1) {
-    const core::RunResult& t = results[1];
+    const core::RunOutcome& t = results[1];
     // Only an exit 0 is an answer. The registry unreachable, the package not on npmjs.org,
     // a sandbox that failed: the timeline is skipped and the scan's findings stand.
     if (t && t->status == 0) {

@@ -63,7 +63,7 @@ class PostmortemScanner final : public core::Scanner {
   // The scan run decides (0/1 answer, 2 Unsupported, other Crashed); the timeline's
   // findings are added when it exited 0 and skipped on any other outcome.
   Expected<std::vector<core::Finding>, core::ScannerError> parse(const core::ScanInput& in,
-                                                                 const std::vector<core::RunResult>& results) const override;
+                                                                 const std::vector<core::RunOutcome>& results) const override;
 
   // The mappings, for tests: `postmortem scan --json` and `postmortem timeline --json`
   // documents to findings.

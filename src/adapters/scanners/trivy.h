@@ -51,7 +51,7 @@ class TrivyScanner final : public core::Scanner {
   // inline (wire::kInlineEntryMaxBytes).
   Expected<std::vector<core::RunSpec>, core::ScannerError> plan(const core::ScanInput& in) const override;
   Expected<std::vector<core::Finding>, core::ScannerError> parse(
-      const core::ScanInput& in, const std::vector<core::RunResult>& results) const override;
+      const core::ScanInput& in, const std::vector<core::RunOutcome>& results) const override;
 
   // Findings from a trivy JSON report: one per Results[].Vulnerabilities[] (kind
   // vulnerability, code VULNERABILITY, severity from `Severity` lower-cased — unknown when

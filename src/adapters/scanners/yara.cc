@@ -307,12 +307,12 @@ Expected<std::vector<Finding>, ScannerError> YaraScanner::findings(std::string_v
 }
 
 Expected<std::vector<Finding>, ScannerError> YaraScanner::parse(const core::ScanInput&,
-                                                                const std::vector<core::RunResult>& results) const {
+                                                                const std::vector<core::RunOutcome>& results) const {
   if (results.size() != 1) {
     return Unexpected(
         ScannerError{ScannerError::Kind::kOther, "yara: expected one run, got " + std::to_string(results.size())});
   }
-  const core::RunResult& r = results.front();
+  const core::RunOutcome& r = results.front();
   if (!r) return Unexpected(core::to_scanner_error(r.error()));
   if (!r->status) return Unexpected(ScannerError{ScannerError::Kind::kCrashed, "yara was killed"});
   if (*r->status != 0) {

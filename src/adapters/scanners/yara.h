@@ -86,7 +86,7 @@ class YaraScanner final : public core::Scanner {
   // reference the rule), sorted by path then rule. At most kMaxFindings: past that, the
   // last finding counts the rest at their highest severity.
   Expected<std::vector<core::Finding>, core::ScannerError> parse(
-      const core::ScanInput& in, const std::vector<core::RunResult>& results) const override;
+      const core::ScanInput& in, const std::vector<core::RunOutcome>& results) const override;
 
   // Findings from yara's stdout (what parse() does with a run that exited 0).
   Expected<std::vector<core::Finding>, core::ScannerError> findings(std::string_view stdout_bytes) const;
