@@ -16,15 +16,36 @@ bad() { echo "fence: FAIL $*"; fail=$((fail + 1)); }
 #    libraries.
 forbidden_ours='#include "(core|config|adapters|server)/'
 forbidden_libs='#include <(CLI/|spdlog/|toml\+\+/|sqlite3|libpq|postgresql/|prometheus/)'
-if grep -rEn "$forbidden_ours|$forbidden_libs" src/agent src/wire; then
+if grep -rEn "$forbidden_ours|$forbidden_libs" src/agent src/wire src/base; then
   bad "the agent's sources include something outside the fence (above)"
 else
-  ok "src/agent and src/wire include nothing of core, config, adapters, server, CLI11, spdlog, toml++, SQLite, libpq, prometheus"
+  ok "src/agent, src/wire and src/base include nothing of core, config, adapters, server, CLI11, spdlog, toml++, SQLite, libpq, prometheus"
 fi
-if grep -rEn '#include "' src/wire | grep -vE '#include "wire/'; then
-  bad "the wire library includes something other than itself (above)"
+if grep -rEn '#include "' src/wire | grep -vE '#include "(wire|base)/'; then
+  bad "the wire library includes something other than itself and the base (above)"
 else
-  ok "src/wire includes only itself"
+  ok "src/wire includes only itself and src/base"
+fi
+# The base is the floor: nothing of ours above it, and no third-party library at all.
+if grep -rEn '#include "' src/base | grep -vE '#include "base/' ||
+   grep -rEn '#include <(archive|seccomp|openssl/|nlohmann/|toml|CLI/|spdlog/)' src/base; then
+  bad "src/base includes something above the floor or a third-party library (above)"
+else
+  ok "src/base includes only itself, the C and C++ libraries and the kernel's headers"
+fi
+
+# 1b. The agent's public face: outside src/agent, only agent/agent.h (run, execute) and
+#     agent/out_tar.h (the result's reader) are included — and never by a scanner.
+if grep -rEn '#include "agent/' src --include=*.h --include=*.cc | grep -v '^src/agent/' |
+   grep -vE '#include "agent/(agent|out_tar)\.h"'; then
+  bad "an agent internal is included outside src/agent (above)"
+else
+  ok "outside src/agent only the agent's public face is included (agent/agent.h, agent/out_tar.h)"
+fi
+if grep -rEn '#include "agent/' src/adapters/scanners src/core src/config; then
+  bad "a scanner, the core or the configuration reaches into the agent (above)"
+else
+  ok "the scanners, the core and the configuration include nothing of the agent"
 fi
 
 # 2. No environment, ever: the agent's own code never asks for a variable.
@@ -35,7 +56,7 @@ else
 fi
 
 # 3. The link line holds only what the fence allows.
-allowed='^(src/agent/libbatlehub_agent\.a|src/agent/libbatlehub_agent_roots_(system|test)\.a|src/wire/libbatlehub_wire\.a|-l(archive|z|bz2|lzma|zstd|nettle|seccomp|ssl|crypto))$'
+allowed='^(src/agent/libbatlehub_agent\.a|src/agent/libbatlehub_agent_roots_(system|test)\.a|src/wire/libbatlehub_wire\.a|src/base/libbatlehub_base\.a|-l(archive|z|bz2|lzma|zstd|nettle|seccomp|ssl|crypto))$'
 line=$(awk '/^build src\/agent\/batlehub-sandbox: /{f=1} f&&/LINK_LIBRARIES/{print; exit}' "$build/build.ninja" | sed 's/^ *LINK_LIBRARIES = //')
 if [ -z "$line" ]; then
   bad "cannot find batlehub-sandbox's link line in $build/build.ninja"
@@ -46,6 +67,18 @@ else
   else
     ok "link line: $(echo $line)"
   fi
+fi
+
+# 3b. The scanners link neither the agent nor its libraries: a scanner describes a bundle
+#     and reads stdout, it never opens an archive or compiles a filter. Read off the link
+#     line of tests/scanners/scanners_alone_test, which links batlehub_scanners alone.
+alone=$(awk '/^build tests\/scanners\/scanners_alone_test[ :]/{f=1} f&&/LINK_LIBRARIES/{print; exit}' "$build/build.ninja" | sed 's/^ *LINK_LIBRARIES = //')
+if [ -z "$alone" ]; then
+  bad "cannot find scanners_alone_test's link line in $build/build.ninja"
+elif grep -qE 'libbatlehub_agent|libbatlehub_sandboxes|-l(archive|seccomp|ssl|crypto)\b' <<<"$alone"; then
+  bad "the scanners link the agent or its libraries: $alone"
+else
+  ok "the scanners link: $(for w in $alone; do case $w in src/*) echo -n "$w ";; esac; done)(no agent, libarchive, libseccomp or OpenSSL)"
 fi
 
 # 4. Static and stripped.

@@ -9,15 +9,17 @@
 #include <cstring>
 #include <exception>
 
+#include "agent/environment.h"
 #include "agent/extract.h"
 #include "agent/limits.h"
 #include "agent/out_tar.h"
 #include "agent/probe.h"
 #include "agent/seccomp_policy.h"
-#include "agent/spawn.h"
+#include "base/command_path.h"
+#include "base/spawn.h"
 #include "agent/transport.h"
 #include "agent/url.h"
-#include "agent/utf8.h"
+#include "base/utf8.h"
 #include "agent/version.h"
 #include "agent/workdir.h"
 #include "wire/caps.h"
@@ -72,7 +74,7 @@ std::optional<wire::Failure> place_entries(const wire::Manifest& m, WorkDir& wor
       auto t = std::chrono::steady_clock::now();
       auto f = work.create_file(dest, /*exclusive=*/true);
       if (!f) return wire::Failure{FailureKind::kWrite, f.error().message};
-      if (!write_all(f->get(), e.bytes)) {
+      if (!base::write_all(f->get(), e.bytes)) {
         return wire::Failure{FailureKind::kWrite, "writing '" + e.path.str() + "': " + std::strerror(errno)};
       }
       r.timings.extract_ms += ms_since(t);
@@ -131,21 +133,21 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
     return run;
   }
 
-  auto program = resolve_command(m.argv[0], options.scanner_path);
+  auto program = base::resolve_command(m.argv[0], options.scanner_path);
   if (!program) {
     r.failure = wire::Failure{FailureKind::kCommandNotFound,
                               "'" + m.argv[0] + "' is not an executable file on PATH " + options.scanner_path};
     return run;
   }
-  SpawnSpec spec;
+  base::SpawnSpec spec;
   spec.program = *program;
   spec.argv = m.argv;
   spec.env = scanner_environment(options.work_dir, options.scanner_path);
   spec.cwd_fd = work->fd();
-  spec.walls = ChildWalls{.identity = std::nullopt, .rlimits = limits, .seccomp = &*prog};
+  spec.walls = base::ChildWalls{.identity = std::nullopt, .rlimits = limits, .seccomp = &*prog};
   spec.timeout = std::chrono::milliseconds(m.timeout_ms);
   spec.stdout_cap = wire::kStdoutCapBytes;
-  SpawnResult s = spawn_and_wait(spec);
+  base::SpawnResult s = base::spawn_and_wait(spec);
 
   r.timings.run_ms = s.run_ms;
   r.ran = s.started;
@@ -154,7 +156,7 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
   r.timed_out = s.timed_out;
   r.stdout_over_cap = s.stdout_over_cap;
   r.stdout_bytes = s.stdout_bytes.size();
-  r.stderr_tail = lossy_utf8_tail(s.stderr_raw, wire::kStderrTailChars);
+  r.stderr_tail = base::lossy_utf8_tail(s.stderr_raw, wire::kStderrTailChars);
   if (!s.started) {
     r.failure = wire::Failure{FailureKind::kSpawn, "starting '" + m.argv[0] + "': " + s.start_error};
   } else if (!s.tree_killed) {

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "agent/environment.h"
+#include "wire/sandbox_path.h"
 #include "wire/manifest.h"
 #include "wire/run_result.h"
 
@@ -22,7 +22,7 @@ struct AgentOptions {
   // working directory ("/work" in every room).
   std::string work_dir;
   // The scanner's PATH, and where a bare argv[0] is looked up.
-  std::string scanner_path = std::string(kSandboxPath);
+  std::string scanner_path = std::string(wire::kSandboxPath);
 };
 
 // The result of one run before it is written: the document and the scanner's stdout.

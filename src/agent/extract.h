@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "agent/workdir.h"
-#include "wire/expected.h"
+#include "base/expected.h"
 #include "wire/extract_policy.h"
 #include "wire/run_result.h"
 

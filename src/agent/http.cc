@@ -17,7 +17,7 @@
 #include <cstring>
 #include <memory>
 
-#include "agent/fd.h"
+#include "base/fd.h"
 #include "agent/version.h"
 
 namespace batlehub::agent {
@@ -60,7 +60,7 @@ class Conn {
     std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(res, freeaddrinfo);
     std::string last = "no address";
     for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
-      Fd s(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
+      base::Fd s(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
       if (!s.valid()) {
         last = std::strerror(errno);
         continue;
@@ -173,7 +173,7 @@ class Conn {
     return Ok{};
   }
 
-  Fd fd_;
+  base::Fd fd_;
   SSL_CTX* ctx_ = nullptr;
   SSL* ssl_ = nullptr;
 };

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "agent/url.h"
-#include "wire/expected.h"
+#include "base/expected.h"
 
 namespace batlehub::agent {
 

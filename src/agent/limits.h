@@ -5,14 +5,12 @@
 
 #include <vector>
 
+#include "base/spawn.h"
 #include "wire/manifest.h"
 
 namespace batlehub::agent {
 
-struct RlimitSetting {
-  int resource;
-  rlim_t value;  // soft = hard
-};
+using base::RlimitSetting;
 
 // memory_limit_mb → RLIMIT_DATA, not RLIMIT_AS: the Go runtime (Trivy) reserves far more
 // address space than it ever touches and dies at start-up under a modest RLIMIT_AS

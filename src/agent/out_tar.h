@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "wire/expected.h"
+#include "base/expected.h"
 
 namespace batlehub::agent {
 

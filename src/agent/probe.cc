@@ -20,9 +20,10 @@
 #include <set>
 #include <sstream>
 
-#include "agent/cgroup.h"
-#include "agent/fd.h"
-#include "agent/spawn.h"
+#include "base/cgroup.h"
+#include "base/command_path.h"
+#include "base/fd.h"
+#include "base/spawn.h"
 #include "wire/caps.h"
 
 namespace batlehub::agent {
@@ -94,7 +95,7 @@ std::string try_canary(const std::string& canary, bool& reached) {
     inet_pton(AF_INET, host.c_str(), &a->sin_addr);
     len = sizeof *a;
   }
-  Fd s(::socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  base::Fd s(::socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!s.valid()) return canary + ": socket " + errno_name(errno);
   if (::connect(s.get(), reinterpret_cast<sockaddr*>(&ss), len) == 0) {
     reached = true;
@@ -268,21 +269,9 @@ Assertion check_credentials(const std::vector<std::string>& env) {
   return make(Check::kNoCredentials, found.empty(), found.empty() ? "no service-account token, no credential variable" : "found " + found);
 }
 
-std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    std::size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    if (end > start) out.push_back(path.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 Assertion check_no_shell(const std::string& scanner_path) {
   std::set<std::string> dirs;
-  for (const auto& d : split_path(scanner_path)) dirs.insert(d);
+  for (const auto& d : base::split_path(scanner_path)) dirs.insert(d);
   for (const char* d : {"/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin"}) dirs.insert(d);
   std::string found;
   for (const auto& d : dirs) {
@@ -339,17 +328,17 @@ WalledReport probe_under_walls(const ProbeContext& ctx) {
     rep.wall_errno = errno;
     return rep;
   }
-  Fd r(fds[0]), w(fds[1]);
+  base::Fd r(fds[0]), w(fds[1]);
   sock_fprog prog{};
   if (ctx.seccomp) prog = ctx.seccomp->fprog();
-  ChildWalls walls{.identity = std::nullopt, .rlimits = ctx.rlimits, .seccomp = ctx.seccomp};
+  base::ChildWalls walls{.identity = std::nullopt, .rlimits = ctx.rlimits, .seccomp = ctx.seccomp};
   pid_t pid = ::fork();
   if (pid == 0) {
     WalledReport c{};
-    WallFailure f = apply_walls(walls, ctx.seccomp ? &prog : nullptr);
+    base::WallFailure f = base::apply_walls(walls, ctx.seccomp ? &prog : nullptr);
     c.wall_stage = static_cast<int>(f.stage);
     c.wall_errno = f.err;
-    if (f.stage == WallStage::kNone) {
+    if (f.stage == base::WallStage::kNone) {
       char status[8192];
       int sfd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
       ssize_t n = sfd >= 0 ? ::read(sfd, status, sizeof status) : -1;
@@ -430,7 +419,7 @@ void add_walled_checks(const ProbeContext& ctx, std::vector<Assertion>& out) {
 // exist (a run bounded only per process, by rlimits, fails) and be no looser than `most`
 // (0: any finite bound). The evidence names the file that sets it.
 Assertion check_bounded(Check check, std::string_view controller, std::uint64_t most, std::string_view unit) {
-  namespace cg = cgroup;
+  namespace cg = base::cgroup;
   auto memberships = cg::parse_proc_cgroup(cg::read_small_file("/proc/self/cgroup"));
   auto mounts = cg::parse_mountinfo(cg::read_small_file("/proc/self/mountinfo", 1024 * 1024));
   auto where = cg::locate(controller, memberships, mounts);
@@ -454,7 +443,7 @@ Assertion check_bounded(Check check, std::string_view controller, std::uint64_t 
 }  // namespace
 
 std::string sha256_file(const std::string& path, std::uint64_t* size) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  base::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return "";
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return "";

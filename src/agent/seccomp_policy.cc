@@ -13,7 +13,7 @@
 #include <cstring>
 #include <memory>
 
-#include "agent/fd.h"
+#include "base/fd.h"
 
 namespace batlehub::agent {
 
@@ -143,7 +143,7 @@ Expected<SeccompProgram, std::string> compile(std::span<const SyscallRule> rules
     if (rc != 0) return Unexpected("seccomp rule for '" + name + "': " + std::strerror(-rc));
   }
   // libseccomp 2.5 exports only to a file descriptor; a memfd keeps it in memory.
-  Fd mem(::memfd_create("batlehub-seccomp", MFD_CLOEXEC));
+  base::Fd mem(::memfd_create("batlehub-seccomp", MFD_CLOEXEC));
   if (!mem.valid()) return Unexpected(std::string("memfd_create: ") + std::strerror(errno));
   if (int rc = seccomp_export_bpf(ctx.get(), mem.get()); rc != 0) {
     return Unexpected("seccomp_export_bpf: " + std::string(std::strerror(-rc)));

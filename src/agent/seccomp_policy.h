@@ -15,7 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "wire/expected.h"
+#include "base/expected.h"
+#include "base/spawn.h"
 
 namespace batlehub::agent {
 
@@ -47,13 +48,7 @@ std::span<const SyscallRule> deny_list();
 // an x86_64 deny list says nothing about another ABI's numbers.
 inline constexpr Deny kForeignArchAction = Deny::kEperm;
 
-// A compiled BPF program, ready for prctl(PR_SET_SECCOMP) in a child that may not allocate.
-struct SeccompProgram {
-  std::vector<sock_filter> code;
-  sock_fprog fprog() const {
-    return sock_fprog{static_cast<unsigned short>(code.size()), const_cast<sock_filter*>(code.data())};
-  }
-};
+using base::SeccompProgram;
 
 // The errno each Deny answers with. Tests compile the same rules with distinctive values,
 // so that a denial by the filter cannot be mistaken for the kernel's own EPERM.

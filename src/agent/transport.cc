@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "agent/http.h"
+#include "base/file.h"
 
 namespace batlehub::agent {
 
@@ -17,13 +18,16 @@ namespace {
 Unexpected<FetchError> fetch_error(std::string m) { return Unexpected(FetchError{wire::FailureKind::kFetch, std::move(m)}); }
 Unexpected<FetchError> size_error(std::string m) { return Unexpected(FetchError{wire::FailureKind::kInputSize, std::move(m)}); }
 
-Expected<Fd, FetchError> open_regular(const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return fetch_error("cannot open " + path + ": " + std::strerror(errno));
-  struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) return fetch_error("cannot stat " + path + ": " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return fetch_error(path + " is not a regular file");
-  return fd;
+// The words of a failed open or read, as the agent has always reported them.
+Unexpected<FetchError> file_fetch_error(const std::string& path, const base::FileError& e) {
+  switch (e.kind) {
+    case base::FileError::Kind::kOpen: return fetch_error("cannot open " + path + ": " + std::strerror(e.err));
+    case base::FileError::Kind::kStat: return fetch_error("cannot stat " + path + ": " + std::strerror(e.err));
+    case base::FileError::Kind::kNotRegular: return fetch_error(path + " is not a regular file");
+    case base::FileError::Kind::kTooLarge: return size_error(path + " is " + std::to_string(e.size) + " bytes, too large");
+    case base::FileError::Kind::kRead: break;
+  }
+  return fetch_error("reading " + path + ": " + std::strerror(e.err));
 }
 
 }  // namespace
@@ -31,25 +35,18 @@ Expected<Fd, FetchError> open_regular(const std::string& path) {
 Expected<std::string, FetchError> fetch_document(const Url& url, std::size_t max) {
   std::string out;
   if (url.scheme == Url::Scheme::kFile) {
-    auto fd = open_regular(url.path);
-    if (!fd) return Unexpected(std::move(fd).error());
-    struct stat st{};
-    ::fstat(fd->get(), &st);
-    if (static_cast<std::uint64_t>(st.st_size) > max) {
-      return size_error(url.path + " is " + std::to_string(st.st_size) + " bytes, more than the " + std::to_string(max) +
-                        " allowed");
+    auto file = base::read_regular_file(url.path, max);
+    if (!file) {
+      if (file.error().kind == base::FileError::Kind::kTooLarge) {
+        return file.error().grew ? size_error(url.path + " grew while it was read")
+                                 : size_error(url.path + " is " + std::to_string(file.error().size) +
+                                              " bytes, more than the " + std::to_string(max) + " allowed");
+      }
+      return file_fetch_error(url.path, file.error());
     }
-    out.resize(static_cast<std::size_t>(st.st_size));
-    std::size_t got = 0;
-    while (got < out.size()) {
-      ssize_t r = ::read(fd->get(), out.data() + got, out.size() - got);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return fetch_error("reading " + url.path + ": " + (r < 0 ? std::strerror(errno) : "short read"));
-      got += static_cast<std::size_t>(r);
-    }
-    char extra;
-    if (::read(fd->get(), &extra, 1) > 0) return size_error(url.path + " grew while it was read");
-    return out;
+    if (file->bytes.size() < file->size_at_open) return fetch_error("reading " + url.path + ": short read");
+    if (file->bytes.size() > file->size_at_open) return size_error(url.path + " grew while it was read");
+    return std::move(file->bytes);
   }
   auto r = http_get(url, max, [&](const char* p, std::size_t n) {
     out.append(p, n);
@@ -62,23 +59,22 @@ Expected<std::string, FetchError> fetch_document(const Url& url, std::size_t max
   return out;
 }
 
-Expected<Fd, FetchError> fetch_input(const Url& url, std::uint64_t declared) {
+Expected<base::Fd, FetchError> fetch_input(const Url& url, std::uint64_t declared) {
   if (url.scheme == Url::Scheme::kFile) {
-    auto fd = open_regular(url.path);
-    if (!fd) return fd;
-    struct stat st{};
-    ::fstat(fd->get(), &st);
-    if (static_cast<std::uint64_t>(st.st_size) != declared) {
-      return size_error(url.path + " is " + std::to_string(st.st_size) + " bytes, the manifest declares " +
+    std::uint64_t size = 0;
+    auto fd = base::open_regular(url.path, &size);
+    if (!fd) return file_fetch_error(url.path, fd.error());
+    if (size != declared) {
+      return size_error(url.path + " is " + std::to_string(size) + " bytes, the manifest declares " +
                         std::to_string(declared));
     }
-    return fd;
+    return std::move(fd).value();
   }
-  Fd mem(::memfd_create("batlehub-input", MFD_CLOEXEC));
+  base::Fd mem(::memfd_create("batlehub-input", MFD_CLOEXEC));
   if (!mem.valid()) return fetch_error(std::string("memfd_create: ") + std::strerror(errno));
   bool write_ok = true;
   auto r = http_get(url, declared, [&](const char* p, std::size_t n) {
-    write_ok = write_all(mem.get(), std::string_view(p, n));
+    write_ok = base::write_all(mem.get(), std::string_view(p, n));
     return write_ok;
   });
   if (!r) {
@@ -104,9 +100,9 @@ Expected<Ok, std::string> put_result(const Url& url, std::string_view bytes) {
   }
   std::string tmp = url.path + ".partial-" + std::to_string(::getpid());
   ::unlink(tmp.c_str());
-  Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  base::Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (!fd.valid()) return Unexpected("cannot create " + tmp + ": " + std::strerror(errno));
-  if (!write_all(fd.get(), bytes)) {
+  if (!base::write_all(fd.get(), bytes)) {
     std::string e = std::strerror(errno);
     ::unlink(tmp.c_str());
     return Unexpected("writing " + tmp + ": " + e);

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "agent/fd.h"
+#include "base/fd.h"
 #include "agent/url.h"
-#include "wire/expected.h"
+#include "base/expected.h"
 #include "wire/run_result.h"
 
 namespace batlehub::agent {
@@ -23,7 +23,7 @@ Expected<std::string, FetchError> fetch_document(const Url& url, std::size_t max
 // An input of exactly `declared` bytes, as a readable descriptor positioned at 0: the file
 // itself for file://, an anonymous memory file for http(s)://. More bytes than declared is
 // refused as soon as the first extra byte is seen; fewer is refused at the end.
-Expected<Fd, FetchError> fetch_input(const Url& url, std::uint64_t declared);
+Expected<base::Fd, FetchError> fetch_input(const Url& url, std::uint64_t declared);
 
 // Writes `bytes` at `url`: for file://, beside the target then renamed over it, so a
 // half-written result is never seen and a symlink planted at the target is replaced, not

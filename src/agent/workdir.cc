@@ -48,10 +48,10 @@ Expected<std::vector<std::string>, std::string> normalise_entry_path(std::string
 Expected<WorkDir, PathError> WorkDir::open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return Unexpected(sys_error(errno, "cannot open work dir " + path));
-  return WorkDir(Fd(fd));
+  return WorkDir(base::Fd(fd));
 }
 
-Expected<Fd, PathError> WorkDir::mkdirs(const std::vector<std::string>& components) {
+Expected<base::Fd, PathError> WorkDir::mkdirs(const std::vector<std::string>& components) {
   // Start from the longest cached prefix.
   std::size_t start = 0;
   int base = root_.get();
@@ -60,7 +60,7 @@ Expected<Fd, PathError> WorkDir::mkdirs(const std::vector<std::string>& componen
     start = cached_parent_path_.size();
     base = cached_parent_.get();
   }
-  Fd cur(::fcntl(base, F_DUPFD_CLOEXEC, 0));
+  base::Fd cur(::fcntl(base, F_DUPFD_CLOEXEC, 0));
   if (!cur.valid()) return Unexpected(sys_error(errno, "dup"));
   for (std::size_t i = start; i < components.size(); ++i) {
     const std::string& c = components[i];
@@ -80,7 +80,7 @@ Expected<Fd, PathError> WorkDir::mkdirs(const std::vector<std::string>& componen
   return cur;
 }
 
-Expected<Fd, PathError> WorkDir::create_file(const std::vector<std::string>& components, bool exclusive) {
+Expected<base::Fd, PathError> WorkDir::create_file(const std::vector<std::string>& components, bool exclusive) {
   if (components.empty()) return Unexpected(PathError{0, "an empty path names no file"});
   std::vector<std::string> parent(components.begin(), components.end() - 1);
   auto dir = mkdirs(parent);
@@ -91,7 +91,7 @@ Expected<Fd, PathError> WorkDir::create_file(const std::vector<std::string>& com
     int e = errno;
     return Unexpected(sys_error(e, "cannot create '" + join(components, components.size()) + "'"));
   }
-  Fd out(fd);
+  base::Fd out(fd);
   struct stat st{};
   if (::fstat(fd, &st) != 0) return Unexpected(sys_error(errno, "fstat"));
   if (!S_ISREG(st.st_mode)) return Unexpected(PathError{0, "'" + join(components, components.size()) + "' is not a regular file"});
@@ -105,7 +105,7 @@ bool WorkDir::exists(const std::vector<std::string>& components) {
   if (components.empty()) return true;
   std::vector<std::string> parent(components.begin(), components.end() - 1);
   // Look without creating: walk read-only.
-  Fd cur(::fcntl(root_.get(), F_DUPFD_CLOEXEC, 0));
+  base::Fd cur(::fcntl(root_.get(), F_DUPFD_CLOEXEC, 0));
   for (const auto& c : parent) {
     int next = ::openat(cur.get(), c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (next < 0) return errno != ENOENT;

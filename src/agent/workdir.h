@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/fd.h"
-#include "wire/expected.h"
+#include "base/fd.h"
+#include "base/expected.h"
 
 namespace batlehub::agent {
 
@@ -28,17 +28,17 @@ Expected<std::vector<std::string>, std::string> normalise_entry_path(std::string
 class WorkDir {
  public:
   // Takes ownership of a directory file descriptor.
-  explicit WorkDir(Fd root) : root_(std::move(root)) {}
+  explicit WorkDir(base::Fd root) : root_(std::move(root)) {}
   static Expected<WorkDir, PathError> open(const std::string& path);
 
   int fd() const { return root_.get(); }
 
   // Opens (creating as 0755 where missing) the directory at `components` beneath the root.
-  Expected<Fd, PathError> mkdirs(const std::vector<std::string>& components);
+  Expected<base::Fd, PathError> mkdirs(const std::vector<std::string>& components);
   // Creates a regular file (mode 0644) beneath the root, creating its parents. With
   // `exclusive`, a file already there is an error; otherwise it is replaced in place.
   // A symlink or a directory in its place is always an error.
-  Expected<Fd, PathError> create_file(const std::vector<std::string>& components, bool exclusive);
+  Expected<base::Fd, PathError> create_file(const std::vector<std::string>& components, bool exclusive);
   // Whether anything exists at `components` (without following a final symlink).
   bool exists(const std::vector<std::string>& components);
   // Drops the cached parent; call after renaming anything beneath the root.
@@ -48,11 +48,11 @@ class WorkDir {
   }
 
  private:
-  Fd root_;
+  base::Fd root_;
   // The parent directory most recently opened, kept because archives list siblings
   // together; it saves re-walking the same prefix for every file.
   std::vector<std::string> cached_parent_path_;
-  Fd cached_parent_;
+  base::Fd cached_parent_;
 };
 
 }  // namespace batlehub::agent

@@ -18,7 +18,7 @@
 
 #include "core/env.h"
 #include "core/findings.h"
-#include "wire/expected.h"
+#include "base/expected.h"
 
 namespace batlehub::config {
 

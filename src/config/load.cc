@@ -16,6 +16,7 @@
 #include <toml++/toml.h>
 
 #include "config/config.h"
+#include "base/file.h"
 #include "config/text.h"
 
 namespace batlehub::config {
@@ -552,38 +553,22 @@ Expected<Loaded, ConfigError> load_string(std::string_view toml, std::string_vie
 }
 
 Expected<Loaded, ConfigError> load_file(const std::string& path, const Env& env) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) return Unexpected(file_error(path, std::string("cannot be opened: ") + std::strerror(errno)));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-
-  struct stat st {};
-  if (::fstat(fd, &st) != 0)
-    return Unexpected(file_error(path, std::string("cannot be read: ") + std::strerror(errno)));
-  if (!S_ISREG(st.st_mode)) return Unexpected(file_error(path, "is not a regular file"));
-  // Checked before a byte is read; the read below is bounded too, in case the file grows.
-  if (static_cast<std::uint64_t>(st.st_size) > kMaxConfigBytes) {
-    return Unexpected(file_error(path, size_message(static_cast<std::uint64_t>(st.st_size))));
-  }
-
-  std::string content;
-  content.resize(kMaxConfigBytes + 1);
-  std::size_t got = 0;
-  while (got < content.size()) {
-    const ssize_t n = ::read(fd, content.data() + got, content.size() - got);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Unexpected(file_error(path, std::string("cannot be read: ") + std::strerror(errno)));
+  // Its size is checked before a byte is read, and the read is bounded too, in case the
+  // file grows; a FIFO is refused without waiting for a writer.
+  auto file = base::read_regular_file(path, kMaxConfigBytes);
+  if (!file) {
+    const base::FileError& e = file.error();
+    switch (e.kind) {
+      case base::FileError::Kind::kOpen:
+        return Unexpected(file_error(path, std::string("cannot be opened: ") + std::strerror(e.err)));
+      case base::FileError::Kind::kNotRegular: return Unexpected(file_error(path, "is not a regular file"));
+      case base::FileError::Kind::kTooLarge: return Unexpected(file_error(path, size_message(e.size)));
+      case base::FileError::Kind::kStat:
+      case base::FileError::Kind::kRead:
+        return Unexpected(file_error(path, std::string("cannot be read: ") + std::strerror(e.err)));
     }
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
   }
-  if (got > kMaxConfigBytes) return Unexpected(file_error(path, size_message(got)));
-  content.resize(got);
-  return load_string(content, path, env);
+  return load_string(file->bytes, path, env);
 }
 
 }  // namespace batlehub::config

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "wire/expected.h"
+#include "base/expected.h"
 #include "wire/manifest.h"
 #include "wire/rel_path.h"
 #include "wire/run_result.h"

@@ -7,7 +7,8 @@
 
 #include "adapters/sandbox/bwrap.h"
 #include "adapters/sandbox/none.h"
-#include "agent/environment.h"
+#include "base/command_path.h"
+#include "wire/sandbox_path.h"
 
 namespace batlehub::server {
 
@@ -64,17 +65,7 @@ namespace {
 // that holds it, or /usr/bin/<name> (which the probe will then report missing).
 std::string command_in_room(const std::string& room, const std::string& command) {
   if (command.starts_with('/')) return command;
-  std::string_view path = agent::kSandboxPath;
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    std::size_t end = path.find(':', start);
-    if (end == std::string_view::npos) end = path.size();
-    std::string dir(path.substr(start, end - start));
-    std::error_code ec;
-    if (fs::is_regular_file(room + dir + "/" + command, ec)) return dir + "/" + command;
-    start = end + 1;
-  }
-  return "/usr/bin/" + command;
+  return base::resolve_command(command, wire::kSandboxPath, room, base::Found::kRegularFile).value_or("/usr/bin/" + command);
 }
 }  // namespace
 

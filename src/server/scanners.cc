@@ -3,9 +3,10 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
+#include <cstring>
 
 #include "adapters/scanners/guarddog.h"
+#include "base/file.h"
 #include "adapters/scanners/postmortem.h"
 #include "adapters/scanners/trivy.h"
 #include "adapters/scanners/yara.h"
@@ -19,15 +20,19 @@ namespace {
 
 // The rules are the worker's: read here, bounded, and shipped as bytes in every bundle.
 Expected<std::string, std::string> read_rules(const std::string& path) {
-  constexpr std::uintmax_t kMaxRules = 4 * 1024 * 1024;  // well inside the wire's inline cap
-  std::error_code ec;
-  auto size = fs::file_size(path, ec);
-  if (ec) return Unexpected("yara rules " + path + ": " + ec.message());
-  if (size > kMaxRules) return Unexpected("yara rules " + path + " are " + std::to_string(size) + " bytes, more than 4 MiB");
-  std::ifstream f(path, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(f)), {});
-  if (bytes.size() != size) return Unexpected("yara rules " + path + ": short read");
-  return bytes;
+  constexpr std::uint64_t kMaxRules = 4 * 1024 * 1024;  // well inside the wire's inline cap
+  auto file = base::read_regular_file(path, kMaxRules);
+  if (!file) {
+    const base::FileError& e = file.error();
+    switch (e.kind) {
+      case base::FileError::Kind::kNotRegular: return Unexpected("yara rules " + path + ": not a regular file");
+      case base::FileError::Kind::kTooLarge:
+        return Unexpected("yara rules " + path + " are " + std::to_string(e.size) + " bytes, more than 4 MiB");
+      default: return Unexpected("yara rules " + path + ": " + std::strerror(e.err));
+    }
+  }
+  if (file->bytes.size() != file->size_at_open) return Unexpected("yara rules " + path + ": short read");
+  return std::move(file->bytes);
 }
 
 }  // namespace

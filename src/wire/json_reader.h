@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "wire/error.h"
-#include "wire/expected.h"
+#include "base/expected.h"
 
 namespace batlehub::wire::detail {
 

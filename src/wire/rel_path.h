@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "wire/expected.h"
+#include "base/expected.h"
 
 namespace batlehub::wire {
 

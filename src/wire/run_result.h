@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "wire/error.h"
-#include "wire/expected.h"
+#include "base/expected.h"
 #include "wire/extract_policy.h"
 
 namespace batlehub::wire {

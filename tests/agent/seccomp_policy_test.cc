@@ -20,7 +20,7 @@
 #include <map>
 #include <thread>
 
-#include "agent/spawn.h"
+#include "base/spawn.h"
 
 namespace batlehub::agent {
 namespace {
@@ -121,8 +121,8 @@ Call in_child(const SeccompProgram* prog, const std::function<Call()>& f) {
     Call c{-2, 0};
     sock_fprog fp{};
     if (prog) fp = prog->fprog();
-    WallFailure w = apply_walls(ChildWalls{}, prog ? &fp : nullptr);
-    if (w.stage == WallStage::kNone) c = f();
+    base::WallFailure w = base::apply_walls(base::ChildWalls{}, prog ? &fp : nullptr);
+    if (w.stage == base::WallStage::kNone) c = f();
     ssize_t n = ::write(fds[1], &c, sizeof c);
     ::_exit(n == sizeof c ? 0 : 1);
   }

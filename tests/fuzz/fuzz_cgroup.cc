@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <string_view>
 
-#include "agent/cgroup.h"
+#include "base/cgroup.h"
 
-namespace cg = batlehub::agent::cgroup;
+namespace cg = batlehub::base::cgroup;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view all(reinterpret_cast<const char*>(data), size);

@@ -7,7 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "agent/fd.h"
+#include "base/fd.h"
+#include "base/file.h"
 
 namespace batlehub::adapters {
 
@@ -26,7 +27,7 @@ class FileBlob final : public core::Blob {
       ssize_t n = ::pread(fd_, buf, sizeof buf, off);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return Unexpected("reading " + path_ + ": " + (n < 0 ? std::strerror(errno) : "it shrank"));
-      if (!agent::write_all(out, std::string_view(buf, static_cast<std::size_t>(n)))) return Unexpected("copying " + path_ + ": " + std::strerror(errno));
+      if (!base::write_all(out, std::string_view(buf, static_cast<std::size_t>(n)))) return Unexpected("copying " + path_ + ": " + std::strerror(errno));
       off += n;
     }
     return Ok{};
@@ -44,7 +45,7 @@ class MemoryBlob final : public core::Blob {
   std::uint64_t size() const override { return bytes_.size(); }
   std::string describe() const override { return name_; }
   Expected<Ok, std::string> copy_to(int out) const override {
-    if (!agent::write_all(out, bytes_)) return Unexpected("writing " + name_ + ": " + std::strerror(errno));
+    if (!base::write_all(out, bytes_)) return Unexpected("writing " + name_ + ": " + std::strerror(errno));
     return Ok{};
   }
 
@@ -56,14 +57,13 @@ class MemoryBlob final : public core::Blob {
 }  // namespace
 
 Expected<std::shared_ptr<const core::Blob>, std::string> file_blob(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Unexpected("cannot open " + path + ": " + std::strerror(errno));
-  struct stat st{};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
+  std::uint64_t size = 0;
+  auto fd = base::open_regular(path, &size);
+  if (!fd) {
+    if (fd.error().kind == base::FileError::Kind::kOpen) return Unexpected("cannot open " + path + ": " + std::strerror(fd.error().err));
     return Unexpected(path + " is not a regular file");
   }
-  return std::shared_ptr<const core::Blob>(std::make_shared<FileBlob>(fd, static_cast<std::uint64_t>(st.st_size), path));
+  return std::shared_ptr<const core::Blob>(std::make_shared<FileBlob>(fd->release(), size, path));
 }
 
 std::shared_ptr<const core::Blob> memory_blob(std::string bytes, std::string name) {

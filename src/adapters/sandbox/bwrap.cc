@@ -15,10 +15,11 @@
 #include <cstring>
 
 #include "adapters/sandbox/run_dir.h"
-#include "agent/environment.h"
-#include "agent/spawn.h"
-#include "agent/utf8.h"
+#include "base/command_path.h"
+#include "base/spawn.h"
+#include "base/utf8.h"
 #include "wire/caps.h"
+#include "wire/sandbox_path.h"
 
 namespace batlehub::adapters {
 
@@ -45,7 +46,7 @@ std::vector<std::string> bwrap_argv(const BwrapArgvInput& in) {
                                in.work_dir, std::string("/work"), std::string("--chdir"), std::string("/work"),
                                std::string("--clearenv"), std::string("--setenv"), std::string("HOME"),
                                std::string("/work"), std::string("--setenv"), std::string("PATH"),
-                               std::string(agent::kSandboxPath), std::string("--"), std::string(kAgentInRoom),
+                               std::string(wire::kSandboxPath), std::string("--"), std::string(kAgentInRoom),
                                std::string("--in"), std::string("file:///work/manifest.json"), std::string("--out"),
                                std::string("file:///work/out.tar")}) {
     a.push_back(s);
@@ -59,7 +60,7 @@ namespace {
 // here: the `binary` key is a bare name by default).
 std::string resolve_binary(const std::string& binary) {
   const char* path = std::getenv("PATH");
-  auto r = agent::resolve_command(binary, path ? path : "/usr/local/bin:/usr/bin:/bin");
+  auto r = base::resolve_command(binary, path ? path : std::string(wire::kSandboxPath));
   return r.value_or(binary);
 }
 
@@ -120,8 +121,8 @@ std::vector<std::string> canaries_for(int port, const std::vector<std::string>& 
 
 const Expected<CgroupSite, std::string>& BwrapRuntime::cgroup_site() {
   std::call_once(site_once_, [this] {
-    auto site = find_cgroup_site(agent::cgroup::read_small_file("/proc/self/mountinfo", 1024 * 1024),
-                                 agent::cgroup::read_small_file("/proc/self/cgroup"), options_.cgroup_parent);
+    auto site = find_cgroup_site(base::cgroup::read_small_file("/proc/self/mountinfo", 1024 * 1024),
+                                 base::cgroup::read_small_file("/proc/self/cgroup"), options_.cgroup_parent);
     if (site) {
       if (std::string e = set_up_cgroup_site(*site); !e.empty()) site = Unexpected(e);
     }
@@ -169,7 +170,7 @@ Expected<BwrapRuntime::Started, SandboxError> BwrapRuntime::start(const std::str
                     limits.max_extracted_mb * 1024 * 1024, cgroup ? cgroup->binds() : decltype(BwrapArgvInput::cgroup_binds){}};
   std::vector<std::string> argv = bwrap_argv(in);
   if (edit_argv_for_tests_) edit_argv_for_tests_(argv);
-  agent::SpawnSpec s;
+  base::SpawnSpec s;
   s.program = argv[0];
   s.argv = argv;
   // bwrap gets nothing of the worker's environment either (--clearenv would drop it anyway).
@@ -187,12 +188,12 @@ Expected<BwrapRuntime::Started, SandboxError> BwrapRuntime::start(const std::str
     }
   }
   s.stdout_cap = 64 * 1024;  // the agent prints nothing; whatever bwrap prints is bounded
-  agent::SpawnResult r = agent::spawn_and_wait(s);
+  base::SpawnResult r = base::spawn_and_wait(s);
   if (!r.started) return Unexpected(SandboxError{Kind::kCrashed, "could not start " + argv[0] + ": " + r.start_error});
   Started st;
   st.timed_out = r.timed_out;
   st.how = r.exit_code ? "bwrap exited " + std::to_string(*r.exit_code) : "bwrap was killed by signal " + std::to_string(r.signal.value_or(0));
-  std::string tail = agent::lossy_utf8_tail(r.stderr_raw, wire::kStderrTailChars);
+  std::string tail = base::lossy_utf8_tail(r.stderr_raw, wire::kStderrTailChars);
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
   st.stderr_tail = tail;
   return st;

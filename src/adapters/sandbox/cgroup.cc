@@ -17,12 +17,12 @@
 #include <mutex>
 #include <set>
 
-#include "agent/fd.h"
+#include "base/fd.h"
 #include "wire/caps.h"
 
 namespace batlehub::adapters {
 
-namespace cg = agent::cgroup;
+namespace cg = base::cgroup;
 using cg::Version;
 
 namespace {
@@ -53,7 +53,7 @@ bool has(const std::vector<std::string>& v, std::string_view x) { return std::fi
 std::string errno_text(int e) { return std::string(std::strerror(e)) + " (errno " + std::to_string(e) + ")"; }
 
 std::string write_file(const std::string& path, const std::string& value) {
-  agent::Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  base::Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
   if (!fd.valid()) return "open " + path + ": " + errno_text(errno);
   ssize_t w = ::write(fd.get(), value.data(), value.size());
   if (w != static_cast<ssize_t>(value.size())) return "write '" + value + "' to " + path + ": " + errno_text(errno);

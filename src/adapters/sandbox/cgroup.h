@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "agent/cgroup.h"
+#include "base/cgroup.h"
 #include "core/sandbox.h"
 
 namespace batlehub::adapters {
@@ -47,7 +47,7 @@ RunCgroupLimits run_cgroup_limits(const core::Limits& l);
 
 // One hierarchy a run's cgroup is made in, and the directory run cgroups go under.
 struct CgroupHierarchy {
-  agent::cgroup::Version version = agent::cgroup::Version::kV1;
+  base::cgroup::Version version = base::cgroup::Version::kV1;
   std::string mount_point;               // /sys/fs/cgroup/memory, /sys/fs/cgroup
   std::vector<std::string> controllers;  // which of memory, pids, cpu it carries for us
   std::string parent;                    // absolute: <mount><own cgroup>/batlehub-sandbox
@@ -70,7 +70,7 @@ struct CgroupSite {
 Expected<CgroupSite, std::string> find_cgroup_site(
     std::string_view mountinfo, std::string_view self_cgroup, const std::string& parent,
     const std::function<std::string(const std::string&)>& read = [](const std::string& p) {
-      return agent::cgroup::read_small_file(p);
+      return base::cgroup::read_small_file(p);
     });
 
 // What makes the site usable, once per worker: each parent directory; on v2 the
@@ -108,7 +108,7 @@ class RunCgroup {
 
   const std::string& name() const { return name_; }
   // Each hierarchy's cgroup.procs, open for writing: the child that becomes the sandbox
-  // writes "0" to each before execve (agent::ChildWalls::join_cgroups).
+  // writes "0" to each before execve (base::ChildWalls::join_cgroups).
   const std::vector<int>& procs_fds() const { return procs_fds_; }
   std::vector<std::pair<std::string, std::string>> binds() const { return cgroup_binds(site_, name_); }
   // How many processes of the run the kernel's OOM killer ended (0 with no memory cgroup).

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "agent/out_tar.h"
+#include "base/file.h"
 #include "wire/caps.h"
 
 namespace batlehub::adapters {
@@ -98,31 +99,25 @@ Expected<wire::Manifest, SandboxError> write_bundle(const core::RunSpec& spec, c
 
 static Expected<wire::RunResult, SandboxError> read_result_and_stdout(const std::string& host_dir, std::string* stdout_bytes) {
   std::string path = host_dir + "/out.tar";
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return Unexpected(SandboxError{Kind::kCrashed, "no result came back", SandboxError::Reason::kNoResult});
-    return Unexpected(SandboxError{Kind::kCrashed, "out.tar cannot be opened: " + std::string(std::strerror(errno))});
+  auto file = base::read_regular_file(path, wire::kOutTarMaxBytes, base::OpenOptions{.follow_links = false});
+  if (!file) {
+    const base::FileError& e = file.error();
+    switch (e.kind) {
+      case base::FileError::Kind::kOpen:
+        if (e.err == ENOENT) return Unexpected(SandboxError{Kind::kCrashed, "no result came back", SandboxError::Reason::kNoResult});
+        return Unexpected(SandboxError{Kind::kCrashed, "out.tar cannot be opened: " + std::string(std::strerror(e.err))});
+      case base::FileError::Kind::kStat:
+      case base::FileError::Kind::kNotRegular:
+        return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar is not a regular file"});
+      case base::FileError::Kind::kTooLarge:
+        return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar is " + std::to_string(e.size) + " bytes, more than the " +
+                                                                 std::to_string(wire::kOutTarMaxBytes) + " allowed"});
+      case base::FileError::Kind::kRead:
+        return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar was truncated while read"});
+    }
   }
-  struct stat st{};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar is not a regular file"});
-  }
-  if (static_cast<std::uint64_t>(st.st_size) > wire::kOutTarMaxBytes) {
-    ::close(fd);
-    return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar is " + std::to_string(st.st_size) + " bytes, more than the " +
-                                                             std::to_string(wire::kOutTarMaxBytes) + " allowed"});
-  }
-  std::string tar(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
-  while (got < tar.size()) {
-    ssize_t r = ::read(fd, tar.data() + got, tar.size() - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += static_cast<std::size_t>(r);
-  }
-  ::close(fd);
-  if (got != tar.size()) return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar was truncated while read"});
+  if (file->bytes.size() < file->size_at_open) return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar was truncated while read"});
+  const std::string& tar = file->bytes;
   auto parts = agent::read_out_tar(tar);
   if (!parts) return Unexpected(SandboxError{Kind::kResultInvalid, parts.error()});
   auto result = wire::parse_result(parts->result_json);

@@ -2,7 +2,8 @@
 
 #include <sys/stat.h>
 
-#include "agent/utf8.h"
+#include "base/command_path.h"
+#include "base/utf8.h"
 
 namespace batlehub::adapters {
 
@@ -17,14 +18,7 @@ struct TooDeep {};
 bool command_exists(std::string_view command, std::string_view path) {
   if (command.empty()) return false;
   if (command.find('/') != std::string_view::npos) return is_regular(std::string(command));
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    std::size_t end = path.find(':', start);
-    if (end == std::string_view::npos) end = path.size();
-    if (end > start && is_regular(std::string(path.substr(start, end - start)) + "/" + std::string(command))) return true;
-    start = end + 1;
-  }
-  return false;
+  return base::resolve_command(command, path, "", base::Found::kRegularFile).has_value();
 }
 
 Expected<nlohmann::json, core::ScannerError> parse_json(std::string_view bytes) {
@@ -52,7 +46,7 @@ std::string trimmed_tail(const std::string& tail) {
 }
 
 std::string printable(std::string_view bytes) {
-  std::string utf8 = agent::lossy_utf8_tail(bytes, std::string::npos);
+  std::string utf8 = base::lossy_utf8_tail(bytes, std::string::npos);
   std::string out;
   out.reserve(utf8.size());
   for (char c : utf8) {

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <optional>
 
-#include "agent/utf8.h"
+#include "base/utf8.h"
 #include "wire/caps.h"
 
 namespace batlehub::adapters {
@@ -118,7 +118,7 @@ class LineParser {
     std::string out;
     while (i_ < s_.size()) {
       char c = s_[i_++];
-      if (c == '"') return json(agent::lossy_utf8_tail(out, std::string::npos));
+      if (c == '"') return json(base::lossy_utf8_tail(out, std::string::npos));
       if (c != '\\') {
         out.push_back(c);
         continue;
@@ -285,7 +285,7 @@ Expected<std::vector<Finding>, ScannerError> YaraScanner::findings(std::string_v
     json raw = {{"rule", m.rule},
                 {"tags", m.tags},
                 {"meta", json::object()},
-                {"path", agent::lossy_utf8_tail(m.path, std::string::npos)}};
+                {"path", base::lossy_utf8_tail(m.path, std::string::npos)}};
     for (const auto& [k, v] : m.meta) raw["meta"][k] = v;
     f.raw = compact(raw);
     out.push_back(std::move(f));

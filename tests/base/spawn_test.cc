@@ -1,6 +1,6 @@
 // The spawner on its own: no shell, exactly HOME and PATH, the rlimits, no leaked
 // descriptor, stdout capped, stderr kept, and the whole tree killed.
-#include "agent/spawn.h"
+#include "base/spawn.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -9,29 +9,34 @@
 #include <thread>
 
 #include "agent/environment.h"
+#include "agent/limits.h"
+#include "agent/seccomp_policy.h"
 #include "harness.h"
+#include "wire/sandbox_path.h"
 
 namespace batlehub::agent {
 namespace {
 
 using namespace batlehub::testing;
+using base::RlimitSetting;
+using base::SeccompProgram;
 
 class Spawn : public ::testing::Test {
  protected:
-  SpawnResult run(std::vector<std::string> args, std::chrono::milliseconds timeout = std::chrono::seconds(20),
+  base::SpawnResult run(std::vector<std::string> args, std::chrono::milliseconds timeout = std::chrono::seconds(20),
                   std::vector<RlimitSetting> limits = {}) {
     dir_fd_ = ::open(scratch_.work().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    SpawnSpec s;
+    base::SpawnSpec s;
     s.program = hostile();
     s.argv = {"hostile"};
     s.argv.insert(s.argv.end(), args.begin(), args.end());
-    s.env = scanner_environment(scratch_.work().string(), kSandboxPath);
+    s.env = agent::scanner_environment(scratch_.work().string(), wire::kSandboxPath);
     s.cwd_fd = dir_fd_;
     s.walls.rlimits = std::move(limits);
     s.walls.seccomp = &*prog_;
     s.timeout = timeout;
     s.stdout_cap = wire::kStdoutCapBytes;
-    SpawnResult r = spawn_and_wait(s);
+    base::SpawnResult r = base::spawn_and_wait(s);
     ::close(dir_fd_);
     return r;
   }
@@ -44,7 +49,7 @@ class Spawn : public ::testing::Test {
 };
 
 TEST_F(Spawn, the_exit_code_and_stdout_come_back_as_they_are) {
-  SpawnResult r = run({"exit", "1", "{\"ok\":true}"});
+  base::SpawnResult r = run({"exit", "1", "{\"ok\":true}"});
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.stdout_bytes, "{\"ok\":true}");
@@ -53,7 +58,7 @@ TEST_F(Spawn, the_exit_code_and_stdout_come_back_as_they_are) {
 
 TEST_F(Spawn, the_scanner_sees_exactly_home_and_path) {
   ::setenv("BATLEHUB_SPAWN_TEST_SECRET", "leaked", 1);
-  SpawnResult r = run({"env"});
+  base::SpawnResult r = run({"env"});
   ::unsetenv("BATLEHUB_SPAWN_TEST_SECRET");
   ASSERT_TRUE(r.started);
   std::vector<std::string> want = {"HOME=" + scratch_.work().string(), "PATH=/usr/local/bin:/usr/bin:/bin"};
@@ -61,7 +66,7 @@ TEST_F(Spawn, the_scanner_sees_exactly_home_and_path) {
 }
 
 TEST_F(Spawn, the_rlimits_are_the_ones_asked_for) {
-  SpawnResult r = run({"limits"}, std::chrono::seconds(20), rlimits_for({256, 7}));
+  base::SpawnResult r = run({"limits"}, std::chrono::seconds(20), rlimits_for({256, 7}));
   ASSERT_TRUE(r.started);
   auto l = lines(r.stdout_bytes);
   ASSERT_EQ(l.size(), 3u);
@@ -72,7 +77,7 @@ TEST_F(Spawn, the_rlimits_are_the_ones_asked_for) {
 
 TEST_F(Spawn, no_descriptor_of_ours_leaks_into_the_scanner) {
   int stray = ::open("/etc/hostname", O_RDONLY);  // not CLOEXEC, on purpose
-  SpawnResult r = run({"fds"});
+  base::SpawnResult r = run({"fds"});
   ::close(stray);
   ASSERT_TRUE(r.started);
   std::vector<std::string> want = {"0", "1", "2"};
@@ -80,12 +85,12 @@ TEST_F(Spawn, no_descriptor_of_ours_leaks_into_the_scanner) {
 }
 
 TEST_F(Spawn, stdin_is_empty) {
-  SpawnResult r = run({"stdin"});
+  base::SpawnResult r = run({"stdin"});
   EXPECT_EQ(r.stdout_bytes, "stdin 0\n");
 }
 
 TEST_F(Spawn, a_scanner_that_hangs_is_killed_at_its_deadline) {
-  SpawnResult r = run({"hang"}, std::chrono::milliseconds(300));
+  base::SpawnResult r = run({"hang"}, std::chrono::milliseconds(300));
   ASSERT_TRUE(r.started);
   EXPECT_TRUE(r.timed_out);
   EXPECT_EQ(r.signal, SIGKILL);
@@ -94,7 +99,7 @@ TEST_F(Spawn, a_scanner_that_hangs_is_killed_at_its_deadline) {
 }
 
 TEST_F(Spawn, a_daemonised_grandchild_dies_with_the_scanner_at_the_deadline) {
-  SpawnResult r = run({"daemon"}, std::chrono::milliseconds(1500));
+  base::SpawnResult r = run({"daemon"}, std::chrono::milliseconds(1500));
   ASSERT_TRUE(r.started);
   EXPECT_TRUE(r.timed_out);
   std::string pid_text = Scratch::read(scratch_.work() / "daemon.pid");
@@ -104,7 +109,7 @@ TEST_F(Spawn, a_daemonised_grandchild_dies_with_the_scanner_at_the_deadline) {
 }
 
 TEST_F(Spawn, a_daemon_left_behind_by_a_scanner_that_exited_is_killed_too) {
-  SpawnResult r = run({"daemon-exit"});
+  base::SpawnResult r = run({"daemon-exit"});
   ASSERT_TRUE(r.started);
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 0);
@@ -113,34 +118,34 @@ TEST_F(Spawn, a_daemon_left_behind_by_a_scanner_that_exited_is_killed_too) {
 }
 
 TEST_F(Spawn, stdout_over_the_cap_is_reported_and_stopped) {
-  SpawnResult r = run({"flood", "40000000"});
+  base::SpawnResult r = run({"flood", "40000000"});
   ASSERT_TRUE(r.started);
   EXPECT_TRUE(r.stdout_over_cap);
   EXPECT_EQ(r.stdout_bytes.size(), wire::kStdoutCapBytes);
 }
 
 TEST_F(Spawn, stdout_of_exactly_the_cap_is_an_answer) {
-  SpawnResult r = run({"flood", std::to_string(wire::kStdoutCapBytes)});
+  base::SpawnResult r = run({"flood", std::to_string(wire::kStdoutCapBytes)});
   EXPECT_FALSE(r.stdout_over_cap);
   EXPECT_EQ(r.stdout_bytes.size(), wire::kStdoutCapBytes);
   EXPECT_EQ(r.exit_code, 0);
 }
 
 TEST_F(Spawn, the_stderr_tail_is_kept) {
-  SpawnResult r = run({"stderr", "200000", "5"});
+  base::SpawnResult r = run({"stderr", "200000", "5"});
   EXPECT_EQ(r.exit_code, 5);
   EXPECT_LE(r.stderr_raw.size(), 64u * 1024);
   EXPECT_TRUE(r.stderr_raw.ends_with("END"));
 }
 
 TEST_F(Spawn, a_missing_program_is_reported_as_not_started) {
-  SpawnSpec s;
+  base::SpawnSpec s;
   s.program = "/nonexistent/postmortem";
   s.argv = {"postmortem"};
   s.cwd_fd = AT_FDCWD;
   s.timeout = std::chrono::seconds(5);
   s.stdout_cap = 1024;
-  SpawnResult r = spawn_and_wait(s);
+  base::SpawnResult r = base::spawn_and_wait(s);
   EXPECT_FALSE(r.started);
   EXPECT_NE(r.start_error.find("execve failed"), std::string::npos) << r.start_error;
 }
@@ -158,7 +163,7 @@ TEST_F(Spawn, it_is_safe_to_call_from_a_multithreaded_process) {
     });
   }
   for (int i = 0; i < 20; ++i) {
-    SpawnResult r = run({"exit", "0", "ok"});
+    base::SpawnResult r = run({"exit", "0", "ok"});
     ASSERT_TRUE(r.started);
     ASSERT_EQ(r.stdout_bytes, "ok");
   }

@@ -1,4 +1,4 @@
-#include "agent/spawn.h"
+#include "base/spawn.h"
 
 #include <fcntl.h>
 #include <linux/seccomp.h>
@@ -15,9 +15,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "agent/fd.h"
+#include "base/fd.h"
 
-namespace batlehub::agent {
+namespace batlehub::base {
 
 namespace {
 
@@ -37,7 +37,7 @@ struct KeeperReport {
 
 // --- async-signal-safe helpers (used between fork and execve / _exit) ----------------
 
-// Writes a fixed-size report; async-signal-safe (agent::write_all is write(2) and errno).
+// Writes a fixed-size report; async-signal-safe (base::write_all is write(2) and errno).
 template <class T>
 void write_struct(int fd, const T& v) {
   write_all(fd, std::string_view(reinterpret_cast<const char*>(&v), sizeof v));
@@ -425,4 +425,4 @@ SpawnResult spawn_and_wait(const SpawnSpec& spec) {
   return res;
 }
 
-}  // namespace batlehub::agent
+}  // namespace batlehub::base

@@ -1,13 +1,13 @@
 // The cgroup reader the probe's memory_bounded and pids_bounded stand on: /proc/self/cgroup
 // and /proc/self/mountinfo as cgroup v1, v2 and hybrid hosts write them, and limits read
 // from a directory tree laid out as cgroupfs lays it out.
-#include "agent/cgroup.h"
+#include "base/cgroup.h"
 
 #include <gtest/gtest.h>
 
 #include "scratch.h"
 
-namespace batlehub::agent::cgroup {
+namespace batlehub::base::cgroup {
 namespace {
 
 using batlehub::testing::Scratch;
@@ -125,4 +125,4 @@ TEST(CgroupLocate, v1_oom_kills_from_memory_oom_control) {
 }
 
 }  // namespace
-}  // namespace batlehub::agent::cgroup
+}  // namespace batlehub::base::cgroup

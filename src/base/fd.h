@@ -7,7 +7,7 @@
 #include <string_view>
 #include <utility>
 
-namespace batlehub::agent {
+namespace batlehub::base {
 
 class Fd {
  public:
@@ -50,4 +50,4 @@ inline bool write_all(int fd, std::string_view data) {
   return true;
 }
 
-}  // namespace batlehub::agent
+}  // namespace batlehub::base

@@ -1,4 +1,4 @@
-#include "agent/cgroup.h"
+#include "base/cgroup.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <charconv>
 
-#include "agent/fd.h"
+#include "base/file.h"
 
-namespace batlehub::agent::cgroup {
+namespace batlehub::base::cgroup {
 
 namespace {
 
@@ -199,18 +199,8 @@ std::uint64_t oom_kills(const std::string& memory_dir, Version v) {
 }
 
 std::string read_small_file(const std::string& path, std::size_t max) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return "";
-  std::string out(max, '\0');
-  std::size_t got = 0;
-  while (got < max) {
-    ssize_t r = ::read(fd.get(), out.data() + got, max - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += static_cast<std::size_t>(r);
-  }
-  out.resize(got);
-  return out;
+  auto file = read_regular_file(path, max);
+  return file ? std::move(file->bytes) : std::string();
 }
 
-}  // namespace batlehub::agent::cgroup
+}  // namespace batlehub::base::cgroup

@@ -17,12 +17,26 @@
 #include <utility>
 #include <vector>
 
+#include <linux/filter.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
-#include "agent/limits.h"
-#include "agent/seccomp_policy.h"
+namespace batlehub::base {
 
-namespace batlehub::agent {
+// One rlimit a child sets on itself, soft = hard.
+struct RlimitSetting {
+  int resource;
+  rlim_t value;
+};
+
+// A compiled BPF program, ready for prctl(PR_SET_SECCOMP) in a child that may not allocate.
+// The agent compiles its policy into one (agent/seccomp_policy.h); the spawner only loads it.
+struct SeccompProgram {
+  std::vector<sock_filter> code;
+  sock_fprog fprog() const {
+    return sock_fprog{static_cast<unsigned short>(code.size()), const_cast<sock_filter*>(code.data())};
+  }
+};
 
 // What the child installs on itself, in this order, just before execve.
 struct ChildWalls {
@@ -74,4 +88,4 @@ struct SpawnResult {
 
 SpawnResult spawn_and_wait(const SpawnSpec& spec);
 
-}  // namespace batlehub::agent
+}  // namespace batlehub::base

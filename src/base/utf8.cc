@@ -1,8 +1,8 @@
-#include "agent/utf8.h"
+#include "base/utf8.h"
 
 #include <vector>
 
-namespace batlehub::agent {
+namespace batlehub::base {
 
 namespace {
 // Length of the valid sequence at s[i], or 0 when it is not one (RFC 3629: no overlongs,
@@ -52,4 +52,4 @@ std::string lossy_utf8_tail(std::string_view bytes, std::size_t max_chars) {
   return out;
 }
 
-}  // namespace batlehub::agent
+}  // namespace batlehub::base
