@@ -259,36 +259,65 @@ WallFailure apply_walls(const ChildWalls& walls, const sock_fprog* prog) {
   return {};
 }
 
-SpawnResult spawn_and_wait(const SpawnSpec& spec) {
-  SpawnResult res;
-  auto t0 = std::chrono::steady_clock::now();
-  int in[2], out[2], err[2], execerr[2], status[2];
-  if (!make_pipe(in) || !make_pipe(out) || !make_pipe(err) || !make_pipe(execerr) || !make_pipe(status)) {
-    res.start_error = std::string("pipe2: ") + std::strerror(errno);
-    return res;
-  }
-  Fd in_r(in[0]), in_w(in[1]), out_r(out[0]), out_w(out[1]), err_r(err[0]), err_w(err[1]);
-  Fd exec_r(execerr[0]), exec_w(execerr[1]), status_r(status[0]), status_w(status[1]);
+namespace {
 
-  // Everything the children need is built here; after fork they only read it.
-  std::vector<char*> argv = c_array(spec.argv);
-  std::vector<char*> envp = c_array(spec.env);
+// One supervised run, as the parent holds it: the pipes' ends, what the children were
+// built from (argv, envp and the filter must live until the fork), the keeper, and what
+// draining learned.
+struct Supervision {
+  Fd in_r, in_w, out_r, out_w, err_r, err_w, exec_r, exec_w, status_r, status_w;
+  std::vector<char*> argv, envp;
   sock_fprog fprog{};
-  if (spec.walls.seccomp != nullptr) fprog = spec.walls.seccomp->fprog();
-  ChildPlan plan{spec.program.c_str(), argv.data(),  envp.data(),    spec.cwd_fd,
-                 in_r.get(),           out_w.get(),  err_w.get(),    exec_w.get(),
-                 &spec.walls,          spec.walls.seccomp ? &fprog : nullptr};
+  pid_t keeper_pid = -1;
+  std::chrono::steady_clock::time_point t0;
+  long timeout_ms = 0;
+  KeeperReport report{};
+  bool have_report = false;
+  WallFailure wall{};
+  bool keeper_killed = false;
+};
+
+timespec deadline_after(long long ms) {
   timespec deadline{};
   clock_gettime(CLOCK_MONOTONIC, &deadline);
-  long long ms = spec.timeout.count();
   deadline.tv_sec += ms / 1000;
   deadline.tv_nsec += (ms % 1000) * 1'000'000;
   if (deadline.tv_nsec >= 1'000'000'000) {
     deadline.tv_sec += 1;
     deadline.tv_nsec -= 1'000'000'000;
   }
-  int close_after_fork[] = {in_r.get(), out_w.get(), err_w.get(), exec_w.get(), in_w.get(),
-                            out_r.get(), err_r.get(), exec_r.get(), status_r.get()};
+  return deadline;
+}
+
+// 1. Prepare: the five pipes, the child's plan, the deadline, and the keeper forked (it
+// forks the scanner). "" or why nothing started.
+std::string prepare(const SpawnSpec& spec, Supervision& s) {
+  int in[2], out[2], err[2], execerr[2], status[2];
+  if (!make_pipe(in) || !make_pipe(out) || !make_pipe(err) || !make_pipe(execerr) || !make_pipe(status)) {
+    return std::string("pipe2: ") + std::strerror(errno);
+  }
+  s.in_r.reset(in[0]);
+  s.in_w.reset(in[1]);
+  s.out_r.reset(out[0]);
+  s.out_w.reset(out[1]);
+  s.err_r.reset(err[0]);
+  s.err_w.reset(err[1]);
+  s.exec_r.reset(execerr[0]);
+  s.exec_w.reset(execerr[1]);
+  s.status_r.reset(status[0]);
+  s.status_w.reset(status[1]);
+
+  // Everything the children need is built here; after fork they only read it.
+  s.argv = c_array(spec.argv);
+  s.envp = c_array(spec.env);
+  if (spec.walls.seccomp != nullptr) s.fprog = spec.walls.seccomp->fprog();
+  ChildPlan plan{spec.program.c_str(), s.argv.data(),  s.envp.data(),   spec.cwd_fd,
+                 s.in_r.get(),         s.out_w.get(),  s.err_w.get(),   s.exec_w.get(),
+                 &spec.walls,          spec.walls.seccomp ? &s.fprog : nullptr};
+  s.timeout_ms = static_cast<long>(spec.timeout.count());
+  timespec deadline = deadline_after(spec.timeout.count());
+  int close_after_fork[] = {s.in_r.get(),  s.out_w.get(), s.err_w.get(), s.exec_w.get(), s.in_w.get(),
+                            s.out_r.get(), s.err_r.get(), s.exec_r.get(), s.status_r.get()};
 
   // SIGCHLD and SIGTERM are blocked across the fork so that the keeper, which waits for
   // them with sigtimedwait, cannot lose one that arrives before it is ready.
@@ -298,49 +327,49 @@ SpawnResult spawn_and_wait(const SpawnSpec& spec) {
   sigaddset(&block, SIGTERM);
   ::pthread_sigmask(SIG_BLOCK, &block, &old);
   pid_t parent = ::getpid();
-  pid_t keeper_pid = ::fork();
-  if (keeper_pid == 0) keeper(plan, parent, status_w.get(), deadline, close_after_fork, 9);
+  s.keeper_pid = ::fork();
+  if (s.keeper_pid == 0) keeper(plan, parent, s.status_w.get(), deadline, close_after_fork, 9);
   int fork_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  if (keeper_pid < 0) {
-    res.start_error = std::string("fork: ") + std::strerror(fork_errno);
-    return res;
-  }
-  in_r.reset();
-  in_w.reset();  // the scanner's stdin is an empty pipe: it reads EOF
-  out_w.reset();
-  err_w.reset();
-  exec_w.reset();
-  status_w.reset();
+  if (s.keeper_pid < 0) return std::string("fork: ") + std::strerror(fork_errno);
+  s.in_r.reset();
+  s.in_w.reset();  // the scanner's stdin is an empty pipe: it reads EOF
+  s.out_w.reset();
+  s.err_w.reset();
+  s.exec_w.reset();
+  s.status_w.reset();
+  return "";
+}
 
-  KeeperReport report{};
-  bool have_report = false;
-  WallFailure wall{};
+// 2. Drain: stdout (capped: over the cap the keeper is told to stop the tree), the tail of
+// stderr, the exec-error pipe (whose EOF means "started") and the keeper's report, until
+// every pipe has closed — or, should the keeper hang, until the deadline plus its grace,
+// when the keeper itself is killed.
+void drain(const SpawnSpec& spec, Supervision& s, SpawnResult& res) {
   bool exec_done = false;
   bool out_open = true, err_open = true, status_open = true;
   std::string& so = res.stdout_bytes;
   std::string& se = res.stderr_raw;
   char buf[65536];
-  long hard_deadline_ms = ms + kKeeperGraceMs;
-  bool keeper_killed = false;
+  long hard_deadline_ms = s.timeout_ms + kKeeperGraceMs;
 
   while (out_open || err_open || status_open || !exec_done) {
     pollfd pfd[4];
     int n = 0;
     int idx_out = -1, idx_err = -1, idx_status = -1, idx_exec = -1;
-    if (out_open) { idx_out = n; pfd[n++] = {out_r.get(), POLLIN, 0}; }
-    if (err_open) { idx_err = n; pfd[n++] = {err_r.get(), POLLIN, 0}; }
-    if (status_open) { idx_status = n; pfd[n++] = {status_r.get(), POLLIN, 0}; }
-    if (!exec_done) { idx_exec = n; pfd[n++] = {exec_r.get(), POLLIN, 0}; }
+    if (out_open) { idx_out = n; pfd[n++] = {s.out_r.get(), POLLIN, 0}; }
+    if (err_open) { idx_err = n; pfd[n++] = {s.err_r.get(), POLLIN, 0}; }
+    if (status_open) { idx_status = n; pfd[n++] = {s.status_r.get(), POLLIN, 0}; }
+    if (!exec_done) { idx_exec = n; pfd[n++] = {s.exec_r.get(), POLLIN, 0}; }
     long elapsed = static_cast<long>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - s.t0).count());
     long wait_ms = hard_deadline_ms - elapsed;
     if (!status_open) wait_ms = std::min(wait_ms, 200L);  // the keeper is done: drain, don't wait
     if (wait_ms <= 0) {
-      if (status_open && !keeper_killed) {
+      if (status_open && !s.keeper_killed) {
         // The keeper did not report in time: it is stuck, and so is whatever it guards.
-        ::kill(keeper_pid, SIGKILL);
-        keeper_killed = true;
+        ::kill(s.keeper_pid, SIGKILL);
+        s.keeper_killed = true;
         hard_deadline_ms += 1000;
         continue;
       }
@@ -354,7 +383,7 @@ SpawnResult spawn_and_wait(const SpawnSpec& spec) {
     if (r == 0) continue;
     auto readable = [&](int i) { return i >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0; };
     if (readable(idx_out)) {
-      ssize_t k = ::read(out_r.get(), buf, sizeof buf);
+      ssize_t k = ::read(s.out_r.get(), buf, sizeof buf);
       if (k <= 0) {
         if (k == 0 || errno != EINTR) out_open = false;
       } else if (!res.stdout_over_cap) {
@@ -364,12 +393,12 @@ SpawnResult spawn_and_wait(const SpawnSpec& spec) {
         } else {
           so.append(buf, room);
           res.stdout_over_cap = true;
-          ::kill(keeper_pid, SIGTERM);
+          ::kill(s.keeper_pid, SIGTERM);
         }
       }
     }
     if (readable(idx_err)) {
-      ssize_t k = ::read(err_r.get(), buf, sizeof buf);
+      ssize_t k = ::read(s.err_r.get(), buf, sizeof buf);
       if (k <= 0) {
         if (k == 0 || errno != EINTR) err_open = false;
       } else {
@@ -378,50 +407,68 @@ SpawnResult spawn_and_wait(const SpawnSpec& spec) {
       }
     }
     if (readable(idx_exec)) {
-      ssize_t k = ::read(exec_r.get(), &wall, sizeof wall);
-      if (k == static_cast<ssize_t>(sizeof wall)) {
+      ssize_t k = ::read(s.exec_r.get(), &s.wall, sizeof s.wall);
+      if (k == static_cast<ssize_t>(sizeof s.wall)) {
         exec_done = true;
       } else if (k == 0 || (k < 0 && errno != EINTR)) {
         exec_done = true;
-        res.started = wall.stage == WallStage::kNone;
+        res.started = s.wall.stage == WallStage::kNone;
       }
     }
     if (readable(idx_status)) {
-      ssize_t k = ::read(status_r.get(), &report, sizeof report);
-      if (k == static_cast<ssize_t>(sizeof report)) have_report = true;
-      if (k <= 0 || have_report) status_open = false;
+      ssize_t k = ::read(s.status_r.get(), &s.report, sizeof s.report);
+      if (k == static_cast<ssize_t>(sizeof s.report)) s.have_report = true;
+      if (k <= 0 || s.have_report) status_open = false;
     }
   }
+}
+
+// 3. Collect: reap the keeper and say how the run ended — a wall that could not be put up,
+// a keeper that never reported, a scanner that could not be forked, or its exit or signal.
+void collect(Supervision& s, SpawnResult& res) {
   int st = 0;
-  while (::waitpid(keeper_pid, &st, 0) < 0 && errno == EINTR) {
+  while (::waitpid(s.keeper_pid, &st, 0) < 0 && errno == EINTR) {
   }
   res.run_ms = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
-
-  if (wall.stage != WallStage::kNone) {
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - s.t0).count());
+  if (s.wall.stage != WallStage::kNone) {
     res.started = false;
-    res.start_error = std::string(stage_name(wall.stage)) + " failed: " + std::strerror(wall.err);
-    return res;
+    res.start_error = std::string(stage_name(s.wall.stage)) + " failed: " + std::strerror(s.wall.err);
+    return;
   }
-  if (!have_report) {
-    res.start_error = keeper_killed ? "the keeper did not report within the grace period and was killed"
-                                    : "the keeper exited without reporting";
+  if (!s.have_report) {
+    res.start_error = s.keeper_killed ? "the keeper did not report within the grace period and was killed"
+                                      : "the keeper exited without reporting";
     res.tree_killed = false;
-    return res;
+    return;
   }
-  if (report.fork_errno != 0) {
+  if (s.report.fork_errno != 0) {
     res.started = false;
-    res.start_error = std::string("fork: ") + std::strerror(report.fork_errno);
-    return res;
+    res.start_error = std::string("fork: ") + std::strerror(s.report.fork_errno);
+    return;
   }
   res.started = true;
-  res.timed_out = report.timed_out != 0;
-  res.tree_killed = report.tree_killed != 0;
-  if (report.exited) {
-    res.exit_code = report.code;
+  res.timed_out = s.report.timed_out != 0;
+  res.tree_killed = s.report.tree_killed != 0;
+  if (s.report.exited) {
+    res.exit_code = s.report.code;
   } else {
-    res.signal = report.code;
+    res.signal = s.report.code;
   }
+}
+
+}  // namespace
+
+SpawnResult spawn_and_wait(const SpawnSpec& spec) {
+  SpawnResult res;
+  Supervision s;
+  s.t0 = std::chrono::steady_clock::now();
+  if (std::string e = prepare(spec, s); !e.empty()) {
+    res.start_error = std::move(e);
+    return res;
+  }
+  drain(spec, s, res);
+  collect(s, res);
   return res;
 }
 

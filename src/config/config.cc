@@ -4,80 +4,50 @@
 #include <cstdlib>
 #include <utility>
 
+#include "base/names.h"
+
 namespace batlehub::config {
 
-std::string_view to_string(RuntimeKind r) {
-  switch (r) {
-    case RuntimeKind::kNone:
-      return "none";
-    case RuntimeKind::kBwrap:
-      return "bwrap";
-    case RuntimeKind::kOci:
-      return "oci";
-    case RuntimeKind::kKubernetes:
-      return "kubernetes";
-  }
-  return "?";
-}
+namespace {
 
-std::optional<RuntimeKind> parse_runtime(std::string_view s) {
-  for (RuntimeKind r : {RuntimeKind::kNone, RuntimeKind::kBwrap, RuntimeKind::kOci, RuntimeKind::kKubernetes}) {
-    if (s == to_string(r)) return r;
-  }
-  return std::nullopt;
-}
+using base::Names;
+using base::name_of;
+using base::value_of;
+
+constexpr Names<RuntimeKind, 4> kRuntimeNames{{{RuntimeKind::kNone, "none"},
+                                               {RuntimeKind::kBwrap, "bwrap"},
+                                               {RuntimeKind::kOci, "oci"},
+                                               {RuntimeKind::kKubernetes, "kubernetes"}}};
+constexpr Names<OciEngine, 2> kEngineNames{{{OciEngine::kPodman, "podman"}, {OciEngine::kDocker, "docker"}}};
+constexpr Names<OciTransport, 2> kTransportNames{{{OciTransport::kMount, "mount"}, {OciTransport::kStorage, "storage"}}};
+constexpr Names<ScannerType, 5> kScannerTypeNames{{{ScannerType::kPostmortem, "postmortem"},
+                                                   {ScannerType::kGuarddog, "guarddog"},
+                                                   {ScannerType::kTrivy, "trivy"},
+                                                   {ScannerType::kYara, "yara"},
+                                                   {ScannerType::kOsv, "osv"}}};
+constexpr Names<StorageType, 3> kStorageTypeNames{{{StorageType::kFilesystem, "filesystem"},
+                                                   {StorageType::kS3, "s3"},
+                                                   {StorageType::kInMemory, "in_memory"}}};
+
+}  // namespace
+
+std::string_view to_string(RuntimeKind r) { return name_of(kRuntimeNames, r); }
+std::optional<RuntimeKind> parse_runtime(std::string_view s) { return value_of(kRuntimeNames, s); }
 
 bool is_image_runtime(RuntimeKind r) {
   return r == RuntimeKind::kOci || r == RuntimeKind::kKubernetes;
 }
 
-std::string_view to_string(OciEngine e) {
-  return e == OciEngine::kDocker ? "docker" : "podman";
-}
-
-std::string_view to_string(OciTransport t) {
-  return t == OciTransport::kStorage ? "storage" : "mount";
-}
-
-std::string_view to_string(ScannerType t) {
-  switch (t) {
-    case ScannerType::kPostmortem:
-      return "postmortem";
-    case ScannerType::kGuarddog:
-      return "guarddog";
-    case ScannerType::kTrivy:
-      return "trivy";
-    case ScannerType::kYara:
-      return "yara";
-    case ScannerType::kOsv:
-      return "osv";
-  }
-  return "?";
-}
-
-std::optional<ScannerType> parse_scanner_type(std::string_view s) {
-  for (ScannerType t :
-       {ScannerType::kPostmortem, ScannerType::kGuarddog, ScannerType::kTrivy, ScannerType::kYara, ScannerType::kOsv}) {
-    if (s == to_string(t)) return t;
-  }
-  return std::nullopt;
-}
+std::string_view to_string(OciEngine e) { return name_of(kEngineNames, e); }
+std::string_view to_string(OciTransport t) { return name_of(kTransportNames, t); }
+std::string_view to_string(ScannerType t) { return name_of(kScannerTypeNames, t); }
+std::optional<ScannerType> parse_scanner_type(std::string_view s) { return value_of(kScannerTypeNames, s); }
 
 bool runs_in_sandbox(ScannerType t) {
   return t != ScannerType::kOsv;
 }
 
-std::string_view to_string(StorageType t) {
-  switch (t) {
-    case StorageType::kFilesystem:
-      return "filesystem";
-    case StorageType::kS3:
-      return "s3";
-    case StorageType::kInMemory:
-      return "in_memory";
-  }
-  return "?";
-}
+std::string_view to_string(StorageType t) { return name_of(kStorageTypeNames, t); }
 
 bool can_presign(StorageType t) {
   return t == StorageType::kS3;

@@ -4,19 +4,15 @@
 #include <cctype>
 #include <utility>
 
+#include "base/names.h"
+
 namespace batlehub::core {
 
 namespace {
-template <class E, std::size_t N>
-using Names = std::array<std::pair<E, std::string_view>, N>;
 
-template <class E, std::size_t N>
-std::string_view name_of(const Names<E, N>& names, E e) {
-  for (const auto& [k, v] : names) {
-    if (k == e) return v;
-  }
-  return "?";
-}
+using base::Names;
+using base::name_of;
+using base::value_of;
 
 constexpr Names<PackageKind, 9> kKinds{{{PackageKind::kNpm, "npm"},
                                         {PackageKind::kPypi, "pypi"},

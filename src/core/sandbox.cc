@@ -1,5 +1,7 @@
 #include "core/sandbox.h"
 
+#include "base/names.h"
+
 namespace batlehub::core {
 
 BundleEntry BundleEntry::inline_file(wire::RelPath p, std::string b) {
@@ -27,20 +29,27 @@ BundleEntry BundleEntry::archive(wire::RelPath p, std::shared_ptr<const Blob> bl
   return e;
 }
 
-std::string_view to_string(SandboxError::Kind k) {
-  switch (k) {
-    case SandboxError::Kind::kStartTimeout: return "start_timeout";
-    case SandboxError::Kind::kRunTimeout: return "run_timeout";
-    case SandboxError::Kind::kCrashed: return "crashed";
-    case SandboxError::Kind::kOutOfMemory: return "out_of_memory";
-    case SandboxError::Kind::kResultInvalid: return "result_invalid";
-    case SandboxError::Kind::kBundleRefused: return "bundle_refused";
-    case SandboxError::Kind::kUnsupported: return "unsupported";
-    case SandboxError::Kind::kConfig: return "config";
-    case SandboxError::Kind::kIo: return "io";
-  }
-  return "?";
-}
+namespace {
+
+constexpr base::Names<SandboxError::Kind, 9> kSandboxErrorNames{{{SandboxError::Kind::kStartTimeout, "start_timeout"},
+                                                               {SandboxError::Kind::kRunTimeout, "run_timeout"},
+                                                               {SandboxError::Kind::kCrashed, "crashed"},
+                                                               {SandboxError::Kind::kOutOfMemory, "out_of_memory"},
+                                                               {SandboxError::Kind::kResultInvalid, "result_invalid"},
+                                                               {SandboxError::Kind::kBundleRefused, "bundle_refused"},
+                                                               {SandboxError::Kind::kUnsupported, "unsupported"},
+                                                               {SandboxError::Kind::kConfig, "config"},
+                                                               {SandboxError::Kind::kIo, "io"}}};
+constexpr base::Names<ScannerError::Kind, 6> kScannerErrorNames{{{ScannerError::Kind::kTimeout, "Timeout"},
+                                                                {ScannerError::Kind::kCrashed, "Crashed"},
+                                                                {ScannerError::Kind::kOutput, "Output"},
+                                                                {ScannerError::Kind::kUnsupported, "Unsupported"},
+                                                                {ScannerError::Kind::kUpstream, "Upstream"},
+                                                                {ScannerError::Kind::kOther, "Other"}}};
+
+}  // namespace
+
+std::string_view to_string(SandboxError::Kind k) { return base::name_of(kSandboxErrorNames, k); }
 
 std::string_view outcome_label(const Expected<RunOutput, SandboxError>& r) {
   if (r) return "ok";
@@ -53,17 +62,7 @@ std::string_view outcome_label(const Expected<RunOutput, SandboxError>& r) {
   }
 }
 
-std::string_view to_string(ScannerError::Kind k) {
-  switch (k) {
-    case ScannerError::Kind::kTimeout: return "Timeout";
-    case ScannerError::Kind::kCrashed: return "Crashed";
-    case ScannerError::Kind::kOutput: return "Output";
-    case ScannerError::Kind::kUnsupported: return "Unsupported";
-    case ScannerError::Kind::kUpstream: return "Upstream";
-    case ScannerError::Kind::kOther: return "Other";
-  }
-  return "?";
-}
+std::string_view to_string(ScannerError::Kind k) { return base::name_of(kScannerErrorNames, k); }
 
 ScannerError to_scanner_error(const SandboxError& e) {
   using K = SandboxError::Kind;

@@ -2,17 +2,18 @@
 
 #include <algorithm>
 
+#include "base/names.h"
+
 namespace batlehub::core {
 
-std::string_view to_string(VerdictState s) {
-  switch (s) {
-    case VerdictState::kAllowed: return "allowed";
-    case VerdictState::kWarned: return "warned";
-    case VerdictState::kQuarantined: return "quarantined";
-    case VerdictState::kDenied: return "denied";
-  }
-  return "?";
-}
+namespace {
+constexpr base::Names<VerdictState, 4> kStateNames{{{VerdictState::kAllowed, "allowed"},
+                                                   {VerdictState::kWarned, "warned"},
+                                                   {VerdictState::kQuarantined, "quarantined"},
+                                                   {VerdictState::kDenied, "denied"}}};
+}  // namespace
+
+std::string_view to_string(VerdictState s) { return base::name_of(kStateNames, s); }
 
 Verdict evaluate(const Package& p, std::vector<Finding> findings, std::vector<std::string> scanners_done,
                  const SecurityPolicy& policy) {

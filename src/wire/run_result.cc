@@ -3,6 +3,7 @@
 #include <array>
 #include <utility>
 
+#include "base/names.h"
 #include "wire/caps.h"
 #include "wire/json_reader.h"
 
@@ -15,8 +16,9 @@ using detail::refuse_version;
 
 namespace {
 
-template <class E, std::size_t N>
-using Names = std::array<std::pair<E, std::string_view>, N>;
+using base::Names;
+using base::name_of;
+using base::value_of;
 
 constexpr Names<FailureKind, 14> kFailureNames{{
     {FailureKind::kManifestInvalid, "manifest_invalid"},
@@ -60,22 +62,6 @@ constexpr Names<AssertionVerdict, 3> kVerdictNames{{
     {AssertionVerdict::kFail, "fail"},
     {AssertionVerdict::kWarn, "warn"},
 }};
-
-template <class E, std::size_t N>
-std::string_view name_of(const Names<E, N>& names, E e) {
-  for (const auto& [k, v] : names) {
-    if (k == e) return v;
-  }
-  return "?";
-}
-
-template <class E, std::size_t N>
-std::optional<E> value_of(const Names<E, N>& names, std::string_view s) {
-  for (const auto& [k, v] : names) {
-    if (v == s) return k;
-  }
-  return std::nullopt;
-}
 
 template <class E, std::size_t N>
 E read_enum(const Names<E, N>& names, ObjectReader& r, std::string_view key) {
