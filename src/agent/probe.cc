@@ -15,7 +15,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -162,7 +161,7 @@ struct MountInfo {
 
 std::vector<MountInfo> read_mounts() {
   std::vector<MountInfo> out;
-  std::ifstream f("/proc/self/mounts");
+  std::istringstream f(base::read_small_file("/proc/self/mounts", 4 * 1024 * 1024));
   std::string line;
   while (std::getline(f, line) && out.size() < 10000) {
     std::istringstream is(line);
@@ -237,18 +236,9 @@ std::string status_field(const std::string& status, std::string_view name) {
   return v;
 }
 
-std::string read_small(const char* path) {
-  std::ifstream f(path);
-  std::string s;
-  s.resize(16384);
-  f.read(s.data(), static_cast<std::streamsize>(s.size()));
-  s.resize(static_cast<std::size_t>(f.gcount()));
-  return s;
-}
-
 Assertion check_unprivileged() {
   uid_t euid = ::geteuid();
-  std::string cap = status_field(read_small("/proc/self/status"), "CapEff");
+  std::string cap = status_field(base::read_small_file("/proc/self/status", 16384), "CapEff");
   bool no_caps = !cap.empty() && cap.find_first_not_of('0') == std::string::npos;
   return make(Check::kUnprivileged, euid != 0 && no_caps,
               "euid " + std::to_string(euid) + ", CapEff " + (cap.empty() ? "unreadable" : cap));
@@ -420,8 +410,8 @@ void add_walled_checks(const ProbeContext& ctx, std::vector<Assertion>& out) {
 // (0: any finite bound). The evidence names the file that sets it.
 Assertion check_bounded(Check check, std::string_view controller, std::uint64_t most, std::string_view unit) {
   namespace cg = base::cgroup;
-  auto memberships = cg::parse_proc_cgroup(cg::read_small_file("/proc/self/cgroup"));
-  auto mounts = cg::parse_mountinfo(cg::read_small_file("/proc/self/mountinfo", 1024 * 1024));
+  auto memberships = cg::parse_proc_cgroup(base::read_small_file("/proc/self/cgroup"));
+  auto mounts = cg::parse_mountinfo(base::read_small_file("/proc/self/mountinfo", 1024 * 1024));
   auto where = cg::locate(controller, memberships, mounts);
   if (!where) {
     return make(check, false,

@@ -176,7 +176,7 @@ std::optional<Bound> tightest(const Located& l, std::string_view file) {
   std::string dir = l.dir;
   for (int depth = 0; depth < 64; ++depth) {
     std::string p = dir + "/" + std::string(file);
-    if (auto v = parse_limit(read_small_file(p, 64)); v && (!best || *v < best->value)) best = Bound{*v, p};
+    if (auto v = parse_limit(base::read_small_file(p, 64)); v && (!best || *v < best->value)) best = Bound{*v, p};
     if (dir.size() <= l.mount_point.size()) break;
     auto slash = dir.rfind('/');
     if (slash == std::string::npos || slash < l.mount_point.size()) break;
@@ -186,7 +186,7 @@ std::optional<Bound> tightest(const Located& l, std::string_view file) {
 }
 
 std::uint64_t oom_kills(const std::string& memory_dir, Version v) {
-  std::string text = read_small_file(memory_dir + (v == Version::kV2 ? "/memory.events" : "/memory.oom_control"));
+  std::string text = base::read_small_file(memory_dir + (v == Version::kV2 ? "/memory.events" : "/memory.oom_control"));
   std::uint64_t n = 0;
   for_each_line(text, [&](std::string_view line) {
     constexpr std::string_view kKey = "oom_kill ";
@@ -198,9 +198,5 @@ std::uint64_t oom_kills(const std::string& memory_dir, Version v) {
   return n;
 }
 
-std::string read_small_file(const std::string& path, std::size_t max) {
-  auto file = read_regular_file(path, max);
-  return file ? std::move(file->bytes) : std::string();
-}
 
 }  // namespace batlehub::base::cgroup

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/file.h"
+
 namespace batlehub::base::cgroup {
 
 inline constexpr std::size_t kMaxLines = 4096;
@@ -76,8 +78,5 @@ std::string_view limit_file(std::string_view controller, Version v);
 // v1 memory.oom_control "oom_kill N". 0 when the file has no such line.
 std::uint64_t oom_kills(const std::string& memory_dir, Version v);
 
-// A small file of the kernel's, read whole ("" when unreadable, or over `max` bytes: a
-// procfs or cgroupfs file says size 0, so the bound is on what is read).
-std::string read_small_file(const std::string& path, std::size_t max = 64 * 1024);
 
 }  // namespace batlehub::base::cgroup

@@ -45,4 +45,9 @@ Expected<FileBytes, FileError> read_regular_file(const std::string& path, std::u
   return out;
 }
 
+std::string read_small_file(const std::string& path, std::size_t max) {
+  auto file = read_regular_file(path, max);
+  return file ? std::move(file->bytes) : std::string();
+}
+
 }  // namespace batlehub::base

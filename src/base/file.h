@@ -43,4 +43,8 @@ struct FileBytes {
 // reading (at most max + 1 bytes are read).
 Expected<FileBytes, FileError> read_regular_file(const std::string& path, std::uint64_t max, OpenOptions o = {});
 
+// A small file of the kernel's (procfs, cgroupfs), read whole: "" when it cannot be read
+// or is over `max` bytes. Such files say size 0, so the bound is on what is read.
+std::string read_small_file(const std::string& path, std::size_t max = 64 * 1024);
+
 }  // namespace batlehub::base

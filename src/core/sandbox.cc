@@ -81,11 +81,12 @@ ScannerError to_scanner_error(const SandboxError& e) {
   return {S::kOther, e.message};
 }
 
-std::optional<std::string> ProbeReport::first_failure() const {
+std::optional<ProbeReport::Failure> ProbeReport::failure() const {
+  using What = Failure::What;
   if (skipped) return std::nullopt;
-  if (!result_at_all) return "a result at all: " + no_result_reason;
+  if (!result_at_all) return Failure{What::kNoResult, std::nullopt, no_result_reason};
   for (const auto& a : agent.assertions) {
-    if (a.verdict == wire::AssertionVerdict::kFail) return std::string(wire::to_string(a.check)) + ": " + a.evidence;
+    if (a.verdict == wire::AssertionVerdict::kFail) return Failure{What::kAssertionFailed, a.check, a.evidence};
   }
   // An assertion the agent did not make is not a wall it proved: an agent from before
   // memory_bounded existed must not pass a probe that asks for it.
@@ -93,11 +94,23 @@ std::optional<std::string> ProbeReport::first_failure() const {
     bool made = false;
     for (const auto& a : agent.assertions) made = made || a.check == c;
     if (!made) {
-      return std::string(wire::to_string(c)) +
-             ": the agent did not report it (an agent of an older release? rebuild the room with this release's agent)";
+      return Failure{What::kAssertionMissing, c,
+                     "the agent did not report it (an agent of an older release? rebuild the room with this "
+                     "release's agent)"};
     }
   }
   return std::nullopt;
+}
+
+std::string ProbeReport::Failure::describe() const {
+  if (what == What::kNoResult || !check) return "a result at all: " + evidence;
+  return std::string(wire::to_string(*check)) + ": " + evidence;
+}
+
+std::optional<std::string> ProbeReport::first_failure() const {
+  auto f = failure();
+  if (!f) return std::nullopt;
+  return f->describe();
 }
 
 }  // namespace batlehub::core

@@ -155,10 +155,20 @@ struct ProbeReport {
   wire::AgentProbeReport agent;       // the assertions the agent made from inside
   std::uint64_t elapsed_ms = 0;
 
-  // The first failed assertion — or the first this wire version knows that the agent did
-  // not report — or nullopt when the walls hold.
+  // Why the walls are not proven, as data: no result at all, an assertion that failed,
+  // or one this wire version knows that the agent did not make. nullopt when they hold.
+  struct Failure {
+    enum class What { kNoResult, kAssertionFailed, kAssertionMissing };
+    What what = What::kNoResult;
+    std::optional<wire::Check> check;  // kAssertionFailed, kAssertionMissing
+    std::string evidence;              // the agent's, or the runtime's no_result_reason
+    // The probe's first line: "a result at all: …", "no_shell: found /bin/sh".
+    std::string describe() const;
+  };
+  std::optional<Failure> failure() const;
+  // failure()->describe(): what the probe prints and logs.
   std::optional<std::string> first_failure() const;
-  bool passed() const { return skipped || !first_failure(); }
+  bool passed() const { return skipped || !failure(); }
 };
 
 class SandboxRuntime {

@@ -1,12 +1,14 @@
 #include "server/scan_command.h"
 
 #include <semaphore>
-#include <fstream>
+#include <sstream>
 #include <mutex>
 #include <ostream>
 #include <thread>
 
 #include "adapters/sandbox/blob.h"
+#include "base/cgroup.h"
+#include "base/file.h"
 #include "core/scanner.h"
 #include "server/builders.h"
 #include "server/log.h"
@@ -22,19 +24,19 @@ std::string base_name(std::string_view p) {
   return std::string(slash == std::string_view::npos ? p : p.substr(slash + 1));
 }
 
-std::uint64_t read_u64_file(const char* path) {
-  std::ifstream f(path);
-  std::string s;
-  if (!(f >> s) || s == "max") return 0;
-  try {
-    return std::stoull(s);
-  } catch (...) {
-    return 0;
-  }
+// The worker's own memory bound, in MiB: the tightest limit on its memory cgroup, found the
+// way the probe finds a run's (base/cgroup.h). 0 when none is set or none is visible.
+std::uint64_t own_memory_bound_mb() {
+  namespace cg = base::cgroup;
+  auto where = cg::locate("memory", cg::parse_proc_cgroup(base::read_small_file("/proc/self/cgroup")),
+                          cg::parse_mountinfo(base::read_small_file("/proc/self/mountinfo", 1024 * 1024)));
+  if (!where) return 0;
+  auto bound = cg::tightest(*where, cg::limit_file("memory", where->version));
+  return bound ? bound->value / (1024 * 1024) : 0;
 }
 
 std::uint64_t host_memory_mb() {
-  std::ifstream f("/proc/meminfo");
+  std::istringstream f(base::read_small_file("/proc/meminfo"));
   std::string key;
   std::uint64_t kb = 0;
   std::string unit;
@@ -93,9 +95,7 @@ std::optional<std::pair<std::string, std::string>> name_version_from_file_name(s
 }
 
 std::size_t sandbox_pool_size(const config::SandboxConfig& s) {
-  std::uint64_t budget = read_u64_file("/sys/fs/cgroup/memory.max");
-  if (budget == 0) budget = read_u64_file("/sys/fs/cgroup/memory/memory.limit_in_bytes");
-  std::uint64_t budget_mb = budget / (1024 * 1024);
+  std::uint64_t budget_mb = own_memory_bound_mb();
   std::uint64_t host = host_memory_mb();
   if (budget_mb == 0 || budget_mb >= host) budget_mb = host > 1024 ? host - 1024 : 0;
   std::uint64_t cost = static_cast<std::uint64_t>(s.memory_limit_mb + s.max_extracted_mb);

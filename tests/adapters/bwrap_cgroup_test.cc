@@ -38,8 +38,8 @@ class BwrapCgroupTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
-    site_ = find_cgroup_site(base::cgroup::read_small_file("/proc/self/mountinfo", 1024 * 1024),
-                             base::cgroup::read_small_file("/proc/self/cgroup"), "");
+    site_ = find_cgroup_site(base::read_small_file("/proc/self/mountinfo", 1024 * 1024),
+                             base::read_small_file("/proc/self/cgroup"), "");
     if (!site_) GTEST_SKIP() << "this machine gives the tests no cgroup to make runs in: " << site_.error();
     rooms_ = s_.root() / "rooms";
     fs::create_directories(rooms_);
@@ -172,7 +172,7 @@ TEST_F(BwrapCgroupTest, the_sweep_removes_what_a_worker_killed_with_minus_nine_l
   std::vector<std::string> left;
   for (int i = 0; i < 500; ++i) {
     left = run_cgroups_of(worker);
-    if (!left.empty() && !base::cgroup::read_small_file(left.front() + "/cgroup.procs").empty()) break;
+    if (!left.empty() && !base::read_small_file(left.front() + "/cgroup.procs").empty()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_FALSE(left.empty()) << "the worker made no run cgroup";

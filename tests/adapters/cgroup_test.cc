@@ -142,8 +142,8 @@ TEST(CgroupPlan, v2_the_worker_leaves_for_a_leaf_and_the_controllers_are_handed_
 // --- for real, on this machine's cgroups --------------------------------------------------
 
 std::string this_machine_unusable(Expected<CgroupSite, std::string>& site) {
-  site = find_cgroup_site(base::cgroup::read_small_file("/proc/self/mountinfo", 1024 * 1024),
-                          base::cgroup::read_small_file("/proc/self/cgroup"), "");
+  site = find_cgroup_site(base::read_small_file("/proc/self/mountinfo", 1024 * 1024),
+                          base::read_small_file("/proc/self/cgroup"), "");
   if (!site) return "this machine gives the tests no cgroup: " + site.error();
   if (std::string e = set_up_cgroup_site(*site); !e.empty()) return "cannot set up the cgroup site: " + e;
   return "";
@@ -161,9 +161,9 @@ TEST(RunCgroupOnThisMachine, is_made_with_its_limits_and_gone_when_dropped) {
     for (const auto& [host, inside] : rc->binds()) {
       dirs.push_back(host);
       if (inside == "/sys/fs/cgroup/memory") {
-        EXPECT_EQ(base::cgroup::read_small_file(host + "/memory.limit_in_bytes"), "83886080\n");
+        EXPECT_EQ(base::read_small_file(host + "/memory.limit_in_bytes"), "83886080\n");
       } else if (inside == "/sys/fs/cgroup/pids") {
-        EXPECT_EQ(base::cgroup::read_small_file(host + "/pids.max"), "256\n");
+        EXPECT_EQ(base::read_small_file(host + "/pids.max"), "256\n");
       }
     }
     EXPECT_EQ(rc->oom_kills(), 0u);

@@ -32,12 +32,17 @@ TEST(ProbeReport, the_first_failed_assertion_is_named_with_its_evidence) {
   r.agent.assertions[3] = {Check::kEmptyEnvironment, AssertionVerdict::kFail, "unexpected variables: X"};
   r.agent.assertions[16] = {Check::kPidsBounded, AssertionVerdict::kFail, "pids.max is unlimited"};
   EXPECT_EQ(r.first_failure(), "empty_environment: unexpected variables: X");
+  ASSERT_TRUE(r.failure());
+  EXPECT_EQ(r.failure()->what, ProbeReport::Failure::What::kAssertionFailed);
+  EXPECT_EQ(r.failure()->check, Check::kEmptyEnvironment) << "which assertion, as data";
 }
 
 TEST(ProbeReport, an_assertion_the_agent_did_not_make_fails_the_probe) {
   ProbeReport r = every_check_passing();
   r.agent.assertions.erase(r.agent.assertions.end() - 2, r.agent.assertions.end());  // an older agent's report
   EXPECT_FALSE(r.passed());
+  EXPECT_EQ(r.failure()->what, ProbeReport::Failure::What::kAssertionMissing);
+  EXPECT_EQ(r.failure()->check, Check::kMemoryBounded);
   EXPECT_EQ(r.first_failure(),
             "memory_bounded: the agent did not report it (an agent of an older release? rebuild the room with this "
             "release's agent)");
@@ -47,6 +52,8 @@ TEST(ProbeReport, no_result_is_named_first_and_a_skipped_probe_passes) {
   ProbeReport r;
   r.no_result_reason = "bwrap exited 1";
   EXPECT_EQ(r.first_failure(), "a result at all: bwrap exited 1");
+  EXPECT_EQ(r.failure()->what, ProbeReport::Failure::What::kNoResult);
+  EXPECT_FALSE(r.failure()->check);
   r.skipped = true;
   EXPECT_TRUE(r.passed());
 }

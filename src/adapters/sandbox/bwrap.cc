@@ -121,8 +121,8 @@ std::vector<std::string> canaries_for(int port, const std::vector<std::string>& 
 
 const Expected<CgroupSite, std::string>& BwrapRuntime::cgroup_site() {
   std::call_once(site_once_, [this] {
-    auto site = find_cgroup_site(base::cgroup::read_small_file("/proc/self/mountinfo", 1024 * 1024),
-                                 base::cgroup::read_small_file("/proc/self/cgroup"), options_.cgroup_parent);
+    auto site = find_cgroup_site(base::read_small_file("/proc/self/mountinfo", 1024 * 1024),
+                                 base::read_small_file("/proc/self/cgroup"), options_.cgroup_parent);
     if (site) {
       if (std::string e = set_up_cgroup_site(*site); !e.empty()) site = Unexpected(e);
     }

@@ -82,7 +82,7 @@ std::string carry_out(const std::vector<CgroupStep>& steps, int* err = nullptr) 
 
 std::vector<pid_t> procs_of(const std::string& dir) {
   std::vector<pid_t> out;
-  std::string text = cg::read_small_file(dir + "/cgroup.procs", 1024 * 1024);
+  std::string text = base::read_small_file(dir + "/cgroup.procs", 1024 * 1024);
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);

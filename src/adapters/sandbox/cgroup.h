@@ -70,7 +70,7 @@ struct CgroupSite {
 Expected<CgroupSite, std::string> find_cgroup_site(
     std::string_view mountinfo, std::string_view self_cgroup, const std::string& parent,
     const std::function<std::string(const std::string&)>& read = [](const std::string& p) {
-      return base::cgroup::read_small_file(p);
+      return base::read_small_file(p);
     });
 
 // What makes the site usable, once per worker: each parent directory; on v2 the
