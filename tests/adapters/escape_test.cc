@@ -10,7 +10,6 @@
 #include <fstream>
 
 #include "adapters/sandbox/bwrap.h"
-#include "agent/limits.h"
 #include "wire/caps.h"
 #include "rooms.h"
 
