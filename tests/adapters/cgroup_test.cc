@@ -141,9 +141,12 @@ TEST(CgroupPlan, v2_the_worker_leaves_for_a_leaf_and_the_controllers_are_handed_
 
 // --- for real, on this machine's cgroups --------------------------------------------------
 
+// A parent of this test process's own (a configured cgroup_parent), so that no concurrent
+// test's runs share it and its removal can be asserted.
 std::string this_machine_unusable(Expected<CgroupSite, std::string>& site) {
   site = find_cgroup_site(base::read_small_file("/proc/self/mountinfo", 1024 * 1024),
-                          base::read_small_file("/proc/self/cgroup"), "");
+                          base::read_small_file("/proc/self/cgroup"),
+                          "/batlehub-cgroup-test-" + std::to_string(::getpid()));
   if (!site) return "this machine gives the tests no cgroup: " + site.error();
   if (std::string e = set_up_cgroup_site(*site); !e.empty()) return "cannot set up the cgroup site: " + e;
   return "";
