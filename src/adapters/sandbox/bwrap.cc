@@ -174,7 +174,7 @@ Expected<BwrapRuntime::Started, SandboxError> BwrapRuntime::start(const std::str
   s.program = argv[0];
   s.argv = argv;
   // bwrap gets nothing of the worker's environment either (--clearenv would drop it anyway).
-  s.env = {"PATH=/usr/local/bin:/usr/bin:/bin"};
+  s.env = {"PATH=" + std::string(wire::kSandboxPath)};
   s.cwd_fd = AT_FDCWD;
   s.timeout = deadline;
   if (cgroup) s.walls.join_cgroups = cgroup->procs_fds();
