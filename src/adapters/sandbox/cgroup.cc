@@ -302,12 +302,18 @@ std::uint64_t RunCgroup::oom_kills() const {
 std::string kill_and_remove_cgroup(const std::string& dir) {
   // The sandbox's processes die with bwrap (--die-with-parent, the pid namespace's init);
   // what the kernel has not reaped yet keeps the directory busy for a moment.
-  for (int attempt = 0; attempt < 400; ++attempt) {
+  // The wait starts at 50 µs and doubles to 5 ms: usually the reaping is a matter of
+  // microseconds, and a run should not pay a whole nap for it (bench_runtimes).
+  long wait_ns = 50'000;
+  long waited_ns = 0;
+  while (waited_ns < 2'000'000'000L) {
     if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return "";
     if (errno != EBUSY) return "rmdir " + dir + ": " + errno_text(errno);
     for (pid_t p : procs_of(dir)) ::kill(p, SIGKILL);
-    timespec ts{0, 5'000'000};
+    timespec ts{0, wait_ns};
     ::nanosleep(&ts, nullptr);
+    waited_ns += wait_ns;
+    wait_ns = std::min(wait_ns * 2, 5'000'000L);
   }
   return "rmdir " + dir + ": still busy after 2 s";
 }
