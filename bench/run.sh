@@ -29,3 +29,7 @@ echo "== bench_extract ($(date -u +%Y-%m-%dT%H:%MZ))"
 echo
 echo "== bench_runtimes ($(date -u +%Y-%m-%dT%H:%MZ))"
 "$runtimes" --agent "$agent" --reps "${BENCH_RUNTIME_REPS:-30}"
+
+echo
+echo "== bench_worker ($(date -u +%Y-%m-%dT%H:%MZ))"
+"$(dirname "$0")/bench_worker.sh" "$build"

@@ -127,8 +127,33 @@ struct WorkerConfig {
   std::int64_t job_timeout_secs = 600;
   std::int64_t max_attempts = 3;
   std::vector<std::string> registries;  // empty = every registry
+  // Ours: where `batlehub worker` keeps what it owns on this host — the SQLite queue
+  // (queue.sqlite3) when [database] names no PostgreSQL, and the submitted artifacts
+  // (artifacts/sha256/<hex>).
+  std::string state_dir = "/var/lib/batlehub";
+  // Ours: how many runs may be in flight. 0 = the RFC's ⌊budget ÷ (memory_limit_mb +
+  // max_extracted_mb)⌋; a number lowers that (it never raises it past the budget).
+  std::int64_t pool_slots = 0;
+  // Ours: on SIGTERM, how long running scans may take to finish before they are released.
+  std::int64_t shutdown_grace_secs = 30;
   SandboxConfig sandbox;
   bool operator==(const WorkerConfig&) const = default;
+};
+
+// [server]: only where the worker-only process listens for /livez and /metrics. Its other
+// keys belong to the rest of batlehub and are not read here.
+struct ServerConfig {
+  std::string host = "127.0.0.1";
+  std::int64_t port = 8080;  // 0 = a port the kernel chooses (tests)
+  bool operator==(const ServerConfig&) const = default;
+};
+
+// [database]: the queue. url = "" keeps it in SQLite under [worker] state_dir; a
+// "postgresql://…" or "postgres://…" URL (or a libpq "key=value" string) names a PostgreSQL
+// database, shared by many workers on many hosts. Its other keys are not read here.
+struct DatabaseConfig {
+  std::string url;
+  bool operator==(const DatabaseConfig&) const = default;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -213,6 +238,8 @@ struct StorageConfig {
 
 struct Config {
   WorkerConfig worker;
+  ServerConfig server;
+  DatabaseConfig database;
   std::vector<ScannerConfig> scanners;  // in file order
   StorageConfig storage;
   // Whether any [registries.<name>.security] table exists. Recorded for completeness: the

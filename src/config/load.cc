@@ -95,6 +95,9 @@ void read_worker(Loader& l, Table t, WorkerConfig& out) {
   if (auto v = t.integer("job_timeout_secs")) out.job_timeout_secs = *v;
   if (auto v = t.integer("max_attempts")) out.max_attempts = *v;
   if (auto v = t.strings("registries")) out.registries = *v;
+  if (auto v = t.str("state_dir")) out.state_dir = *v;
+  if (auto v = t.integer("pool_slots")) out.pool_slots = *v;
+  if (auto v = t.integer("shutdown_grace_secs")) out.shutdown_grace_secs = *v;
   if (const auto* s = t.table("sandbox")) read_sandbox(l, Table(l, *s, t.key_path("sandbox")), out.sandbox);
   t.finish();
 }
@@ -254,6 +257,14 @@ Config read_document(Loader& l, const toml::table& root) {
       c.storage = read_storage(l, Table(l, as_table_or_refuse(l, *v, "storage"), "storage"));
     } else if (name == "registries") {
       c.has_security_registry = has_security_registry(*v);
+    } else if (name == "server") {
+      // No finish(): [server]'s other keys (roles, tls, …) are the proxy's.
+      Table t(l, as_table_or_refuse(l, *v, "server"), "server");
+      if (auto h = t.str("host")) c.server.host = *h;
+      if (auto p = t.integer("port")) c.server.port = *p;
+    } else if (name == "database") {
+      Table t(l, as_table_or_refuse(l, *v, "database"), "database");
+      if (auto u = t.str("url")) c.database.url = *u;
     }
     // Anything else ([server], [stats], …) belongs to other parts of batlehub.
   }

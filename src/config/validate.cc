@@ -105,6 +105,13 @@ class Validator {
     range("worker.job_timeout_secs", w.job_timeout_secs, 1, kMaxRunSeconds,
           "24 hours, the longest timeout a run's manifest carries");
     range("worker.max_attempts", w.max_attempts, 1, kInt32Max);
+    range("worker.pool_slots", w.pool_slots, 0, 1024);
+    range("worker.shutdown_grace_secs", w.shutdown_grace_secs, 0, kMaxRunSeconds);
+    if (w.state_dir.empty() || w.state_dir.front() != '/') {
+      refuse("worker.state_dir", "state_dir = " + quoted(w.state_dir) + " must be an absolute path");
+    }
+    range("server.port", c_.server.port, 0, 65535);
+    if (c_.server.host.empty()) refuse("server.host", "host must not be empty (\"127.0.0.1\", \"0.0.0.0\", …)");
     for (std::size_t i = 0; i < w.registries.size(); ++i) {
       if (w.registries[i].empty()) {
         refuse("worker.registries[" + std::to_string(i) + "]", "a registry name must not be empty");

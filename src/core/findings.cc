@@ -96,5 +96,7 @@ std::optional<Severity> parse_severity(std::string_view s) {
 }
 std::string_view to_string(FindingKind k) { return name_of(kFindingKinds, k); }
 std::string_view to_string(ReasonCode c) { return name_of(kCodes, c); }
+std::optional<FindingKind> parse_finding_kind(std::string_view s) { return value_of(kFindingKinds, s); }
+std::optional<ReasonCode> parse_reason_code(std::string_view s) { return value_of(kCodes, s); }
 
 }  // namespace batlehub::core

@@ -31,6 +31,7 @@ enum class FindingKind {
   kTransition, kAge, kPending, kSocVerdict, kScannerError, kBlockList, kRef,
 };
 std::string_view to_string(FindingKind k);  // snake_case
+std::optional<FindingKind> parse_finding_kind(std::string_view s);
 
 enum class ReasonCode {
   kMinAgeNotMet, kTimestampMissing, kScanPending, kScannerError, kScannerUnsupported, kVulnerability,
@@ -40,6 +41,7 @@ enum class ReasonCode {
   kAdminOverride, kMutableRef, kTagMoved, kAssetReplaced, kPinnedRefRequired, kRawScript,
 };
 std::string_view to_string(ReasonCode c);  // SCREAMING_SNAKE
+std::optional<ReasonCode> parse_reason_code(std::string_view s);
 
 struct Finding {
   std::string scanner;  // the [scanners.<name>] name

@@ -64,6 +64,18 @@ std::string_view outcome_label(const Expected<RunOutput, SandboxError>& r) {
 
 std::string_view to_string(ScannerError::Kind k) { return base::name_of(kScannerErrorNames, k); }
 
+std::string_view error_class(ScannerError::Kind k) {
+  switch (k) {
+    case ScannerError::Kind::kTimeout: return "timeout";
+    case ScannerError::Kind::kCrashed: return "crashed";
+    case ScannerError::Kind::kOutput: return "output";
+    case ScannerError::Kind::kUnsupported: return "unsupported";
+    case ScannerError::Kind::kUpstream: return "upstream";
+    case ScannerError::Kind::kOther: return "other";
+  }
+  return "other";
+}
+
 ScannerError to_scanner_error(const SandboxError& e) {
   using K = SandboxError::Kind;
   using S = ScannerError::Kind;

@@ -131,6 +131,9 @@ struct ScannerError {
 };
 
 std::string_view to_string(ScannerError::Kind k);
+// Upstream's class() label for batlehub_scanner_errors_total: timeout, crashed, output,
+// unsupported, upstream, other.
+std::string_view error_class(ScannerError::Kind k);
 
 // RFC 0022 §6.1: a run that timed out starting or running is Timeout, a crash (the OOM
 // killer's included: its message says so) Crashed, a

@@ -8,7 +8,12 @@ Expected<std::vector<Finding>, ScannerError> scan_with(const Scanner& scanner, S
   if (!plan) return Unexpected(plan.error());
   std::vector<RunOutcome> results;
   results.reserve(plan->size());
-  for (const RunSpec& spec : *plan) results.push_back(runtime.run(spec));
+  for (RunSpec& spec : *plan) {
+    // The job and attempt are the caller's to know; the scanner plans only its own part.
+    spec.label.job = in.job;
+    spec.label.attempt = in.attempt;
+    results.push_back(runtime.run(spec));
+  }
   return scanner.parse(in, results);
 }
 

@@ -20,6 +20,9 @@ struct ScanInput {
   Package package;
   std::shared_ptr<const Blob> artifact;  // the package's archive; may be null
   std::optional<std::string> sbom;       // a CycloneDX SBOM recorded for the version
+  // Which job and attempt the runs belong to: stamped on each run's label (spans, names).
+  std::string job = "adhoc";
+  int attempt = 1;
 };
 
 // What one planned run came back as.

@@ -2,12 +2,17 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
+#include "adapters/queue/postgres_queue.h"
+#include "adapters/queue/sqlite_queue.h"
 #include "adapters/sandbox/bwrap.h"
 #include "adapters/sandbox/none.h"
 #include "base/command_path.h"
+#include "server/log.h"
 #include "wire/sandbox_path.h"
 
 namespace batlehub::server {
@@ -86,5 +91,31 @@ std::vector<core::ProbeTarget> probe_targets(const config::Config& c) {
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.room < b.room; });
   return out;
 }
+
+Expected<config::Config, std::string> load_config(const std::optional<std::string>& path, const config::Env& env) {
+  if (!path) return config::defaults();
+  auto loaded = config::load_file(*path, env);
+  if (!loaded) return Unexpected(loaded.error().describe());
+  for (const auto& w : loaded->warnings) logger("config")->warn("{}", w);
+  return std::move(loaded->config);
+}
+
+Expected<std::unique_ptr<core::ScanQueue>, std::string> open_queue(const config::Config& c) {
+  const std::string& url = c.database.url;
+  if (!url.empty()) {
+    auto q = adapters::open_postgres_queue(url);
+    if (!q) return Unexpected(q.error().message);
+    return std::move(*q);
+  }
+  const std::string& dir = c.worker.state_dir;
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Unexpected("state_dir " + dir + " cannot be created: " + std::strerror(errno));
+  }
+  auto q = adapters::open_sqlite_queue(dir + "/queue.sqlite3");
+  if (!q) return Unexpected(q.error().message);
+  return std::move(*q);
+}
+
+std::string artifacts_dir(const config::Config& c) { return c.worker.state_dir + "/artifacts"; }
 
 }  // namespace batlehub::server

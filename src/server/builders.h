@@ -2,10 +2,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/config.h"
+#include "core/queue.h"
 #include "core/sandbox.h"
 
 namespace batlehub::server {
@@ -21,5 +23,17 @@ Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runti
 std::vector<core::ProbeTarget> probe_targets(const config::Config& c);
 
 core::Limits limits_of(const config::SandboxConfig& s);
+
+// The file at `path` loaded and validated (its warnings logged), or the built-in defaults
+// when there is none. The error is ConfigError::describe()'s line.
+Expected<config::Config, std::string> load_config(const std::optional<std::string>& path, const config::Env& env);
+
+// The queue [database] names: PostgreSQL for a URL, else SQLite at <state_dir>/queue.sqlite3
+// (the directory made, 0700, when missing). The worker and `batlehub submit / wait / why`
+// given the same file open the same queue.
+Expected<std::unique_ptr<core::ScanQueue>, std::string> open_queue(const config::Config& c);
+
+// <state_dir>/artifacts: where submitted archives wait for the worker.
+std::string artifacts_dir(const config::Config& c);
 
 }  // namespace batlehub::server

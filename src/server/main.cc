@@ -1,10 +1,12 @@
-// batlehub: the worker's command line. Today: `batlehub probe`.
+// batlehub: the worker's command line — probe, scan, worker, submit, wait, why.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
 #include "server/probe_command.h"
+#include "server/queue_commands.h"
 #include "server/scan_command.h"
+#include "server/worker.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"batlehub — the scan worker and its sandbox (RFC 0022)", "batlehub"};
@@ -36,6 +38,40 @@ int main(int argc, char** argv) {
       "Exit codes: 0 allowed, 10 warned, 20 quarantined, 30 denied (the worst of all archives);\n"
       "2 usage or configuration, 3 the sandbox's walls failed their probe (nothing scanned), 4 an unreadable archive.");
 
+  batlehub::server::WorkerOptions worker;
+  auto* worker_cmd = app.add_subcommand("worker", "Run the scan worker: prove the walls, then lease and scan jobs until SIGTERM");
+  worker_cmd->add_option("--config", worker.config_path, "The TOML configuration (default: built-in defaults)");
+  worker_cmd->footer(
+      "Exit codes: 0 stopped by SIGTERM/SIGINT; 1 the startup probe failed (line 1 the failed assertion, line 2 the\n"
+      "runtime's hint); 2 the configuration, the queue or the listener could not be set up.\n"
+      "SIGHUP reloads the configuration (an invalid one is refused and the old kept) and re-probes.");
+
+  batlehub::server::SubmitOptions submit;
+  std::string submit_kind;
+  auto* submit_cmd = app.add_subcommand("submit", "Store package archives and queue a scan of each for the worker");
+  submit_cmd->add_option("--config", submit.config_path, "The worker's TOML configuration (its queue and state_dir)");
+  submit_cmd->add_option("--registry", submit.registry, "The registry name in the coordinate")->default_val("local");
+  submit_cmd->add_option("--kind", submit_kind, "npm, pypi, cargo, rubygems, composer, goproxy, maven, nuget, conda (default: from the file name)");
+  submit_cmd->add_option("--name", submit.name, "The package's name (default: from the file name)");
+  submit_cmd->add_option("--version", submit.version, "The package's version (default: from the file name)");
+  submit_cmd->add_option("archives", submit.archives, "Package archives")->required();
+  submit_cmd->footer("Exit codes: 0 queued (or already queued); 2 usage, configuration or queue; 4 an unreadable archive.");
+
+  batlehub::server::WaitOptions wait;
+  std::string wait_timeout = "1h", wait_interval = "30s";
+  auto* wait_cmd = app.add_subcommand("wait", "Wait until a package's verdict is servable");
+  wait_cmd->add_option("--config", wait.config_path, "The worker's TOML configuration (its queue)");
+  wait_cmd->add_option("--timeout", wait_timeout, "How long to wait (1h, 10m, 30s, 500ms)")->default_val("1h");
+  wait_cmd->add_option("--interval", wait_interval, "How often to look")->default_val("30s");
+  wait_cmd->add_option("coordinate", wait.coordinate, "<registry>:<name>@<version>")->required();
+  wait_cmd->footer("Exit codes: 0 servable, 1 waiting cannot help, 2 timeout, 3 usage or configuration.");
+
+  batlehub::server::WhyOptions why;
+  auto* why_cmd = app.add_subcommand("why", "Show a package's verdict and the findings behind it");
+  why_cmd->add_option("--config", why.config_path, "The worker's TOML configuration (its queue)");
+  why_cmd->add_flag("--json", why.json, "Print the recorded verdict as JSON");
+  why_cmd->add_option("coordinate", why.coordinate, "<registry>:<name>@<version>")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -63,6 +99,30 @@ int main(int argc, char** argv) {
     scan.policy.mode = mode == "warn" ? SecurityPolicy::Mode::kWarn : SecurityPolicy::Mode::kBlock;
     return static_cast<int>(batlehub::server::scan_command(scan, batlehub::config::process_env(), std::cout));
   }
+  const auto env = batlehub::config::process_env();
+  if (*worker_cmd) return static_cast<int>(batlehub::server::worker_command(worker, env, std::cout));
+  if (*submit_cmd) {
+    if (!submit_kind.empty()) {
+      submit.kind = batlehub::core::parse_package_kind(submit_kind);
+      if (!submit.kind) {
+        std::cerr << "batlehub submit: --kind " << submit_kind << " is not a package kind\n";
+        return 2;
+      }
+    }
+    return batlehub::server::submit_command(submit, env, std::cout);
+  }
+  if (*wait_cmd) {
+    auto t = batlehub::server::parse_duration(wait_timeout);
+    auto i = batlehub::server::parse_duration(wait_interval);
+    if (!t || !i || i->count() == 0) {
+      std::cerr << "batlehub wait: --timeout and --interval take a duration such as 1h, 10m, 30s or 500ms\n";
+      return static_cast<int>(batlehub::server::WaitExit::kUsage);
+    }
+    wait.timeout = *t;
+    wait.interval = *i;
+    return static_cast<int>(batlehub::server::wait_command(wait, env, std::cout));
+  }
+  if (*why_cmd) return batlehub::server::why_command(why, env, std::cout);
   if (*probe) {
     return static_cast<int>(batlehub::server::probe_command(config, batlehub::config::process_env(), std::cout));
   }

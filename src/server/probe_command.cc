@@ -7,23 +7,14 @@
 
 #include "server/builders.h"
 #include "server/log.h"
+#include "server/scan_service.h"
 
 namespace batlehub::server {
 
 namespace {
 
-std::string seconds(std::uint64_t ms) {
-  std::ostringstream s;
-  if (ms < 1000) {
-    s << ms << " ms";
-  } else {
-    s << std::fixed << std::setprecision(1) << static_cast<double>(ms) / 1000.0 << " s";
-  }
-  return s.str();
-}
-
 void print_assertions(const core::ProbeReport& r, std::ostream& out) {
-  out << "room " << r.room << " (runtime " << r.runtime << ", " << seconds(r.elapsed_ms) << ")\n";
+  out << "room " << r.room << " (runtime " << r.runtime << ", " << elapsed_text(r.elapsed_ms) << ")\n";
   out << "  " << std::left << std::setw(5) << (r.result_at_all ? "pass" : "FAIL") << " " << std::setw(18)
       << "a result at all" << " " << (r.result_at_all ? "out.tar came back" : r.no_result_reason) << "\n";
   for (const auto& a : r.agent.assertions) {
@@ -67,38 +58,17 @@ ProbeExit probe_command(const std::optional<std::string>& config_path, const con
     return ProbeExit::kFailed;
   }
   std::ostringstream report;
-  for (const auto& t : targets) {
-    log->info("probing runtime \"{}\" (room {}/{})", rt.name(), cfg.worker.sandbox.rooms_dir, t.room);
-    auto r = rt.probe(t);
-    if (!r) {
-      out << "a result at all: " << r.error().message << "\n" << rt.hint() << "\n" << report.str();
-      log->error("probe failed for runtime \"{}\": {}", rt.name(), r.error().message);
-      log->error("refusing to start — a worker without its sandbox scans nothing, it does not scan unsandboxed");
-      return ProbeExit::kFailed;
+  WallsProof walls = prove_walls(rt, targets, cfg.worker.sandbox.rooms_dir, [&](const core::ProbeReport& r) {
+    if (r.skipped) {
+      report << "room " << r.room << ": probe skipped (runtime " << rt.name() << " has no walls)\n";
+    } else {
+      print_assertions(r, report);
     }
-    if (r->skipped) {
-      log->warn("runtime \"{}\" skips the probe: {}", rt.name(), rt.hint());
-      report << "room " << t.room << ": probe skipped (runtime " << rt.name() << " has no walls)\n";
-      continue;
-    }
-    print_assertions(*r, report);
-    if (auto f = r->first_failure()) {
-      out << *f << "\n" << rt.hint() << "\n" << report.str();
-      log->error("probe failed for runtime \"{}\" in room {}: {}", rt.name(), t.room, *f);
-      log->error("refusing to start — a worker without its sandbox scans nothing, it does not scan unsandboxed");
-      return ProbeExit::kFailed;
-    }
-    bool whole = true;
-    for (const auto& a : r->agent.assertions) {
-      if (a.verdict != wire::AssertionVerdict::kWarn) continue;
-      log->warn("room {}: {}: {}", t.room, wire::to_string(a.check), a.evidence);
-      if (a.check == wire::Check::kMemoryBounded || a.check == wire::Check::kPidsBounded) whole = false;
-    }
-    log->info("probe passed in {} — room {}: no network, read-only root, one writable dir, empty environment, "
-              "unprivileged, no shell, seccomp filter, {}, {} command(s) hashed",
-              seconds(r->elapsed_ms), t.room,
-              whole ? "memory and processes bounded as a whole" : "memory and processes bounded per process only",
-              r->agent.commands.size());
+  });
+  if (!walls.proven) {
+    out << walls.failure << "\n" << walls.hint << "\n" << report.str();
+    log->error("refusing to start — a worker without its sandbox scans nothing, it does not scan unsandboxed");
+    return ProbeExit::kFailed;
   }
   out << report.str();
   return ProbeExit::kPassed;

@@ -14,7 +14,11 @@ namespace batlehub::server {
 using nlohmann::json;
 
 std::string now_rfc3339() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  return rfc3339(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+std::string rfc3339(std::int64_t unix_seconds) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
@@ -72,6 +76,9 @@ std::string closing(const core::Verdict& v) {
     case core::VerdictState::kAllowed: return "Served.";
     case core::VerdictState::kWarned: return "Served, with the warnings above.";
     case core::VerdictState::kQuarantined:
+      if (v.reason_codes == std::vector<core::ReasonCode>{core::ReasonCode::kScanPending} && v.findings.empty()) {
+        return "Held until a scanner answers: `batlehub wait " + v.package.coordinate() + "` returns when one has.";
+      }
       return "Held until every required scanner answers: fix what the SCANNER_ERROR findings say and scan again.";
     case core::VerdictState::kDenied:
       return "Refused until a rescan clears it or an administrator overrides it.";
@@ -109,7 +116,8 @@ std::string render_text(const ScanReport& r) {
   o << "  " << pad("reasons", 10) << join_codes(v.reason_codes) << "\n";
   o << "  " << pad("policy", 10) << v.policy_ref << "\n";
   o << "  " << pad("evaluated", 10) << r.evaluated_at << "\n";
-  o << "  " << pad("scanned", 10) << (v.scanners_done.empty() ? "never" : r.evaluated_at) << "\n";
+  o << "  " << pad("scanned", 10)
+    << (!r.scanned_at.empty() ? r.scanned_at : v.scanners_done.empty() ? "never" : r.evaluated_at) << "\n";
   o << "  " << pad("scanners", 10) << join(v.scanners_done, "none answered yet") << "\n";
   if (v.findings.empty()) {
     o << "  " << pad("findings", 10) << "none\n";
@@ -124,6 +132,32 @@ std::string render_text(const ScanReport& r) {
   }
   o << closing(v) << "\n";
   return o.str();
+}
+
+std::string native_message(const core::Verdict& v) {
+  std::string codes;
+  for (auto c : v.reason_codes) codes += (codes.empty() ? "" : ", ") + std::string(core::to_string(c));
+  return v.package.coordinate() + " is " + std::string(core::to_string(v.state)) + " (" + codes +
+         "). Run `batlehub why " + v.package.coordinate() + "` for details.";
+}
+
+std::string render_verdict_json(const core::Verdict& v, std::int64_t evaluated_at,
+                                std::optional<std::int64_t> last_scanned_at) {
+  json codes = json::array();
+  for (auto c : v.reason_codes) codes.push_back(core::to_string(c));
+  json findings = json::array();
+  for (const auto& f : v.findings) findings.push_back(finding_json(f));
+  json out = {{"package", {{"registry", v.package.registry}, {"name", v.package.name}, {"version", v.package.version}}},
+              {"kind", core::to_string(v.package.kind)},
+              {"state", core::to_string(v.state)},
+              {"reason_codes", codes},
+              {"findings", findings},
+              {"policy_ref", v.policy_ref},
+              {"available_at", nullptr},
+              {"evaluated_at", rfc3339(evaluated_at)},
+              {"last_scanned_at", last_scanned_at ? json(rfc3339(*last_scanned_at)) : json(nullptr)},
+              {"scanners_done", v.scanners_done}};
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 std::string render_json(const std::vector<ScanReport>& rs) {

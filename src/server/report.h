@@ -2,6 +2,8 @@
 // machines, SARIF 2.1.0 for code-scanning tools.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,9 @@ struct ScanReport {
   std::string artifact_path;  // the archive as the operator named it
   std::string runtime;        // the sandbox runtime the scanners ran under
   std::string evaluated_at;   // RFC 3339, UTC
+  // RFC 3339, UTC, when a scanner last answered; "" = evaluated_at if any scanner answered,
+  // else never.
+  std::string scanned_at;
 };
 
 // Upstream's `batlehub why`: the coordinate, indented label/value lines, the findings
@@ -23,5 +28,15 @@ std::string render_json(const std::vector<ScanReport>& rs);
 std::string render_sarif(const std::vector<ScanReport>& rs);
 
 std::string now_rfc3339();
+std::string rfc3339(std::int64_t unix_seconds);
+
+// Upstream's one-line message: "<registry>:<name>@<version> is <state> (<CODES>). Run
+// `batlehub why <coord>` for details."
+std::string native_message(const core::Verdict& v);
+
+// A recorded verdict as `batlehub why --json` prints it: the verdict's own fields, the
+// findings with their raw JSON.
+std::string render_verdict_json(const core::Verdict& v, std::int64_t evaluated_at,
+                                std::optional<std::int64_t> last_scanned_at);
 
 }  // namespace batlehub::server

@@ -1,18 +1,14 @@
 #include "server/scan_command.h"
 
-#include <semaphore>
-#include <sstream>
-#include <mutex>
 #include <ostream>
-#include <thread>
 
 #include "adapters/sandbox/blob.h"
-#include "base/cgroup.h"
-#include "base/file.h"
 #include "core/scanner.h"
 #include "server/builders.h"
 #include "server/log.h"
 #include "server/report.h"
+#include "server/sandbox_pool.h"
+#include "server/scan_service.h"
 #include "server/scanners.h"
 
 namespace batlehub::server {
@@ -22,28 +18,6 @@ namespace {
 std::string base_name(std::string_view p) {
   auto slash = p.rfind('/');
   return std::string(slash == std::string_view::npos ? p : p.substr(slash + 1));
-}
-
-// The worker's own memory bound, in MiB: the tightest limit on its memory cgroup, found the
-// way the probe finds a run's (base/cgroup.h). 0 when none is set or none is visible.
-std::uint64_t own_memory_bound_mb() {
-  namespace cg = base::cgroup;
-  auto where = cg::locate("memory", cg::parse_proc_cgroup(base::read_small_file("/proc/self/cgroup")),
-                          cg::parse_mountinfo(base::read_small_file("/proc/self/mountinfo", 1024 * 1024)));
-  if (!where) return 0;
-  auto bound = cg::tightest(*where, cg::limit_file("memory", where->version));
-  return bound ? bound->value / (1024 * 1024) : 0;
-}
-
-std::uint64_t host_memory_mb() {
-  std::istringstream f(base::read_small_file("/proc/meminfo"));
-  std::string key;
-  std::uint64_t kb = 0;
-  std::string unit;
-  while (f >> key >> kb >> unit) {
-    if (key == "MemTotal:") return kb / 1024;
-  }
-  return 0;
 }
 
 ScanExit exit_for(core::VerdictState s) {
@@ -94,15 +68,6 @@ std::optional<std::pair<std::string, std::string>> name_version_from_file_name(s
   return std::nullopt;
 }
 
-std::size_t sandbox_pool_size(const config::SandboxConfig& s) {
-  std::uint64_t budget_mb = own_memory_bound_mb();
-  std::uint64_t host = host_memory_mb();
-  if (budget_mb == 0 || budget_mb >= host) budget_mb = host > 1024 ? host - 1024 : 0;
-  std::uint64_t cost = static_cast<std::uint64_t>(s.memory_limit_mb + s.max_extracted_mb);
-  std::uint64_t n = cost > 0 ? budget_mb / cost : 1;
-  return static_cast<std::size_t>(std::max<std::uint64_t>(n, 1));
-}
-
 ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream& out) {
   auto log = logger("scan");
   auto sandbox_log = logger("sandbox");
@@ -140,23 +105,15 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
 
   // The walls first, as the worker does: no scan behind walls that did not prove themselves.
   core::SandboxRuntime& rt = **runtime;
-  for (const auto& target : probe_targets(cfg)) {
-    sandbox_log->info("probing runtime \"{}\" (room {}/{})", rt.name(), cfg.worker.sandbox.rooms_dir, target.room);
-    auto r = rt.probe(target);
-    std::string failure = !r ? "a result at all: " + r.error().message : r->first_failure().value_or("");
-    if (r && r->skipped) {
-      sandbox_log->warn("runtime \"{}\" skips the probe: {}", rt.name(), rt.hint());
-      continue;
-    }
-    if (!failure.empty()) {
-      out << failure << "\n" << rt.hint() << "\n";
-      sandbox_log->error("probe failed for runtime \"{}\" in room {}: {}", rt.name(), target.room, failure);
-      sandbox_log->error("refusing to scan — a sandbox that cannot be proven scans nothing");
-      return ScanExit::kWallsFailed;
-    }
+  WallsProof walls = prove_walls(rt, probe_targets(cfg), cfg.worker.sandbox.rooms_dir);
+  if (!walls.proven) {
+    out << walls.failure << "\n" << walls.hint << "\n";
+    sandbox_log->error("refusing to scan — a sandbox that cannot be proven scans nothing");
+    return ScanExit::kWallsFailed;
   }
 
-  std::size_t pool = sandbox_pool_size(cfg.worker.sandbox);
+  PoolBudget budget = pool_budget(cfg.worker);
+  SandboxPool pool(rt, budget.size);
   std::vector<ScanReport> reports;
   ScanExit worst = ScanExit::kAllowed;
   for (const std::string& path : o.archives) {
@@ -183,51 +140,13 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
     }
     core::ScanInput in{pkg, *blob, std::nullopt};
 
-    std::vector<const core::Scanner*> chosen;
-    for (const auto& s : *scanners) {
-      if (s->supports(pkg.kind)) chosen.push_back(s.get());
-    }
+    auto chosen = scanners_for(*scanners, pkg.kind);
     std::string names;
     for (const auto* s : chosen) names += (names.empty() ? "" : ", ") + s->name();
     log->info("{}: scanning with {} (runtime {}, at most {} at once)", pkg.coordinate(), names.empty() ? "no scanner" : names,
-              rt.name(), pool);
-
-    // The sandbox pool: at most `pool` scanners in flight.
-    std::counting_semaphore<1024> permits(static_cast<std::ptrdiff_t>(std::min<std::size_t>(pool, 1024)));
-    std::mutex mu;
-    std::vector<core::Finding> findings;
-    std::vector<std::string> done;
-    std::vector<std::jthread> workers;
-    for (const core::Scanner* s : chosen) {
-      workers.emplace_back([&, s] {
-        permits.acquire();
-        auto r = core::scan_with(*s, rt, in);
-        permits.release();
-        std::lock_guard lock(mu);
-        if (r) {
-          findings.insert(findings.end(), r->begin(), r->end());
-          done.push_back(s->name());
-          log->info("{}: {} answered with {} finding(s)", pkg.coordinate(), s->name(), r->size());
-        } else {
-          findings.push_back(core::scanner_error_finding(s->name(), r.error()));
-          log->warn("{}: {} failed: {}", pkg.coordinate(), s->name(), core::describe(r.error()));
-        }
-      });
-    }
-    workers.clear();  // joins
-    // Stable order: by scanner as configured, then as each reported.
-    std::stable_sort(findings.begin(), findings.end(), [&](const core::Finding& a, const core::Finding& b) {
-      auto pos = [&](const std::string& n) {
-        for (std::size_t i = 0; i < chosen.size(); ++i) {
-          if (chosen[i]->name() == n) return i;
-        }
-        return chosen.size();
-      };
-      return pos(a.scanner) < pos(b.scanner);
-    });
-    std::sort(done.begin(), done.end());
-    ScanReport rep{core::evaluate(pkg, std::move(findings), std::move(done), o.policy), path, std::string(rt.name()),
-                   now_rfc3339()};
+              rt.name(), pool.size());
+    PackageScan scanned = scan_package(chosen, pool, in, o.policy);
+    ScanReport rep{std::move(scanned.verdict), path, std::string(rt.name()), now_rfc3339()};
     worst = std::max(worst, exit_for(rep.verdict.state));
     reports.push_back(std::move(rep));
   }

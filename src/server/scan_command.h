@@ -48,9 +48,4 @@ std::optional<core::PackageKind> kind_from_file_name(std::string_view file);
 // ("requests", "2.31.0").
 std::optional<std::pair<std::string, std::string>> name_version_from_file_name(std::string_view file);
 
-// How many runs may be in flight: ⌊memory budget ÷ (memory_limit_mb + max_extracted_mb)⌋,
-// at least 1 (RFC 0022 §4.2). The budget is the cgroup's memory limit, else the host's
-// memory less 1 GiB (RFC 0018-bis).
-std::size_t sandbox_pool_size(const config::SandboxConfig& s);
-
 }  // namespace batlehub::server

@@ -4,6 +4,8 @@
 // timeout, or after the worker itself is killed with -9 (the sweep).
 #include <dirent.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -180,11 +182,20 @@ TEST_F(BwrapCgroupTest, the_sweep_removes_what_a_worker_killed_with_minus_nine_l
   int st = 0;
   ::waitpid(worker, &st, 0);
   ASSERT_EQ(run_cgroups_of(worker), left) << "nothing removed them: the sweep has something to do";
+  bool dir_left = false;
+  for (const auto& e : std::filesystem::directory_iterator(s_.work())) {
+    dir_left |= e.path().filename().string().starts_with("batlehub-run-" + std::to_string(worker) + "-");
+  }
+  ASSERT_TRUE(dir_left) << "the killed worker left its run dir";
   BwrapRuntime next(options());
   auto swept = next.sweep(std::chrono::hours(1));
   ASSERT_TRUE(swept) << swept.error().message;
-  EXPECT_EQ(*swept, 1u) << "one run's cgroup, in every hierarchy";
+  EXPECT_EQ(*swept, 2u) << "one run's cgroup (in every hierarchy) and its run dir";
   EXPECT_EQ(run_cgroups_of(worker), std::vector<std::string>{});
+  const std::string run_dir = "batlehub-run-" + std::to_string(worker) + "-";
+  for (const auto& e : std::filesystem::directory_iterator(s_.work())) {
+    EXPECT_FALSE(e.path().filename().string().starts_with(run_dir)) << e.path() << " was left";
+  }
 }
 
 }  // namespace

@@ -31,7 +31,11 @@ Expected<Loaded, ConfigError> load(std::string_view toml, const Env& env = no_en
 Loaded loads(std::string_view toml, const Env& env = no_env()) {
   auto r = load(toml, env);
   EXPECT_TRUE(r) << r.error().describe() << "\n--- in ---\n" << toml;
-  return r ? *r : Loaded{};
+  // A named value, not `r ? *r : Loaded{}`: g++ 12 warns (maybe-uninitialized) on the
+  // temporary of the conditional.
+  Loaded out;
+  if (r) out = std::move(*r);
+  return out;
 }
 
 // The refusal, described, or "(loaded)" (and a failure) if it loaded.
@@ -608,7 +612,9 @@ TEST(Refused, AFileThatIsNotThereOrNotARegularFile) {
 Loaded load_fixture(const std::string& name, const Env& env = no_env()) {
   auto r = load_file(kFixtures + "/" + name, env);
   EXPECT_TRUE(r) << r.error().describe();
-  return r ? *r : Loaded{};
+  Loaded out;
+  if (r) out = std::move(*r);
+  return out;
 }
 
 TEST(RfcExamples, BeforeLoadsAsToday) {

@@ -7,11 +7,16 @@
 //                    severity high, location <cwd>/<file>, evidence the first such line]}
 //       and exit 1 when there is a finding (postmortem's "gate tripped"), else 0.
 //       ("files" is this fake's own field: the adapter ignores it, the tests read it.)
+//       A file named "fake-postmortem-sleep" holding a number N (at most 60) makes it sleep N
+//       seconds first: a scan that is still running when a test needs one to be.
 //   fake_postmortem timeline NAME …   no registry here: say so on stderr and exit 1.
 //   anything else                     exit 64.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -59,6 +64,11 @@ int scan() {
     return 3;
   }
   std::sort(files.begin(), files.end());
+  for (const std::string& f : files) {
+    if (fs::path(f).filename() != "fake-postmortem-sleep") continue;
+    int n = std::clamp(std::atoi(read_capped(f).c_str()), 0, 60);
+    std::this_thread::sleep_for(std::chrono::seconds(n));
+  }
   nlohmann::json findings = nlohmann::json::array();
   for (const std::string& f : files) {
     std::string data = read_capped(f);

@@ -8,6 +8,7 @@
 #include "archive_builder.h"
 #include "harness.h"
 #include "rooms.h"
+#include "server/sandbox_pool.h"
 #include "server/scan_command.h"
 
 namespace batlehub::testing {
@@ -164,12 +165,19 @@ TEST(ScanNames, kinds_names_and_versions_from_file_names) {
 }
 
 TEST(ScanPool, the_pool_is_the_memory_budget_over_the_cost_of_a_run_and_at_least_one) {
-  config::SandboxConfig s;
-  s.memory_limit_mb = 1024 * 1024;  // more than any host here
-  EXPECT_EQ(server::sandbox_pool_size(s), 1u);
-  s.memory_limit_mb = 1;
-  s.max_extracted_mb = 1;
-  EXPECT_GT(server::sandbox_pool_size(s), 1u);
+  config::WorkerConfig w;
+  w.sandbox.memory_limit_mb = 1024 * 1024;  // more than any host here
+  EXPECT_EQ(server::pool_budget(w).size, 1u);
+  w.sandbox.memory_limit_mb = 1;
+  w.sandbox.max_extracted_mb = 1;
+  auto b = server::pool_budget(w);
+  EXPECT_GT(b.size, 1u);
+  EXPECT_EQ(b.cost_mb, 2u);
+  EXPECT_EQ(b.derived, b.budget_mb / 2);
+  w.pool_slots = 3;  // the configuration lowers it
+  EXPECT_EQ(server::pool_budget(w).size, 3u);
+  w.pool_slots = 100000;  // and never raises it
+  EXPECT_EQ(server::pool_budget(w).size, std::min<std::size_t>(100000, b.derived));
 }
 
 }  // namespace

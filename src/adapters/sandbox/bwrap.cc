@@ -156,9 +156,10 @@ Expected<std::optional<RunCgroup>, SandboxError> BwrapRuntime::run_cgroup(const 
 }
 
 Expected<std::size_t, SandboxError> BwrapRuntime::sweep(std::chrono::seconds older_than) {
+  std::size_t removed = sweep_run_dirs(options_.scratch_dir, older_than);
   const auto& site = cgroup_site();
-  if (!site) return std::size_t{0};
-  return sweep_run_cgroups(*site, older_than);
+  if (!site) return removed;
+  return removed + sweep_run_cgroups(*site, older_than);
 }
 
 Expected<BwrapRuntime::Started, SandboxError> BwrapRuntime::start(const std::string& room, const std::string& work,
@@ -206,7 +207,7 @@ Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& s
     return Unexpected(SandboxError{Kind::kConfig, "no room for scanner '" + spec.label.scanner + "' at " + room +
                                                       " (build it with scripts/build-room.py)"});
   }
-  auto dir = TempDir::create(options_.scratch_dir, "batlehub-" + spec.label.scanner);
+  auto dir = TempDir::create_owned(options_.scratch_dir, "run", spec.label.scanner);
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   auto m = write_bundle(spec, RunDirView{dir->path(), "/work"});
   if (!m) return Unexpected(m.error());
@@ -253,7 +254,7 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
     rep.no_result_reason = "no room at " + room + " (build it with scripts/build-room.py)";
     return done();
   }
-  auto dir = TempDir::create(options_.scratch_dir, "batlehub-probe-" + target.room);
+  auto dir = TempDir::create_owned(options_.scratch_dir, "probe", target.room);
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   Listener listener;
   wire::Manifest m;

