@@ -23,7 +23,8 @@ chmod 755 "$root/build" "$demo" "$demo/rooms"
 echo "== samples"
 python3 examples/make-samples.py "$demo/samples"
 
-sed -e "s|@ROOMS@|$demo/rooms|" -e "s|@RULES@|$root/rooms/rules/batlehub-default.yar|" \
+rm -rf "$demo/state"
+sed -e "s|@ROOMS@|$demo/rooms|" -e "s|@RULES@|$root/rooms/rules/batlehub-default.yar|" -e "s|@STATE@|$demo/state|" \
   examples/demo.toml.in > "$demo/demo.toml"
 
 echo "== the walls"
@@ -58,6 +59,35 @@ for sample in tiny-benign-1.0.0.tgz evil-pad-1.3.1.tgz tiny_benign-1.0.0.tar.gz 
   [ "$ok" = yes ] || wrong=$((wrong + 1))
   summary+=("$(printf '  %-28s %-12s expected %-8s %s' "$sample" "$got" "$want" "$([ "$ok" = yes ] && echo ok || echo WRONG)")")
 done
+echo
+echo "== the same samples through the worker: batlehub worker, submit, wait, why"
+"$batlehub" worker --config "$demo/demo.toml" 2>"$demo/worker.log" &
+worker=$!
+trap 'kill -TERM $worker 2>/dev/null || true' EXIT
+until grep -q 'INFO security worker: ready (' "$demo/worker.log"; do
+  kill -0 "$worker" 2>/dev/null || { cat "$demo/worker.log"; exit 1; }
+  sleep 0.2
+done
+grep -E 'listening for|pool:|ready \(' "$demo/worker.log"
+"$batlehub" submit --config "$demo/demo.toml" "$demo/samples/tiny-benign-1.0.0.tgz" "$demo/samples/evil-pad-1.3.1.tgz"
+"$batlehub" submit --config "$demo/demo.toml" --kind pypi "$demo/samples/tiny_benign-1.0.0.tar.gz" \
+  "$demo/samples/evil_setup-0.1.0.tar.gz"
+for coord in local:tiny-benign@1.0.0 local:evil-pad@1.3.1 local:tiny_benign@1.0.0 local:evil_setup@0.1.0; do
+  set +e
+  "$batlehub" wait --config "$demo/demo.toml" --timeout 10m --interval 500ms "$coord"
+  rc=$?
+  set -e
+  case $coord:$rc in
+    *tiny*:0 | *evil*:1) ;;
+    *) echo "  WRONG: batlehub wait $coord exited $rc"; wrong=$((wrong + 1)) ;;
+  esac
+done
+echo
+"$batlehub" why --config "$demo/demo.toml" local:evil-pad@1.3.1
+kill -TERM "$worker"
+wait "$worker" || true
+trap - EXIT
+
 echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"

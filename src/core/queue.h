@@ -116,11 +116,11 @@ class ScanQueue {
 
   // The latest recorded verdict of a coordinate, findings included.
   virtual Expected<std::optional<RecordedVerdict>, QueueError> verdict(const std::string& registry,
-                                                                        const std::string& name,
-                                                                        const std::string& version) = 0;
+                                                                       const std::string& name,
+                                                                       const std::string& version) = 0;
   // The coordinate's open job, if any.
   virtual Expected<std::optional<ScanJob>, QueueError> open_job(const std::string& registry, const std::string& name,
-                                                                 const std::string& version) = 0;
+                                                                const std::string& version) = 0;
   // Every job ever queued for the coordinate, oldest first (tests and `batlehub why` use it).
   virtual Expected<std::vector<ScanJob>, QueueError> jobs(const std::string& registry, const std::string& name,
                                                           const std::string& version) = 0;

@@ -26,7 +26,9 @@ bool is_sha256_hex(std::string_view s) {
   return true;
 }
 
-std::string ArtifactStore::path_of(const std::string& sha256) const { return root_ + "/sha256/" + sha256; }
+std::string ArtifactStore::path_of(const std::string& sha256) const {
+  return root_ + "/sha256/" + sha256;
+}
 
 Expected<std::string, std::string> ArtifactStore::put_file(const std::string& path) const {
   base::Fd in(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
@@ -85,7 +87,8 @@ Expected<std::string, std::string> ArtifactStore::put_file(const std::string& pa
 }
 
 Expected<std::shared_ptr<const core::Blob>, std::string> ArtifactStore::get(const std::string& sha256) const {
-  if (!is_sha256_hex(sha256)) return Unexpected("artifact id \"" + sha256 + "\" is not a sha256 (64 lowercase hex digits)");
+  if (!is_sha256_hex(sha256))
+    return Unexpected("artifact id \"" + sha256 + "\" is not a sha256 (64 lowercase hex digits)");
   auto b = adapters::file_blob(path_of(sha256));
   if (!b) return Unexpected("artifact sha256:" + sha256 + " is not in the store at " + root_ + ": " + b.error());
   return std::move(*b);

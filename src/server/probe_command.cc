@@ -30,17 +30,13 @@ void print_assertions(const core::ProbeReport& r, std::ostream& out) {
 
 ProbeExit probe_command(const std::optional<std::string>& config_path, const config::Env& env, std::ostream& out) {
   auto log = logger("sandbox");
-  config::Config cfg = config::defaults();
-  if (config_path) {
-    auto loaded = config::load_file(*config_path, env);
-    if (!loaded) {
-      out << loaded.error().describe() << "\n";
-      logger("config")->error("{}", loaded.error().describe());
-      return ProbeExit::kConfig;
-    }
-    for (const auto& w : loaded->warnings) logger("config")->warn("{}", w);
-    cfg = std::move(loaded->config);
+  auto loaded = load_config(config_path, env);
+  if (!loaded) {
+    out << loaded.error() << "\n";
+    logger("config")->error("{}", loaded.error());
+    return ProbeExit::kConfig;
   }
+  const config::Config cfg = std::move(*loaded);
   auto runtime = build_sandbox_runtime(cfg, env);
   if (!runtime) {
     out << runtime.error() << "\n";
@@ -50,13 +46,6 @@ ProbeExit probe_command(const std::optional<std::string>& config_path, const con
   }
   auto& rt = **runtime;
   auto targets = probe_targets(cfg);
-  if (targets.empty()) {
-    std::string why = "no room to probe: no sandboxed scanner is configured and " + cfg.worker.sandbox.rooms_dir +
-                      " holds no room (build one with scripts/build-room.py)";
-    out << why << "\n" << rt.hint() << "\n";
-    log->error("{}", why);
-    return ProbeExit::kFailed;
-  }
   std::ostringstream report;
   WallsProof walls = prove_walls(rt, targets, cfg.worker.sandbox.rooms_dir, [&](const core::ProbeReport& r) {
     if (r.skipped) {

@@ -187,8 +187,8 @@ int why_command(const WhyOptions& o, const config::Env& env, std::ostream& out) 
   if (o.json) {
     out << render_verdict_json(r.verdict, r.evaluated_at, r.last_scanned_at);
   } else {
-    out << render_text(ScanReport{r.verdict, "", "", rfc3339(r.evaluated_at),
-                                  r.last_scanned_at ? rfc3339(*r.last_scanned_at) : ""});
+    out << render_text(
+        ScanReport{r.verdict, "", "", rfc3339(r.evaluated_at), r.last_scanned_at ? rfc3339(*r.last_scanned_at) : ""});
   }
   return 0;
 }

@@ -79,7 +79,10 @@ class SandboxPool::Permit {
 };
 
 SandboxPool::SandboxPool(core::SandboxRuntime& inner, std::size_t size, Observer on_run, PermitObserver on_permit)
-    : inner_(inner), size_(std::max<std::size_t>(size, 1)), on_run_(std::move(on_run)), on_permit_(std::move(on_permit)) {}
+    : inner_(inner),
+      size_(std::max<std::size_t>(size, 1)),
+      on_run_(std::move(on_run)),
+      on_permit_(std::move(on_permit)) {}
 
 std::size_t SandboxPool::in_use() const {
   std::lock_guard lock(mu_);

@@ -75,18 +75,12 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
     out << "batlehub scan: name at least one archive\n";
     return ScanExit::kUsage;
   }
-  config::Config cfg = config::defaults();
-  if (o.config_path) {
-    auto loaded = config::load_file(*o.config_path, env);
-    if (!loaded) {
-      out << loaded.error().describe() << "\n";
-      return ScanExit::kUsage;
-    }
-    for (const auto& w : loaded->warnings) logger("config")->warn("{}", w);
-    cfg = std::move(loaded->config);
-  } else {
-    cfg = default_scan_config(cfg.worker.sandbox.rooms_dir);
+  auto loaded = load_config(o.config_path, env);
+  if (!loaded) {
+    out << loaded.error() << "\n";
+    return ScanExit::kUsage;
   }
+  config::Config cfg = o.config_path ? std::move(*loaded) : default_scan_config(loaded->worker.sandbox.rooms_dir);
   auto runtime = build_sandbox_runtime(cfg, env);
   if (!runtime) {
     out << runtime.error() << "\n";

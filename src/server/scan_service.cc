@@ -21,11 +21,12 @@ void log_passed(const core::ProbeReport& r, const std::string& room) {
     log->warn("room {}: {}: {}", room, wire::to_string(a.check), a.evidence);
     if (a.check == wire::Check::kMemoryBounded || a.check == wire::Check::kPidsBounded) whole = false;
   }
-  log->info("probe passed in {} — room {}: no network, read-only root, one writable dir, empty environment, "
-            "unprivileged, no shell, seccomp filter, {}, {} command(s) hashed",
-            elapsed_text(r.elapsed_ms), room,
-            whole ? "memory and processes bounded as a whole" : "memory and processes bounded per process only",
-            r.agent.commands.size());
+  log->info(
+      "probe passed in {} — room {}: no network, read-only root, one writable dir, empty environment, "
+      "unprivileged, no shell, seccomp filter, {}, {} command(s) hashed",
+      elapsed_text(r.elapsed_ms), room,
+      whole ? "memory and processes bounded as a whole" : "memory and processes bounded per process only",
+      r.agent.commands.size());
 }
 
 }  // namespace
@@ -43,6 +44,13 @@ std::string elapsed_text(std::uint64_t ms) {
 WallsProof prove_walls(core::SandboxRuntime& rt, const std::vector<core::ProbeTarget>& targets,
                        const std::string& rooms_dir, const std::function<void(const core::ProbeReport&)>& on_report) {
   auto log = logger("sandbox");
+  if (targets.empty()) {
+    // Nothing proven is not proven: a worker with no room would scan nothing behind no wall.
+    std::string why = "no room to probe: no sandboxed scanner is configured and " + rooms_dir +
+                      " holds no room (build one with scripts/build-room.py)";
+    log->error("{}", why);
+    return WallsProof{false, why, rt.hint(), "", "result_at_all"};
+  }
   for (const auto& t : targets) {
     log->info("probing runtime \"{}\" (room {}/{})", rt.name(), rooms_dir, t.room);
     auto r = rt.probe(t);

