@@ -19,14 +19,17 @@ import xml.etree.ElementTree as ET
 # The suites that run the real walls: bwrap, the run's cgroup, the probe, the escapes, the
 # CLI behind them, and the real scanners in their rooms.
 WALL_SUITES = re.compile(
-    r"^(AgentInBwrap|BwrapRuntimeTest|BwrapCgroupTest|RunCgroupOnThisMachine|Escape|ProbeCli|ScanCli|"
-    r"GuardDogReal|TrivyReal|YaraReal)\.")
+    r"^(?:\w+/)?(AgentInBwrap|BwrapRuntimeTest|BwrapCgroupTest|RunCgroupOnThisMachine|Escape|ProbeCli|ScanCli|"
+    r"GuardDogReal|TrivyReal|YaraReal|WorkerCli|WorkerSoak|worker_tree)\.")
 
 
 def skip_reason(out):
     # GTEST_SKIP() prints "<file>:<line>: Skipped" and then its message.
     lines = (out or "").splitlines()
     for i, line in enumerate(lines):
+        # A script test (exit 77) says "skip: <reason>" on a line of its own.
+        if line.startswith("skip: "):
+            return line[len("skip: "):].strip()
         if line.endswith(": Skipped"):
             reason = lines[i + 1].strip() if i + 1 < len(lines) else ""
             return reason or "(no reason given)"
