@@ -40,8 +40,11 @@ class BwrapCgroupTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    // A parent of this test process's own: a concurrent test's orphans (worker_cli_test
+    // kills a worker with -9) are never this test's to sweep or to count.
+    parent_ = "/batlehub-bwrap-cgroup-test-" + std::to_string(::getpid());
     site_ = find_cgroup_site(base::read_small_file("/proc/self/mountinfo", 1024 * 1024),
-                             base::read_small_file("/proc/self/cgroup"), "");
+                             base::read_small_file("/proc/self/cgroup"), parent_);
     if (!site_) GTEST_SKIP() << "this machine gives the tests no cgroup to make runs in: " << site_.error();
     rooms_ = s_.root() / "rooms";
     fs::create_directories(rooms_);
@@ -54,7 +57,12 @@ class BwrapCgroupTest : public ::testing::Test {
     o.scratch_dir = s_.work().string();
     o.start_timeout = std::chrono::seconds(30);
     o.probe_canaries = {};  // the worker's own listener only: this machine
+    o.cgroup_parent = parent_;
     return o;
+  }
+
+  void TearDown() override {
+    if (site_) release_cgroup_site(*site_);
   }
 
   core::RunSpec spec(std::vector<std::string> argv, std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
@@ -82,6 +90,7 @@ class BwrapCgroupTest : public ::testing::Test {
 
   Scratch s_;
   fs::path rooms_;
+  std::string parent_;
   Expected<CgroupSite, std::string> site_ = Unexpected(std::string("not looked for"));
 };
 

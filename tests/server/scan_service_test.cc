@@ -7,6 +7,7 @@
 #include <atomic>
 #include <thread>
 
+#include "server/log.h"
 #include "server/sandbox_pool.h"
 #include "server/scan_service.h"
 #include "wire/run_result.h"
@@ -101,6 +102,21 @@ TEST(ProveWalls, passes_when_every_room_holds) {
   WallsProof p = prove_walls(rt, targets, "/opt/sandbox");
   EXPECT_TRUE(p.proven) << p.failure;
   EXPECT_EQ(rt.probes_.load(), 2);
+}
+
+// A worker's first two spans can end at once: each thread asks for the "span" logger, and
+// spdlog throws (std::terminate: a worker aborted with 134 in a fresh-clone run) when the
+// same new name is registered twice.
+TEST(Logger, threads_asking_at_once_for_one_new_logger_all_get_it) {
+  for (int round = 0; round < 100; ++round) {
+    const std::string name = "race-" + std::to_string(round);
+    std::vector<std::shared_ptr<spdlog::logger>> got(8);
+    {
+      std::vector<std::jthread> t;
+      for (std::size_t i = 0; i < got.size(); ++i) t.emplace_back([&, i] { got[i] = logger(name); });
+    }
+    for (const auto& l : got) EXPECT_EQ(l, got.front());
+  }
 }
 
 }  // namespace

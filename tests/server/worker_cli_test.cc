@@ -428,6 +428,7 @@ TEST_P(WorkerCli, two_workers_never_scan_the_same_job) {
   b->signal(SIGTERM);
   EXPECT_EQ(a->wait_exit(30s), 0);
   EXPECT_EQ(b->wait_exit(30s), 0);
+  if (HasFailure()) std::cout << "--- worker a\n" << a->err() << "--- worker b\n" << b->err();
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, WorkerCli, ::testing::Values(Backend::kSqlite, Backend::kPostgres), backend_name);
