@@ -9,8 +9,10 @@ writes the package archive to OUT/<ecosystem>/<file> (default
 
 How a row becomes an archive is its `form` column:
 
-  archive      the dataset keeps the archive as published (a .tar.gz sdist or a .whl):
-               its bytes are copied as they are.
+  archive      the dataset keeps the archive as published (a .tar.gz sdist, a .whl, or an
+               npm .tgz): its bytes are copied as they are. An npm .tgz is also listed
+               (in memory, never extracted) and refused unless every member is a regular
+               file or directory under package/, with no absolute path and no "..".
   repack:npm   the dataset keeps the unpacked package directory (npm-zoo does): the files
                under that directory are packed, in Python, into the form npm publishes —
                a gzip'd tar with a top-level package/ directory — deterministically (sorted
@@ -25,7 +27,13 @@ Nothing is extracted. The output is never committed: it is real malware.
 
     bench/verdicts/fetch-malicious.py [OUT] [--dataset OWNER/NAME=PATH ...] [--manifest FILE]
 
-Without --dataset, OWNER/NAME is looked for at /work/.mirror/OWNER+NAME/repo.
+Rows name their dataset repository (column `dataset`), and several datasets are read in one
+run: each is looked up by that name, from --dataset OWNER/NAME=PATH when given, else at
+/work/.mirror/OWNER+NAME/repo. The datasets the manifest uses today:
+
+  lxyeternal/pypi_malregistry                PyPI sdists and wheels (form archive)
+  spaceraccoon/npm-zoo                       npm package directories (form repack:npm)
+  jnicastro-Sonatype/Malicious-NPM-Packages  npm tarballs as published (form archive)
 """
 import argparse
 import gzip
@@ -160,10 +168,32 @@ def repack_npm(files, exclude):
     return out.getvalue()
 
 
+def check_npm_tarball(data):
+    """Refuses an npm .tgz holding anything but plain files and directories under package/.
+    The archive is only listed, in memory; nothing is extracted or written."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tf:
+            members = tf.getmembers()
+    except (tarfile.TarError, OSError, EOFError) as e:
+        raise RuntimeError(f"not a gzip'd tar: {e}")
+    if not members:
+        raise RuntimeError("empty tarball")
+    for m in members:
+        parts = m.name.split("/")
+        if m.name.startswith("/") or ".." in parts:
+            raise RuntimeError(f"refusing member path {m.name!r}")
+        if not (m.isfile() or m.isdir()):
+            raise RuntimeError(f"refusing member {m.name!r}: not a regular file or directory")
+        if parts[0] != "package":
+            raise RuntimeError(f"member {m.name!r} is not under package/")
+
+
 def build(row, ds):
     form = row["form"]
     if form == "archive":
         data = ds.read(row["commit"], row["path"])
+        if row["ecosystem"] == "npm":
+            check_npm_tarball(data)
     elif form.startswith("repack:npm"):
         exclude = set()
         for opt in form.split()[1:]:

@@ -9,7 +9,7 @@
 #include "server/artifact_store.h"
 #include "server/builders.h"
 #include "server/report.h"
-#include "server/scan_command.h"
+#include "server/scan_service.h"
 
 namespace batlehub::server {
 
@@ -88,21 +88,13 @@ int submit_command(const SubmitOptions& o, const config::Env& env, std::ostream&
   auto& [cfg, queue] = *opened;
   ArtifactStore store(artifacts_dir(cfg));
   for (const std::string& path : o.archives) {
+    auto named = package_of(path, Naming{o.kind, o.name, o.version, o.registry});
+    if (!named) {
+      out << named.error() << "\n";
+      return 4;
+    }
     core::JobRequest req;
-    req.package.registry = o.registry;
-    auto kind = o.kind ? o.kind : kind_from_file_name(path);
-    if (!kind) {
-      out << path << ": cannot tell the package kind from its name; pass --kind\n";
-      return 4;
-    }
-    req.package.kind = *kind;
-    auto nv = name_version_from_file_name(path);
-    req.package.name = o.name ? *o.name : nv ? nv->first : "";
-    req.package.version = o.version ? *o.version : nv ? nv->second : "";
-    if (req.package.name.empty() || req.package.version.empty()) {
-      out << path << ": cannot tell the package's name and version from its file name; pass --name and --version\n";
-      return 4;
-    }
+    req.package = *named;
     auto sha = store.put_file(path);
     if (!sha) {
       out << sha.error() << "\n";

@@ -134,6 +134,30 @@ std::string render_text(const ScanReport& r) {
   return o.str();
 }
 
+std::string render_refusal(ScanFormat f, int exit_code, const std::string& message, const std::string& archive) {
+  switch (f) {
+    case ScanFormat::kText: return message + "\n";
+    case ScanFormat::kJson: {
+      json e = {{"exit", exit_code}, {"message", message}, {"archive", archive.empty() ? json(nullptr) : json(archive)}};
+      return json{{"error", e}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    }
+    case ScanFormat::kSarif: {
+      json notification = {{"level", "error"}, {"message", {{"text", message}}}};
+      if (!archive.empty()) {
+        notification["locations"] = json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", archive}}}}}}});
+      }
+      json run = {{"tool", {{"driver", {{"name", "batlehub"}, {"informationUri", "https://github.com/batleforc/batlehub"}}}}},
+                  {"invocations", json::array({{{"executionSuccessful", false},
+                                                {"exitCode", exit_code},
+                                                {"toolExecutionNotifications", json::array({notification})}}})},
+                  {"results", json::array()}};
+      json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", json::array({run})}};
+      return log.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    }
+  }
+  return message + "\n";
+}
+
 std::string native_message(const core::Verdict& v) {
   std::string codes;
   for (auto c : v.reason_codes) codes += (codes.empty() ? "" : ", ") + std::string(core::to_string(c));

@@ -27,6 +27,12 @@ std::string render_text(const ScanReport& r);
 std::string render_json(const std::vector<ScanReport>& rs);
 std::string render_sarif(const std::vector<ScanReport>& rs);
 
+// A command's refusal in the format its output was asked in: the message and a newline for
+// text; {"error": {"exit", "message", "archive"}} for JSON; a SARIF log whose one run's
+// invocation failed, with the message as its notification, for SARIF.
+enum class ScanFormat { kText, kJson, kSarif };
+std::string render_refusal(ScanFormat f, int exit_code, const std::string& message, const std::string& archive);
+
 std::string now_rfc3339();
 std::string rfc3339(std::int64_t unix_seconds);
 

@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "core/findings.h"
 #include "core/verdict.h"
+#include "server/report.h"
 
 namespace batlehub::server {
 
@@ -25,7 +26,6 @@ enum class ScanExit : int {
   kDenied = 30,
 };
 
-enum class ScanFormat { kText, kJson, kSarif };
 
 struct ScanOptions {
   std::optional<std::string> config_path;
@@ -39,13 +39,5 @@ struct ScanOptions {
 };
 
 ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream& out);
-
-// "left-pad-1.3.0.tgz" → npm; .whl → pypi; .crate → cargo; .gem → rubygems; .jar → maven;
-// .nupkg → nuget. A guess from the name, for the command line only: the agent never trusts
-// a name, and an ambiguous name (.tar.gz, .zip) needs --kind.
-std::optional<core::PackageKind> kind_from_file_name(std::string_view file);
-// "left-pad-1.3.0.tgz" → ("left-pad", "1.3.0"); "requests-2.31.0-py3-none-any.whl" →
-// ("requests", "2.31.0").
-std::optional<std::pair<std::string, std::string>> name_version_from_file_name(std::string_view file);
 
 }  // namespace batlehub::server

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/identify.h"
 #include "server/log.h"
 
 namespace batlehub::server {
@@ -72,6 +73,26 @@ WallsProof prove_walls(core::SandboxRuntime& rt, const std::vector<core::ProbeTa
     log_passed(*r, t.room);
   }
   return WallsProof{true, "", "", "", ""};
+}
+
+Expected<core::Package, std::string> package_of(const std::string& path, const Naming& given) {
+  core::FileNameReading read = core::read_file_name(path, given.kind);
+  core::Package p;
+  p.registry = given.registry;
+  auto kind = given.kind ? given.kind : read.kind;
+  if (!kind) {
+    return Unexpected(path + ": cannot tell the package kind from its name (a wheel, an sdist named <name>-<version>, "
+                             "an npm .tgz, a .crate, a .gem…); pass --kind (npm, pypi, cargo, rubygems, composer, "
+                             "goproxy, maven, nuget, conda)");
+  }
+  p.kind = *kind;
+  p.name = given.name ? *given.name : read.name.value_or("");
+  p.version = given.version ? *given.version : read.version.value_or("");
+  if (p.name.empty() || p.version.empty()) {
+    return Unexpected(path + ": cannot tell the package's name and version from its file name by " +
+                      std::string(core::to_string(p.kind)) + "'s naming rules; pass --name and --version");
+  }
+  return p;
 }
 
 std::vector<const core::Scanner*> scanners_for(const std::vector<std::unique_ptr<core::Scanner>>& all,

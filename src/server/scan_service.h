@@ -59,6 +59,17 @@ PackageScan scan_package(const std::vector<const core::Scanner*>& scanners, core
                          const core::ScanInput& in, const core::SecurityPolicy& policy,
                          const std::function<void(const ScannerRun&)>& on_done = {});
 
+// The package an archive is, as `batlehub scan` and `batlehub submit` name it: --kind,
+// --name and --version when given, else what the file name says by its ecosystem's grammar
+// (core/identify.h). The error says what could not be told and which flag to pass.
+struct Naming {
+  std::optional<core::PackageKind> kind;
+  std::optional<std::string> name;
+  std::optional<std::string> version;
+  std::string registry = "local";
+};
+Expected<core::Package, std::string> package_of(const std::string& path, const Naming& given);
+
 // The scanners of `all` that support `kind`, in order.
 std::vector<const core::Scanner*> scanners_for(const std::vector<std::unique_ptr<core::Scanner>>& all,
                                                core::PackageKind kind);

@@ -147,21 +147,32 @@ TEST_F(ScanCli, walls_that_fail_their_probe_scan_nothing) {
   EXPECT_EQ(r.err.find("scanning with"), std::string::npos) << "nothing may be scanned behind a failed probe";
 }
 
-TEST(ScanNames, kinds_names_and_versions_from_file_names) {
-  using server::kind_from_file_name;
-  using server::name_version_from_file_name;
-  EXPECT_EQ(kind_from_file_name("/x/left-pad-1.3.0.tgz"), core::PackageKind::kNpm);
-  EXPECT_EQ(kind_from_file_name("requests-2.31.0-py3-none-any.whl"), core::PackageKind::kPypi);
-  EXPECT_EQ(kind_from_file_name("serde-1.0.0.crate"), core::PackageKind::kCargo);
-  EXPECT_EQ(kind_from_file_name("rails-7.0.0.gem"), core::PackageKind::kRubygems);
-  EXPECT_EQ(kind_from_file_name("x-1.0.tar.gz"), std::nullopt) << "ambiguous: needs --kind";
-  EXPECT_EQ(name_version_from_file_name("/x/left-pad-1.3.0.tgz"), (std::pair<std::string, std::string>{"left-pad", "1.3.0"}));
-  EXPECT_EQ(name_version_from_file_name("requests-2.31.0-py3-none-any.whl"),
-            (std::pair<std::string, std::string>{"requests", "2.31.0"}));
-  EXPECT_EQ(name_version_from_file_name("evil_setup-0.1.0.tar.gz"), (std::pair<std::string, std::string>{"evil_setup", "0.1.0"}));
-  EXPECT_EQ(name_version_from_file_name("@scope-pkg-2.0.0-beta.1.tgz"),
-            (std::pair<std::string, std::string>{"@scope-pkg", "2.0.0-beta.1"}));
-  EXPECT_EQ(name_version_from_file_name("noversion.tgz"), std::nullopt);
+TEST_F(ScanCli, a_refusal_under_json_or_sarif_is_json_on_stdout_with_the_same_exit_code) {
+  Scratch::write(s_.root() / "release.tar.gz", "not read");
+  Ran text = scan({"--config", config().string(), archive("release.tar.gz")});
+  EXPECT_EQ(text.status, 4);
+  EXPECT_NE(text.out.find("cannot tell the package kind"), std::string::npos) << text.out;
+
+  Ran js = scan({"--config", config().string(), "--format", "json", archive("release.tar.gz")});
+  EXPECT_EQ(js.status, 4);
+  auto j = nlohmann::json::parse(js.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << js.out;
+  EXPECT_EQ(j["error"]["exit"], 4);
+  EXPECT_EQ(j["error"]["archive"], archive("release.tar.gz"));
+  EXPECT_NE(j["error"]["message"].get<std::string>().find("pass --kind"), std::string::npos);
+
+  Ran sarif = scan({"--config", config().string(), "--format", "sarif", archive("release.tar.gz")});
+  EXPECT_EQ(sarif.status, 4);
+  auto sj = nlohmann::json::parse(sarif.out, nullptr, false);
+  ASSERT_FALSE(sj.is_discarded()) << sarif.out;
+  EXPECT_EQ(sj["version"], "2.1.0");
+  EXPECT_EQ(sj["runs"][0]["invocations"][0]["executionSuccessful"], false);
+  EXPECT_EQ(sj["runs"][0]["invocations"][0]["exitCode"], 4);
+
+  // A configuration refused is JSON too.
+  Ran cfg = scan({"--config", (s_.root() / "missing.toml").string(), "--format", "json", archive("release.tar.gz")});
+  EXPECT_EQ(cfg.status, 2);
+  EXPECT_FALSE(nlohmann::json::parse(cfg.out, nullptr, false).is_discarded()) << cfg.out;
 }
 
 TEST(ScanPool, the_pool_is_the_memory_budget_over_the_cost_of_a_run_and_at_least_one) {

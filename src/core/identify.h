@@ -1,0 +1,37 @@
+// A package's kind, name and version from its archive's file name, by each ecosystem's own
+// grammar — a wheel per PEP 427, an sdist per PEP 625 (and the older `name-version` sdists),
+// an npm tarball and a crate as `name-<semver>`, a gem as `name-version[-platform]`. Pure
+// functions over a string the operator gave: a name that fits no grammar is nullopt, never a
+// guess, and the command asks for --kind / --name / --version.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/findings.h"
+
+namespace batlehub::core {
+
+struct FileIdentity {
+  PackageKind kind = PackageKind::kNpm;
+  std::string name;
+  std::string version;
+};
+
+// What the file name says, when it says it: kind alone (a .tgz that holds no version), or
+// kind, name and version. `kind_hint` (the operator's --kind) picks the grammar for a name
+// that several ecosystems share (.tar.gz, .zip).
+struct FileNameReading {
+  std::optional<PackageKind> kind;
+  std::optional<std::string> name;
+  std::optional<std::string> version;
+};
+FileNameReading read_file_name(std::string_view path, std::optional<PackageKind> kind_hint = std::nullopt);
+
+// "1.2.3", "2.0.0-beta.1", "1.0.0+build.5".
+bool is_semver(std::string_view v);
+// PEP 440's public versions, case-insensitive: "2.31.0", "1.0rc1", "2!1.0.post2.dev3", "1.0+local.7".
+bool is_pep440(std::string_view v);
+
+}  // namespace batlehub::core

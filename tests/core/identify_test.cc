@@ -1,0 +1,82 @@
+// Names from file names, rule by rule: each ecosystem's grammar, the names that fit none,
+// and the ones the issue saw guessed wrong (a wheel-tagged .tar.gz, a prerelease, a dotted
+// NuGet id, a dashed sdist name).
+#include <gtest/gtest.h>
+
+#include "core/identify.h"
+
+namespace batlehub::core {
+namespace {
+
+struct Case {
+  const char* file;
+  std::optional<PackageKind> hint;
+  std::optional<PackageKind> kind;
+  const char* name;     // "" = none told
+  const char* version;  // "" = none told
+};
+
+class ReadFileName : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ReadFileName, tells_what_the_grammar_allows_and_nothing_more) {
+  const Case& c = GetParam();
+  FileNameReading r = read_file_name(c.file, c.hint);
+  EXPECT_EQ(r.kind, c.kind) << c.file;
+  EXPECT_EQ(r.name.value_or(""), c.name) << c.file;
+  EXPECT_EQ(r.version.value_or(""), c.version) << c.file;
+}
+
+constexpr auto npm = PackageKind::kNpm;
+constexpr auto pypi = PackageKind::kPypi;
+
+INSTANTIATE_TEST_SUITE_P(
+    Grammars, ReadFileName,
+    ::testing::Values(
+        // npm tarballs: <name>-<semver>.tgz; a scope is a prefix; a prerelease keeps its dashes.
+        Case{"/x/left-pad-1.3.0.tgz", {}, npm, "left-pad", "1.3.0"},
+        Case{"babel-core-8.1.3.tgz", {}, npm, "babel-core", "8.1.3"},
+        Case{"@scope-pkg-2.0.0-beta.1.tgz", {}, npm, "@scope-pkg", "2.0.0-beta.1"},
+        Case{"pkg-2.0.0-1.tgz", {}, npm, "pkg", "2.0.0-1"},
+        Case{"noversion.tgz", {}, npm, "", ""},
+        Case{"left-pad-1.3.tgz", {}, npm, "", ""},  // not a semver: no guess
+        // wheels, PEP 427: name-version(-build)?-py-abi-plat.whl
+        Case{"requests-2.31.0-py3-none-any.whl", {}, pypi, "requests", "2.31.0"},
+        Case{"PyYAML-6.0.1-cp311-cp311-manylinux_2_17_x86_64.whl", {}, pypi, "PyYAML", "6.0.1"},
+        Case{"foo-1.0-1-py3-none-any.whl", {}, pypi, "foo", "1.0"},
+        // sdists, PEP 625 and older: the name may hold dashes, a wheel-like tag is not the version.
+        Case{"evil_setup-0.1.0.tar.gz", {}, pypi, "evil_setup", "0.1.0"},
+        Case{"python-dateutil-2.8.2.tar.gz", {}, pypi, "python-dateutil", "2.8.2"},
+        Case{"syscord-0.1.0-py3-none-any.tar.gz", {}, pypi, "syscord", "0.1.0"},
+        Case{"Django-4.2rc1.tar.gz", {}, pypi, "Django", "4.2rc1"},
+        Case{"oldpkg-1.0.post2.zip", {}, pypi, "oldpkg", "1.0.post2"},
+        Case{"x-1.0.tar.gz", {}, pypi, "x", "1.0"},
+        Case{"release.tar.gz", {}, std::nullopt, "", ""},  // fits no grammar: --kind
+        Case{"notes-final.zip", {}, std::nullopt, "", ""},
+        // the operator's --kind picks the grammar of a shared extension
+        Case{"left-pad-1.3.0.tar.gz", npm, npm, "left-pad", "1.3.0"},
+        Case{"serde-1.0.0.tar.gz", PackageKind::kCargo, PackageKind::kCargo, "serde", "1.0.0"},
+        Case{"release.tar.gz", npm, npm, "", ""},
+        // crates, gems, jars, nupkgs
+        Case{"serde-json-1.0.108.crate", {}, PackageKind::kCargo, "serde-json", "1.0.108"},
+        Case{"rails-7.0.0.gem", {}, PackageKind::kRubygems, "rails", "7.0.0"},
+        Case{"nokogiri-1.15.4-x86_64-linux.gem", {}, PackageKind::kRubygems, "nokogiri", "1.15.4"},
+        Case{"commons-lang3-3.14.0.jar", {}, PackageKind::kMaven, "commons-lang3", "3.14.0"},
+        Case{"Newtonsoft.Json.13.0.3.nupkg", {}, PackageKind::kNuget, "Newtonsoft.Json", "13.0.3"},
+        // no package extension at all
+        Case{"README.md", {}, std::nullopt, "", ""}));
+
+TEST(Versions, semver_and_pep440_as_their_specs_write_them) {
+  EXPECT_TRUE(is_semver("1.2.3"));
+  EXPECT_TRUE(is_semver("1.0.0-alpha.1+build.5"));
+  EXPECT_FALSE(is_semver("1.2"));
+  EXPECT_FALSE(is_semver("01.2.3"));
+  EXPECT_TRUE(is_pep440("2!1.0.post2.dev3"));
+  EXPECT_TRUE(is_pep440("1.0+local.7"));
+  EXPECT_TRUE(is_pep440("1.0RC1"));
+  EXPECT_FALSE(is_pep440("0.1.0-py3-none-any"));
+  EXPECT_FALSE(is_pep440("latest"));
+  EXPECT_FALSE(is_pep440(std::string(300, '1')));  // bounded before the regex runs
+}
+
+}  // namespace
+}  // namespace batlehub::core
