@@ -8,6 +8,26 @@
 #include "server/scan_command.h"
 #include "server/worker.h"
 
+namespace {
+
+// --kind, --name, --version and --registry: how `scan` and `submit` both name a package.
+void add_naming(CLI::App* cmd, batlehub::server::Naming& n, std::string& kind) {
+  cmd->add_option("--kind", kind, "npm, pypi, cargo, rubygems, composer, goproxy, maven, nuget, conda (default: from the file name)");
+  cmd->add_option("--name", n.name, "The package's name (default: from the file name)");
+  cmd->add_option("--version", n.version, "The package's version (default: from the file name)");
+  cmd->add_option("--registry", n.registry, "The registry name in the coordinate")->default_val("local");
+}
+
+// The kind --kind names, into `n`; false, having said why, when it names none.
+bool read_kind(const char* command, const std::string& kind, batlehub::server::Naming& n) {
+  if (kind.empty()) return true;
+  n.kind = batlehub::core::parse_package_kind(kind);
+  if (!n.kind) std::cerr << "batlehub " << command << ": --kind " << kind << " is not a package kind\n";
+  return n.kind.has_value();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"batlehub — the scan worker and its sandbox (RFC 0022)", "batlehub"};
   app.set_version_flag("--version", "batlehub 0.1.0");
@@ -22,10 +42,7 @@ int main(int argc, char** argv) {
               mode = "block";
   auto* scan_cmd = app.add_subcommand("scan", "Scan package archives with every configured scanner, behind proven walls");
   scan_cmd->add_option("--config", scan.config_path, "The TOML configuration (default: runtime bwrap, the rooms that exist)");
-  scan_cmd->add_option("--kind", kind, "npm, pypi, cargo, rubygems, composer, goproxy, maven, nuget, conda (default: from the file name)");
-  scan_cmd->add_option("--name", scan.name, "The package's name (default: from the file name)");
-  scan_cmd->add_option("--version", scan.version, "The package's version (default: from the file name)");
-  scan_cmd->add_option("--registry", scan.registry, "The registry name in the coordinate")->default_val("local");
+  add_naming(scan_cmd, scan.naming, kind);
   scan_cmd->add_option("--format", format, "text (batlehub why), json, or sarif")->check(CLI::IsMember({"text", "json", "sarif"}));
   scan_cmd->add_option("--max-severity", max_severity, "Findings at or above this deny (block) or warn (warn mode)")
       ->check(CLI::IsMember({"low", "medium", "high", "critical"}));
@@ -50,10 +67,7 @@ int main(int argc, char** argv) {
   std::string submit_kind;
   auto* submit_cmd = app.add_subcommand("submit", "Store package archives and queue a scan of each for the worker");
   submit_cmd->add_option("--config", submit.config_path, "The worker's TOML configuration (its queue and state_dir)");
-  submit_cmd->add_option("--registry", submit.registry, "The registry name in the coordinate")->default_val("local");
-  submit_cmd->add_option("--kind", submit_kind, "npm, pypi, cargo, rubygems, composer, goproxy, maven, nuget, conda (default: from the file name)");
-  submit_cmd->add_option("--name", submit.name, "The package's name (default: from the file name)");
-  submit_cmd->add_option("--version", submit.version, "The package's version (default: from the file name)");
+  add_naming(submit_cmd, submit.naming, submit_kind);
   submit_cmd->add_option("archives", submit.archives, "Package archives")->required();
   submit_cmd->footer("Exit codes: 0 queued (or already queued); 2 usage, configuration or queue; 4 an unreadable archive.");
 
@@ -79,13 +93,7 @@ int main(int argc, char** argv) {
   }
   if (*scan_cmd) {
     using batlehub::core::SecurityPolicy;
-    if (!kind.empty()) {
-      scan.kind = batlehub::core::parse_package_kind(kind);
-      if (!scan.kind) {
-        std::cerr << "batlehub scan: --kind " << kind << " is not a package kind\n";
-        return 2;
-      }
-    }
+    if (!read_kind("scan", kind, scan.naming)) return 2;
     scan.format = format == "json" ? batlehub::server::ScanFormat::kJson
                   : format == "sarif" ? batlehub::server::ScanFormat::kSarif
                                       : batlehub::server::ScanFormat::kText;
@@ -102,13 +110,7 @@ int main(int argc, char** argv) {
   const auto env = batlehub::config::process_env();
   if (*worker_cmd) return static_cast<int>(batlehub::server::worker_command(worker, env, std::cout));
   if (*submit_cmd) {
-    if (!submit_kind.empty()) {
-      submit.kind = batlehub::core::parse_package_kind(submit_kind);
-      if (!submit.kind) {
-        std::cerr << "batlehub submit: --kind " << submit_kind << " is not a package kind\n";
-        return 2;
-      }
-    }
+    if (!read_kind("submit", submit_kind, submit.naming)) return 2;
     return batlehub::server::submit_command(submit, env, std::cout);
   }
   if (*wait_cmd) {

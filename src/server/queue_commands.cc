@@ -88,7 +88,7 @@ int submit_command(const SubmitOptions& o, const config::Env& env, std::ostream&
   auto& [cfg, queue] = *opened;
   ArtifactStore store(artifacts_dir(cfg));
   for (const std::string& path : o.archives) {
-    auto named = package_of(path, Naming{o.kind, o.name, o.version, o.registry});
+    auto named = package_of(path, o.naming);
     if (!named) {
       out << named.error() << "\n";
       return 4;

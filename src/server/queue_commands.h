@@ -11,6 +11,7 @@
 
 #include "config/config.h"
 #include "core/findings.h"
+#include "server/scan_service.h"
 
 namespace batlehub::server {
 
@@ -29,10 +30,7 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view s);
 
 struct SubmitOptions {
   std::optional<std::string> config_path;
-  std::optional<core::PackageKind> kind;
-  std::optional<std::string> name;
-  std::optional<std::string> version;
-  std::string registry = "local";
+  Naming naming;  // --kind, --name, --version, --registry
   std::vector<std::string> archives;
 };
 

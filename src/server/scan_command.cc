@@ -62,7 +62,7 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
   std::vector<ScanReport> reports;
   ScanExit worst = ScanExit::kAllowed;
   for (const std::string& path : o.archives) {
-    auto named = package_of(path, Naming{o.kind, o.name, o.version, o.registry});
+    auto named = package_of(path, o.naming);
     if (!named) return refuse(ScanExit::kInput, named.error(), path);
     const core::Package& pkg = *named;
     auto blob = adapters::file_blob(path);

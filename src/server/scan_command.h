@@ -11,6 +11,7 @@
 #include "core/findings.h"
 #include "core/verdict.h"
 #include "server/report.h"
+#include "server/scan_service.h"
 
 namespace batlehub::server {
 
@@ -26,13 +27,9 @@ enum class ScanExit : int {
   kDenied = 30,
 };
 
-
 struct ScanOptions {
   std::optional<std::string> config_path;
-  std::optional<core::PackageKind> kind;
-  std::optional<std::string> name;
-  std::optional<std::string> version;
-  std::string registry = "local";
+  Naming naming;  // --kind, --name, --version, --registry
   std::vector<std::string> archives;
   ScanFormat format = ScanFormat::kText;
   core::SecurityPolicy policy;
