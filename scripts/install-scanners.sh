@@ -8,7 +8,7 @@
 #                   exactly the tree in scripts/guarddog-requirements.txt (hashes checked)
 #   Trivy 0.74.0    built from the Go module proxy into /opt/batlehub/bin/trivy, static
 #                   (CGO_ENABLED=0), its version stamped in
-#   demo rules      rooms/rules/batlehub-default.yar -> /usr/local/share/batlehub/rules/default.yar
+#   YARA rules      rooms/rules/batlehub-default.yar -> /usr/local/share/batlehub/rules/default.yar
 #
 # The rooms (scripts/build-room.py, rooms/<scanner>.toml) copy from these paths.
 # Environment: GO (default: `go` on PATH, else /usr/local/go/bin/go) — Trivy 0.74.0 needs
@@ -100,9 +100,9 @@ else
   say "Trivy built in $(elapsed "$t0")"
 fi
 
-# --- The demo rules -----------------------------------------------------------------------
+# --- The YARA rules ------------------------------------------------------------------------
 if ! cmp -s "$rules_src" "$rules_dst" 2>/dev/null; then
-  as_root "the demo rules"
+  as_root "the YARA rules"
   install -D -m 0644 "$rules_src" "$rules_dst"
 fi
 
@@ -111,4 +111,4 @@ say "installed:"
 printf '  %-9s %-8s %s\n' yara "$(yara --version)" "$(command -v yara)"
 printf '  %-9s %-8s %s\n' guarddog "$(guarddog_version)" "$guarddog_venv/bin/guarddog (python $(/usr/bin/python3.11 -c 'import platform; print(platform.python_version())'))"
 printf '  %-9s %-8s %s\n' trivy "$(trivy_version)" "$trivy_bin (static)"
-printf '  %-9s %-8s %s\n' rules demo "$rules_dst"
+printf '  %-9s %-8s %s\n' rules batlehub "$rules_dst"

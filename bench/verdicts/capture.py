@@ -66,16 +66,18 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="only the first N archives of each half (a trial)")
+    ap.add_argument("--scanners", default="guarddog,yara", help="which of guarddog, yara")
+    ap.add_argument("--rules", default=os.path.join(ROOT, "rooms/rules/batlehub-default.yar"))
     args = ap.parse_args()
     agent = os.path.join(args.build, "src/agent/batlehub-sandbox")
-    rules = os.path.join(ROOT, "rooms/rules/batlehub-default.yar")
-    with open(rules, "rb") as f:
+    scanners = args.scanners.split(",")
+    with open(args.rules, "rb") as f:
         rules_b64 = base64.b64encode(f.read()).decode()
 
     tmp = tempfile.mkdtemp(prefix="batlehub-capture-")
     os.chmod(tmp, 0o755)
     rooms = {}
-    for s in ("guarddog", "yara"):
+    for s in scanners:
         rooms[s] = os.path.join(tmp, "rooms", s)
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts/build-room.py"), "--definition",
                         os.path.join(ROOT, "rooms", s + ".toml"), "--agent", agent, "--out", rooms[s]],
@@ -92,7 +94,7 @@ def main():
         truth, row, path = job
         dest = os.path.join(args.out, truth, row["ecosystem"])
         os.makedirs(dest, exist_ok=True)
-        for scanner in ("guarddog", "yara"):
+        for scanner in scanners:
             target = os.path.join(dest, row["file"] + "." + scanner + ".json")
             if os.path.exists(target):
                 continue

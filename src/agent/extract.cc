@@ -21,6 +21,13 @@ using wire::FailureKind;
 
 std::optional<ArchiveFormat> sniff(std::span<const unsigned char> head) {
   if (head.size() >= 2 && head[0] == 0x1f && head[1] == 0x8b) return ArchiveFormat::kTarGz;
+  // Older sdists on PyPI (before PEP 625 made .tar.gz the one form) come as .tar.xz and
+  // .tar.bz2, and some named .tar.gz are xz inside: the bytes decide, never the name.
+  static constexpr unsigned char kXz[] = {0xfd, '7', 'z', 'X', 'Z', 0x00};
+  if (head.size() >= sizeof kXz && std::memcmp(head.data(), kXz, sizeof kXz) == 0) return ArchiveFormat::kTarXz;
+  if (head.size() >= 4 && head[0] == 'B' && head[1] == 'Z' && head[2] == 'h' && head[3] >= '1' && head[3] <= '9') {
+    return ArchiveFormat::kTarBz2;
+  }
   if (head.size() >= 4 && head[0] == 'P' && head[1] == 'K' &&
       ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6))) {
     return ArchiveFormat::kZip;
@@ -50,6 +57,8 @@ Unexpected<ExtractError> fail(FailureKind k, std::string msg) { return Unexpecte
 std::string format_name(ArchiveFormat f) {
   switch (f) {
     case ArchiveFormat::kTarGz: return "gzip tar";
+    case ArchiveFormat::kTarXz: return "xz tar";
+    case ArchiveFormat::kTarBz2: return "bzip2 tar";
     case ArchiveFormat::kZip: return "zip";
     case ArchiveFormat::kTar: return "tar";
   }
@@ -62,6 +71,14 @@ ArchivePtr new_reader(ArchiveFormat f) {
   switch (f) {
     case ArchiveFormat::kTarGz:
       archive_read_support_filter_gzip(a.get());
+      archive_read_support_format_tar(a.get());
+      break;
+    case ArchiveFormat::kTarXz:
+      archive_read_support_filter_xz(a.get());
+      archive_read_support_format_tar(a.get());
+      break;
+    case ArchiveFormat::kTarBz2:
+      archive_read_support_filter_bzip2(a.get());
       archive_read_support_format_tar(a.get());
       break;
     case ArchiveFormat::kZip:
@@ -276,7 +293,7 @@ Expected<ExtractReport, ExtractError> extract_fd(int fd, std::uint64_t size, con
   ssize_t n = ::pread(fd, head.data(), head.size(), 0);
   if (n < 0) return fail(FailureKind::kWrite, std::string("reading the archive: ") + std::strerror(errno));
   auto format = sniff(std::span(head.data(), static_cast<std::size_t>(n)));
-  if (!format) return fail(FailureKind::kUnrecognised, "archive format not recognised (not a gzip tar, a zip, or a tar)");
+  if (!format) return fail(FailureKind::kUnrecognised, "archive format not recognised (not a tar — plain, gzip, xz or bzip2 — nor a zip)");
   if (::lseek(fd, 0, SEEK_SET) != 0) return fail(FailureKind::kWrite, std::string("seek: ") + std::strerror(errno));
   ArchivePtr a = new_reader(*format);
   if (!a || archive_read_open_fd(a.get(), fd, 64 * 1024) != ARCHIVE_OK) {
@@ -289,7 +306,7 @@ Expected<ExtractReport, ExtractError> extract_fd(int fd, std::uint64_t size, con
 Expected<ExtractReport, ExtractError> extract_memory(std::span<const unsigned char> bytes, const ExtractTarget& target,
                                                     const ExtractPolicy& policy) {
   auto format = sniff(bytes.first(std::min<std::size_t>(bytes.size(), 512)));
-  if (!format) return fail(FailureKind::kUnrecognised, "archive format not recognised (not a gzip tar, a zip, or a tar)");
+  if (!format) return fail(FailureKind::kUnrecognised, "archive format not recognised (not a tar — plain, gzip, xz or bzip2 — nor a zip)");
   ArchivePtr a = new_reader(*format);
   if (!a || archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
     return fail(FailureKind::kMalformed, std::string("cannot open the archive: ") +

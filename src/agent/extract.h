@@ -18,7 +18,7 @@
 
 namespace batlehub::agent {
 
-enum class ArchiveFormat { kTarGz, kZip, kTar };
+enum class ArchiveFormat { kTarGz, kTarXz, kTarBz2, kZip, kTar };
 
 std::optional<ArchiveFormat> sniff(std::span<const unsigned char> head);
 

@@ -11,7 +11,7 @@
 namespace batlehub::server {
 
 // Where `batlehub scan` looks for YARA rules when no configuration names them
-// (scripts/install-scanners.sh installs the project's demo rules there).
+// (scripts/install-scanners.sh installs rooms/rules/batlehub-default.yar there).
 inline constexpr const char* kDefaultYaraRules = "/usr/local/share/batlehub/rules/default.yar";
 
 // One scanner per sandboxed [scanners.<name>]. YARA's rules file is read here, on the

@@ -23,6 +23,8 @@ std::string make_archive(Kind kind, const std::vector<TestEntry>& entries) {
   } else {
     archive_write_set_format_pax_restricted(a.get());
     if (kind == Kind::kTarGz) archive_write_add_filter_gzip(a.get());
+    if (kind == Kind::kTarXz) archive_write_add_filter_xz(a.get());
+    if (kind == Kind::kTarBz2) archive_write_add_filter_bzip2(a.get());
   }
   archive_write_set_bytes_in_last_block(a.get(), 1);
   if (archive_write_open(a.get(), &out, nullptr, append, nullptr) != ARCHIVE_OK) {

@@ -31,7 +31,7 @@ inline TestEntry hardlink(std::string name, std::string target) {
   return TestEntry{std::move(name), "", 0100000, 0644, std::move(target), true, std::nullopt};
 }
 
-enum class Kind { kTar, kTarGz, kZip };
+enum class Kind { kTar, kTarGz, kTarXz, kTarBz2, kZip };
 
 std::string make_archive(Kind kind, const std::vector<TestEntry>& entries);
 inline std::string make_tar(const std::vector<TestEntry>& e) { return make_archive(Kind::kTar, e); }

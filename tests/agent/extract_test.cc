@@ -47,10 +47,36 @@ TEST_F(Extract, formats_are_sniffed_from_bytes_not_names) {
   EXPECT_EQ(sniff(bytes(make_tgz({file("a", "x")}))), ArchiveFormat::kTarGz);
   EXPECT_EQ(sniff(bytes(make_zip({file("a", "x")}))), ArchiveFormat::kZip);
   EXPECT_EQ(sniff(bytes(make_tar({file("a", "x")}))), ArchiveFormat::kTar);
+  EXPECT_EQ(sniff(bytes(make_archive(Kind::kTarXz, {file("a", "x")}))), ArchiveFormat::kTarXz);
+  EXPECT_EQ(sniff(bytes(make_archive(Kind::kTarBz2, {file("a", "x")}))), ArchiveFormat::kTarBz2);
   EXPECT_EQ(sniff(bytes(std::string("hello"))), std::nullopt);
+  EXPECT_EQ(sniff(bytes(std::string("BZh0"))), std::nullopt);
   auto r = run("hello, I am a .tgz by name only");
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, FailureKind::kUnrecognised);
+}
+
+// Legacy sdists: PyPI still serves .tar.bz2 and .tar.xz ones, and the malware corpus holds an
+// xz tar named .tar.gz. Each extracts under the same budget as a gzip tar.
+TEST_F(Extract, xz_and_bzip2_tars_extract_and_their_bombs_are_refused) {
+  for (Kind k : {Kind::kTarXz, Kind::kTarBz2}) {
+    Scratch s;
+    WorkDir w = *WorkDir::open(s.work().string());
+    ExtractTarget t{&w, {"pkg"}, false};
+    auto r = extract_memory(bytes(make_archive(k, {file("x-1.0/PKG-INFO", "Name: x\n"), file("x-1.0/setup.py", "")})), t, {});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->files, 2u);
+    EXPECT_TRUE(fs::exists(s.work() / "pkg/x-1.0/PKG-INFO"));
+
+    Scratch s2;
+    WorkDir w2 = *WorkDir::open(s2.work().string());
+    ExtractTarget t2{&w2, {"pkg"}, false};
+    ExtractPolicy tight;
+    tight.max_extracted_bytes = 1 << 20;
+    auto bomb = extract_memory(bytes(make_archive(k, {file("big", std::string(8 << 20, '\0'))})), t2, tight);
+    ASSERT_FALSE(bomb);
+    EXPECT_NE(bomb.error().kind, FailureKind::kUnrecognised) << bomb.error().message;
+  }
 }
 
 TEST_F(Extract, a_tarball_extracts_with_exec_bits_dropped) {

@@ -1,7 +1,10 @@
 #include "adapters/scanners/guarddog.h"
 
 #include <algorithm>
+#include <regex>
+#include <set>
 
+#include "adapters/scanners/finding_model.h"
 #include "adapters/scanners/subprocess.h"
 
 namespace batlehub::adapters {
@@ -22,30 +25,18 @@ std::string string_or_empty(const json& obj, const char* key) {
   return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// Three distinct threats at medium or above make one high finding of their own.
+constexpr std::size_t kThreatsTogether = 3;
+
 struct Family {
   FindingKind kind;
   ReasonCode code;
   Severity severity;
 };
 
-Family family_of(std::string_view rule) {
-  std::string lower(rule);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+// Names GuardDog 3.x does not use (upstream's mapping, kept for older GuardDogs).
+Family legacy_family(const std::string& lower) {
   auto has = [&](std::string_view w) { return lower.find(w) != std::string::npos; };
-  // GuardDog 3.x names its rules by family: `threat-*` (a malicious pattern) and
-  // `capability-*` (something the code can do). Upstream's mapping predates them and finds
-  // none of its words in them, which made every 3.2.0 hit — a curl-into-sh postinstall
-  // included — a medium malware signal that no default policy acts on. So: a threat is
-  // high (a hook threat is an install hook), a capability is low (a hook capability is a
-  // medium install hook); older names keep upstream's mapping below.
-  if (lower.starts_with("threat-")) {
-    if (has("hook")) return {FindingKind::kInstallHook, ReasonCode::kInstallHook, Severity::kHigh};
-    return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal, Severity::kHigh};
-  }
-  if (lower.starts_with("capability-")) {
-    if (has("hook")) return {FindingKind::kInstallHook, ReasonCode::kInstallHook, Severity::kMedium};
-    return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal, Severity::kLow};
-  }
   if (has("install") || has("exec-base64") || has("cmd-overwrite")) {
     return {FindingKind::kInstallHook, ReasonCode::kInstallHook, Severity::kHigh};
   }
@@ -54,6 +45,53 @@ Family family_of(std::string_view rule) {
     return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal, Severity::kHigh};
   }
   return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal, Severity::kMedium};
+}
+
+// An npm lifecycle script that `npm install` runs: preinstall, install, postinstall. GuardDog's
+// hook rules also match prepare, prepack and the rest, which installing a tarball never runs.
+bool npm_install_script(std::string_view text) {
+  static const std::regex re(R"re("(pre|post)?install"\s*:)re");
+  return std::regex_search(text.begin(), text.end(), re);
+}
+
+// Programs an install hook uses to fetch or run something of its own (GuardDog's LOLBAS list,
+// less `node`: a hook that runs the package's own script with node is a hook, not a tool).
+bool lolbas(std::string_view text) {
+  static const std::regex re(
+      R"(\b(curl|wget|powershell|pwsh|bash|sh|zsh|certutil|bitsadmin|mshta|nc|ncat|python3?|perl|ruby|nslookup|dig)\b)");
+  return std::regex_search(text.begin(), text.end(), re);
+}
+
+bool loopback_url(std::string_view text) {
+  return text.find("localhost") != std::string_view::npos || text.find("127.") != std::string_view::npos ||
+         text.find("[::1]") != std::string_view::npos;
+}
+
+// One hit of a rule, where it sits: the finding's kind, code and severity (docs/verdicts.md).
+Family classify(std::string_view rule, std::string_view match, std::string_view location) {
+  std::string lower(rule);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto base = finding_model::guarddog_base(lower);
+  if (!base) return legacy_family(lower);
+  const bool hook_script = npm_install_script(match);
+  if (lower == "capability-process-hooks" || lower == "threat-process-hooks") {
+    // A hook npm runs at install is upstream's INSTALL_HOOK, which deny_install_hooks judges:
+    // high when it fetches or shells out, medium when it runs the package's own script. A
+    // setup.py's cmdclass override runs at install too; GuardDog's threat rule has already
+    // found a LOLBAS tool in the code it runs (the match is only the cmdclass line), where
+    // its npm twin also counts `node`, which is why npm's match is read again here.
+    const bool python_hook = match.find("cmdclass") != std::string_view::npos;
+    if (hook_script || python_hook) {
+      const bool tool = lower == "threat-process-hooks" && (python_hook || lolbas(match));
+      return {FindingKind::kInstallHook, ReasonCode::kInstallHook, tool ? Severity::kHigh : Severity::kMedium};
+    }
+    return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal, Severity::kLow};
+  }
+  if (lower == "threat-npm-preinstall-script") return {FindingKind::kInstallHook, ReasonCode::kInstallHook, *base};
+  Severity s = *base;
+  if (lower == "threat-npm-http-dependency" && loopback_url(match)) s = Severity::kLow;
+  return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal,
+          finding_model::at(s, finding_model::place_of(location))};
 }
 
 // The `results` map of one report object: at its top level (GuardDog 3.2.0's local scan)
@@ -130,12 +168,16 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::map(const json& do
                                    "`result.results`)"});
   }
   std::vector<Finding> out;
+  std::set<std::string> threats;  // distinct threat rules at medium or above, where they count
   for (const json* results : maps) {
     for (const auto& [rule, value] : results->items()) {
-      Family fam = family_of(rule);
       for (const json& hit : hits_of(value)) {
         std::string message = hit.is_string() ? hit.get<std::string>() : string_or_empty(hit, "message");
         std::string location = string_or_empty(hit, "location");
+        Family fam = classify(rule, string_or_empty(hit, "match"), location);
+        if (rule.starts_with("threat-") && fam.code == ReasonCode::kMalwareSignal && fam.severity >= Severity::kMedium) {
+          threats.insert(rule);
+        }
         Finding f;
         f.scanner = options_.name;
         f.kind = fam.kind;
@@ -149,6 +191,22 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::map(const json& do
         out.push_back(std::move(f));
       }
     }
+  }
+  // Together they say more than each alone: three distinct threats in code that installs or
+  // runs (a fetch, an exfiltration, an obfuscated loader…) are what a malicious package looks
+  // like; a library trips one, rarely three (bench/verdicts: none of the benign corpus does).
+  if (threats.size() >= kThreatsTogether) {
+    std::string names;
+    for (const auto& t : threats) names += (names.empty() ? "" : ", ") + t;
+    Finding f;
+    f.scanner = options_.name;
+    f.kind = FindingKind::kMalwareSignal;
+    f.code = ReasonCode::kMalwareSignal;
+    f.severity = Severity::kHigh;
+    f.reference = "batlehub-threats-together";
+    f.summary = std::to_string(threats.size()) + " distinct GuardDog threats in installed code: " + printable(names);
+    f.raw = compact(json{{"threats", std::vector<std::string>(threats.begin(), threats.end())}});
+    out.push_back(std::move(f));
   }
   return out;
 }

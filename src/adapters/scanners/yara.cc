@@ -1,5 +1,6 @@
 #include "adapters/scanners/yara.h"
 
+#include "adapters/scanners/finding_model.h"
 #include "adapters/scanners/subprocess.h"
 
 #include <algorithm>
@@ -279,7 +280,8 @@ Expected<std::vector<Finding>, ScannerError> YaraScanner::findings(std::string_v
     f.scanner = options_.name;
     f.kind = core::FindingKind::kMalwareSignal;
     f.code = core::ReasonCode::kMalwareSignal;
-    f.severity = severity_of(m);
+    // A rule's severity where the file sits: nothing in a package's tests or docs runs.
+    f.severity = finding_model::at(severity_of(m), finding_model::place_of(in_artifact(m.path)));
     f.reference = m.rule;
     f.summary = m.rule + " matched " + printable(in_artifact(m.path));
     json raw = {{"rule", m.rule},

@@ -1,0 +1,155 @@
+#include "adapters/scanners/finding_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace batlehub::adapters::finding_model {
+
+using core::Severity;
+
+namespace {
+
+// Each row: GuardDog's rule, batlehub's severity for a hit of it. The rule's own meta says
+// severity/specificity; the row follows from them — a capability is low (what code can do is
+// not what it does); a threat that GuardDog rates high and specific is high, high but
+// unspecific (it also matches benign code) medium, medium and specific medium, the rest low
+// — except where the corpus showed the rule's pattern in ordinary libraries (the rows with a
+// comment). docs/verdicts.md is this table with its reasons.
+constexpr std::array<std::pair<std::string_view, Severity>, 54> kGuardDog{{
+    {"capability-filesystem-browser", Severity::kLow},
+    {"capability-filesystem-delete", Severity::kLow},
+    {"capability-filesystem-read", Severity::kLow},
+    {"capability-filesystem-write-executable", Severity::kLow},
+    {"capability-network-download", Severity::kLow},
+    {"capability-network-lolbas", Severity::kLow},
+    {"capability-network-outbound", Severity::kLow},
+    {"capability-process-hooks", Severity::kLow},  // an install hook is INSTALL_HOOK (the adapter)
+    {"capability-process-schedule", Severity::kLow},
+    {"capability-process-spawn", Severity::kLow},
+    {"capability-runtime-clipboard", Severity::kLow},
+    {"threat-filesystem-autostart", Severity::kHigh},
+    {"threat-filesystem-destruction", Severity::kHigh},
+    {"threat-filesystem-read", Severity::kMedium},
+    {"threat-network-dns-exfil", Severity::kHigh},
+    {"threat-network-exfil-messenger", Severity::kHigh},
+    {"threat-network-exfil-sysinfo", Severity::kHigh},
+    {"threat-network-exfiltration", Severity::kMedium},
+    {"threat-network-outbound-shady-links", Severity::kMedium},
+    {"threat-network-reverse-shell", Severity::kHigh},
+    {"threat-npm-dependency-confusion", Severity::kHigh},
+    {"threat-npm-http-dependency", Severity::kHigh},  // low when the URL is loopback (the adapter)
+    {"threat-npm-preinstall-script", Severity::kHigh},
+    {"threat-process-cryptomining", Severity::kHigh},
+    {"threat-process-download-exec", Severity::kMedium},  // pip install in build tools: high in setup.py only
+    {"threat-process-hooks", Severity::kHigh},            // the adapter decides: see guarddog.cc
+    {"threat-process-injection-dll", Severity::kMedium},
+    {"threat-process-memory", Severity::kMedium},
+    {"threat-process-powershell-encoded", Severity::kHigh},
+    {"threat-process-spawn-silent", Severity::kLow},
+    {"threat-process-sysinfo", Severity::kLow},
+    {"threat-runtime-dynamic-loader", Severity::kMedium},  // __import__(name) in plugin loaders: high in setup.py only
+    {"threat-runtime-enumeration", Severity::kLow},
+    {"threat-runtime-environment-read", Severity::kLow},
+    {"threat-runtime-keylogging", Severity::kMedium},
+    {"threat-runtime-obfuscation-api", Severity::kMedium},
+    {"threat-runtime-obfuscation-base64exec", Severity::kMedium},
+    {"threat-runtime-obfuscation-chr", Severity::kHigh},
+    {"threat-runtime-obfuscation-dynamic-eval", Severity::kHigh},
+    {"threat-runtime-obfuscation-general", Severity::kLow},
+    {"threat-runtime-obfuscation-hidden-code", Severity::kHigh},
+    {"threat-runtime-obfuscation-import-exec", Severity::kHigh},
+    {"threat-runtime-obfuscation-js-mangling", Severity::kMedium},
+    {"threat-runtime-obfuscation-log-suppress", Severity::kMedium},
+    {"threat-runtime-obfuscation-pyarmor", Severity::kMedium},
+    {"threat-runtime-obfuscation-steganography", Severity::kMedium},
+    {"threat-runtime-obfuscation-unicode", Severity::kLow},
+    {"threat-runtime-obfuscation", Severity::kLow},
+    {"threat-runtime-screencapture", Severity::kMedium},
+    {"threat-runtime-self-propagation", Severity::kHigh},
+    {"threat-runtime-system-info", Severity::kLow},
+    {"threat-setup-import-aliasing", Severity::kHigh},
+    {"threat-setup-network-in-install", Severity::kHigh},
+    {"threat-setup-suspicious-imports", Severity::kHigh},
+}};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Directories no install runs and no import reaches.
+bool not_installed_dir(std::string_view d) {
+  static constexpr std::array<std::string_view, 20> kDirs{
+      "test",   "tests",   "__tests__", "testing",  "spec",       "specs",   "doc",
+      "docs",   "example", "examples",  "sample",   "samples",    "bench",   "benchmark",
+      "benchmarks", "fixture", "fixtures", "test_data", "testdata", "__mocks__"};
+  return std::find(kDirs.begin(), kDirs.end(), d) != kDirs.end();
+}
+
+bool test_file(std::string_view f) {
+  auto ends = [&](std::string_view s) { return f.size() > s.size() && f.ends_with(s); };
+  if (f.starts_with("test_") && ends(".py")) return true;
+  if (ends("_test.py") || f == "conftest.py") return true;
+  for (std::string_view js : {".test.js", ".spec.js", ".test.ts", ".spec.ts", ".test.mjs", ".spec.mjs", ".test.cjs",
+                              ".test.jsx", ".test.tsx"}) {
+    if (ends(js)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Place place_of(std::string_view location) {
+  // "…/file.py:12" → "…/file.py"
+  if (auto colon = location.rfind(':'); colon != std::string_view::npos) {
+    std::string_view tail = location.substr(colon + 1);
+    if (!tail.empty() && std::all_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      location = location.substr(0, colon);
+    }
+  }
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  const std::string path = lower(location);
+  for (std::size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      if (i > start) parts.push_back(path.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (parts.empty()) return Place::kRuntime;
+  const std::string& file = parts.back();
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (not_installed_dir(parts[i])) return Place::kNotInstalled;
+  }
+  if (test_file(file)) return Place::kNotInstalled;
+  // setup.py at the sdist's root ("name-1.0/setup.py") or the archive's; a .pth anywhere
+  // (site-packages runs its import lines at every interpreter start).
+  if ((file == "setup.py" && parts.size() <= 2) || file.ends_with(".pth")) return Place::kInstallTime;
+  return Place::kRuntime;
+}
+
+Severity at(Severity base, Place p) {
+  switch (p) {
+    case Place::kNotInstalled: return std::min(base, Severity::kLow);
+    case Place::kInstallTime:
+      if (base == Severity::kMedium) return Severity::kHigh;
+      if (base == Severity::kHigh) return Severity::kCritical;
+      return base;
+    case Place::kRuntime: return base;
+  }
+  return base;
+}
+
+std::optional<Severity> guarddog_base(std::string_view rule) {
+  for (const auto& [r, s] : kGuardDog) {
+    if (r == rule) return s;
+  }
+  return std::nullopt;
+}
+
+}  // namespace batlehub::adapters::finding_model

@@ -1,0 +1,84 @@
+// The severity model (src/adapters/scanners/finding_model.h) as data: where a hit sits, what
+// that does to its severity, and one row for every GuardDog source-code rule.
+#include "adapters/scanners/finding_model.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+namespace batlehub::adapters::finding_model {
+namespace {
+
+using core::Severity;
+namespace fs = std::filesystem;
+
+TEST(FindingModel, tests_docs_and_examples_are_not_installed) {
+  for (const char* loc : {"package/test/x.test.js:12", "name-1.0/tests/test_api.py", "name-1.0/docs/conf.py:3",
+                          "package/examples/demo.js", "package/__tests__/a.js", "name-1.0/Tests/helpers.py",
+                          "name-1.0/pkg/benchmarks/run.py", "package/lib/parser.spec.ts", "name-1.0/conftest.py",
+                          "name-1.0/pkg/test_util.py", "name-1.0/pkg/util_test.py", "package/fixtures/evil.js"}) {
+    EXPECT_EQ(place_of(loc), Place::kNotInstalled) << loc;
+  }
+}
+
+TEST(FindingModel, setup_py_at_the_sdist_root_and_pth_files_run_at_install) {
+  EXPECT_EQ(place_of("name-1.0/setup.py:21"), Place::kInstallTime);
+  EXPECT_EQ(place_of("setup.py"), Place::kInstallTime);
+  EXPECT_EQ(place_of("name-1.0/name_init.pth"), Place::kInstallTime);
+  EXPECT_EQ(place_of("pkg/_virtualenv.pth:1"), Place::kInstallTime);
+}
+
+TEST(FindingModel, the_rest_is_the_packages_runtime_code) {
+  // A setup.py below the root is a vendored project's, which no install of this one runs.
+  for (const char* loc : {"name-1.0/pkg/core.py:5", "package/index.js", "name-1.0/vendor/lib/setup.py",
+                          "package/lib/contest.js", "name-1.0/pkg/testing_utils.py", "package/dist/attest.js",
+                          "", "name-1.0/pkg/core.py:notaline"}) {
+    EXPECT_EQ(place_of(loc), Place::kRuntime) << loc;
+  }
+}
+
+TEST(FindingModel, a_place_moves_a_severity_at_most_one_step) {
+  EXPECT_EQ(at(Severity::kCritical, Place::kNotInstalled), Severity::kLow);
+  EXPECT_EQ(at(Severity::kHigh, Place::kNotInstalled), Severity::kLow);
+  EXPECT_EQ(at(Severity::kUnknown, Place::kNotInstalled), Severity::kUnknown);
+  EXPECT_EQ(at(Severity::kLow, Place::kInstallTime), Severity::kLow);
+  EXPECT_EQ(at(Severity::kMedium, Place::kInstallTime), Severity::kHigh);
+  EXPECT_EQ(at(Severity::kHigh, Place::kInstallTime), Severity::kCritical);
+  EXPECT_EQ(at(Severity::kCritical, Place::kInstallTime), Severity::kCritical);
+  for (Severity s : {Severity::kUnknown, Severity::kLow, Severity::kMedium, Severity::kHigh, Severity::kCritical}) {
+    EXPECT_EQ(at(s, Place::kRuntime), s);
+  }
+}
+
+TEST(FindingModel, capabilities_are_low_and_the_rows_the_corpus_decided_hold) {
+  EXPECT_EQ(guarddog_base("capability-network-outbound"), Severity::kLow);
+  EXPECT_EQ(guarddog_base("threat-runtime-obfuscation-unicode"), Severity::kLow);
+  EXPECT_EQ(guarddog_base("threat-filesystem-read"), Severity::kMedium);
+  EXPECT_EQ(guarddog_base("threat-network-exfiltration"), Severity::kMedium);
+  EXPECT_EQ(guarddog_base("threat-runtime-obfuscation-base64exec"), Severity::kMedium);
+  EXPECT_EQ(guarddog_base("threat-network-reverse-shell"), Severity::kHigh);
+  EXPECT_EQ(guarddog_base("threat-setup-network-in-install"), Severity::kHigh);
+  EXPECT_EQ(guarddog_base("typosquatting"), std::nullopt);
+  EXPECT_EQ(guarddog_base("Threat-Network-Reverse-Shell"), std::nullopt);  // the adapter lowers it first
+}
+
+// Each rule the installed GuardDog ships has its row, so an upgrade that adds one fails here
+// rather than falling back to the name-based mapping unseen.
+TEST(FindingModel, every_rule_of_the_installed_guarddog_has_a_row) {
+  const fs::path rules = "/opt/batlehub/guarddog/lib/python3.11/site-packages/guarddog/analyzer/sourcecode";
+  if (!fs::is_directory(rules)) {
+    GTEST_SKIP() << "GuardDog is not installed at " << rules << " (scripts/install-scanners.sh installs it)";
+  }
+  int rows = 0;
+  for (const auto& e : fs::directory_iterator(rules)) {
+    std::string stem = e.path().stem().string();
+    if (!stem.starts_with("threat-") && !stem.starts_with("capability-")) continue;
+    EXPECT_TRUE(guarddog_base(stem).has_value()) << stem << " has no row in finding_model.cc";
+    ++rows;
+  }
+  EXPECT_EQ(rows, 54);
+}
+
+}  // namespace
+}  // namespace batlehub::adapters::finding_model
