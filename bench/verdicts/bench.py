@@ -19,6 +19,7 @@ import concurrent.futures
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -67,7 +68,19 @@ def scan(batlehub, config, row, path, identify):
     except (ValueError, IndexError, KeyError):
         return {"state": "error", "exit": r.returncode, "why": (r.stdout + r.stderr).strip().splitlines()[-1:]}
     return {"state": report["state"], "exit": r.returncode, "findings": report["findings"],
-            "codes": report["reason_codes"]}
+            "codes": report["reason_codes"],
+            "identified": [report.get("kind"), report.get("name"), report.get("version")]}
+
+
+def same_identity(row, got):
+    """batlehub's kind, name and version against the manifest's: PyPI names compare by
+    PEP 503 (case, and runs of -_. are one), everything else exactly."""
+    if not got or got[0] != row["ecosystem"] or got[2] != row["version"]:
+        return False
+    if row["ecosystem"] == "pypi":
+        norm = lambda s: re.sub(r"[-_.]+", "-", s or "").lower()
+        return norm(got[1]) == norm(row["name"])
+    return got[1] == row["name"]
 
 
 def deciding(findings):
@@ -143,6 +156,25 @@ def main():
         print(f"\nmalicious archives allowed ({len(misses)}):")
         for m in misses:
             print("  " + m)
+    if args.identify:
+        # Named by batlehub alone (file name, then the archive's metadata read in the sandbox):
+        # how often it names the package as the manifest does.
+        right, wrong, refused = collections.Counter(), [], []
+        for truth, row, res in results:
+            if res["state"] == "error":
+                refused.append(f"{row['ecosystem']} {row['file']}: {' '.join(res.get('why') or [])}")
+            elif same_identity(row, res.get("identified")):
+                right[row["ecosystem"]] += 1
+            else:
+                wrong.append(f"{row['ecosystem']} {row['file']}: manifest {row['name']}@{row['version']}, "
+                             f"batlehub {res.get('identified')}")
+        total = collections.Counter(r["ecosystem"] for _, r, _ in results)
+        print("\nidentification (no --kind/--name/--version): " +
+              ", ".join(f"{eco} {right[eco]}/{total[eco]} as the manifest names it" for eco in sorted(total)))
+        for line in wrong:
+            print("  differs: " + line)
+        for line in refused:
+            print("  refused: " + line)
     if errors:
         print(f"\nscanner errors ({len(errors)}):")
         for e in errors:

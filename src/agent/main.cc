@@ -1,4 +1,5 @@
 // batlehub-sandbox --in URL --out URL
+// batlehub-sandbox identify DIR [KIND]   (run by the agent itself as a scanner: identify_tree.h)
 //
 // The only program of ours inside the walls. It reads no environment variable, no stdin,
 // no configuration file; it logs nothing (its diagnostics travel in result.json); and its
@@ -10,9 +11,13 @@
 #include <string_view>
 
 #include "agent/agent.h"
+#include "agent/identify_tree.h"
 
 int main(int argc, char** argv) {
   using batlehub::agent::AgentExit;
+  // The identify mode is the scanner of an identify run: it is already under the walls
+  // (rlimits, seccomp) that the agent's spawner put on it, and reads only the tree it is given.
+  if (argc >= 2 && std::strcmp(argv[1], "identify") == 0) return batlehub::agent::identify_main(argc, argv);
   // Exactly four words, in this order: two flags do not need an option parser.
   if (argc != 5 || std::strcmp(argv[1], "--in") != 0 || std::strcmp(argv[3], "--out") != 0) {
     static constexpr char kUsage[] = "usage: batlehub-sandbox --in URL --out URL\n";

@@ -1,7 +1,8 @@
 #include "core/identify.h"
 
-#include <regex>
 #include <vector>
+
+#include "wire/identity.h"
 
 namespace batlehub::core {
 
@@ -68,17 +69,9 @@ std::optional<std::string_view> strip(std::string_view f, std::string_view ext) 
 
 }  // namespace
 
-bool is_semver(std::string_view v) {
-  static const std::regex re(R"(^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$)");
-  return v.size() <= 256 && std::regex_match(v.begin(), v.end(), re);
-}
-
-bool is_pep440(std::string_view v) {
-  static const std::regex re(
-      R"(^v?(\d+!)?\d+(\.\d+)*([-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?(([-_.]?(post|rev|r)[-_.]?\d*))?([-_.]?dev[-_.]?\d*)?(\+[a-z0-9]+([-_.][a-z0-9]+)*)?$)",
-      std::regex::icase);
-  return v.size() <= 256 && std::regex_match(v.begin(), v.end(), re);
-}
+// One grammar on both sides of the wall: the agent judges the versions it reads with these.
+bool is_semver(std::string_view v) { return wire::is_semver(v); }
+bool is_pep440(std::string_view v) { return wire::is_pep440(v); }
 
 FileNameReading read_file_name(std::string_view path, std::optional<PackageKind> hint) {
   const std::string_view f = base_name(path);

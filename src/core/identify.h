@@ -29,6 +29,7 @@ struct FileNameReading {
 };
 FileNameReading read_file_name(std::string_view path, std::optional<PackageKind> kind_hint = std::nullopt);
 
+// The grammars are wire/identity.h's: the agent judges the versions it reads by the same ones.
 // "1.2.3", "2.0.0-beta.1", "1.0.0+build.5".
 bool is_semver(std::string_view v);
 // PEP 440's public versions, case-insensitive: "2.31.0", "1.0rc1", "2!1.0.post2.dev3", "1.0+local.7".

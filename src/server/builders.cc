@@ -92,6 +92,22 @@ std::vector<core::ProbeTarget> probe_targets(const config::Config& c) {
   return out;
 }
 
+IdentifyPlace identify_place(const config::Config& c) {
+  IdentifyPlace place;
+  place.limits = limits_of(c.worker.sandbox);
+  place.agent_command = adapters::kAgentInRoom;
+  auto targets = probe_targets(c);
+  std::error_code ec;
+  for (const auto& t : targets) {
+    if (fs::is_directory(c.worker.sandbox.rooms_dir + "/" + t.room, ec)) {
+      place.room = t.room;
+      return place;
+    }
+  }
+  if (!targets.empty()) place.room = targets.front().room;
+  return place;
+}
+
 Expected<config::Config, std::string> load_config(const std::optional<std::string>& path, const config::Env& env) {
   if (!path) return config::defaults();
   auto loaded = config::load_file(*path, env);

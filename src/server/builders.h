@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "core/queue.h"
 #include "core/sandbox.h"
+#include "server/scan_service.h"
 
 namespace batlehub::server {
 
@@ -23,6 +24,13 @@ Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runti
 std::vector<core::ProbeTarget> probe_targets(const config::Config& c);
 
 core::Limits limits_of(const config::SandboxConfig& s);
+
+// Where a package whose file name does not name it is identified (scan_service.h): the room
+// of the first configured scanner whose room exists under rooms_dir — a room the probe has
+// just proven, and every room holds the agent (scripts/build-room.py puts it on the room's
+// PATH) — else the first probe target. No room is built for identification alone: it would
+// be one more room to prove, holding nothing the others lack.
+IdentifyPlace identify_place(const config::Config& c);
 
 // The file at `path` loaded and validated (its warnings logged), or the built-in defaults
 // when there is none. The error is ConfigError::describe()'s line.

@@ -12,9 +12,9 @@ namespace {
 
 // --kind, --name, --version and --registry: how `scan` and `submit` both name a package.
 void add_naming(CLI::App* cmd, batlehub::server::Naming& n, std::string& kind) {
-  cmd->add_option("--kind", kind, "npm, pypi, cargo, rubygems, composer, goproxy, maven, nuget, conda (default: from the file name)");
-  cmd->add_option("--name", n.name, "The package's name (default: from the file name)");
-  cmd->add_option("--version", n.version, "The package's version (default: from the file name)");
+  cmd->add_option("--kind", kind, "npm, pypi, cargo, rubygems, composer, goproxy, maven, nuget, conda (default: from the file name; scan then asks the package's own metadata, read in the sandbox)");
+  cmd->add_option("--name", n.name, "The package's name (default: from the file name; scan then asks the package's own metadata, read in the sandbox)");
+  cmd->add_option("--version", n.version, "The package's version (default: from the file name; scan then asks the package's own metadata, read in the sandbox)");
   cmd->add_option("--registry", n.registry, "The registry name in the coordinate")->default_val("local");
 }
 

@@ -61,12 +61,17 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
   SandboxPool pool(rt, budget.size);
   std::vector<ScanReport> reports;
   ScanExit worst = ScanExit::kAllowed;
+  // Behind the walls just proven: a name that says too little is completed by the agent
+  // reading the package's own metadata in one of those rooms (scan_service.h).
+  const IdentifyPlace place = identify_place(cfg);
   for (const std::string& path : o.archives) {
-    auto named = package_of(path, o.naming);
-    if (!named) return refuse(ScanExit::kInput, named.error(), path);
-    const core::Package& pkg = *named;
     auto blob = adapters::file_blob(path);
     if (!blob) return refuse(ScanExit::kInput, blob.error(), path);
+    auto named = package_of(path, o.naming, [&](std::optional<core::PackageKind> kind) {
+      return identify_in_sandbox(pool, *blob, kind, place);
+    });
+    if (!named) return refuse(ScanExit::kInput, named.error(), path);
+    const core::Package& pkg = *named;
     core::ScanInput in{pkg, *blob, std::nullopt};
 
     auto chosen = scanners_for(*scanners, pkg.kind);

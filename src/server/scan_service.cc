@@ -75,24 +75,76 @@ WallsProof prove_walls(core::SandboxRuntime& rt, const std::vector<core::ProbeTa
   return WallsProof{true, "", "", "", ""};
 }
 
-Expected<core::Package, std::string> package_of(const std::string& path, const Naming& given) {
+Expected<core::Package, std::string> package_of(const std::string& path, const Naming& given,
+                                                const Identify& identify) {
   core::FileNameReading read = core::read_file_name(path, given.kind);
   core::Package p;
   p.registry = given.registry;
   auto kind = given.kind ? given.kind : read.kind;
+  std::optional<std::string> name = given.name ? given.name : read.name;
+  std::optional<std::string> version = given.version ? given.version : read.version;
+  // The agent reads npm, PyPI, Cargo and gem metadata; for another kind it has nothing to say.
+  const bool readable = !kind || wire::is_identified_kind(core::to_string(*kind));
+  std::optional<std::string> agent_saw;
+  if ((!kind || !name || !version) && identify && readable) {
+    auto id = identify(kind);
+    if (id) {
+      // Operator first, then the file name, then the metadata: each fills only a gap.
+      if (!kind) kind = core::parse_package_kind(id->kind);
+      if (!name) name = id->name;
+      if (!version) version = id->version;
+    } else {
+      agent_saw = id.error();
+    }
+  }
+  const std::string saw = agent_saw ? "; inside the sandbox the agent found " + *agent_saw : "";
   if (!kind) {
     return Unexpected(path + ": cannot tell the package kind from its name (a wheel, an sdist named <name>-<version>, "
-                             "an npm .tgz, a .crate, a .gem…); pass --kind (npm, pypi, cargo, rubygems, composer, "
+                             "an npm .tgz, a .crate, a .gem…)" + saw + "; pass --kind (npm, pypi, cargo, rubygems, composer, "
                              "goproxy, maven, nuget, conda)");
   }
   p.kind = *kind;
-  p.name = given.name ? *given.name : read.name.value_or("");
-  p.version = given.version ? *given.version : read.version.value_or("");
+  p.name = name.value_or("");
+  p.version = version.value_or("");
   if (p.name.empty() || p.version.empty()) {
     return Unexpected(path + ": cannot tell the package's name and version from its file name by " +
-                      std::string(core::to_string(p.kind)) + "'s naming rules; pass --name and --version");
+                      std::string(core::to_string(p.kind)) + "'s naming rules" + saw + "; pass --name and --version");
   }
   return p;
+}
+
+Expected<wire::Identity, std::string> identity_from_run(const Expected<core::RunOutput, core::SandboxError>& run) {
+  if (!run) {
+    return Unexpected("nothing it could read (the identify run failed: " + std::string(core::to_string(run.error().kind)) +
+                      ": " + run.error().message + ")");
+  }
+  // The agent's stdout is the archive's story told by our code, but it ran on hostile bytes
+  // under the same walls as a scanner: it is read like a scanner's output.
+  auto doc = wire::parse_identity(run->stdout_bytes);
+  if (!doc) return Unexpected("nothing it could say (its answer was refused: " + doc.error().describe("identity") + ")");
+  if (auto* refusal = std::get_if<wire::IdentityRefusal>(&*doc)) return Unexpected(refusal->error);
+  return std::get<wire::Identity>(std::move(*doc));
+}
+
+Expected<wire::Identity, std::string> identify_in_sandbox(core::SandboxRuntime& rt,
+                                                          std::shared_ptr<const core::Blob> archive,
+                                                          std::optional<core::PackageKind> kind,
+                                                          const IdentifyPlace& place) {
+  core::RunSpec spec;
+  // Extracted as it came (no strip_wrapper): the agent looks for npm's package/ itself, and
+  // its answer names the file as it sits in the archive.
+  spec.bundle.entries.push_back(core::BundleEntry::archive(*wire::RelPath::parse("pkg"), std::move(archive), false));
+  spec.argv = {place.agent_command, "identify", "pkg"};
+  if (kind) spec.argv.emplace_back(core::to_string(*kind));
+  spec.network = false;
+  spec.limits = place.limits;
+  spec.timeout = place.timeout;
+  spec.label.job = "identify";
+  spec.label.scanner = place.room;
+  auto r = identity_from_run(rt.run(spec));
+  logger("scan")->info("identify in room {}: {}", place.room,
+                       r ? r->kind + " " + r->name + "@" + r->version + " from " + r->from : r.error());
+  return r;
 }
 
 std::vector<const core::Scanner*> scanners_for(const std::vector<std::unique_ptr<core::Scanner>>& all,

@@ -3,7 +3,9 @@
 // they found into a verdict. The commands around it only parse, print, lease and record.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "core/sandbox.h"
 #include "core/scanner.h"
 #include "core/verdict.h"
+#include "wire/identity.h"
 
 namespace batlehub::server {
 
@@ -61,14 +64,40 @@ PackageScan scan_package(const std::vector<const core::Scanner*>& scanners, core
 
 // The package an archive is, as `batlehub scan` and `batlehub submit` name it: --kind,
 // --name and --version when given, else what the file name says by its ecosystem's grammar
-// (core/identify.h). The error says what could not be told and which flag to pass.
+// (core/identify.h), else — when `identify` is given — what the package's own metadata says,
+// read inside the walls. Each source fills only what the ones before it left unknown. The
+// error says what could not be told (and what the agent saw) and which flag to pass.
 struct Naming {
   std::optional<core::PackageKind> kind;
   std::optional<std::string> name;
   std::optional<std::string> version;
   std::string registry = "local";
 };
-Expected<core::Package, std::string> package_of(const std::string& path, const Naming& given);
+// Reads the package's metadata; `kind` is what is already known of it (the agent then
+// reads only that ecosystem's files). The error is what the agent saw, or why it could not look.
+using Identify = std::function<Expected<wire::Identity, std::string>(std::optional<core::PackageKind> kind)>;
+Expected<core::Package, std::string> package_of(const std::string& path, const Naming& given,
+                                                const Identify& identify = {});
+
+// Where an identify run happens: a room that passed the probe (the scanner's name, as
+// RunLabel::scanner names rooms), the [worker.sandbox] limits, and the agent's own command
+// as the room's PATH finds it.
+struct IdentifyPlace {
+  std::string room;
+  core::Limits limits;
+  std::string agent_command = "batlehub-sandbox";
+  std::chrono::milliseconds timeout{60'000};
+};
+// One run of the agent as its own scanner — argv [agent, "identify", "pkg"(, kind)] — on the
+// archive extracted at pkg/ under the run's extraction policy. Its stdout is the identity
+// document, parsed here as untrusted bytes (wire::parse_identity: size cap, closed object,
+// every field by its grammar). The run goes through `runtime` like any scanner's run.
+Expected<wire::Identity, std::string> identify_in_sandbox(core::SandboxRuntime& runtime,
+                                                          std::shared_ptr<const core::Blob> archive,
+                                                          std::optional<core::PackageKind> kind,
+                                                          const IdentifyPlace& place);
+// The same, from a run's outcome: what identify_in_sandbox makes of it.
+Expected<wire::Identity, std::string> identity_from_run(const Expected<core::RunOutput, core::SandboxError>& run);
 
 // The scanners of `all` that support `kind`, in order.
 std::vector<const core::Scanner*> scanners_for(const std::vector<std::unique_ptr<core::Scanner>>& all,

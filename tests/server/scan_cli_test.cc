@@ -175,6 +175,53 @@ TEST_F(ScanCli, a_refusal_under_json_or_sarif_is_json_on_stdout_with_the_same_ex
   EXPECT_FALSE(nlohmann::json::parse(cfg.out, nullptr, false).is_discarded()) << cfg.out;
 }
 
+// A name that says too little: the agent reads the package's own metadata inside the walls
+// (one identify run in the postmortem room, after the probe), and only the gaps are filled.
+TEST_F(ScanCli, an_archive_whose_name_says_nothing_is_identified_inside_the_sandbox) {
+  Scratch::write(s_.root() / "something.tar.gz",
+                 make_tgz({file("requests-2.31.0/PKG-INFO", "Metadata-Version: 2.1\nName: requests\nVersion: 2.31.0\n"),
+                           file("requests-2.31.0/setup.py", "print('hi')\n")}));
+  Ran py = scan({"--config", config().string(), "--format", "json", archive("something.tar.gz")});
+  auto j = nlohmann::json::parse(py.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << py.out << py.err;
+  ASSERT_EQ(j.size(), 1u) << py.out;
+  EXPECT_EQ(j[0]["kind"], "pypi") << py.out;
+  EXPECT_EQ(j[0]["name"], "requests");
+  EXPECT_EQ(j[0]["version"], "2.31.0");
+  EXPECT_NE(py.err.find("identify in room postmortem: pypi requests@2.31.0 from requests-2.31.0/PKG-INFO"),
+            std::string::npos) << py.err;
+  EXPECT_LT(py.err.find("probe passed"), py.err.find("identify in room")) << "identification comes after the walls";
+
+  Scratch::write(s_.root() / "package.tgz",
+                 make_tgz({file("package/package.json", R"({"name":"@scope/pkg","version":"1.2.3"})"),
+                           file("package/index.js", "x")}));
+  Ran npm = scan({"--config", config().string(), archive("package.tgz")});
+  EXPECT_EQ(npm.status, 0) << npm.out << npm.err;
+  EXPECT_EQ(npm.out.substr(0, npm.out.find('\n')), "local:@scope/pkg@1.2.3") << npm.out;
+
+  // The operator's flags still win; the metadata fills only what they left out.
+  Ran named = scan({"--config", config().string(), "--name", "renamed", archive("package.tgz")});
+  EXPECT_EQ(named.out.substr(0, named.out.find('\n')), "local:renamed@1.2.3") << named.out << named.err;
+}
+
+TEST_F(ScanCli, an_archive_with_no_metadata_is_refused_with_what_the_agent_saw) {
+  Scratch::write(s_.root() / "release.zip", make_zip({file("README.txt", "nothing to see")}));
+  Ran js = scan({"--config", config().string(), "--format", "json", archive("release.zip")});
+  EXPECT_EQ(js.status, 4) << js.out << js.err;
+  auto j = nlohmann::json::parse(js.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << js.out;
+  EXPECT_EQ(j["error"]["exit"], 4);
+  EXPECT_EQ(j["error"]["archive"], archive("release.zip"));
+  std::string m = j["error"]["message"].get<std::string>();
+  EXPECT_NE(m.find("the agent found no package.json, PKG-INFO, METADATA, Cargo.toml or gem metadata at the archive's top"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("pass --kind"), std::string::npos) << m;
+
+  Ran text = scan({"--config", config().string(), archive("release.zip")});
+  EXPECT_EQ(text.status, 4);
+  EXPECT_NE(text.out.find("no package.json, PKG-INFO"), std::string::npos) << text.out;
+}
+
 TEST(ScanPool, the_pool_is_the_memory_budget_over_the_cost_of_a_run_and_at_least_one) {
   config::WorkerConfig w;
   w.sandbox.memory_limit_mb = 1024 * 1024;  // more than any host here
