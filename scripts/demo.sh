@@ -69,7 +69,9 @@ until grep -q 'INFO security worker: ready (' "$demo/worker.log"; do
   sleep 0.2
 done
 grep -E 'listening for|pool:|ready \(' "$demo/worker.log"
-"$batlehub" submit --config "$demo/demo.toml" "$demo/samples/tiny-benign-1.0.0.tgz" "$demo/samples/evil-pad-1.3.1.tgz"
+# submit opens no sandbox, so a dashed npm file name (maybe a scope's) needs its --name
+"$batlehub" submit --config "$demo/demo.toml" --name tiny-benign "$demo/samples/tiny-benign-1.0.0.tgz"
+"$batlehub" submit --config "$demo/demo.toml" --name evil-pad "$demo/samples/evil-pad-1.3.1.tgz"
 "$batlehub" submit --config "$demo/demo.toml" --kind pypi "$demo/samples/tiny_benign-1.0.0.tar.gz" \
   "$demo/samples/evil_setup-0.1.0.tar.gz"
 for coord in local:tiny-benign@1.0.0 local:evil-pad@1.3.1 local:tiny_benign@1.0.0 local:evil_setup@0.1.0; do

@@ -62,6 +62,20 @@ std::optional<std::pair<std::string, std::string>> name_version_tags(std::string
 
 bool any_version(std::string_view v) { return !v.empty(); }
 
+// An sdist's `name-version`, where an older sdist's name may hold dashes and the version is
+// all that follows the last dash it can start at: the one split whose remainder is a whole
+// PEP 440 version. Two such splits (`a-1-2.0`: `a` 1-2.0? `a-1` 2.0?) or none leave the
+// name to the package's metadata.
+std::optional<std::pair<std::string, std::string>> sdist_name_version(std::string_view stem) {
+  std::optional<std::pair<std::string, std::string>> found;
+  for (std::size_t i = 1; i + 1 < stem.size(); ++i) {
+    if (stem[i] != '-' || !starts_with_digit(stem.substr(i + 1)) || !is_pep440(stem.substr(i + 1))) continue;
+    if (found) return std::nullopt;
+    found = std::pair{std::string(stem.substr(0, i)), std::string(stem.substr(i + 1))};
+  }
+  return found;
+}
+
 std::optional<std::string_view> strip(std::string_view f, std::string_view ext) {
   if (f.size() > ext.size() && f.ends_with(ext)) return f.substr(0, f.size() - ext.size());
   return std::nullopt;
@@ -86,8 +100,12 @@ FileNameReading read_file_name(std::string_view path, std::optional<PackageKind>
   };
   if (auto stem = strip(f, ".whl")) return fill(PackageKind::kPypi, name_version_tags(*stem, is_pep440));
   if (auto stem = strip(f, ".tgz")) {
-    // npm pack names a tarball <name>-<version>.tgz (a scope becomes a prefix: @s/x → s-x-…).
-    return fill(PackageKind::kNpm, name_then_version(*stem, is_semver));
+    // npm pack names a tarball <name>-<version>.tgz, and a scope becomes a prefix: @s/x →
+    // s-x-1.0.0.tgz. A name with a dash may therefore be scoped or not (babel-core is also
+    // @babel/core's file name): the version stands, the name is the package.json's.
+    fill(PackageKind::kNpm, name_then_version(*stem, is_semver));
+    if (r.name && r.name->find('-') != std::string::npos) r.name.reset();
+    return r;
   }
   if (auto stem = strip(f, ".crate")) return fill(PackageKind::kCargo, name_then_version(*stem, is_semver));
   if (auto stem = strip(f, ".gem")) return fill(PackageKind::kRubygems, name_version_tags(*stem, any_version));
@@ -109,11 +127,14 @@ FileNameReading read_file_name(std::string_view path, std::optional<PackageKind>
   for (std::string_view ext : {".tar.gz", ".zip", ".tar.bz2", ".tar"}) {
     auto stem = strip(f, ext);
     if (!stem) continue;
-    if (hint == PackageKind::kNpm || hint == PackageKind::kCargo) return fill(*hint, name_then_version(*stem, is_semver));
+    if (hint == PackageKind::kNpm || hint == PackageKind::kCargo) {
+      fill(*hint, name_then_version(*stem, is_semver));
+      if (hint == PackageKind::kNpm && r.name && r.name->find('-') != std::string::npos) r.name.reset();  // as .tgz
+      return r;
+    }
     if (hint && hint != PackageKind::kPypi) return fill(*hint, name_version_tags(*stem, any_version));
-    auto nv = name_version_tags(*stem, is_pep440);
-    if (nv) return fill(PackageKind::kPypi, std::move(nv));
-    if (hint) return fill(*hint, std::nullopt);
+    if (hint) return fill(*hint, sdist_name_version(*stem));
+    if (auto nv = sdist_name_version(*stem)) return fill(PackageKind::kPypi, std::move(nv));
     return r;
   }
   return r;

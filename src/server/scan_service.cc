@@ -89,6 +89,17 @@ Expected<core::Package, std::string> package_of(const std::string& path, const N
   if ((!kind || !name || !version) && identify && readable) {
     auto id = identify(kind);
     if (id) {
+      // The file name and the metadata must tell one story: an archive renamed to pass for
+      // another version (or another ecosystem's package) is refused, not reconciled.
+      if (!given.kind && read.kind && id->kind != core::to_string(*read.kind)) {
+        return Unexpected(path + ": its file name reads as " + std::string(core::to_string(*read.kind)) +
+                          " but inside the sandbox the agent found " + id->kind + " metadata (" + id->from +
+                          "); pass --kind");
+      }
+      if (!given.version && read.version && id->version != *read.version) {
+        return Unexpected(path + ": its file name says version " + *read.version + " but its metadata (" + id->from +
+                          ") says " + id->version + "; pass --version");
+      }
       // Operator first, then the file name, then the metadata: each fills only a gap.
       if (!kind) kind = core::parse_package_kind(id->kind);
       if (!name) name = id->name;
@@ -107,8 +118,13 @@ Expected<core::Package, std::string> package_of(const std::string& path, const N
   p.name = name.value_or("");
   p.version = version.value_or("");
   if (p.name.empty() || p.version.empty()) {
+    // npm pack writes @babel/core as babel-core-<version>.tgz: the dash may be a scope's.
+    const std::string why = p.kind == core::PackageKind::kNpm && read.version && !read.name
+                                ? " (an npm tarball's file name cannot tell @scope/name from scope-name)"
+                                : "";
     return Unexpected(path + ": cannot tell the package's name and version from its file name by " +
-                      std::string(core::to_string(p.kind)) + "'s naming rules" + saw + "; pass --name and --version");
+                      std::string(core::to_string(p.kind)) + "'s naming rules" + why + saw +
+                      "; pass --name and --version");
   }
   return p;
 }

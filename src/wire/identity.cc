@@ -89,7 +89,7 @@ bool is_semver(std::string_view v) {
 
 bool is_pep440(std::string_view v) {
   static const std::regex re(
-      R"(^v?(\d+!)?\d+(\.\d+)*([-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?(([-_.]?(post|rev|r)[-_.]?\d*))?([-_.]?dev[-_.]?\d*)?(\+[a-z0-9]+([-_.][a-z0-9]+)*)?$)",
+      R"(^v?(\d+!)?\d+(\.\d+)*([-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?(-\d+|[-_.]?(post|rev|r)[-_.]?\d*)?([-_.]?dev[-_.]?\d*)?(\+[a-z0-9]+([-_.][a-z0-9]+)*)?$)",
       std::regex::icase);
   return v.size() <= kPackageVersionMaxBytes && std::regex_match(v.begin(), v.end(), re);
 }

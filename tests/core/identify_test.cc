@@ -32,10 +32,13 @@ constexpr auto pypi = PackageKind::kPypi;
 INSTANTIATE_TEST_SUITE_P(
     Grammars, ReadFileName,
     ::testing::Values(
-        // npm tarballs: <name>-<semver>.tgz; a scope is a prefix; a prerelease keeps its dashes.
-        Case{"/x/left-pad-1.3.0.tgz", {}, npm, "left-pad", "1.3.0"},
-        Case{"babel-core-8.1.3.tgz", {}, npm, "babel-core", "8.1.3"},
-        Case{"@scope-pkg-2.0.0-beta.1.tgz", {}, npm, "@scope-pkg", "2.0.0-beta.1"},
+        // npm tarballs: <name>-<semver>.tgz; a prerelease keeps its dashes. A scope becomes a
+        // prefix (@babel/core → babel-core-8.1.3.tgz), so a name with a dash is the
+        // package.json's to tell: the version stands, the name is left unknown.
+        Case{"/x/left-pad-1.3.0.tgz", {}, npm, "", "1.3.0"},
+        Case{"babel-core-8.1.3.tgz", {}, npm, "", "8.1.3"},
+        Case{"lodash-4.17.21.tgz", {}, npm, "lodash", "4.17.21"},
+        Case{"@scope-pkg-2.0.0-beta.1.tgz", {}, npm, "", "2.0.0-beta.1"},
         Case{"pkg-2.0.0-1.tgz", {}, npm, "pkg", "2.0.0-1"},
         Case{"noversion.tgz", {}, npm, "", ""},
         Case{"left-pad-1.3.tgz", {}, npm, "", ""},  // not a semver: no guess
@@ -43,17 +46,23 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"requests-2.31.0-py3-none-any.whl", {}, pypi, "requests", "2.31.0"},
         Case{"PyYAML-6.0.1-cp311-cp311-manylinux_2_17_x86_64.whl", {}, pypi, "PyYAML", "6.0.1"},
         Case{"foo-1.0-1-py3-none-any.whl", {}, pypi, "foo", "1.0"},
-        // sdists, PEP 625 and older: the name may hold dashes, a wheel-like tag is not the version.
+        // sdists, PEP 625 and older: the name may hold dashes and the version is all the rest,
+        // a whole PEP 440 version after exactly one dash. A wheel-like tag fits no split and
+        // two splits are two readings: both are the metadata's to tell, kind included.
         Case{"evil_setup-0.1.0.tar.gz", {}, pypi, "evil_setup", "0.1.0"},
         Case{"python-dateutil-2.8.2.tar.gz", {}, pypi, "python-dateutil", "2.8.2"},
-        Case{"syscord-0.1.0-py3-none-any.tar.gz", {}, pypi, "syscord", "0.1.0"},
+        Case{"artifact-lab-3-package-4c04b1a2-0.1.tar.gz", {}, pypi, "artifact-lab-3-package-4c04b1a2", "0.1"},
+        Case{"syscord-0.1.0-py3-none-any.tar.gz", {}, std::nullopt, "", ""},
+        Case{"a-1-2.tar.gz", {}, std::nullopt, "", ""},  // a 1-2 (an implicit post-release), or a-1 2?
+        Case{"a-1-2.tar.gz", pypi, pypi, "", ""},
         Case{"Django-4.2rc1.tar.gz", {}, pypi, "Django", "4.2rc1"},
         Case{"oldpkg-1.0.post2.zip", {}, pypi, "oldpkg", "1.0.post2"},
         Case{"x-1.0.tar.gz", {}, pypi, "x", "1.0"},
         Case{"release.tar.gz", {}, std::nullopt, "", ""},  // fits no grammar: --kind
         Case{"notes-final.zip", {}, std::nullopt, "", ""},
         // the operator's --kind picks the grammar of a shared extension
-        Case{"left-pad-1.3.0.tar.gz", npm, npm, "left-pad", "1.3.0"},
+        Case{"left-pad-1.3.0.tar.gz", npm, npm, "", "1.3.0"},
+        Case{"lodash-4.17.21.tar.gz", npm, npm, "lodash", "4.17.21"},
         Case{"serde-1.0.0.tar.gz", PackageKind::kCargo, PackageKind::kCargo, "serde", "1.0.0"},
         Case{"release.tar.gz", npm, npm, "", ""},
         // crates, gems, jars, nupkgs
@@ -72,6 +81,8 @@ TEST(Versions, semver_and_pep440_as_their_specs_write_them) {
   EXPECT_FALSE(is_semver("01.2.3"));
   EXPECT_TRUE(is_pep440("2!1.0.post2.dev3"));
   EXPECT_TRUE(is_pep440("1.0+local.7"));
+  EXPECT_TRUE(is_pep440("1.0-1"));  // PEP 440's implicit post-release
+  EXPECT_FALSE(is_pep440("1.0-py3-none-any"));
   EXPECT_TRUE(is_pep440("1.0RC1"));
   EXPECT_FALSE(is_pep440("0.1.0-py3-none-any"));
   EXPECT_FALSE(is_pep440("latest"));

@@ -44,10 +44,33 @@ TEST(PackageOf, the_operator_and_the_file_name_still_win) {
   EXPECT_EQ(p->version, "9.9.9");
   // A name that says everything needs no run.
   Stub t;
-  auto q = package_of("/x/left-pad-1.3.0.tgz", Naming{}, t.fn());
+  auto q = package_of("/x/lodash-4.17.21.tgz", Naming{}, t.fn());
   ASSERT_TRUE(q);
   EXPECT_EQ(t.calls, 0);
-  EXPECT_EQ(q->name, "left-pad");
+  EXPECT_EQ(q->name, "lodash");
+}
+
+TEST(PackageOf, a_dashed_npm_name_is_the_package_json_s_and_the_versions_must_agree) {
+  // babel-core-8.1.3.tgz is what npm pack writes for @babel/core: only the metadata can tell.
+  Stub s;
+  s.answer = wire::Identity{"npm", "@babel/core", "8.1.3", "package/package.json"};
+  auto p = package_of("/x/babel-core-8.1.3.tgz", Naming{}, s.fn());
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ(s.calls, 1);
+  EXPECT_EQ(p->name, "@babel/core");
+  EXPECT_EQ(p->version, "8.1.3");
+  // An archive renamed to pass for another version is refused, not reconciled.
+  Stub r;
+  r.answer = wire::Identity{"npm", "@babel/core", "6.0.0", "package/package.json"};
+  auto q = package_of("/x/babel-core-8.1.3.tgz", Naming{}, r.fn());
+  ASSERT_FALSE(q);
+  EXPECT_NE(q.error().find("its file name says version 8.1.3 but its metadata (package/package.json) says 6.0.0"),
+            std::string::npos)
+      << q.error();
+  // Without a sandbox (submit) the dash is not guessed at.
+  auto none = package_of("/x/babel-core-8.1.3.tgz", Naming{}, Identify{});
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().find("cannot tell @scope/name from scope-name"), std::string::npos) << none.error();
 }
 
 TEST(PackageOf, a_kind_the_agent_does_not_read_is_not_asked_about) {

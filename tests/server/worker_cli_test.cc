@@ -124,24 +124,30 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
   ASSERT_TRUE(w->wait_for_log("INFO security worker: ready (")) << w->out() << w->err();
   ASSERT_TRUE(w->logged("runtime bwrap)"));
 
-  Ran sub = cli({"submit", "--config", config().string(), "--registry", registry_, package("left-pad-1.3.0.tgz"),
-                 package("evil-pad-2.0.0.tgz", true)});
+  Ran sub = cli({"submit", "--config", config().string(), "--registry", registry_, package("leftpad-1.3.0.tgz"),
+                 package("evilpad-2.0.0.tgz", true)});
   ASSERT_EQ(sub.status, 0) << sub.out << sub.err;
-  EXPECT_NE(sub.out.find("queued " + coord("left-pad", "1.3.0") + " (job "), std::string::npos) << sub.out;
+  EXPECT_NE(sub.out.find("queued " + coord("leftpad", "1.3.0") + " (job "), std::string::npos) << sub.out;
   // Submitting again while it is open queues nothing new.
-  Ran again = cli({"submit", "--config", config().string(), "--registry", registry_, s_.root() / "left-pad-1.3.0.tgz"});
-  EXPECT_NE(again.out.find("already queued " + coord("left-pad", "1.3.0")), std::string::npos) << again.out;
+  // submit runs no sandbox, so it cannot read a package.json: a dashed npm file name, which
+  // may be a scope's (@left/pad → left-pad-1.3.0.tgz), is refused rather than guessed.
+  Ran dashed = cli({"submit", "--config", config().string(), "--registry", registry_, package("left-pad-1.3.0.tgz")});
+  EXPECT_EQ(dashed.status, 4) << dashed.out << dashed.err;
+  EXPECT_NE((dashed.out + dashed.err).find("cannot tell @scope/name from scope-name"), std::string::npos)
+      << dashed.out << dashed.err;
+  Ran again = cli({"submit", "--config", config().string(), "--registry", registry_, s_.root() / "leftpad-1.3.0.tgz"});
+  EXPECT_NE(again.out.find("already queued " + coord("leftpad", "1.3.0")), std::string::npos) << again.out;
 
   Ran ok = cli(
-      {"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms", coord("left-pad", "1.3.0")});
+      {"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms", coord("leftpad", "1.3.0")});
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err << w->err();
-  EXPECT_EQ(ok.out, coord("left-pad", "1.3.0") + " is allowed (). Run `batlehub why " + coord("left-pad", "1.3.0") +
+  EXPECT_EQ(ok.out, coord("leftpad", "1.3.0") + " is allowed (). Run `batlehub why " + coord("leftpad", "1.3.0") +
                         "` for details.\n");
 
-  Ran why = cli({"why", "--config", config().string(), coord("left-pad", "1.3.0")});
+  Ran why = cli({"why", "--config", config().string(), coord("leftpad", "1.3.0")});
   ASSERT_EQ(why.status, 0) << why.out << why.err;
   const std::string at = why.out.substr(why.out.find("evaluated  ") + 11, 20);
-  EXPECT_EQ(why.out, coord("left-pad", "1.3.0") +
+  EXPECT_EQ(why.out, coord("leftpad", "1.3.0") +
                          "\n"
                          "  state      allowed\n"
                          "  reasons    —\n"
@@ -160,10 +166,10 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
 
   // The install hook: warned by default; `wait` says servable (warned is served).
   Ran evil = cli(
-      {"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms", coord("evil-pad", "2.0.0")});
+      {"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms", coord("evilpad", "2.0.0")});
   EXPECT_EQ(evil.status, 0) << evil.out;
   EXPECT_NE(evil.out.find("is warned (INSTALL_HOOK)"), std::string::npos) << evil.out;
-  Ran evil_why = cli({"why", "--config", config().string(), "--json", coord("evil-pad", "2.0.0")});
+  Ran evil_why = cli({"why", "--config", config().string(), "--json", coord("evilpad", "2.0.0")});
   ASSERT_EQ(evil_why.status, 0);
   auto j = nlohmann::json::parse(evil_why.out);
   EXPECT_EQ(j["state"], "warned");
@@ -180,7 +186,7 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
   // Recorded once each, from the database.
   auto q = queue();
   ASSERT_TRUE(q);
-  auto jobs = q->jobs(registry_, "left-pad", "1.3.0");
+  auto jobs = q->jobs(registry_, "leftpad", "1.3.0");
   ASSERT_TRUE(jobs);
   ASSERT_EQ(jobs->size(), 1u);
   EXPECT_TRUE((*jobs)[0].completed_at.has_value());
@@ -201,7 +207,7 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
   EXPECT_TRUE(
       w->logged("INFO span: run job=" + (*jobs)[0].id + " scanner=postmortem attempt=1 runtime=bwrap outcome=ok"))
       << w->err();
-  EXPECT_TRUE(w->logged("INFO span: job job=" + (*jobs)[0].id + " coordinate=" + coord("left-pad", "1.3.0")));
+  EXPECT_TRUE(w->logged("INFO span: job job=" + (*jobs)[0].id + " coordinate=" + coord("leftpad", "1.3.0")));
 
   w->signal(SIGTERM);
   EXPECT_EQ(w->wait_exit(30s), 0) << w->err();
