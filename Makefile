@@ -7,11 +7,13 @@
 #                    the address guard (scripts/check-addresses.py)
 #   make bench       the benchmarks, each beside its anchor
 #   make fuzz-long   fuzz each target for FUZZ_SECONDS (default 3600)
+#   make images      each installed scanner's room and its sandbox image, for podman and
+#                    (when a daemon answers at $DOCKER_HOST) docker: the `oci` runtime's images
 
 FUZZ_SECONDS ?= 60
 JOBS ?= 2
 
-.PHONY: demo scanners test addresses deps build-release build-asan build-fuzz test-release test-asan fence fuzz fuzz-long bench clean
+.PHONY: demo scanners test addresses deps images build-release build-asan build-fuzz test-release test-asan fence fuzz fuzz-long bench clean
 
 demo:
 	./scripts/demo.sh
@@ -64,6 +66,12 @@ fuzz-long: build-fuzz
 
 bench: build-release
 	./bench/run.sh build/release
+
+# Only the agent is built: an image holds the agent and the scanner, nothing of batlehub.
+images: deps scanners
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS) --target batlehub-sandbox
+	./scripts/build-images.sh
 
 clean:
 	rm -rf build

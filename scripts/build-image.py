@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Builds a scanner's sandbox image from its room, offline: an image whose root is exactly
+the room tree (the bytes bwrap binds read-only as /), for the `oci` runtime.
+
+  build-image.py --room /opt/sandbox/yara --engine podman
+  build-image.py --room /opt/sandbox/yara --engine docker --docker-host unix:///run/d/docker.sock \\
+                 --tag batlehub-sandbox-yara:0.1.0
+
+How: the room is written into a tar in a temporary directory and the tar is *imported*
+(`podman import` / `docker import`), not built: no Containerfile, no builder (buildah,
+docker's legacy builder), no base image, nothing pulled — the equivalent of `FROM scratch`
++ `COPY room/ /` + `USER 65532:65532`, one layer. The tar is written here rather than by a
+builder's COPY so that what the image holds is decided in one place:
+
+  * every entry is owned by 0:0, with the room's mode bits (setuid and setgid cleared, as
+    bwrap's nosuid bind makes them inert), the room's mtimes (CPython checks a bytecode
+    cache against its source's mtime: GuardDog's room keeps its caches), its symlinks and
+    hard links as such;
+  * /work and /bundle are added as empty directories (0755) when the room lacks them: the
+    runtime mounts its tmpfs on the first and the per-run directory on the second; /tmp,
+    /proc, /dev and /sys come from the room (scripts/build-room.py makes them);
+  * the image's config: USER 65532:65532, WORKDIR /work, ENV PATH=/usr/local/bin:/usr/bin:/bin,
+    no ENTRYPOINT and no CMD — the runtime names the agent (`<image> batlehub-sandbox --in …
+    --out …`, RFC 0022 §5.3) — and the label io.batlehub.room-digest.
+
+The room directory itself is only read. The room must pass scripts/build-room.py's own
+check (the agent present and static, no shell, the mount points).
+
+Idempotent: io.batlehub.room-digest is a SHA-256 over every entry's path, type, mode, link
+target and content (not mtimes: rebuilding a room copies its binaries anew). When the image
+the tag names carries the same digest, nothing is imported. Otherwise the image is imported
+under the tag, and the image the tag named before is removed if nothing else uses it.
+
+Tag: --tag, default batlehub-sandbox-<room directory's name>:<project version>, the version
+being CMakeLists.txt's `project(batlehub VERSION x.y.z)`. Prints one line: what it built.
+"""
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+sys.dont_write_bytecode = True  # no scripts/__pycache__ from loading build-room.py
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+_spec = importlib.util.spec_from_file_location("build_room", os.path.join(HERE, "build-room.py"))
+build_room = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(build_room)
+
+SANDBOX_UID = 65532
+MOUNT_POINTS = ["work", "bundle"]
+PATH = "/usr/local/bin:/usr/bin:/bin"
+DIGEST_LABEL = "io.batlehub.room-digest"
+ROOM_LABEL = "io.batlehub.room"
+
+
+def fail(msg):
+    print("build-image: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def project_version():
+    with open(os.path.join(ROOT, "CMakeLists.txt"), encoding="utf-8") as f:
+        m = re.search(r"project\(\s*batlehub\s+VERSION\s+([0-9][0-9A-Za-z.+-]*)", f.read())
+    if not m:
+        fail("no `project(batlehub VERSION x.y.z)` in CMakeLists.txt")
+    return m.group(1)
+
+
+def walk(room):
+    """Every path under the room, relative, sorted, directories before what they hold."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(room):
+        dirnames.sort()
+        rel = os.path.relpath(dirpath, room)
+        for n in sorted(dirnames + filenames):
+            out.append(os.path.normpath(os.path.join(rel, n)))
+    return sorted(out, key=lambda p: p.split(os.sep))
+
+
+def entry_mode(st):
+    return stat.S_IMODE(st.st_mode) & ~(stat.S_ISUID | stat.S_ISGID)
+
+
+def room_digest(room, paths):
+    h = hashlib.sha256()
+    for rel in paths:
+        full = os.path.join(room, rel)
+        st = os.lstat(full)
+        if stat.S_ISLNK(st.st_mode):
+            h.update(b"l\0%s\0%s\n" % (rel.encode(), os.readlink(full).encode()))
+        elif stat.S_ISDIR(st.st_mode):
+            h.update(b"d\0%s\0%o\n" % (rel.encode(), entry_mode(st)))
+        elif stat.S_ISREG(st.st_mode):
+            c = hashlib.sha256()
+            with open(full, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    c.update(chunk)
+            h.update(b"f\0%s\0%o\0%s\n" % (rel.encode(), entry_mode(st), c.hexdigest().encode()))
+        else:
+            fail(f"/{rel} is neither a file, a directory nor a symlink: a room holds none of those")
+    for m in MOUNT_POINTS:
+        h.update(b"mount\0%s\n" % m.encode())
+    return "sha256:" + h.hexdigest()
+
+
+def write_tar(room, paths, out):
+    with tarfile.open(out, "w", format=tarfile.PAX_FORMAT) as tar:
+        def add(info):
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.mtime = int(info.mtime)
+            return info
+
+        have = set(paths)
+        for m in MOUNT_POINTS:
+            if m not in have:
+                info = tarfile.TarInfo(m)
+                info.type = tarfile.DIRTYPE
+                info.mode = 0o755
+                info.mtime = 0
+                tar.addfile(add(info))
+        for rel in paths:
+            full = os.path.join(room, rel)
+            info = tar.gettarinfo(full, arcname=rel)
+            info.mode = entry_mode(os.lstat(full))
+            if info.isreg():
+                with open(full, "rb") as f:
+                    tar.addfile(add(info), f)
+            else:
+                tar.addfile(add(info))
+
+
+def engine_cmd(args):
+    cmd = [args.engine_binary or args.engine]
+    if args.engine == "docker" and args.docker_host:
+        cmd += ["-H", args.docker_host]
+    return cmd
+
+
+def inspect(cmd, tag):
+    """(image id, labels) of the image `tag` names, or (None, {})."""
+    r = subprocess.run(cmd + ["image", "inspect", "--format", "{{.Id}} {{json .Config.Labels}}", tag],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, {}
+    image_id, _, labels = r.stdout.strip().partition(" ")
+    try:
+        labels = json.loads(labels) or {}
+    except ValueError:
+        labels = {}
+    return image_id, labels
+
+
+def short(image_id):
+    return image_id.split(":", 1)[-1][:12]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--room", required=True, help="the room directory (scripts/build-room.py --out)")
+    ap.add_argument("--engine", required=True, choices=["podman", "docker"])
+    ap.add_argument("--engine-binary", help="the engine's CLI (default: its name, looked up on PATH)")
+    ap.add_argument("--docker-host", help="docker only: the daemon, e.g. unix:///run/d/docker.sock "
+                    "(default: the CLI's own, $DOCKER_HOST)")
+    ap.add_argument("--tag", help="NAME:VERSION (default: batlehub-sandbox-<room's name>:<project version>)")
+    args = ap.parse_args()
+    if args.docker_host and args.engine != "docker":
+        fail("--docker-host is for --engine docker")
+
+    room = os.path.abspath(args.room)
+    if not os.path.isdir(room):
+        fail(f"no room at {room} (build it with scripts/build-room.py)")
+    name = os.path.basename(room.rstrip("/"))
+    tag = args.tag or f"batlehub-sandbox-{name}:{project_version()}"
+    if ":" not in tag.rsplit("/", 1)[-1]:
+        fail(f"--tag {tag}: expected NAME:VERSION")
+    problems = build_room.check(room, build_room.AGENT_DEST)
+    if problems:
+        fail(f"refusing the room {room}: " + "; ".join(problems) + " (rebuild it with scripts/build-room.py)")
+
+    cmd = engine_cmd(args)
+    paths = walk(room)
+    digest = room_digest(room, paths)
+    old_id, labels = inspect(cmd, tag)
+    where = args.engine + (f" at {args.docker_host}" if args.docker_host else "")
+    if old_id and labels.get(DIGEST_LABEL) == digest:
+        print(f"build-image: {tag} ({where}) up to date, {short(old_id)} from {room}")
+        return
+
+    changes = [f"USER {SANDBOX_UID}:{SANDBOX_UID}", "WORKDIR /work", f"ENV PATH={PATH}",
+               f"LABEL {DIGEST_LABEL}={digest}", f"LABEL {ROOM_LABEL}={name}"]
+    with tempfile.TemporaryDirectory(prefix="batlehub-image-") as ctx:
+        tar = os.path.join(ctx, "room.tar")
+        write_tar(room, paths, tar)
+        imp = cmd + ["import"]
+        for c in changes:
+            imp += ["--change", c]
+        imp += ["--message", f"batlehub room {name} ({digest})", tar, tag]
+        r = subprocess.run(imp, capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(f"{' '.join(imp[:2])} import failed ({r.returncode}): {(r.stderr or r.stdout).strip()}")
+    new_id, labels = inspect(cmd, tag)
+    if not new_id or labels.get(DIGEST_LABEL) != digest:
+        fail(f"{tag} was imported but `image inspect` does not show it with {DIGEST_LABEL}={digest}")
+    if old_id and old_id != new_id:
+        # The previous image of this tag, now untagged; kept if a container or a tag uses it.
+        subprocess.run(cmd + ["image", "rm", old_id], capture_output=True)
+    print(f"build-image: {tag} ({where}) built, {short(new_id)} from {room}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the room of every installed scanner and, from each room, its sandbox image for the
+# `oci` runtime: for podman always, for docker when a daemon answers at $DOCKER_HOST (the
+# CLI's default socket when unset). Offline: rooms copy from this machine
+# (scripts/build-room.py), images are imported from them (scripts/build-image.py), nothing is
+# pulled. As root (podman's rootful store; the rooms copy root-owned trees).
+#
+#   scripts/build-images.sh [--agent PATH] [--rooms DIR]
+#
+#   --agent  the static batlehub-sandbox (default: build/release/src/agent/batlehub-sandbox;
+#            `make images` builds it)
+#   --rooms  where the rooms are built (default: build/rooms), one directory per scanner
+#
+# A scanner is installed when its room's sources are (scripts/install-scanners.sh): YARA
+# (/usr/bin/yara), GuardDog (/opt/batlehub/guarddog), Trivy (/opt/batlehub/bin/trivy).
+# Images are tagged batlehub-sandbox-<scanner>:<project version>. Idempotent: an image whose
+# room did not change is left as it is ("up to date"). Prints what it built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+agent="$root/build/release/src/agent/batlehub-sandbox"
+rooms="$root/build/rooms"
+
+say() { echo "build-images: $*"; }
+die() { echo "build-images: $*" >&2; exit 1; }
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --agent) agent=$2; shift 2 ;;
+    --rooms) rooms=$2; shift 2 ;;
+    *) echo "usage: $0 [--agent PATH] [--rooms DIR]" >&2; exit 2 ;;
+  esac
+done
+[ -x "$agent" ] || die "no agent at $agent (cmake --build --preset release --target batlehub-sandbox)"
+command -v podman >/dev/null || die "podman is not installed (scripts/install-deps.sh installs it)"
+
+scanners=()
+[ -x /usr/bin/yara ] && scanners+=(yara)
+[ -x /opt/batlehub/guarddog/bin/guarddog ] && scanners+=(guarddog)
+[ -x /opt/batlehub/bin/trivy ] && scanners+=(trivy)
+[ ${#scanners[@]} -gt 0 ] || die "no scanner installed (scripts/install-scanners.sh)"
+
+engines=(podman)
+docker_at=${DOCKER_HOST:-unix:///var/run/docker.sock}
+if command -v docker >/dev/null && timeout 10 docker info --format '{{.ServerVersion}}' >/dev/null 2>&1; then
+  engines+=(docker)
+else
+  say "docker: no daemon answers at $docker_at; no docker images"
+fi
+
+mkdir -p "$rooms"
+for s in "${scanners[@]}"; do
+  python3 scripts/build-room.py --definition "rooms/$s.toml" --agent "$agent" --out "$rooms/$s"
+  for e in "${engines[@]}"; do
+    python3 scripts/build-image.py --room "$rooms/$s" --engine "$e"
+  done
+done
+say "${scanners[*]} for ${engines[*]}"
