@@ -217,6 +217,10 @@ Assertion check_environment(const std::vector<std::string>& env) {
     if (k == "HOME" || k == "PATH") continue;
     // bwrap sets PWD after --chdir whatever --clearenv said; it names the work dir, no more.
     if (k == "PWD") continue;
+    // Container engines set the container's hostname (its id: it names the sandbox, no
+    // more), and podman says it is one (container=podman); docker and podman offer no flag
+    // to keep either out.
+    if (k == "HOSTNAME" || k == "container") continue;
     // The kubelet injects these for the API service whatever enableServiceLinks says.
     if (k.starts_with("KUBERNETES_SERVICE_") || k.starts_with("KUBERNETES_PORT")) continue;
     if (!unexpected.empty()) unexpected += ", ";

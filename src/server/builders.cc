@@ -10,6 +10,7 @@
 #include "adapters/queue/postgres_queue.h"
 #include "adapters/queue/sqlite_queue.h"
 #include "adapters/sandbox/bwrap.h"
+#include "adapters/sandbox/oci.h"
 #include "adapters/sandbox/none.h"
 #include "base/command_path.h"
 #include "server/log.h"
@@ -57,7 +58,31 @@ Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runti
       o.accept_per_process_limits = s.accept_per_process_limits;
       return std::unique_ptr<core::SandboxRuntime>(std::make_unique<adapters::BwrapRuntime>(o));
     }
-    case config::RuntimeKind::kOci:
+    case config::RuntimeKind::kOci: {
+      if (s.oci.transport == config::OciTransport::kStorage) {
+        return Unexpected(std::string("[worker.sandbox.oci] transport = \"storage\" is not in this build yet; use "
+                                      "\"mount\" (this worker does not fall back to another transport)"));
+      }
+      adapters::OciOptions o;
+      o.engine = s.oci.engine == config::OciEngine::kDocker ? adapters::OciEngineKind::kDocker
+                                                             : adapters::OciEngineKind::kPodman;
+      o.binary = s.oci.binary;
+      for (const auto& sc : c.scanners) {
+        if (config::runs_in_sandbox(sc.type)) o.images[sc.name] = config::image_for(c, sc, env);
+      }
+      o.default_image = !s.oci.image.empty() ? s.oci.image : env("BATLEHUB_IMAGE").value_or("");
+      o.extra_args = s.oci.extra_args;
+      o.scratch_dir = scratch_dir(env);
+      o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
+      o.probe_canaries = s.probe_canaries;
+      o.orphan_after = std::chrono::seconds(s.kubernetes.orphan_after_secs);
+      // The engine CLI's environment: how to reach the engine, nothing of the worker's secrets.
+      o.engine_env = {"PATH=" + env("PATH").value_or(std::string(wire::kSandboxPath))};
+      for (const char* k : {"DOCKER_HOST", "DOCKER_CONFIG", "CONTAINERS_CONF", "CONTAINER_HOST", "XDG_RUNTIME_DIR", "HOME"}) {
+        if (auto v = env(k); v && !v->empty()) o.engine_env.push_back(std::string(k) + "=" + *v);
+      }
+      return std::unique_ptr<core::SandboxRuntime>(std::make_unique<adapters::OciRuntime>(o));
+    }
     case config::RuntimeKind::kKubernetes:
       return Unexpected("runtime \"" + std::string(config::to_string(s.runtime)) +
                         "\" is not in this build yet; use \"bwrap\" (this worker does not fall back to another runtime)");

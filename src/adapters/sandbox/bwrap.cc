@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "adapters/sandbox/probe_support.h"
 #include "adapters/sandbox/run_dir.h"
 #include "base/command_path.h"
 #include "base/spawn.h"
@@ -67,54 +68,6 @@ std::string resolve_binary(const std::string& binary) {
 bool is_dir(const std::string& p) {
   struct stat st{};
   return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-// A real listener for the probe's canaries: known to be up, so only a sandbox that shares
-// the worker's network can connect to it.
-class Listener {
- public:
-  Listener() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0) return;
-    socklen_t len = sizeof a;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-  }
-  ~Listener() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
-
-// The worker's own listener, on loopback and on the host's first non-loopback IPv4 address
-// (found now, never written down), then the configured ones.
-std::vector<std::string> canaries_for(int port, const std::vector<std::string>& configured) {
-  std::vector<std::string> c;
-  if (port > 0) {
-    c.push_back("127.0.0.1:" + std::to_string(port));
-    ifaddrs* ifs = nullptr;
-    if (::getifaddrs(&ifs) == 0) {
-      for (ifaddrs* i = ifs; i; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET) continue;
-        auto* sin = reinterpret_cast<sockaddr_in*>(i->ifa_addr);
-        if ((ntohl(sin->sin_addr.s_addr) >> 24) == 127) continue;
-        char buf[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &sin->sin_addr, buf, sizeof buf);
-        c.push_back(std::string(buf) + ":" + std::to_string(port));
-        break;
-      }
-      ::freeifaddrs(ifs);
-    }
-  }
-  c.insert(c.end(), configured.begin(), configured.end());
-  return c;
 }
 
 }  // namespace
@@ -256,7 +209,7 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
   }
   auto dir = TempDir::create_owned(options_.scratch_dir, "probe", target.room);
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
-  Listener listener;
+  CanaryListener listener;
   wire::Manifest m;
   m.wire = wire::kWireVersion;
   m.network = false;
@@ -279,41 +232,17 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
   }
   auto started = start(room, dir->path(), false, target.limits, std::chrono::seconds(60), cgroup ? &*cgroup : nullptr);
   if (!started) return Unexpected(started.error());
-  auto result = read_result(dir->path());
-  if (!result) {
-    const std::string& why = result.error().message;
-    if (result.error().reason == SandboxError::Reason::kOtherWireVersion) {
-      // A result came back, in a version this worker does not speak.
-      rep.result_at_all = true;
-      rep.agent.assertions.push_back({wire::Check::kWireVersion, wire::AssertionVerdict::kFail, why});
-      return done();
+  fill_probe_report(rep, read_result(dir->path()), started->how, started->stderr_tail);
+  // The whole-run bounds are the cgroup's: where the runtime could make none, its reason
+  // joins the agent's evidence, and an operator who accepted per-process limits gets a warning.
+  for (auto& a : rep.agent.assertions) {
+    bool whole_run = a.check == wire::Check::kMemoryBounded || a.check == wire::Check::kPidsBounded;
+    if (!whole_run || a.verdict != wire::AssertionVerdict::kFail) continue;
+    if (!no_cgroup.empty()) a.evidence += " — " + no_cgroup;
+    if (options_.accept_per_process_limits) {
+      a.verdict = wire::AssertionVerdict::kWarn;
+      a.evidence += " (accepted: [worker.sandbox] accept_per_process_limits = true)";
     }
-    rep.no_result_reason = result.error().reason == SandboxError::Reason::kNoResult
-                               ? started->how + " and no result came back: \"" + started->stderr_tail + "\""
-                               : why + " (" + started->how + ")";
-    return done();
-  }
-  rep.result_at_all = true;
-  if (result->failure) {
-    rep.agent.assertions.push_back(
-        {result->failure->kind == wire::FailureKind::kWireVersion ? wire::Check::kWireVersion : wire::Check::kCommandsExist,
-         wire::AssertionVerdict::kFail, result->failure->message});
-  }
-  if (result->probe) {
-    for (auto& a : result->probe->assertions) {
-      bool whole_run = a.check == wire::Check::kMemoryBounded || a.check == wire::Check::kPidsBounded;
-      if (whole_run && a.verdict == wire::AssertionVerdict::kFail) {
-        if (!no_cgroup.empty()) a.evidence += " — " + no_cgroup;
-        if (options_.accept_per_process_limits) {
-          a.verdict = wire::AssertionVerdict::kWarn;
-          a.evidence += " (accepted: [worker.sandbox] accept_per_process_limits = true)";
-        }
-      }
-      rep.agent.assertions.push_back(std::move(a));
-    }
-    rep.agent.commands = std::move(result->probe->commands);
-  } else if (!result->failure) {
-    rep.agent.assertions.push_back({wire::Check::kWireVersion, wire::AssertionVerdict::kFail, "the agent answered a probe with no probe report"});
   }
   return done();
 }

@@ -1,0 +1,374 @@
+#include "adapters/sandbox/oci.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "adapters/sandbox/bwrap.h"
+#include "adapters/sandbox/probe_support.h"
+#include "adapters/sandbox/run_dir.h"
+#include "base/command_path.h"
+#include "base/spawn.h"
+#include "base/utf8.h"
+#include "wire/caps.h"
+#include "wire/sandbox_path.h"
+
+namespace batlehub::adapters {
+
+using core::SandboxError;
+using Kind = core::SandboxError::Kind;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kBundleInSandbox = "/bundle";
+constexpr const char* kWorkInSandbox = "/work";
+
+bool podman(const OciArgvInput& in) { return in.engine == OciEngineKind::kPodman; }
+
+std::string engine_name(OciEngineKind e) { return e == OciEngineKind::kPodman ? "podman" : "docker"; }
+
+std::string hostname() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::int64_t now_epoch() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string trimmed_tail(const std::string& raw) {
+  std::string tail = base::lossy_utf8_tail(raw, wire::kStderrTailChars);
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
+  return tail;
+}
+
+// Every file of the bundle directory made the sandbox user's: docker has no `U` bind option,
+// and without a user-namespace remap uid 65532 in the container is uid 65532 here.
+Expected<Ok, SandboxError> give_to_sandbox_user(const std::string& dir) {
+  std::error_code ec;
+  auto own = [&](const fs::path& p) -> Expected<Ok, SandboxError> {
+    if (::lchown(p.c_str(), kSandboxId, kSandboxId) != 0) {
+      return Unexpected(SandboxError{Kind::kIo, "chown " + p.string() + ": " + std::strerror(errno)});
+    }
+    return Ok{};
+  };
+  if (auto ok = own(dir); !ok) return ok;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (auto ok = own(it->path()); !ok) return ok;
+  }
+  if (ec) return Unexpected(SandboxError{Kind::kIo, "walking " + dir + ": " + ec.message()});
+  return Ok{};
+}
+
+}  // namespace
+
+std::string oci_container_name(const core::RunLabel& label, const std::string& unique) {
+  std::string raw = "batlehub-sbx-" + label.job + "-" + label.scanner + "-" + std::to_string(label.attempt) + "-" + unique;
+  for (char& c : raw) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+              c == '-';
+    if (!ok) c = '_';
+  }
+  return raw.substr(0, 200);
+}
+
+std::vector<std::string> oci_argv(const OciArgvInput& in) {
+  const std::string mb = "m";
+  std::vector<std::string> a{in.binary, "run", "--rm", "--name", in.name};
+  a.insert(a.end(), {"--label", std::string(kOciWorkerLabel) + "=" + in.worker});
+  a.insert(a.end(), {"--label", std::string(kOciJobLabel) + "=" + in.job});
+  a.insert(a.end(), {"--label", std::string(kOciDeadlineLabel) + "=" + std::to_string(in.deadline_epoch)});
+  // The image is only ever the one already here: a run never reaches a registry.
+  a.insert(a.end(), {"--pull", "never"});
+  if (!in.network) a.insert(a.end(), {"--network", "none"});
+  // /work (the agent's extraction) and /tmp (Go's temporary files) are memory, sized like
+  // the extraction budget; uid 65532 must own them. podman's `U` does that (and refuses
+  // uid=); docker takes uid=/gid= and would add noexec without being told, as we do anyway.
+  const std::string tmpfs_opts = "rw,nosuid,nodev,noexec,size=" + std::to_string(in.work_mb) + mb +
+                                 (podman(in) ? ",U" : ",uid=" + std::string(kSandboxUid) + ",gid=" + kSandboxUid);
+  a.insert(a.end(), {"--read-only", "--tmpfs", std::string(kWorkInSandbox) + ":" + tmpfs_opts, "--tmpfs",
+                     "/tmp:" + tmpfs_opts});
+  // The per-run directory: the manifest and the artifact in, out.tar out. podman takes
+  // nosuid,nodev and chowns it to the uid --userns auto maps 65532 to (U); docker refuses
+  // both in -v, so the runtime has made the directory nosuid,nodev and the sandbox user's
+  // before the run (OciRuntime::prepare_bundle_dir), and the bind inherits that.
+  a.insert(a.end(), {"-v", in.bundle_dir + ":" + kBundleInSandbox + (podman(in) ? ":rw,nosuid,nodev,U" : ":rw")});
+  a.insert(a.end(), {"--cap-drop", "ALL", "--security-opt", "no-new-privileges"});
+  if (podman(in)) {
+    // A user namespace of the container's own: uid 65532 inside is an unused host uid, not
+    // the host's 65532 (docker's equivalent is the daemon's userns-remap, docs/operations/oci.md).
+    a.insert(a.end(), {"--userns", "auto:size=65536"});
+    // podman writes RLIMIT_NOFILE=1048576 into the spec, which a host without
+    // CAP_SYS_RESOURCE cannot grant; these are the agent's own bounds for the scanner anyway.
+    a.insert(a.end(), {"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"});
+  }
+  a.insert(a.end(), {"--memory", std::to_string(in.memory_mb) + mb, "--pids-limit", std::to_string(in.pids), "--cpus",
+                     in.cpus});
+  if (podman(in)) a.push_back("--env-host=false");
+  a.insert(a.end(), {"-e", "HOME=" + std::string(kWorkInSandbox), "-e", "PATH=" + std::string(wire::kSandboxPath), "-w",
+                     kWorkInSandbox, "--user", std::string(kSandboxUid) + ":" + kSandboxUid});
+  a.insert(a.end(), in.extra_args.begin(), in.extra_args.end());
+  a.push_back(in.image);
+  a.insert(a.end(), {kAgentInRoom, "--in", "file://" + std::string(kBundleInSandbox) + "/manifest.json", "--out",
+                     "file://" + std::string(kBundleInSandbox) + "/out.tar"});
+  return a;
+}
+
+OciRuntime::OciRuntime(OciOptions o) : options_(std::move(o)) {
+  const char* path = std::getenv("PATH");
+  binary_ = base::resolve_command(options_.binary, path ? path : std::string(wire::kSandboxPath)).value_or(options_.binary);
+  worker_ = std::to_string(::getpid()) + "@" + hostname();
+  if (options_.engine_env.empty()) options_.engine_env = {"PATH=" + std::string(wire::kSandboxPath)};
+}
+
+OciRuntime::Engine OciRuntime::engine(const std::vector<std::string>& args, std::chrono::seconds timeout) const {
+  base::SpawnSpec s;
+  s.program = binary_;
+  s.argv = {binary_};
+  s.argv.insert(s.argv.end(), args.begin(), args.end());
+  s.env = options_.engine_env;
+  s.cwd_fd = AT_FDCWD;
+  s.timeout = timeout;
+  s.stdout_cap = 4 * 1024 * 1024;
+  base::SpawnResult r = base::spawn_and_wait(s);
+  Engine e;
+  if (!r.started) {
+    e.err = "could not start " + binary_ + ": " + r.start_error;
+    return e;
+  }
+  e.exit_code = r.exit_code;
+  e.out = std::move(r.stdout_bytes);
+  e.err = trimmed_tail(r.stderr_raw);
+  return e;
+}
+
+void OciRuntime::remove(const std::string& container) const {
+  // kill first: `rm -f` alone waits out the engine's stop timeout on some versions.
+  engine({"kill", container}, std::chrono::seconds(30));
+  engine({"rm", "-f", container}, std::chrono::seconds(60));
+}
+
+Expected<std::string, SandboxError> OciRuntime::image_of(const std::string& room,
+                                                          const std::optional<std::string>& given) const {
+  if (given && !given->empty()) return *given;
+  if (auto it = options_.images.find(room); it != options_.images.end() && !it->second.empty()) return it->second;
+  if (!options_.default_image.empty()) return options_.default_image;
+  return Unexpected(SandboxError{Kind::kConfig, "no image for '" + room +
+                                                    "': set image on the scanner or in [worker.sandbox.oci], or "
+                                                    "start the worker from an image that sets BATLEHUB_IMAGE"});
+}
+
+Expected<Ok, SandboxError> OciRuntime::prepare_bundle_dir(const std::string& dir) const {
+  if (options_.engine == OciEngineKind::kPodman) return Ok{};
+  // docker: no nosuid/nodev in -v, no `U`. The directory becomes a mount of its own with
+  // those flags (a bind mount's flags go with it into the container), and the sandbox user's.
+  if (::mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+    return Unexpected(SandboxError{Kind::kIo, "bind " + dir + " onto itself (to mount it nosuid,nodev for docker): " +
+                                                  std::strerror(errno) + " — the docker engine needs a worker running as root"});
+  }
+  if (::mount(nullptr, dir.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV, nullptr) != 0) {
+    int e = errno;
+    ::umount2(dir.c_str(), MNT_DETACH);
+    return Unexpected(SandboxError{Kind::kIo, "remount " + dir + " nosuid,nodev: " + std::strerror(e)});
+  }
+  if (auto ok = give_to_sandbox_user(dir); !ok) {
+    ::umount2(dir.c_str(), MNT_DETACH);
+    return ok;
+  }
+  return Ok{};
+}
+
+void OciRuntime::release_bundle_dir(const std::string& dir) const {
+  if (options_.engine == OciEngineKind::kDocker) ::umount2(dir.c_str(), MNT_DETACH);
+}
+
+Expected<OciRuntime::Ran, SandboxError> OciRuntime::start(const OciArgvInput& in, std::chrono::milliseconds deadline) {
+  std::vector<std::string> argv = oci_argv(in);
+  argv[0] = binary_;
+  if (edit_argv_for_tests_) edit_argv_for_tests_(argv);
+  base::SpawnSpec s;
+  s.program = argv[0];
+  s.argv = argv;
+  s.env = options_.engine_env;
+  s.cwd_fd = AT_FDCWD;
+  s.timeout = deadline;
+  s.stdout_cap = 64 * 1024;  // the agent prints nothing; what the engine prints is bounded
+  base::SpawnResult r = base::spawn_and_wait(s);
+  // A client that exited has had --rm remove its container. One killed at the deadline has
+  // not: a signal to `run` does not stop the container (the agent is its pid 1, and the
+  // client only forwards it), so the engine itself kills and removes it.
+  if (r.timed_out || !r.exit_code) remove(in.name);
+  if (!r.started) return Unexpected(SandboxError{Kind::kCrashed, "could not start " + argv[0] + ": " + r.start_error});
+  Ran ran;
+  ran.timed_out = r.timed_out;
+  ran.how = r.exit_code ? engine_name(in.engine) + " exited " + std::to_string(*r.exit_code)
+                        : engine_name(in.engine) + " was killed by signal " + std::to_string(r.signal.value_or(0));
+  ran.stderr_tail = trimmed_tail(r.stderr_raw);
+  return ran;
+}
+
+Expected<core::RunOutput, SandboxError> OciRuntime::run(const core::RunSpec& spec) {
+  if (spec.argv.empty()) return Unexpected(SandboxError{Kind::kConfig, "a run needs an argv"});
+  auto image = image_of(spec.label.scanner, spec.image);
+  if (!image) return Unexpected(image.error());
+  auto dir = TempDir::create_owned(options_.scratch_dir, "run", spec.label.scanner);
+  if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
+  auto m = write_bundle(spec, RunDirView{dir->path(), kBundleInSandbox});
+  if (!m) return Unexpected(m.error());
+  if (auto ok = prepare_bundle_dir(dir->path()); !ok) return Unexpected(ok.error());
+  struct Release {
+    const OciRuntime* rt;
+    std::string dir;
+    ~Release() { rt->release_bundle_dir(dir); }
+  } release{this, dir->path()};
+
+  auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
+  static std::atomic<unsigned> serial{0};
+  OciArgvInput in;
+  in.engine = options_.engine;
+  in.binary = binary_;
+  in.name = oci_container_name(spec.label, std::to_string(::getpid()) + "-" + std::to_string(serial++));
+  in.worker = worker_;
+  in.job = spec.label.job;
+  in.deadline_epoch = now_epoch() + std::chrono::duration_cast<std::chrono::seconds>(deadline).count() + 1;
+  in.bundle_dir = dir->path();
+  in.network = spec.network;
+  in.memory_mb = spec.limits.memory_limit_mb;
+  in.work_mb = spec.limits.max_extracted_mb;
+  in.extra_args = options_.extra_args;
+  in.image = *image;
+  auto ran = start(in, deadline);
+  if (!ran) return Unexpected(ran.error());
+  if (ran->timed_out) {
+    return Unexpected(SandboxError{Kind::kRunTimeout, "the " + engine_name(options_.engine) + " container of " +
+                                                          spec.label.scanner + " ran past " +
+                                                          std::to_string(deadline.count()) + " ms and was removed"});
+  }
+  auto out = collect(dir->path(), spec.argv[0]);
+  if (!out && out.error().reason == SandboxError::Reason::kNoResult) {
+    // 137 from the engine is its container's pid 1 killed by SIGKILL: the agent itself went,
+    // which under --memory is the cgroup's OOM killer (the agent's children it reports).
+    return Unexpected(SandboxError{Kind::kCrashed, "the container never answered — " + ran->how +
+                                                       " and no result came back: \"" + ran->stderr_tail + "\""});
+  }
+  return out;
+}
+
+Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTarget& target) {
+  auto t0 = std::chrono::steady_clock::now();
+  core::ProbeReport rep;
+  rep.runtime = "oci";
+  rep.room = target.room;
+  auto done = [&]() -> Expected<core::ProbeReport, SandboxError> {
+    rep.elapsed_ms = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+    return rep;
+  };
+  auto image = image_of(target.room, target.image);
+  if (!image) {
+    rep.no_result_reason = image.error().message;
+    return done();
+  }
+  auto dir = TempDir::create_owned(options_.scratch_dir, "probe", target.room);
+  if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
+  CanaryListener listener;
+  wire::Manifest m;
+  m.wire = wire::kWireVersion;
+  m.network = false;
+  m.limits = target.limits.rlimits();
+  m.timeout_ms = 30'000;
+  m.extract_policy = target.limits.extract_policy();
+  m.probe = wire::ProbeSpec{canaries_for(listener.port(), options_.probe_canaries), target.commands};
+  if (auto ok = write_manifest(m, dir->path()); !ok) return Unexpected(ok.error());
+  if (auto ok = prepare_bundle_dir(dir->path()); !ok) return Unexpected(ok.error());
+  struct Release {
+    const OciRuntime* rt;
+    std::string dir;
+    ~Release() { rt->release_bundle_dir(dir); }
+  } release{this, dir->path()};
+  static std::atomic<unsigned> serial{0};
+  OciArgvInput in;
+  in.engine = options_.engine;
+  in.binary = binary_;
+  core::RunLabel label{"probe", target.room, 1};
+  in.name = oci_container_name(label, std::to_string(::getpid()) + "-" + std::to_string(serial++));
+  in.worker = worker_;
+  in.job = "probe";
+  auto deadline = std::chrono::seconds(60) + options_.start_timeout;
+  in.deadline_epoch = now_epoch() + deadline.count() + 1;
+  in.bundle_dir = dir->path();
+  in.memory_mb = target.limits.memory_limit_mb;
+  in.work_mb = target.limits.max_extracted_mb;
+  in.extra_args = options_.extra_args;
+  in.image = *image;
+  auto ran = start(in, deadline);
+  if (!ran) return Unexpected(ran.error());
+  fill_probe_report(rep, read_result(dir->path()), ran->how, ran->stderr_tail);
+  return done();
+}
+
+Expected<std::size_t, SandboxError> OciRuntime::sweep(std::chrono::seconds older_than) {
+  const std::string fmt = "{{.Names}}\t{{index .Labels \"" + std::string(kOciWorkerLabel) + "\"}}\t{{index .Labels \"" +
+                          kOciDeadlineLabel + "\"}}";
+  Engine ps = engine({"ps", "-a", "--filter", std::string("label=") + kOciWorkerLabel, "--format", fmt},
+                     std::chrono::seconds(60));
+  if (!ps.exit_code || *ps.exit_code != 0) {
+    return Unexpected(SandboxError{Kind::kIo, binary_ + " ps failed: " + ps.err});
+  }
+  const std::string here = "@" + hostname();
+  const std::int64_t now = now_epoch();
+  const std::int64_t grace = std::max(older_than, options_.orphan_after).count();
+  std::size_t removed = 0;
+  std::istringstream lines(ps.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream f(line);
+    std::string name, worker, deadline;
+    std::getline(f, name, '\t');
+    std::getline(f, worker, '\t');
+    std::getline(f, deadline, '\t');
+    if (name.empty() || worker == worker_) continue;  // ours and running: not an orphan
+    bool dead_worker = false;
+    if (worker.ends_with(here)) {
+      // A worker on this host: gone when its pid no longer runs.
+      const std::string pid = worker.substr(0, worker.size() - here.size());
+      dead_worker = !pid.empty() && pid.find_first_not_of("0123456789") == std::string::npos &&
+                    ::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH;
+    }
+    std::int64_t due = 0;
+    try {
+      due = deadline.empty() ? 0 : std::stoll(deadline);
+    } catch (...) {
+      due = 0;  // a label we did not write: judged by its worker alone
+    }
+    bool overdue = due > 0 && now > due + grace;
+    if (!dead_worker && !overdue) continue;
+    Engine rm = engine({"rm", "-f", name}, std::chrono::seconds(60));
+    if (rm.exit_code && *rm.exit_code == 0) ++removed;
+  }
+  return removed + sweep_run_dirs(options_.scratch_dir, older_than);
+}
+
+std::string OciRuntime::hint() const {
+  return options_.engine == OciEngineKind::kPodman
+             ? "oci/podman needs podman with runc on hosts with hybrid cgroups (crun refuses them), "
+               "`containers:2147483647:2147483648` in /etc/subuid and /etc/subgid for --userns auto, and each "
+               "scanner's image present locally (scripts/build-images.sh; runs never pull). See docs/operations/oci.md"
+             : "oci/docker needs a running dockerd the CLI reaches (DOCKER_HOST), a worker running as root (the "
+               "per-run directory is mounted nosuid,nodev before the bind), and each scanner's image present "
+               "locally (scripts/build-images.sh; runs never pull). See docs/operations/oci.md";
+}
+
+}  // namespace batlehub::adapters

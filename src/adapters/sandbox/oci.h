@@ -1,0 +1,117 @@
+// The `oci` runtime: one container per run, through the engine's CLI — podman or docker —
+// never its socket (RFC 0022 §5.3, §7). Its walls: the engine's namespaces with no network
+// (unless the run needs it), the image read-only as /, a memory-backed /work and /tmp, the
+// per-run directory bound at /bundle, every capability dropped, no_new_privs, the engine's
+// default seccomp profile under the agent's own filter, uid 65532, an environment of HOME
+// and PATH, memory, pids and CPU bounded by the engine's cgroup, the agent as the command.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/sandbox.h"
+
+namespace batlehub::adapters {
+
+enum class OciEngineKind { kPodman, kDocker };
+
+// Labels every container carries, so that a sweep can tell whose it is and when it is due.
+inline constexpr const char* kOciWorkerLabel = "io.batlehub.worker";
+inline constexpr const char* kOciJobLabel = "io.batlehub.job";
+inline constexpr const char* kOciDeadlineLabel = "io.batlehub.deadline";
+
+struct OciArgvInput {
+  OciEngineKind engine = OciEngineKind::kPodman;
+  std::string binary = "podman";
+  std::string name;       // batlehub-sbx-<job>-<scanner>-<attempt>-<unique>
+  std::string worker;     // "<pid>@<host>": the sweep's way to tell a dead worker's containers
+  std::string job;
+  std::int64_t deadline_epoch = 0;  // seconds since the epoch after which the run is overdue
+  std::string bundle_dir;           // the host directory bound at /bundle
+  bool network = false;
+  std::uint64_t memory_mb = 2048;
+  std::uint64_t work_mb = 512;      // /work's and /tmp's tmpfs size (max_extracted_mb)
+  std::uint64_t pids = 256;
+  std::string cpus = "1";
+  std::vector<std::string> extra_args;  // [worker.sandbox.oci] extra_args, verbatim
+  std::string image;
+};
+
+// The whole argv, program first, the agent's argv last. A pure function: tested as data,
+// and used by the runtime.
+std::vector<std::string> oci_argv(const OciArgvInput& in);
+
+// A container's name from its run's label: the RFC's batlehub-sbx-<job>-<scanner>-<attempt>
+// with every character an engine refuses in a name replaced by '_', and a suffix that keeps
+// two runs of one label (a probe and a run, a retry in the same second) apart.
+std::string oci_container_name(const core::RunLabel& label, const std::string& unique);
+
+struct OciOptions {
+  OciEngineKind engine = OciEngineKind::kPodman;
+  std::string binary = "podman";
+  // The image of each scanner (config::image_for), and of anything else (a probe of a room
+  // no scanner names, an identify run): "" refuses the run.
+  std::map<std::string, std::string> images;
+  std::string default_image;
+  std::vector<std::string> extra_args;
+  std::string scratch_dir = "/tmp";
+  std::chrono::seconds start_timeout{120};
+  std::vector<std::string> probe_canaries;
+  // The engine CLI's own environment (never the container's): PATH, and what the worker's
+  // environment says of the engine (DOCKER_HOST, CONTAINERS_CONF, XDG_RUNTIME_DIR, HOME).
+  std::vector<std::string> engine_env;
+  // A container still there this long past its deadline label is an orphan, whoever ran it
+  // ([worker.sandbox.kubernetes] orphan_after_secs is the RFC's knob for pods; 900 s here).
+  std::chrono::seconds orphan_after{900};
+};
+
+class OciRuntime final : public core::SandboxRuntime {
+ public:
+  explicit OciRuntime(OciOptions o);
+
+  std::string_view name() const override { return "oci"; }
+  Expected<core::RunOutput, core::SandboxError> run(const core::RunSpec& spec) override;
+  Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget& target) override;
+  // Removes the containers (labelled io.batlehub.worker) whose worker on this host is gone,
+  // and any whose deadline passed more than `older_than` (or orphan_after) ago, then the run
+  // directories dead workers left.
+  Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds older_than) override;
+  std::string hint() const override;
+
+  // This process's worker label: "<pid>@<hostname>".
+  const std::string& worker_label() const { return worker_; }
+
+ private:
+  struct Ran {
+    bool timed_out = false;
+    std::string how;  // "podman exited 125"
+    std::string stderr_tail;
+  };
+  Expected<Ran, core::SandboxError> start(const OciArgvInput& in, std::chrono::milliseconds deadline);
+  // `<binary> <args…>` with the engine's environment, bounded; its exit code and output.
+  struct Engine {
+    std::optional<int> exit_code;
+    std::string out;
+    std::string err;
+  };
+  Engine engine(const std::vector<std::string>& args, std::chrono::seconds timeout) const;
+  void remove(const std::string& container) const;
+  Expected<std::string, core::SandboxError> image_of(const std::string& room, const std::optional<std::string>& given) const;
+  // A bind source the engine mounts nosuid,nodev: podman takes the options on -v; docker
+  // refuses them there, so the directory is first bound onto itself with those flags.
+  Expected<Ok, core::SandboxError> prepare_bundle_dir(const std::string& dir) const;
+  void release_bundle_dir(const std::string& dir) const;
+
+  friend class OciRuntimePeer;
+  std::function<void(std::vector<std::string>&)> edit_argv_for_tests_;
+
+  OciOptions options_;
+  std::string binary_;  // resolved on the worker's PATH
+  std::string worker_;
+};
+
+}  // namespace batlehub::adapters

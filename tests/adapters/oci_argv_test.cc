@@ -1,0 +1,107 @@
+// oci_argv as data, for podman and for docker: every flag of RFC 0022 §5.3, and the two
+// places the engines differ (docker has no `U` and refuses nosuid,nodev in -v).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "adapters/sandbox/oci.h"
+
+namespace batlehub::adapters {
+namespace {
+
+OciArgvInput input(OciEngineKind engine, bool network = false) {
+  OciArgvInput in;
+  in.engine = engine;
+  in.binary = engine == OciEngineKind::kPodman ? "podman" : "docker";
+  in.name = "batlehub-sbx-job7-guarddog-1-42-0";
+  in.worker = "4242@worker-a";
+  in.job = "job7";
+  in.deadline_epoch = 1'900'000'000;
+  in.bundle_dir = "/tmp/batlehub-run-4242-guarddog-ab12";
+  in.network = network;
+  in.memory_mb = 2048;
+  in.work_mb = 512;
+  in.image = "batlehub-sandbox-guarddog:0.1.0";
+  return in;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+// Every value the flag is given (a flag may repeat: --label, --tmpfs, -e).
+std::vector<std::string> values(const std::vector<std::string>& v, const std::string& flag) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i + 1 < v.size(); ++i) {
+    if (v[i] == flag) out.push_back(v[i + 1]);
+  }
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+
+class OciArgv : public ::testing::TestWithParam<OciEngineKind> {};
+
+TEST_P(OciArgv, every_flag_of_the_rfc_is_there) {
+  const bool podman = GetParam() == OciEngineKind::kPodman;
+  auto a = oci_argv(input(GetParam()));
+  EXPECT_EQ(Strings(a.begin(), a.begin() + 3), (Strings{podman ? "podman" : "docker", "run", "--rm"}));
+  EXPECT_EQ(values(a, "--name"), Strings{"batlehub-sbx-job7-guarddog-1-42-0"});
+  EXPECT_EQ(values(a, "--label"),
+            (Strings{"io.batlehub.worker=4242@worker-a", "io.batlehub.job=job7", "io.batlehub.deadline=1900000000"}));
+  EXPECT_EQ(values(a, "--pull"), Strings{"never"});  // a run never reaches a registry
+  EXPECT_EQ(values(a, "--network"), Strings{"none"});
+  EXPECT_TRUE(has(a, "--read-only"));
+  const std::string t = podman ? "rw,nosuid,nodev,noexec,size=512m,U" : "rw,nosuid,nodev,noexec,size=512m,uid=65532,gid=65532";
+  EXPECT_EQ(values(a, "--tmpfs"), (Strings{"/work:" + t, "/tmp:" + t}));
+  EXPECT_EQ(values(a, "-v"), Strings{"/tmp/batlehub-run-4242-guarddog-ab12:/bundle" +
+                                     std::string(podman ? ":rw,nosuid,nodev,U" : ":rw")});
+  EXPECT_EQ(values(a, "--cap-drop"), Strings{"ALL"});
+  EXPECT_EQ(values(a, "--security-opt"), Strings{"no-new-privileges"});
+  EXPECT_EQ(values(a, "--memory"), Strings{"2048m"});
+  EXPECT_EQ(values(a, "--pids-limit"), Strings{"256"});
+  EXPECT_EQ(values(a, "--cpus"), Strings{"1"});
+  EXPECT_EQ(values(a, "-e"), (Strings{"HOME=/work", "PATH=/usr/local/bin:/usr/bin:/bin"}));
+  EXPECT_EQ(values(a, "-w"), Strings{"/work"});
+  EXPECT_EQ(values(a, "--user"), Strings{"65532:65532"});
+  if (podman) {
+    EXPECT_EQ(values(a, "--userns"), Strings{"auto:size=65536"});
+    EXPECT_TRUE(has(a, "--env-host=false"));
+    EXPECT_EQ(values(a, "--ulimit"), (Strings{"nofile=1024:1024", "nproc=4096:4096"}));
+  } else {
+    // docker has no per-run user namespace but the daemon's (docs/operations/oci.md), and
+    // passes no host environment without being asked.
+    EXPECT_TRUE(values(a, "--userns").empty());
+    EXPECT_FALSE(has(a, "--env-host=false"));
+  }
+  // The image, then the agent's argv, last: no shell, no -i, no -t.
+  EXPECT_EQ(Strings(a.end() - 6, a.end()),
+            (Strings{"batlehub-sandbox-guarddog:0.1.0", "batlehub-sandbox", "--in", "file:///bundle/manifest.json",
+                     "--out", "file:///bundle/out.tar"}));
+  for (const char* never : {"-i", "--interactive", "-t", "--tty", "--privileged", "sh", "/bin/sh", "-c", "--env-host"}) {
+    EXPECT_FALSE(has(a, never)) << never;
+  }
+}
+
+TEST_P(OciArgv, a_run_that_needs_the_network_gets_the_engines_default_and_extra_args_go_before_the_image) {
+  auto in = input(GetParam(), /*network=*/true);
+  in.extra_args = {"--runtime=runsc", "--cgroup-parent", "/batlehub"};
+  auto a = oci_argv(in);
+  EXPECT_TRUE(values(a, "--network").empty());
+  auto image = std::find(a.begin(), a.end(), "batlehub-sandbox-guarddog:0.1.0");
+  ASSERT_NE(image, a.end());
+  EXPECT_EQ(Strings(image - 3, image), (Strings{"--runtime=runsc", "--cgroup-parent", "/batlehub"}));
+  // The walls an operator's flags cannot remove by accident are all before them.
+  EXPECT_LT(std::find(a.begin(), a.end(), "--cap-drop"), image - 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, OciArgv, ::testing::Values(OciEngineKind::kPodman, OciEngineKind::kDocker),
+                         [](const auto& i) { return i.param == OciEngineKind::kPodman ? "podman" : "docker"; });
+
+TEST(OciContainerName, the_rfc_name_made_safe_for_every_engine) {
+  EXPECT_EQ(oci_container_name(core::RunLabel{"job7", "guarddog", 2}, "4242-0"), "batlehub-sbx-job7-guarddog-2-4242-0");
+  EXPECT_EQ(oci_container_name(core::RunLabel{"npm:@s/x@1.0", "yara strict", 1}, "1-1"),
+            "batlehub-sbx-npm__s_x_1.0-yara_strict-1-1-1");
+  EXPECT_LE(oci_container_name(core::RunLabel{std::string(500, 'j'), "s", 1}, "u").size(), 200u);
+}
+
+}  // namespace
+}  // namespace batlehub::adapters
