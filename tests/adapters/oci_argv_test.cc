@@ -65,18 +65,20 @@ TEST_P(OciArgv, every_flag_of_the_rfc_is_there) {
   if (podman) {
     EXPECT_EQ(values(a, "--userns"), Strings{"auto:size=65536"});
     EXPECT_TRUE(has(a, "--env-host=false"));
+    EXPECT_TRUE(has(a, "--unsetenv-all"));  // containers.conf's TERM=xterm and the like
     EXPECT_EQ(values(a, "--ulimit"), (Strings{"nofile=1024:1024", "nproc=4096:4096"}));
   } else {
     // docker has no per-run user namespace but the daemon's (docs/operations/oci.md), and
     // passes no host environment without being asked.
     EXPECT_TRUE(values(a, "--userns").empty());
     EXPECT_FALSE(has(a, "--env-host=false"));
+    EXPECT_FALSE(has(a, "--unsetenv-all"));
   }
   // The image, then the agent's argv, last: no shell, no -i, no -t.
   EXPECT_EQ(Strings(a.end() - 6, a.end()),
             (Strings{"batlehub-sandbox-guarddog:0.1.0", "batlehub-sandbox", "--in", "file:///bundle/manifest.json",
                      "--out", "file:///bundle/out.tar"}));
-  for (const char* never : {"-i", "--interactive", "-t", "--tty", "--privileged", "sh", "/bin/sh", "-c", "--env-host"}) {
+  for (const char* never : {"-i", "--interactive", "-t", "--tty", "--privileged", "sh", "/bin/sh", "-c", "--env-host", "--env-host=true"}) {
     EXPECT_FALSE(has(a, never)) << never;
   }
 }
@@ -91,6 +93,20 @@ TEST_P(OciArgv, a_run_that_needs_the_network_gets_the_engines_default_and_extra_
   EXPECT_EQ(Strings(image - 3, image), (Strings{"--runtime=runsc", "--cgroup-parent", "/batlehub"}));
   // The walls an operator's flags cannot remove by accident are all before them.
   EXPECT_LT(std::find(a.begin(), a.end(), "--cap-drop"), image - 3);
+}
+
+TEST_P(OciArgv, a_network_named_in_extra_args_replaces_none_rather_than_conflicting_with_it) {
+  // Both engines refuse two --network flags; the operator's wins, and the probe judges it.
+  for (Strings extra : {Strings{"--network", "host"}, Strings{"--network=host"}, Strings{"--net", "slirp4netns"}}) {
+    auto in = input(GetParam());
+    in.extra_args = extra;
+    auto a = oci_argv(in);
+    EXPECT_FALSE(has(a, "none")) << extra[0];
+    EXPECT_TRUE(has(a, extra[0])) << extra[0];
+  }
+  auto in = input(GetParam());
+  in.extra_args = {"--label", "network=none-of-your-business"};  // not a network flag
+  EXPECT_EQ(values(oci_argv(in), "--network"), Strings{"none"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, OciArgv, ::testing::Values(OciEngineKind::kPodman, OciEngineKind::kDocker),

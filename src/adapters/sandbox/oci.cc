@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -93,7 +94,13 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
   a.insert(a.end(), {"--label", std::string(kOciDeadlineLabel) + "=" + std::to_string(in.deadline_epoch)});
   // The image is only ever the one already here: a run never reaches a registry.
   a.insert(a.end(), {"--pull", "never"});
-  if (!in.network) a.insert(a.end(), {"--network", "none"});
+  // No network unless the run needs it — or unless the operator's extra_args name one
+  // themselves: both engines refuse two, and a flag the operator wrote is not silently
+  // dropped. The probe's no_network assertion then says what that network lets through.
+  const bool operator_network = std::any_of(in.extra_args.begin(), in.extra_args.end(), [](const std::string& x) {
+    return x == "--network" || x == "--net" || x.starts_with("--network=") || x.starts_with("--net=");
+  });
+  if (!in.network && !operator_network) a.insert(a.end(), {"--network", "none"});
   // /work (the agent's extraction) and /tmp (Go's temporary files) are memory, sized like
   // the extraction budget; uid 65532 must own them. podman's `U` does that (and refuses
   // uid=); docker takes uid=/gid= and would add noexec without being told, as we do anyway.
@@ -117,7 +124,9 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
   }
   a.insert(a.end(), {"--memory", std::to_string(in.memory_mb) + mb, "--pids-limit", std::to_string(in.pids), "--cpus",
                      in.cpus});
-  if (podman(in)) a.push_back("--env-host=false");
+  // podman adds its containers.conf `env` (TERM=xterm by default) to every container;
+  // docker adds nothing but HOSTNAME. The environment is then exactly what follows.
+  if (podman(in)) a.insert(a.end(), {"--env-host=false", "--unsetenv-all"});
   a.insert(a.end(), {"-e", "HOME=" + std::string(kWorkInSandbox), "-e", "PATH=" + std::string(wire::kSandboxPath), "-w",
                      kWorkInSandbox, "--user", std::string(kSandboxUid) + ":" + kSandboxUid});
   a.insert(a.end(), in.extra_args.begin(), in.extra_args.end());
@@ -321,8 +330,12 @@ Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTar
 }
 
 Expected<std::size_t, SandboxError> OciRuntime::sweep(std::chrono::seconds older_than) {
-  const std::string fmt = "{{.Names}}\t{{index .Labels \"" + std::string(kOciWorkerLabel) + "\"}}\t{{index .Labels \"" +
-                          kOciDeadlineLabel + "\"}}";
+  // podman's .Labels is a map; docker's is a string, read with its .Label function.
+  auto label = [&](const char* key) {
+    return options_.engine == OciEngineKind::kPodman ? "{{index .Labels \"" + std::string(key) + "\"}}"
+                                                     : "{{.Label \"" + std::string(key) + "\"}}";
+  };
+  const std::string fmt = "{{.Names}}\t" + label(kOciWorkerLabel) + "\t" + label(kOciDeadlineLabel);
   Engine ps = engine({"ps", "-a", "--filter", std::string("label=") + kOciWorkerLabel, "--format", fmt},
                      std::chrono::seconds(60));
   if (!ps.exit_code || *ps.exit_code != 0) {
