@@ -478,12 +478,14 @@ wire::AgentProbeReport run_probe(const wire::Manifest& m, const ProbeContext& ct
   std::string missing;
   std::size_t found = 0;
   if (m.probe) {
-    for (const auto& c : m.probe->commands) {
+    for (const auto& named : m.probe->commands) {
+      // A bare name is found where a run's argv[0] would be: on the scanner's PATH.
+      const std::string c = base::resolve_command(named, ctx.scanner_path).value_or(named);
       struct stat st{};
-      bool ok = ::stat(c.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0;
+      bool ok = c.starts_with('/') && ::stat(c.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0;
       if (!ok) {
         if (!missing.empty()) missing += ", ";
-        missing += c;
+        missing += named;
         continue;
       }
       ++found;

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -99,14 +100,31 @@ std::string command_in_room(const std::string& room, const std::string& command)
 }
 }  // namespace
 
-std::vector<core::ProbeTarget> probe_targets(const config::Config& c) {
+std::vector<core::ProbeTarget> probe_targets(const config::Config& c, const config::Env& env) {
   const auto& s = c.worker.sandbox;
   std::vector<core::ProbeTarget> out;
   core::Limits limits = limits_of(s);
+  const bool images = config::is_image_runtime(s.runtime);
   for (const auto& sc : c.scanners) {
     if (!config::runs_in_sandbox(sc.type)) continue;
-    std::string room = s.rooms_dir + "/" + sc.name;
-    out.push_back(core::ProbeTarget{sc.name, std::nullopt, {command_in_room(room, sc.command)}, limits});
+    if (!images) {
+      std::string room = s.rooms_dir + "/" + sc.name;
+      out.push_back(core::ProbeTarget{sc.name, std::nullopt, {command_in_room(room, sc.command)}, limits});
+      continue;
+    }
+    // An image is proven once, however many scanners run from it (the worker's own image
+    // holds them all): its one probe stats every one of their commands. The worker cannot
+    // look inside an image, so a bare command is resolved there by the agent.
+    const std::string image = config::image_for(c, sc, env);
+    auto same = std::find_if(out.begin(), out.end(), [&](const core::ProbeTarget& t) { return t.image == image; });
+    if (same == out.end()) {
+      out.push_back(core::ProbeTarget{sc.name, image, {sc.command}, limits});
+    } else {
+      same->room += "+" + sc.name;
+      if (std::find(same->commands.begin(), same->commands.end(), sc.command) == same->commands.end()) {
+        same->commands.push_back(sc.command);
+      }
+    }
   }
   if (!c.scanners.empty()) return out;
   std::error_code ec;
@@ -117,11 +135,19 @@ std::vector<core::ProbeTarget> probe_targets(const config::Config& c) {
   return out;
 }
 
-IdentifyPlace identify_place(const config::Config& c) {
+IdentifyPlace identify_place(const config::Config& c, const config::Env& env) {
   IdentifyPlace place;
   place.limits = limits_of(c.worker.sandbox);
   place.agent_command = adapters::kAgentInRoom;
-  auto targets = probe_targets(c);
+  if (config::is_image_runtime(c.worker.sandbox.runtime)) {
+    // The image of the first sandboxed scanner: proven by the probe, and every image holds the agent.
+    for (const auto& sc : c.scanners) {
+      if (!config::runs_in_sandbox(sc.type)) continue;
+      place.room = sc.name;
+      return place;
+    }
+  }
+  auto targets = probe_targets(c, env);
   std::error_code ec;
   for (const auto& t : targets) {
     if (fs::is_directory(c.worker.sandbox.rooms_dir + "/" + t.room, ec)) {

@@ -18,10 +18,11 @@ namespace batlehub::server {
 Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runtime(const config::Config& c,
                                                                                    const config::Env& env);
 
-// The rooms the probe must prove: one per sandboxed scanner the config names (each with
-// its command resolved inside its room), or, with no scanner configured, every room that
-// exists under rooms_dir.
-std::vector<core::ProbeTarget> probe_targets(const config::Config& c);
+// What the probe must prove: on bwrap, one room per sandboxed scanner the config names (its
+// command resolved inside the room); on the image runtimes, one target per distinct image
+// (config::image_for), named after its scanners ("guarddog+yara") and stating all their
+// commands; with no scanner configured, every room that exists under rooms_dir.
+std::vector<core::ProbeTarget> probe_targets(const config::Config& c, const config::Env& env);
 
 core::Limits limits_of(const config::SandboxConfig& s);
 
@@ -29,8 +30,9 @@ core::Limits limits_of(const config::SandboxConfig& s);
 // of the first configured scanner whose room exists under rooms_dir — a room the probe has
 // just proven, and every room holds the agent (scripts/build-room.py puts it on the room's
 // PATH) — else the first probe target. No room is built for identification alone: it would
-// be one more room to prove, holding nothing the others lack.
-IdentifyPlace identify_place(const config::Config& c);
+// be one more room to prove, holding nothing the others lack. On the image runtimes: the
+// image of the first sandboxed scanner.
+IdentifyPlace identify_place(const config::Config& c, const config::Env& env);
 
 // The file at `path` loaded and validated (its warnings logged), or the built-in defaults
 // when there is none. The error is ConfigError::describe()'s line.

@@ -45,7 +45,7 @@ ProbeExit probe_command(const std::optional<std::string>& config_path, const con
     return ProbeExit::kConfig;
   }
   auto& rt = **runtime;
-  auto targets = probe_targets(cfg);
+  auto targets = probe_targets(cfg, env);
   std::ostringstream report;
   WallsProof walls = prove_walls(rt, targets, cfg.worker.sandbox.rooms_dir, [&](const core::ProbeReport& r) {
     if (r.skipped) {

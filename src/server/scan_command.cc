@@ -51,7 +51,7 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
 
   // The walls first, as the worker does: no scan behind walls that did not prove themselves.
   core::SandboxRuntime& rt = **runtime;
-  WallsProof walls = prove_walls(rt, probe_targets(cfg), cfg.worker.sandbox.rooms_dir);
+  WallsProof walls = prove_walls(rt, probe_targets(cfg, env), cfg.worker.sandbox.rooms_dir);
   if (!walls.proven) {
     sandbox_log->error("refusing to scan — a sandbox that cannot be proven scans nothing");
     return refuse(ScanExit::kWallsFailed, walls.failure + "\n" + walls.hint);
@@ -63,7 +63,7 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
   ScanExit worst = ScanExit::kAllowed;
   // Behind the walls just proven: a name that says too little is completed by the agent
   // reading the package's own metadata in one of those rooms (scan_service.h).
-  const IdentifyPlace place = identify_place(cfg);
+  const IdentifyPlace place = identify_place(cfg, env);
   for (const std::string& path : o.archives) {
     auto blob = adapters::file_blob(path);
     if (!blob) return refuse(ScanExit::kInput, blob.error(), path);

@@ -53,7 +53,11 @@ WallsProof prove_walls(core::SandboxRuntime& rt, const std::vector<core::ProbeTa
     return WallsProof{false, why, rt.hint(), "", "result_at_all"};
   }
   for (const auto& t : targets) {
-    log->info("probing runtime \"{}\" (room {}/{})", rt.name(), rooms_dir, t.room);
+    if (t.image) {
+      log->info("probing runtime \"{}\" (image {}, for {})", rt.name(), *t.image, t.room);
+    } else {
+      log->info("probing runtime \"{}\" (room {}/{})", rt.name(), rooms_dir, t.room);
+    }
     auto r = rt.probe(t);
     if (!r) {
       log->error("probe failed for runtime \"{}\": {}", rt.name(), r.error().message);

@@ -83,7 +83,7 @@ Expected<std::shared_ptr<Generation>, std::string> build_generation(config::Conf
   if (!scanners) return Unexpected(scanners.error());
   g->runtime = std::move(*runtime);
   g->scanners = std::move(*scanners);
-  g->targets = probe_targets(cfg);
+  g->targets = probe_targets(cfg, env);
   g->budget = pool_budget(cfg.worker);
   const std::string runtime_name(g->runtime->name());
   g->pool = std::make_unique<SandboxPool>(

@@ -93,7 +93,10 @@ ProbeSpec read_probe(const json& j, const std::string& where) {
   for (std::size_t i = 0; i < commands.size(); ++i) {
     std::string w = r.path("commands") + "/" + std::to_string(i);
     std::string c = detail::as_string(commands[i], w, 4096);
-    if (!c.starts_with('/') || has_nul(c)) refuse(w, "must be an absolute path");
+    // A bare name is looked up on the sandbox's PATH, as a run's argv[0] is: on the image
+    // runtimes the worker cannot see inside the image to resolve it first.
+    bool bare = !c.empty() && c.find('/') == std::string::npos;
+    if ((!c.starts_with('/') && !bare) || has_nul(c)) refuse(w, "must be an absolute path or a bare command name");
     p.commands.push_back(std::move(c));
   }
   r.finish();

@@ -8,6 +8,7 @@
 #include "archive_builder.h"
 #include "harness.h"
 #include "wire/base64.h"
+#include "wire/sandbox_path.h"
 
 namespace batlehub::agent {
 namespace {
@@ -294,6 +295,24 @@ TEST_F(Agent, a_probe_manifest_checks_instead_of_running) {
   ASSERT_EQ(o.result.probe->commands.size(), 1u);
   EXPECT_EQ(o.result.probe->commands[0].sha256.size(), 64u);
   EXPECT_EQ(o.result.probe->commands[0].size, fs::file_size(hostile()));
+}
+
+TEST_F(Agent, a_probe_finds_a_bare_command_on_the_sandbox_path_and_names_a_missing_one_as_given) {
+  wire::Manifest m;
+  m.wire = wire::kWireVersion;
+  m.timeout_ms = 10'000;
+  m.limits = {512, 30};
+  m.probe = wire::ProbeSpec{{"127.0.0.1:9"}, {"env", "batlehub-no-such-command"}};
+  Outcome o = run(m);
+  ASSERT_TRUE(o.have_result) << o.error;
+  ASSERT_TRUE(o.result.probe);
+  for (const auto& a : o.result.probe->assertions) {
+    if (a.check != wire::Check::kCommandsExist) continue;
+    EXPECT_EQ(a.verdict, wire::AssertionVerdict::kFail);
+    EXPECT_EQ(a.evidence, "missing or not executable: batlehub-no-such-command");
+  }
+  ASSERT_EQ(o.result.probe->commands.size(), 1u);
+  EXPECT_EQ(o.result.probe->commands[0].path, "/usr/bin/env") << "looked up on " << wire::kSandboxPath;
 }
 
 }  // namespace

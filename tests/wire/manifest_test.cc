@@ -213,6 +213,13 @@ TEST(Manifest, ProbeCanariesAreAddressesNeverNames) {
   j["probe"]["canaries"] = json::array();
   j["probe"]["commands"] = {"relative/cmd"};
   EXPECT_NE(where_refused(j).find("/probe/commands/0"), std::string::npos);
+  j["probe"]["commands"] = {""};
+  EXPECT_NE(where_refused(j).find("/probe/commands/0"), std::string::npos);
+  // A bare name is the image runtimes' way: the agent looks it up on the sandbox's PATH.
+  j["probe"]["commands"] = {"guarddog", "/usr/bin/yara"};
+  auto bare = parse_manifest(j.dump());
+  ASSERT_TRUE(bare) << bare.error().message;
+  EXPECT_EQ(bare->probe->commands, (std::vector<std::string>{"guarddog", "/usr/bin/yara"}));
 }
 
 TEST(Manifest, RefusesNulInArgv) {

@@ -1,10 +1,6 @@
 #include "adapters/sandbox/bwrap.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,7 +14,6 @@
 #include "adapters/sandbox/run_dir.h"
 #include "base/command_path.h"
 #include "base/spawn.h"
-#include "base/utf8.h"
 #include "wire/caps.h"
 #include "wire/sandbox_path.h"
 
@@ -115,7 +110,7 @@ Expected<std::size_t, SandboxError> BwrapRuntime::sweep(std::chrono::seconds old
   return removed + sweep_run_cgroups(*site, older_than);
 }
 
-Expected<BwrapRuntime::Started, SandboxError> BwrapRuntime::start(const std::string& room, const std::string& work,
+Expected<Launched, SandboxError> BwrapRuntime::start(const std::string& room, const std::string& work,
                                                                   bool network, const core::Limits& limits,
                                                                   std::chrono::milliseconds deadline,
                                                                   const RunCgroup* cgroup) {
@@ -142,15 +137,7 @@ Expected<BwrapRuntime::Started, SandboxError> BwrapRuntime::start(const std::str
     }
   }
   s.stdout_cap = 64 * 1024;  // the agent prints nothing; whatever bwrap prints is bounded
-  base::SpawnResult r = base::spawn_and_wait(s);
-  if (!r.started) return Unexpected(SandboxError{Kind::kCrashed, "could not start " + argv[0] + ": " + r.start_error});
-  Started st;
-  st.timed_out = r.timed_out;
-  st.how = r.exit_code ? "bwrap exited " + std::to_string(*r.exit_code) : "bwrap was killed by signal " + std::to_string(r.signal.value_or(0));
-  std::string tail = base::lossy_utf8_tail(r.stderr_raw, wire::kStderrTailChars);
-  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
-  st.stderr_tail = tail;
-  return st;
+  return launch("bwrap", s);
 }
 
 Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& spec) {
@@ -210,13 +197,7 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
   auto dir = TempDir::create_owned(options_.scratch_dir, "probe", target.room);
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   CanaryListener listener;
-  wire::Manifest m;
-  m.wire = wire::kWireVersion;
-  m.network = false;
-  m.limits = target.limits.rlimits();
-  m.timeout_ms = 30'000;
-  m.extract_policy = target.limits.extract_policy();
-  m.probe = wire::ProbeSpec{canaries_for(listener.port(), options_.probe_canaries), target.commands};
+  const wire::Manifest m = probe_manifest(target, canaries_for(listener.port(), options_.probe_canaries));
   if (auto ok = write_manifest(m, dir->path()); !ok) return Unexpected(ok.error());
   // The probe runs in a cgroup like any run, so that it proves what runs get. Without one
   // it still runs: the agent then says from inside that nothing bounds the run as a whole,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "adapters/sandbox/cgroup.h"
+#include "adapters/sandbox/launcher.h"
 #include "core/sandbox.h"
 
 namespace batlehub::adapters {
@@ -75,12 +76,7 @@ class BwrapRuntime final : public core::SandboxRuntime {
   std::string room_path(const std::string& scanner) const { return options_.rooms_dir + "/" + scanner; }
 
  private:
-  struct Started {
-    bool timed_out = false;
-    std::string how;  // "bwrap exited 1", "bwrap was killed by signal 9"
-    std::string stderr_tail;
-  };
-  Expected<Started, core::SandboxError> start(const std::string& room, const std::string& work, bool network,
+  Expected<Launched, core::SandboxError> start(const std::string& room, const std::string& work, bool network,
                                               const core::Limits& limits, std::chrono::milliseconds deadline,
                                               const RunCgroup* cgroup);
   // The run's cgroup, or nullopt when the host gives none and the operator accepted that;

@@ -16,11 +16,11 @@
 #include <sstream>
 
 #include "adapters/sandbox/bwrap.h"
+#include "adapters/sandbox/launcher.h"
 #include "adapters/sandbox/probe_support.h"
 #include "adapters/sandbox/run_dir.h"
 #include "base/command_path.h"
 #include "base/spawn.h"
-#include "base/utf8.h"
 #include "wire/caps.h"
 #include "wire/sandbox_path.h"
 
@@ -47,12 +47,6 @@ std::string hostname() {
 
 std::int64_t now_epoch() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::string trimmed_tail(const std::string& raw) {
-  std::string tail = base::lossy_utf8_tail(raw, wire::kStderrTailChars);
-  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
-  return tail;
 }
 
 // Every file of the bundle directory made the sandbox user's: docker has no `U` bind option,
@@ -160,7 +154,7 @@ OciRuntime::Engine OciRuntime::engine(const std::vector<std::string>& args, std:
   }
   e.exit_code = r.exit_code;
   e.out = std::move(r.stdout_bytes);
-  e.err = trimmed_tail(r.stderr_raw);
+  e.err = stderr_tail_of(r.stderr_raw);
   return e;
 }
 
@@ -204,7 +198,24 @@ void OciRuntime::release_bundle_dir(const std::string& dir) const {
   if (options_.engine == OciEngineKind::kDocker) ::umount2(dir.c_str(), MNT_DETACH);
 }
 
-Expected<OciRuntime::Ran, SandboxError> OciRuntime::start(const OciArgvInput& in, std::chrono::milliseconds deadline) {
+Expected<Launched, SandboxError> OciRuntime::contain(const core::RunLabel& label, const std::string& dir,
+                                                      const std::string& image, bool network,
+                                                      const core::Limits& limits,
+                                                      std::chrono::milliseconds deadline) {
+  static std::atomic<unsigned> serial{0};
+  OciArgvInput in;
+  in.engine = options_.engine;
+  in.binary = binary_;
+  in.name = oci_container_name(label, std::to_string(::getpid()) + "-" + std::to_string(serial++));
+  in.worker = worker_;
+  in.job = label.job;
+  in.deadline_epoch = now_epoch() + std::chrono::duration_cast<std::chrono::seconds>(deadline).count() + 1;
+  in.bundle_dir = dir;
+  in.network = network;
+  in.memory_mb = limits.memory_limit_mb;
+  in.work_mb = limits.max_extracted_mb;
+  in.extra_args = options_.extra_args;
+  in.image = image;
   std::vector<std::string> argv = oci_argv(in);
   argv[0] = binary_;
   if (edit_argv_for_tests_) edit_argv_for_tests_(argv);
@@ -215,17 +226,14 @@ Expected<OciRuntime::Ran, SandboxError> OciRuntime::start(const OciArgvInput& in
   s.cwd_fd = AT_FDCWD;
   s.timeout = deadline;
   s.stdout_cap = 64 * 1024;  // the agent prints nothing; what the engine prints is bounded
-  base::SpawnResult r = base::spawn_and_wait(s);
+
+  if (auto ok = prepare_bundle_dir(dir); !ok) return Unexpected(ok.error());
+  auto ran = launch(engine_name(options_.engine), s);
   // A client that exited has had --rm remove its container. One killed at the deadline has
   // not: a signal to `run` does not stop the container (the agent is its pid 1, and the
   // client only forwards it), so the engine itself kills and removes it.
-  if (r.timed_out || !r.exit_code) remove(in.name);
-  if (!r.started) return Unexpected(SandboxError{Kind::kCrashed, "could not start " + argv[0] + ": " + r.start_error});
-  Ran ran;
-  ran.timed_out = r.timed_out;
-  ran.how = r.exit_code ? engine_name(in.engine) + " exited " + std::to_string(*r.exit_code)
-                        : engine_name(in.engine) + " was killed by signal " + std::to_string(r.signal.value_or(0));
-  ran.stderr_tail = trimmed_tail(r.stderr_raw);
+  if (!ran || ran->timed_out || !ran->exit_code) remove(in.name);
+  release_bundle_dir(dir);
   return ran;
 }
 
@@ -237,29 +245,8 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run(const core::RunSpec& spe
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   auto m = write_bundle(spec, RunDirView{dir->path(), kBundleInSandbox});
   if (!m) return Unexpected(m.error());
-  if (auto ok = prepare_bundle_dir(dir->path()); !ok) return Unexpected(ok.error());
-  struct Release {
-    const OciRuntime* rt;
-    std::string dir;
-    ~Release() { rt->release_bundle_dir(dir); }
-  } release{this, dir->path()};
-
   auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
-  static std::atomic<unsigned> serial{0};
-  OciArgvInput in;
-  in.engine = options_.engine;
-  in.binary = binary_;
-  in.name = oci_container_name(spec.label, std::to_string(::getpid()) + "-" + std::to_string(serial++));
-  in.worker = worker_;
-  in.job = spec.label.job;
-  in.deadline_epoch = now_epoch() + std::chrono::duration_cast<std::chrono::seconds>(deadline).count() + 1;
-  in.bundle_dir = dir->path();
-  in.network = spec.network;
-  in.memory_mb = spec.limits.memory_limit_mb;
-  in.work_mb = spec.limits.max_extracted_mb;
-  in.extra_args = options_.extra_args;
-  in.image = *image;
-  auto ran = start(in, deadline);
+  auto ran = contain(spec.label, dir->path(), *image, spec.network, spec.limits, deadline);
   if (!ran) return Unexpected(ran.error());
   if (ran->timed_out) {
     return Unexpected(SandboxError{Kind::kRunTimeout, "the " + engine_name(options_.engine) + " container of " +
@@ -294,36 +281,10 @@ Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTar
   auto dir = TempDir::create_owned(options_.scratch_dir, "probe", target.room);
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   CanaryListener listener;
-  wire::Manifest m;
-  m.wire = wire::kWireVersion;
-  m.network = false;
-  m.limits = target.limits.rlimits();
-  m.timeout_ms = 30'000;
-  m.extract_policy = target.limits.extract_policy();
-  m.probe = wire::ProbeSpec{canaries_for(listener.port(), options_.probe_canaries), target.commands};
+  const wire::Manifest m = probe_manifest(target, canaries_for(listener.port(), options_.probe_canaries));
   if (auto ok = write_manifest(m, dir->path()); !ok) return Unexpected(ok.error());
-  if (auto ok = prepare_bundle_dir(dir->path()); !ok) return Unexpected(ok.error());
-  struct Release {
-    const OciRuntime* rt;
-    std::string dir;
-    ~Release() { rt->release_bundle_dir(dir); }
-  } release{this, dir->path()};
-  static std::atomic<unsigned> serial{0};
-  OciArgvInput in;
-  in.engine = options_.engine;
-  in.binary = binary_;
-  core::RunLabel label{"probe", target.room, 1};
-  in.name = oci_container_name(label, std::to_string(::getpid()) + "-" + std::to_string(serial++));
-  in.worker = worker_;
-  in.job = "probe";
-  auto deadline = std::chrono::seconds(60) + options_.start_timeout;
-  in.deadline_epoch = now_epoch() + deadline.count() + 1;
-  in.bundle_dir = dir->path();
-  in.memory_mb = target.limits.memory_limit_mb;
-  in.work_mb = target.limits.max_extracted_mb;
-  in.extra_args = options_.extra_args;
-  in.image = *image;
-  auto ran = start(in, deadline);
+  const auto deadline = std::chrono::milliseconds(m.timeout_ms) + options_.start_timeout;
+  auto ran = contain(core::RunLabel{"probe", target.room, 1}, dir->path(), *image, false, target.limits, deadline);
   if (!ran) return Unexpected(ran.error());
   fill_probe_report(rep, read_result(dir->path()), ran->how, ran->stderr_tail);
   return done();

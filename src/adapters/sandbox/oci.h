@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/sandbox/launcher.h"
 #include "core/sandbox.h"
 
 namespace batlehub::adapters {
@@ -86,12 +87,11 @@ class OciRuntime final : public core::SandboxRuntime {
   const std::string& worker_label() const { return worker_; }
 
  private:
-  struct Ran {
-    bool timed_out = false;
-    std::string how;  // "podman exited 125"
-    std::string stderr_tail;
-  };
-  Expected<Ran, core::SandboxError> start(const OciArgvInput& in, std::chrono::milliseconds deadline);
+  // One container from `image`, named after `label`, its per-run directory `dir` (bundle
+  // written) bound at /bundle, bounded by `deadline`, and gone however it ended.
+  Expected<Launched, core::SandboxError> contain(const core::RunLabel& label, const std::string& dir,
+                                                 const std::string& image, bool network, const core::Limits& limits,
+                                                 std::chrono::milliseconds deadline);
   // `<binary> <args…>` with the engine's environment, bounded; its exit code and output.
   struct Engine {
     std::optional<int> exit_code;

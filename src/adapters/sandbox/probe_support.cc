@@ -8,6 +8,8 @@
 
 #include <utility>
 
+#include "wire/caps.h"
+
 namespace batlehub::adapters {
 
 using core::SandboxError;
@@ -47,6 +49,17 @@ std::vector<std::string> canaries_for(int port, const std::vector<std::string>& 
   }
   c.insert(c.end(), configured.begin(), configured.end());
   return c;
+}
+
+wire::Manifest probe_manifest(const core::ProbeTarget& target, std::vector<std::string> canaries) {
+  wire::Manifest m;
+  m.wire = wire::kWireVersion;
+  m.network = false;
+  m.limits = target.limits.rlimits();
+  m.timeout_ms = 30'000;
+  m.extract_policy = target.limits.extract_policy();
+  m.probe = wire::ProbeSpec{std::move(canaries), target.commands};
+  return m;
 }
 
 void fill_probe_report(core::ProbeReport& rep, Expected<wire::RunResult, SandboxError> result, const std::string& how,

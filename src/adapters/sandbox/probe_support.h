@@ -28,6 +28,10 @@ class CanaryListener {
 // (found now, never written down), then the configured ones.
 std::vector<std::string> canaries_for(int port, const std::vector<std::string>& configured);
 
+// The probe's bundle: a manifest with no argv and no input, the target's limits and
+// extraction policy, the canaries to try and the commands to stat.
+wire::Manifest probe_manifest(const core::ProbeTarget& target, std::vector<std::string> canaries);
+
 // The probe's result (read_result's) into `rep`: no result at all (with what the sandbox's
 // program said: `how`, `stderr_tail`), a result of another wire version, an agent failure,
 // or the agent's assertions and command hashes.

@@ -1,0 +1,98 @@
+// What the probe is asked to prove, per runtime (server/builders.h): a room per scanner on
+// bwrap, an image once however many scanners run from it on the image runtimes.
+#include "server/builders.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace batlehub::server {
+namespace {
+
+config::Env env_of(std::map<std::string, std::string> vars) {
+  return [vars](std::string_view k) -> std::optional<std::string> {
+    auto it = vars.find(std::string(k));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+config::Config loaded(const std::string& toml, const config::Env& env) {
+  auto l = config::load_string(toml, "test.toml", env);
+  EXPECT_TRUE(l) << (l ? "" : l.error().describe());
+  return l ? l->config : config::Config{};
+}
+
+const char* kThreeScanners = R"(
+[scanners.guarddog]
+type = "guarddog"
+command = "guarddog"
+[scanners.yara]
+type = "yara"
+command = "yara"
+rules = "/etc/batlehub/rules"
+[scanners.trivy]
+type = "trivy"
+command = "trivy"
+endpoint = ""
+)";
+
+TEST(ProbeTargets, on_bwrap_each_scanner_is_its_own_room) {
+  auto env = env_of({});
+  auto c = loaded(std::string("[worker.sandbox]\nrooms_dir = \"/nowhere\"\n") + kThreeScanners, env);
+  auto t = probe_targets(c, env);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].room, "guarddog");
+  EXPECT_FALSE(t[0].image);
+  EXPECT_EQ(t[0].commands, std::vector<std::string>{"/usr/bin/guarddog"}) << "no room to look in: its PATH's first";
+}
+
+TEST(ProbeTargets, on_oci_the_worker_s_own_image_is_probed_once_for_every_scanner_in_it) {
+  auto env = env_of({{"BATLEHUB_IMAGE", "localhost/batlehub-worker:1"}});
+  auto c = loaded(std::string("[worker.sandbox]\nruntime = \"oci\"\n") + kThreeScanners, env);
+  auto t = probe_targets(c, env);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].room, "guarddog+yara+trivy");
+  EXPECT_EQ(t[0].image, "localhost/batlehub-worker:1");
+  // Bare names: the agent looks them up on the image's PATH, where the worker cannot look.
+  EXPECT_EQ(t[0].commands, (std::vector<std::string>{"guarddog", "yara", "trivy"}));
+}
+
+TEST(ProbeTargets, on_oci_each_distinct_image_is_probed_once) {
+  auto env = env_of({});
+  auto c = loaded(R"(
+[worker.sandbox]
+runtime = "oci"
+[worker.sandbox.oci]
+image = "localhost/batlehub-sandbox-all:1"
+[scanners.guarddog]
+type = "guarddog"
+command = "guarddog"
+image = "localhost/batlehub-sandbox-guarddog:1"
+[scanners.yara]
+type = "yara"
+command = "yara"
+rules = "/etc/batlehub/rules"
+[scanners.trivy]
+type = "trivy"
+command = "/opt/trivy/trivy"
+endpoint = ""
+)",
+                  env);
+  auto t = probe_targets(c, env);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].room, "guarddog");
+  EXPECT_EQ(t[0].image, "localhost/batlehub-sandbox-guarddog:1");
+  EXPECT_EQ(t[1].room, "yara+trivy");
+  EXPECT_EQ(t[1].image, "localhost/batlehub-sandbox-all:1");
+  EXPECT_EQ(t[1].commands, (std::vector<std::string>{"yara", "/opt/trivy/trivy"}));
+}
+
+TEST(IdentifyPlace, on_oci_is_the_first_sandboxed_scanner_whose_image_the_probe_proved) {
+  auto env = env_of({{"BATLEHUB_IMAGE", "localhost/batlehub-worker:1"}});
+  auto c = loaded(std::string("[worker.sandbox]\nruntime = \"oci\"\n") + kThreeScanners, env);
+  EXPECT_EQ(identify_place(c, env).room, "guarddog");
+}
+
+}  // namespace
+}  // namespace batlehub::server
