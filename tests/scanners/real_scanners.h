@@ -18,6 +18,7 @@
 #include "adapters/sandbox/blob.h"
 #include "adapters/sandbox/bwrap.h"
 #include "adapters/sandbox/none.h"
+#include "adapters/scanners/trivy.h"
 #include "archive_builder.h"
 #include "core/scanner.h"
 #include "rooms.h"
@@ -109,6 +110,43 @@ inline std::string build_room_from(const fs::path& rooms, const std::string& def
                     " >/dev/null 2>" + err.string();
   if (std::system(cmd.c_str()) == 0) return "";
   return "build-room.py failed: " + Scratch::read(err);
+}
+
+// --- trivy, for real -----------------------------------------------------------------------
+
+// What the real runs use: a database repository on a loopback port nothing listens on. A
+// trivy that needs its database asks this machine, is refused at once, and says so — it
+// never looks up or dials the public registry Trivy defaults to.
+inline constexpr const char* kLoopbackDbRepository = "127.0.0.1:9/batlehub/trivy-db";
+
+inline adapters::TrivyScanner local_scanner(std::string endpoint = "") {
+  adapters::TrivyOptions o;
+  o.endpoint = std::move(endpoint);
+  o.db_repository = kLoopbackDbRepository;
+  return adapters::TrivyScanner(o);
+}
+
+// The npm sample with the CycloneDX SBOM of lodash 4.17.15 beside it.
+inline core::ScanInput with_sbom() {
+  core::ScanInput in = sample_input(core::PackageKind::kNpm, "npm-benign");
+  in.sbom = slurp(kFixtures + "trivy/lodash-4.17.15.cdx.json");
+  return in;
+}
+
+// With a database in its cache (the EMPTY one of tests/fixtures/trivy/empty-db, which
+// trivy will not find stale before 2100), trivy runs its whole scan offline — under the
+// agent's filter, and in its room — and answers: the report of a real run, zero findings.
+inline core::RunOutcome run_trivy_with_empty_db(const adapters::TrivyScanner& s, core::SandboxRuntime& rt,
+                                                const core::ScanInput& in) {
+  auto plan = s.plan(in);
+  EXPECT_TRUE(plan);
+  if (!plan) return Unexpected(core::SandboxError{core::SandboxError::Kind::kConfig, "no plan"});
+  core::RunSpec spec = plan->front();
+  for (const char* f : {"trivy.db", "metadata.json"}) {
+    spec.bundle.entries.push_back(core::BundleEntry::inline_file(*wire::RelPath::parse(std::string(".trivy/db/") + f),
+                                                                 slurp(kFixtures + "trivy/empty-db/" + f)));
+  }
+  return rt.run(spec);
 }
 
 // The findings as comparable text, one per line (scanner kind code severity reference summary).

@@ -29,22 +29,11 @@ TrivyScanner scanner(std::string endpoint = "", std::string db_repository = "") 
   return TrivyScanner(o);
 }
 
-// What the real runs use: a database repository on a loopback port nothing listens on. A
-// trivy that needs its database asks this machine, is refused at once, and says so — it
-// never looks up or dials the public registry Trivy defaults to.
-constexpr const char* kLoopbackDbRepository = "127.0.0.1:9/batlehub/trivy-db";
-TrivyScanner local_scanner(std::string endpoint = "") { return scanner(std::move(endpoint), kLoopbackDbRepository); }
 
 json trivy_fixture(const std::string& name) {
   auto j = parse_json(slurp(kFixtures + "trivy/" + name));
   EXPECT_TRUE(j) << name;
   return j ? *j : json();
-}
-
-core::ScanInput with_sbom() {
-  core::ScanInput in = sample_input(PackageKind::kNpm, "npm-benign");
-  in.sbom = slurp(kFixtures + "trivy/lodash-4.17.15.cdx.json");
-  return in;
 }
 
 // --- upstream's tests --------------------------------------------------------------------
@@ -274,21 +263,6 @@ TEST_F(TrivyReal, without_a_database_an_sbom_scan_is_the_same_upstream_error_und
   expect_no_database(core::scan_with(local_scanner(), *bwrap, sample_input(PackageKind::kNpm, "npm-malicious")), "bwrap, fs");
 }
 
-// With a database in its cache (the EMPTY one of tests/fixtures/trivy/empty-db, which
-// trivy will not find stale before 2100), trivy runs its whole scan offline — under the
-// agent's filter, and in its room — and answers: the report of a real run, zero findings.
-core::RunOutcome run_with_empty_db(const TrivyScanner& s, core::SandboxRuntime& rt, const core::ScanInput& in) {
-  auto plan = s.plan(in);
-  EXPECT_TRUE(plan);
-  if (!plan) return Unexpected(core::SandboxError{core::SandboxError::Kind::kConfig, "no plan"});
-  core::RunSpec spec = plan->front();
-  for (const char* f : {"trivy.db", "metadata.json"}) {
-    spec.bundle.entries.push_back(core::BundleEntry::inline_file(*wire::RelPath::parse(std::string(".trivy/db/") + f),
-                                                                 slurp(kFixtures + "trivy/empty-db/" + f)));
-  }
-  return rt.run(spec);
-}
-
 void expect_a_clean_real_report(const TrivyScanner& s, const core::RunOutcome& r, const char* type,
                                 const std::string& where) {
   ASSERT_TRUE(r) << where << ": " << r.error().message;
@@ -308,9 +282,9 @@ void expect_a_clean_real_report(const TrivyScanner& s, const core::RunOutcome& r
 
 TEST_F(TrivyReal, with_a_database_in_its_cache_trivy_answers_under_none) {
   auto none = none_runtime(*scratch_);
-  expect_a_clean_real_report(local_scanner(), run_with_empty_db(local_scanner(), *none, with_sbom()), "node-pkg", "none, sbom");
+  expect_a_clean_real_report(local_scanner(), run_trivy_with_empty_db(local_scanner(), *none, with_sbom()), "node-pkg", "none, sbom");
   expect_a_clean_real_report(local_scanner(),
-                             run_with_empty_db(local_scanner(), *none, sample_input(PackageKind::kNpm, "npm-malicious")),
+                             run_trivy_with_empty_db(local_scanner(), *none, sample_input(PackageKind::kNpm, "npm-malicious")),
                              nullptr, "none, fs");
 }
 
@@ -318,9 +292,9 @@ TEST_F(TrivyReal, with_a_database_in_its_cache_an_sbom_scan_answers_the_same_und
   BATLEHUB_NEED_BWRAP();
   auto bwrap = bwrap_runtime(*scratch_, rooms_);
   auto none = none_runtime(*scratch_);
-  auto b = run_with_empty_db(local_scanner(), *bwrap, with_sbom());
+  auto b = run_trivy_with_empty_db(local_scanner(), *bwrap, with_sbom());
   expect_a_clean_real_report(local_scanner(), b, "node-pkg", "bwrap, sbom");
-  auto n = run_with_empty_db(local_scanner(), *none, with_sbom());
+  auto n = run_trivy_with_empty_db(local_scanner(), *none, with_sbom());
   ASSERT_TRUE(b && n);
   // The same report but for its id and time.
   auto strip = [](const std::string& out) {
@@ -346,9 +320,9 @@ TEST_F(TrivyReal, trivy_fs_answers_in_the_bwrap_room_as_under_none) {
   auto bwrap = bwrap_runtime(*scratch_, rooms_);
   auto none = none_runtime(*scratch_);
   auto input = sample_input(PackageKind::kNpm, "npm-malicious");
-  auto b = run_with_empty_db(local_scanner(), *bwrap, input);
+  auto b = run_trivy_with_empty_db(local_scanner(), *bwrap, input);
   expect_a_clean_real_report(local_scanner(), b, nullptr, "bwrap, fs");
-  auto n = run_with_empty_db(local_scanner(), *none, input);
+  auto n = run_trivy_with_empty_db(local_scanner(), *none, input);
   ASSERT_TRUE(b && n);
   EXPECT_EQ(local_scanner().parse({}, {b})->size(), local_scanner().parse({}, {n})->size());
 }
