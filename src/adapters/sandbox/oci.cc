@@ -49,23 +49,19 @@ std::int64_t now_epoch() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// Every file of the bundle directory made the sandbox user's: docker has no `U` bind option,
-// and without a user-namespace remap uid 65532 in the container is uid 65532 here.
-Expected<Ok, SandboxError> give_to_sandbox_user(const std::string& dir) {
-  std::error_code ec;
-  auto own = [&](const fs::path& p) -> Expected<Ok, SandboxError> {
-    if (::lchown(p.c_str(), kSandboxId, kSandboxId) != 0) {
-      return Unexpected(SandboxError{Kind::kIo, "chown " + p.string() + ": " + std::strerror(errno)});
-    }
-    return Ok{};
-  };
-  if (auto ok = own(dir); !ok) return ok;
-  for (fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    if (auto ok = own(it->path()); !ok) return ok;
+// The directory the container sees at /bundle, made inside the run's private directory
+// (0700, the worker's), so that no other user of this host reaches it however open it is.
+// The sandbox user must write out.tar there, as whichever host uid the engine maps it to:
+// podman's `U` chowns the bind to that uid. docker has no `U`, and under a userns-remap
+// daemon the uid is the remap range's base + 65532, which its CLI does not tell: the
+// directory is open to every uid instead (0777, chmod'ed past the umask); its files are 0644.
+Expected<std::string, SandboxError> make_bundle_dir(const TempDir& run, OciEngineKind engine) {
+  std::string dir = run.path() + "/bundle";
+  const mode_t mode = engine == OciEngineKind::kDocker ? 0777 : 0700;
+  if (::mkdir(dir.c_str(), mode) != 0 || ::chmod(dir.c_str(), mode) != 0) {
+    return Unexpected(SandboxError{Kind::kIo, "creating " + dir + ": " + std::strerror(errno)});
   }
-  if (ec) return Unexpected(SandboxError{Kind::kIo, "walking " + dir + ": " + ec.message()});
-  return Ok{};
+  return dir;
 }
 
 }  // namespace
@@ -104,8 +100,9 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
                      "/tmp:" + tmpfs_opts});
   // The per-run directory: the manifest and the artifact in, out.tar out. podman takes
   // nosuid,nodev and chowns it to the uid --userns auto maps 65532 to (U); docker refuses
-  // both in -v, so the runtime has made the directory nosuid,nodev and the sandbox user's
-  // before the run (OciRuntime::prepare_bundle_dir), and the bind inherits that.
+  // both in -v, so the runtime has made the directory a nosuid,nodev mount before the run
+  // (OciRuntime::prepare_bundle_dir), which the bind inherits, and writable by any uid
+  // (make_bundle_dir).
   a.insert(a.end(), {"-v", in.bundle_dir + ":" + kBundleInSandbox + (podman(in) ? ":rw,nosuid,nodev,U" : ":rw")});
   a.insert(a.end(), {"--cap-drop", "ALL", "--security-opt", "no-new-privileges"});
   if (podman(in)) {
@@ -176,8 +173,8 @@ Expected<std::string, SandboxError> OciRuntime::image_of(const std::string& room
 
 Expected<Ok, SandboxError> OciRuntime::prepare_bundle_dir(const std::string& dir) const {
   if (options_.engine == OciEngineKind::kPodman) return Ok{};
-  // docker: no nosuid/nodev in -v, no `U`. The directory becomes a mount of its own with
-  // those flags (a bind mount's flags go with it into the container), and the sandbox user's.
+  // docker: no nosuid/nodev in -v. The directory becomes a mount of its own with those
+  // flags, and a bind mount's flags go with it into the container.
   if (::mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0) {
     return Unexpected(SandboxError{Kind::kIo, "bind " + dir + " onto itself (to mount it nosuid,nodev for docker): " +
                                                   std::strerror(errno) + " — the docker engine needs a worker running as root"});
@@ -186,10 +183,6 @@ Expected<Ok, SandboxError> OciRuntime::prepare_bundle_dir(const std::string& dir
     int e = errno;
     ::umount2(dir.c_str(), MNT_DETACH);
     return Unexpected(SandboxError{Kind::kIo, "remount " + dir + " nosuid,nodev: " + std::strerror(e)});
-  }
-  if (auto ok = give_to_sandbox_user(dir); !ok) {
-    ::umount2(dir.c_str(), MNT_DETACH);
-    return ok;
   }
   return Ok{};
 }
@@ -243,17 +236,19 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run(const core::RunSpec& spe
   if (!image) return Unexpected(image.error());
   auto dir = TempDir::create_owned(options_.scratch_dir, "run", spec.label.scanner);
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
-  auto m = write_bundle(spec, RunDirView{dir->path(), kBundleInSandbox});
+  auto bundle = make_bundle_dir(*dir, options_.engine);
+  if (!bundle) return Unexpected(bundle.error());
+  auto m = write_bundle(spec, RunDirView{*bundle, kBundleInSandbox});
   if (!m) return Unexpected(m.error());
   auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
-  auto ran = contain(spec.label, dir->path(), *image, spec.network, spec.limits, deadline);
+  auto ran = contain(spec.label, *bundle, *image, spec.network, spec.limits, deadline);
   if (!ran) return Unexpected(ran.error());
   if (ran->timed_out) {
     return Unexpected(SandboxError{Kind::kRunTimeout, "the " + engine_name(options_.engine) + " container of " +
                                                           spec.label.scanner + " ran past " +
                                                           std::to_string(deadline.count()) + " ms and was removed"});
   }
-  auto out = collect(dir->path(), spec.argv[0]);
+  auto out = collect(*bundle, spec.argv[0]);
   if (!out && out.error().reason == SandboxError::Reason::kNoResult) {
     // 137 from the engine is its container's pid 1 killed by SIGKILL: the agent itself went,
     // which under --memory is the cgroup's OOM killer (the agent's children it reports).
@@ -282,11 +277,13 @@ Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTar
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   CanaryListener listener;
   const wire::Manifest m = probe_manifest(target, canaries_for(listener.port(), options_.probe_canaries));
-  if (auto ok = write_manifest(m, dir->path()); !ok) return Unexpected(ok.error());
+  auto bundle = make_bundle_dir(*dir, options_.engine);
+  if (!bundle) return Unexpected(bundle.error());
+  if (auto ok = write_manifest(m, *bundle); !ok) return Unexpected(ok.error());
   const auto deadline = std::chrono::milliseconds(m.timeout_ms) + options_.start_timeout;
-  auto ran = contain(core::RunLabel{"probe", target.room, 1}, dir->path(), *image, false, target.limits, deadline);
+  auto ran = contain(core::RunLabel{"probe", target.room, 1}, *bundle, *image, false, target.limits, deadline);
   if (!ran) return Unexpected(ran.error());
-  fill_probe_report(rep, read_result(dir->path()), ran->how, ran->stderr_tail);
+  fill_probe_report(rep, read_result(*bundle), ran->how, ran->stderr_tail);
   return done();
 }
 
