@@ -51,14 +51,16 @@ std::int64_t now_epoch() {
 
 // The directory the container sees at /bundle, made inside the run's private directory
 // (0700, the worker's), so that no other user of this host reaches it however open it is.
-// The sandbox user must write out.tar there, as whichever host uid the engine maps it to:
-// podman's `U` chowns the bind to that uid. docker has no `U`, and under a userns-remap
-// daemon the uid is the remap range's base + 65532, which its CLI does not tell: the
-// directory is open to every uid instead (0777, chmod'ed past the umask); its files are 0644.
-Expected<std::string, SandboxError> make_bundle_dir(const TempDir& run, OciEngineKind engine) {
+// The sandbox user must write out.tar there as whichever host uid the engine maps it to —
+// a subordinate uid under podman's --userns auto, the remap base + 65532 under a docker
+// daemon with userns-remap, 65532 itself under a docker daemon without — and the worker
+// must read it back. No engine says which uid: the directory is open to every uid instead
+// (0777, chmod'ed past the umask), and the agent writes out.tar 0644. (podman's `U` bind
+// option would chown the directory to the mapped uid, which a rootless worker then could
+// not read.)
+Expected<std::string, SandboxError> make_bundle_dir(const TempDir& run) {
   std::string dir = run.path() + "/bundle";
-  const mode_t mode = engine == OciEngineKind::kDocker ? 0777 : 0700;
-  if (::mkdir(dir.c_str(), mode) != 0 || ::chmod(dir.c_str(), mode) != 0) {
+  if (::mkdir(dir.c_str(), 0777) != 0 || ::chmod(dir.c_str(), 0777) != 0) {
     return Unexpected(SandboxError{Kind::kIo, "creating " + dir + ": " + std::strerror(errno)});
   }
   return dir;
@@ -98,12 +100,11 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
                                  (podman(in) ? ",U" : ",uid=" + std::string(kSandboxUid) + ",gid=" + kSandboxUid);
   a.insert(a.end(), {"--read-only", "--tmpfs", std::string(kWorkInSandbox) + ":" + tmpfs_opts, "--tmpfs",
                      "/tmp:" + tmpfs_opts});
-  // The per-run directory: the manifest and the artifact in, out.tar out. podman takes
-  // nosuid,nodev and chowns it to the uid --userns auto maps 65532 to (U); docker refuses
-  // both in -v, so the runtime has made the directory a nosuid,nodev mount before the run
-  // (OciRuntime::prepare_bundle_dir), which the bind inherits, and writable by any uid
-  // (make_bundle_dir).
-  a.insert(a.end(), {"-v", in.bundle_dir + ":" + kBundleInSandbox + (podman(in) ? ":rw,nosuid,nodev,U" : ":rw")});
+  // The per-run directory: the manifest and the artifact in, out.tar out, writable by any
+  // uid (make_bundle_dir). podman takes nosuid,nodev on -v; docker refuses them there, so
+  // the runtime has made the directory a nosuid,nodev mount before the run
+  // (OciRuntime::prepare_bundle_dir), which the bind inherits.
+  a.insert(a.end(), {"-v", in.bundle_dir + ":" + kBundleInSandbox + (podman(in) ? ":rw,nosuid,nodev" : ":rw")});
   a.insert(a.end(), {"--cap-drop", "ALL", "--security-opt", "no-new-privileges"});
   if (podman(in)) {
     // A user namespace of the container's own: uid 65532 inside is an unused host uid, not
@@ -236,7 +237,7 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run(const core::RunSpec& spe
   if (!image) return Unexpected(image.error());
   auto dir = TempDir::create_owned(options_.scratch_dir, "run", spec.label.scanner);
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
-  auto bundle = make_bundle_dir(*dir, options_.engine);
+  auto bundle = make_bundle_dir(*dir);
   if (!bundle) return Unexpected(bundle.error());
   auto m = write_bundle(spec, RunDirView{*bundle, kBundleInSandbox});
   if (!m) return Unexpected(m.error());
@@ -277,7 +278,7 @@ Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTar
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   CanaryListener listener;
   const wire::Manifest m = probe_manifest(target, canaries_for(listener.port(), options_.probe_canaries));
-  auto bundle = make_bundle_dir(*dir, options_.engine);
+  auto bundle = make_bundle_dir(*dir);
   if (!bundle) return Unexpected(bundle.error());
   if (auto ok = write_manifest(m, *bundle); !ok) return Unexpected(ok.error());
   const auto deadline = std::chrono::milliseconds(m.timeout_ms) + options_.start_timeout;
