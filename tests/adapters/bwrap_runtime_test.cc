@@ -6,11 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "adapters/sandbox/blob.h"
 #include "adapters/sandbox/bwrap.h"
 #include "bwrap_runtime_peer.h"
 #include "adapters/sandbox/none.h"
-#include "archive_builder.h"
 #include "rooms.h"
 
 namespace batlehub::adapters {
@@ -73,14 +71,7 @@ class BwrapRuntimeTest : public ::testing::Test {
 };
 
 TEST_F(BwrapRuntimeTest, a_run_over_a_fixture_archive_gives_the_same_output_as_none) {
-  std::string tgz = make_tgz({dir("package/"), file("package/index.js", "module.exports = 42;\n"),
-                              file("package/lib/a.js", "a"), symlink("package/evil", "/etc/passwd")});
-  core::RunSpec spec;
-  spec.label.scanner = "hostile";
-  spec.timeout = std::chrono::seconds(20);
-  spec.bundle.entries = {core::BundleEntry::archive(*wire::RelPath::parse("node_modules/x"), memory_blob(tgz, "x.tgz"), true),
-                         core::BundleEntry::inline_file(*wire::RelPath::parse("package-lock.json"), "{}")};
-  spec.argv = {"hostile", "cat", "node_modules/x/index.js"};
+  core::RunSpec spec = fixture_run_spec();
   BwrapRuntime bwrap(options());
   auto b = bwrap.run(spec);
   ASSERT_TRUE(b) << b.error().message;

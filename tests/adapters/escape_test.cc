@@ -1,5 +1,6 @@
-// Escape attempts, run as the scanner under the bwrap runtime: each one fails or is
-// stopped, asserted from what the program reports and from the host afterwards.
+// Escape attempts, run as the scanner under each sandbox runtime — bwrap, and oci on podman
+// and on docker (issue 12: the escape tests on each engine): each one fails or is stopped,
+// asserted from what the program reports and from the host afterwards.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -7,40 +8,79 @@
 #include <signal.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
 
 #include "adapters/sandbox/bwrap.h"
+#include "adapters/sandbox/oci.h"
+#include "engines.h"
 #include "wire/caps.h"
-#include "rooms.h"
 
 namespace batlehub::adapters {
 namespace {
 
 using namespace batlehub::testing;
 
-class Escape : public ::testing::Test {
+// A runtime the escapes run under: bwrap, or oci on one engine.
+struct Runtime {
+  const char* name;
+  std::optional<OciEngineKind> engine;  // none: bwrap
+};
+
+// What gtest prints for a parameter in its messages: the runtime's name, not its bytes.
+void PrintTo(const Runtime& r, std::ostream* os) { *os << r.name; }
+
+class Escape : public ::testing::TestWithParam<Runtime> {
  protected:
+  static void TearDownTestSuite() {
+    for (const auto& [engine, image] : images_) remove_image(engine, image);
+    images_.clear();
+    rooms_scratch_.reset();
+  }
+
   void SetUp() override {
-    if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
-    rooms_ = s_.root() / "rooms";
-    fs::create_directories(rooms_);
-    ASSERT_TRUE(build_room(rooms_, "hostile"));
+    const auto engine = GetParam().engine;
+    if (auto why = engine ? engine_unavailable(*engine) : bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    if (!rooms_scratch_) {
+      auto made = std::make_unique<Scratch>();
+      ASSERT_TRUE(build_room(made->root() / "rooms", "hostile"));
+      rooms_scratch_ = std::move(made);
+    }
+    rooms_ = rooms_scratch_->root() / "rooms";
+    if (engine && !images_.contains(*engine)) {
+      const std::string tag = test_image_tag("hostile");
+      auto failed = import_room_image(*engine, rooms_ / "hostile", tag);
+      if (!failed.empty()) remove_image(*engine, tag);
+      ASSERT_EQ(failed, "") << "failed: " << failed;
+      images_[*engine] = tag;
+    }
+  }
+
+  bool under_bwrap() const { return !GetParam().engine; }
+
+  std::unique_ptr<core::SandboxRuntime> runtime() {
+    if (const auto engine = GetParam().engine) {
+      return std::make_unique<OciRuntime>(test_oci_options(*engine, images_.at(*engine), s_.work()));
+    }
+    BwrapOptions o;
+    o.rooms_dir = rooms_.string();
+    o.scratch_dir = s_.work().string();
+    return std::make_unique<BwrapRuntime>(o);
   }
 
   Expected<core::RunOutput, core::SandboxError> run(std::vector<std::string> args,
                                                     std::chrono::milliseconds timeout = std::chrono::seconds(20),
                                                     core::Limits limits = {}) {
-    BwrapOptions o;
-    o.rooms_dir = rooms_.string();
-    o.scratch_dir = s_.work().string();
-    BwrapRuntime bwrap(o);
     core::RunSpec spec;
     spec.label.scanner = "hostile";
     spec.argv = {"hostile"};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.timeout = timeout;
     spec.limits = limits;
-    return bwrap.run(spec);
+    return runtime()->run(spec);
   }
 
   // A word only this test's processes carry on their command line: other tests (run in
@@ -61,11 +101,15 @@ class Escape : public ::testing::Test {
     return n;
   }
 
+  // The hostile room, and its image on each engine, are made once for the whole suite (the
+  // tests only read them), by the first test of a runtime that runs.
+  static inline std::unique_ptr<Scratch> rooms_scratch_;
+  static inline std::map<OciEngineKind, std::string> images_;
   Scratch s_;
   fs::path rooms_;
 };
 
-TEST_F(Escape, cannot_connect_to_a_listener_on_the_hosts_loopback) {
+TEST_P(Escape, cannot_connect_to_a_listener_on_the_hosts_loopback) {
   int l = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -87,7 +131,7 @@ TEST_F(Escape, cannot_connect_to_a_listener_on_the_hosts_loopback) {
   ::close(l);
 }
 
-TEST_F(Escape, cannot_read_a_host_file_outside_its_room) {
+TEST_P(Escape, cannot_read_a_host_file_outside_its_room) {
   Scratch::write(s_.root() / "secret", "the worker's secret");
   auto out = run({"cat", (s_.root() / "secret").string()});
   ASSERT_TRUE(out) << out.error().message;
@@ -96,27 +140,39 @@ TEST_F(Escape, cannot_read_a_host_file_outside_its_room) {
   EXPECT_NE(out->stderr_tail.find("No such file or directory"), std::string::npos);
   auto passwd = run({"cat", "/etc/passwd"});
   ASSERT_TRUE(passwd);
-  EXPECT_EQ(passwd->status, 2);
+  if (GetParam().engine == OciEngineKind::kPodman) {
+    // podman binds an /etc/passwd of its own making over the image's / (one line for
+    // --user's uid; `podman run --passwd=false` would leave it out): not the host's, which
+    // starts with root's line.
+    EXPECT_EQ(passwd->status, 0);
+    EXPECT_EQ(passwd->stdout_bytes.rfind("65532:", 0), 0u) << passwd->stdout_bytes;
+    EXPECT_EQ(std::count(passwd->stdout_bytes.begin(), passwd->stdout_bytes.end(), '\n'), 1) << passwd->stdout_bytes;
+  } else {
+    EXPECT_EQ(passwd->status, 2);
+  }
 }
 
-TEST_F(Escape, cannot_write_to_the_root) {
+TEST_P(Escape, cannot_write_to_the_root) {
   auto out = run({"write", "/pwned"});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(out->stdout_bytes, "write EROFS\n");
+  // bwrap binds the room itself as /. oci runs an image imported from it, whose container
+  // layer (where a write would land without --read-only) goes with the container: there the
+  // EROFS is the evidence, and the room is still untouched.
   EXPECT_FALSE(fs::exists(rooms_ / "hostile" / "pwned"));
   auto bin = run({"write", "/usr/bin/hostile"});
   ASSERT_TRUE(bin);
   EXPECT_EQ(bin->stdout_bytes, "write EROFS\n");
 }
 
-TEST_F(Escape, cannot_ptrace_mount_or_unshare) {
+TEST_P(Escape, cannot_ptrace_mount_or_unshare) {
   auto out = run({"syscalls"});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(out->status, 3);
   EXPECT_EQ(out->stdout_bytes, "ptrace -1 EPERM\nunshare -1 EPERM\nmount -1 EPERM\nkeyctl -1 EPERM\nclone3 -1 ENOSYS\n");
 }
 
-TEST_F(Escape, cannot_read_a_variable_from_the_workers_environment) {
+TEST_P(Escape, cannot_read_a_variable_from_the_workers_environment) {
   ::setenv("BATLEHUB_ESCAPE_TEST_SECRET", "hunter2", 1);
   ::setenv("AWS_SECRET_ACCESS_KEY", "hunter3", 1);
   auto out = run({"env"});
@@ -126,34 +182,50 @@ TEST_F(Escape, cannot_read_a_variable_from_the_workers_environment) {
   EXPECT_EQ(out->stdout_bytes, "HOME=/work\nPATH=/usr/local/bin:/usr/bin:/bin\n");
 }
 
-TEST_F(Escape, a_fork_bomb_is_stopped) {
-  // The run's cgroup stops it at pids.max, for the whole run (RLIMIT_NPROC, per uid in the
+TEST_P(Escape, a_fork_bomb_is_stopped) {
+  // The run's cgroup stops it at pids.max, for the whole run — bwrap's run cgroup, the
+  // engine's --pids-limit under oci, both kRunPidsMax — (RLIMIT_NPROC, per uid in the
   // sandbox's user namespace, is the backstop at 1,024), and the keeper kills the children
   // it left.
   auto out = run({"forkbomb", token()}, std::chrono::seconds(20));
   ASSERT_TRUE(out) << out.error().message;
-  // The sandbox's own processes (bwrap, its init, the agent, its keeper) count too.
+  // The sandbox's own processes count too: the agent and its keeper, and under bwrap, bwrap
+  // and its init (an engine's conmon or shim stays outside the container's cgroup).
   ASSERT_EQ(out->stdout_bytes.rfind("fork failed after ", 0), 0u) << out->stdout_bytes;
   long forked = std::stol(out->stdout_bytes.substr(18));
+  RecordProperty("forked", static_cast<int>(forked));
   EXPECT_LT(forked, static_cast<long>(wire::kRunPidsMax));
   EXPECT_GT(forked, static_cast<long>(wire::kRunPidsMax) - 16);
   EXPECT_TRUE(out->stdout_bytes.ends_with(": EAGAIN\n")) << out->stdout_bytes;
   EXPECT_EQ(survivors("forkbomb"), 0) << "fork-bomb processes outlived the run";
 }
 
-TEST_F(Escape, cannot_allocate_past_the_memory_limit) {
+TEST_P(Escape, cannot_allocate_past_the_memory_limit) {
   core::Limits l;
   l.memory_limit_mb = 64;
   auto out = run({"alloc", "256"}, std::chrono::seconds(20), l);
-  ASSERT_TRUE(out) << out.error().message;
-  EXPECT_EQ(out->status, 1);
-  EXPECT_EQ(out->stdout_bytes.rfind("alloc failed at ", 0), 0u) << out->stdout_bytes;
+  if (under_bwrap()) {
+    // bwrap's run cgroup holds memory_limit_mb + max_extracted_mb (its /work counts), so the
+    // agent's RLIMIT_DATA of memory_limit_mb is reached first: the allocation fails.
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_EQ(out->status, 1);
+    EXPECT_EQ(out->stdout_bytes.rfind("alloc failed at ", 0), 0u) << out->stdout_bytes;
+  } else {
+    // oci's --memory is memory_limit_mb for the whole container — the agent, the scanner and
+    // the tmpfs /work and /tmp — the same bound as RLIMIT_DATA, which counts the scanner's
+    // own mappings alone; so the container cgroup's OOM killer ends the scanner with
+    // SIGKILL just before RLIMIT_DATA would fail its malloc (the kernel logs "Memory cgroup
+    // out of memory: Killed process … (hostile)"). The agent, pid 1, survives and says so.
+    ASSERT_FALSE(out) << out->stdout_bytes;
+    EXPECT_EQ(out.error().kind, core::SandboxError::Kind::kCrashed) << out.error().message;
+    EXPECT_EQ(out.error().message, "hostile was killed by signal 9");
+  }
   auto fits = run({"alloc", "16"}, std::chrono::seconds(20), l);
   ASSERT_TRUE(fits);
   EXPECT_EQ(fits->stdout_bytes, "allocated\n");
 }
 
-TEST_F(Escape, cannot_spin_past_cpu_seconds) {
+TEST_P(Escape, cannot_spin_past_cpu_seconds) {
   core::Limits l;
   l.cpu_seconds = 1;
   auto out = run({"spin"}, std::chrono::seconds(30), l);
@@ -163,7 +235,7 @@ TEST_F(Escape, cannot_spin_past_cpu_seconds) {
   EXPECT_LT(out.error().message.find("signal 9"), std::string::npos);
 }
 
-TEST_F(Escape, cannot_leave_a_daemonised_child_behind) {
+TEST_P(Escape, cannot_leave_a_daemonised_child_behind) {
   auto out = run({"daemon-exit", token()});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(out->stdout_bytes, "left a daemon\n");
@@ -172,6 +244,11 @@ TEST_F(Escape, cannot_leave_a_daemonised_child_behind) {
   ASSERT_FALSE(timed);
   EXPECT_EQ(survivors("daemon"), 0) << "the daemon outlived the timeout";
 }
+
+INSTANTIATE_TEST_SUITE_P(Runtimes, Escape,
+                         ::testing::Values(Runtime{"bwrap", std::nullopt}, Runtime{"podman", OciEngineKind::kPodman},
+                                           Runtime{"docker", OciEngineKind::kDocker}),
+                         [](const auto& i) { return std::string(i.param.name); });
 
 }  // namespace
 }  // namespace batlehub::adapters

@@ -8,104 +8,40 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <thread>
 
-#include "adapters/sandbox/blob.h"
 #include "adapters/sandbox/bwrap.h"
 #include "adapters/sandbox/none.h"
 #include "adapters/sandbox/oci.h"
-#include "archive_builder.h"
-#include "rooms.h"
+#include "engines.h"
 
 namespace batlehub::adapters {
 namespace {
 
 using namespace batlehub::testing;
 
-struct Engine {
-  OciEngineKind kind;
-  const char* name;
-};
-
-// The engine CLI's environment in these tests: the docker peer's socket (tests/oci_fixture.cmake).
-std::vector<std::string> engine_env(OciEngineKind k) {
-  std::vector<std::string> env{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
-  if (k == OciEngineKind::kDocker) {
-    const char* h = std::getenv("BATLEHUB_TEST_DOCKER_HOST");
-    if (h) env.push_back(std::string("DOCKER_HOST=") + h);
-  }
-  return env;
-}
-
-std::string env_prefix(OciEngineKind k) {
-  std::string p;
-  for (const auto& kv : engine_env(k)) p += kv + " ";
-  return "env -i " + p;
-}
-
-// `<engine> <args>`'s stdout, or nullopt when it failed.
-std::optional<std::string> engine_out(OciEngineKind k, const std::string& args) {
-  std::string cmd = env_prefix(k) + (k == OciEngineKind::kPodman ? "podman " : "docker ") + args + " 2>/dev/null";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return std::nullopt;
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  return ::pclose(p) == 0 ? std::optional<std::string>(out) : std::nullopt;
-}
-
-// Why this engine cannot be tested here, or "" when it can.
-std::string engine_unavailable(OciEngineKind k) {
-  if (!BATLEHUB_AGENT_STATIC) {
-    return "this build links the agent dynamically (sanitizers cannot link statically), and an image FROM scratch "
-           "needs the static agent; the oci runtime tests run in the release build";
-  }
-  if (k == OciEngineKind::kDocker && !std::getenv("BATLEHUB_TEST_DOCKER_HOST")) {
-    return "no docker peer: BATLEHUB_TEST_DOCKER_HOST is unset (tests/oci_fixture.cmake starts dockerd)";
-  }
-  if (!engine_out(k, "version")) {
-    return std::string(k == OciEngineKind::kPodman ? "podman" : "docker") +
-           " does not answer `version` (scripts/install-deps.sh installs and configures both engines)";
-  }
-  return "";
-}
-
-class OciRuntimeTest : public ::testing::TestWithParam<Engine> {
+class OciRuntimeTest : public ::testing::TestWithParam<OciEngineKind> {
  protected:
   void SetUp() override {
-    if (auto why = engine_unavailable(GetParam().kind); !why.empty()) GTEST_SKIP() << why;
+    if (auto why = engine_unavailable(GetParam()); !why.empty()) GTEST_SKIP() << why;
     rooms_ = s_.root() / "rooms";
     fs::create_directories(rooms_);
     ASSERT_TRUE(build_room(rooms_, "hostile"));
-    image_ = "localhost/batlehub-test-hostile:" + std::to_string(::getpid());
-    std::string cmd = "python3 " + std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-image.py --room " +
-                      (rooms_ / "hostile").string() + " --engine " + GetParam().name + " --tag " + image_;
-    if (const char* h = std::getenv("BATLEHUB_TEST_DOCKER_HOST"); h && GetParam().kind == OciEngineKind::kDocker) {
-      cmd += std::string(" --docker-host ") + h;
-    }
-    ASSERT_EQ(std::system((cmd + " >/dev/null").c_str()), 0) << cmd;
+    image_ = test_image_tag("hostile");
+    auto failed = import_room_image(GetParam(), rooms_ / "hostile", image_);
+    ASSERT_EQ(failed, "") << "failed: " << failed;
   }
   void TearDown() override {
-    if (!image_.empty()) engine_out(GetParam().kind, "rmi -f " + image_);
+    if (!image_.empty()) remove_image(GetParam(), image_);
   }
 
-  OciOptions options() {
-    OciOptions o;
-    o.engine = GetParam().kind;
-    o.binary = GetParam().name;
-    o.default_image = image_;
-    o.scratch_dir = s_.work().string();
-    o.start_timeout = std::chrono::seconds(60);
-    o.engine_env = engine_env(GetParam().kind);
-    return o;
-  }
+  OciOptions options() { return test_oci_options(GetParam(), image_, s_.work()); }
 
   core::ProbeTarget target() { return core::ProbeTarget{"hostile", std::nullopt, {"/usr/bin/hostile"}, core::Limits{}}; }
 
   // The names of the containers labelled with this worker label, running or not.
   std::string containers_of(const std::string& worker) {
-    return engine_out(GetParam().kind, "ps -a --filter label=io.batlehub.worker=" + worker + " --format '{{.Names}}'")
+    return engine_out(GetParam(), "ps -a --filter label=io.batlehub.worker=" + worker + " --format '{{.Names}}'")
         .value_or("(ps failed)");
   }
 
@@ -117,14 +53,7 @@ class OciRuntimeTest : public ::testing::TestWithParam<Engine> {
 };
 
 TEST_P(OciRuntimeTest, a_run_over_a_fixture_archive_gives_the_same_output_as_none_and_bwrap) {
-  std::string tgz = make_tgz({dir("package/"), file("package/index.js", "module.exports = 42;\n"),
-                              file("package/lib/a.js", "a"), symlink("package/evil", "/etc/passwd")});
-  core::RunSpec spec;
-  spec.label.scanner = "hostile";
-  spec.timeout = std::chrono::seconds(20);
-  spec.bundle.entries = {core::BundleEntry::archive(*wire::RelPath::parse("node_modules/x"), memory_blob(tgz, "x.tgz"), true),
-                         core::BundleEntry::inline_file(*wire::RelPath::parse("package-lock.json"), "{}")};
-  spec.argv = {"hostile", "cat", "node_modules/x/index.js"};
+  core::RunSpec spec = fixture_run_spec();
   OciRuntime oci(options());
   auto o = oci.run(spec);
   ASSERT_TRUE(o) << o.error().message;
@@ -170,7 +99,7 @@ TEST_P(OciRuntimeTest, extra_args_that_put_the_container_on_the_hosts_network_fa
   // network namespace (runc: "mount sysfs … operation not permitted"), so an operator who
   // takes the host's network there must take the host's user namespace too (the last
   // --userns wins): two walls down, and the probe must say so.
-  if (GetParam().kind == OciEngineKind::kPodman) o.extra_args.insert(o.extra_args.end(), {"--userns", "host"});
+  if (GetParam() == OciEngineKind::kPodman) o.extra_args.insert(o.extra_args.end(), {"--userns", "host"});
   OciRuntime oci(o);
   auto r = oci.probe(target());
   ASSERT_TRUE(r) << r.error().message;
@@ -238,9 +167,8 @@ TEST_P(OciRuntimeTest, a_worker_killed_mid_run_leaves_a_container_that_the_next_
   EXPECT_EQ(containers_of(worker), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, OciRuntimeTest,
-                         ::testing::Values(Engine{OciEngineKind::kPodman, "podman"}, Engine{OciEngineKind::kDocker, "docker"}),
-                         [](const auto& i) { return std::string(i.param.name); });
+INSTANTIATE_TEST_SUITE_P(Engines, OciRuntimeTest, ::testing::Values(OciEngineKind::kPodman, OciEngineKind::kDocker),
+                         [](const auto& i) { return std::string(engine_name(i.param)); });
 
 }  // namespace
 }  // namespace batlehub::adapters

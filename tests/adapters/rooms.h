@@ -3,9 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
+#include "adapters/sandbox/blob.h"
+#include "archive_builder.h"
+#include "core/sandbox.h"
 #include "scratch.h"
 
 namespace batlehub::testing {
@@ -18,6 +22,22 @@ inline bool build_room(const fs::path& rooms_dir, const std::string& name, const
                     " --agent " + agent + " --binary " + std::string(BATLEHUB_HELPERS_DIR) +
                     "/hostile:/usr/bin/hostile " + extra + " --out " + (rooms_dir / name).string() + " >/dev/null";
   return std::system(cmd.c_str()) == 0;
+}
+
+// A run of the hostile scanner over a small package: an archive (with a symlink out of it,
+// which extraction refuses) and a lockfile; it prints the package's index.js. The same spec
+// on every runtime is how "gives the same output as none" is asserted.
+inline core::RunSpec fixture_run_spec() {
+  std::string tgz = make_tgz({dir("package/"), file("package/index.js", "module.exports = 42;\n"),
+                              file("package/lib/a.js", "a"), symlink("package/evil", "/etc/passwd")});
+  core::RunSpec spec;
+  spec.label.scanner = "hostile";
+  spec.timeout = std::chrono::seconds(20);
+  spec.bundle.entries = {
+      core::BundleEntry::archive(*wire::RelPath::parse("node_modules/x"), adapters::memory_blob(tgz, "x.tgz"), true),
+      core::BundleEntry::inline_file(*wire::RelPath::parse("package-lock.json"), "{}")};
+  spec.argv = {"hostile", "cat", "node_modules/x/index.js"};
+  return spec;
 }
 
 inline bool have_bwrap() { return ::access("/usr/bin/bwrap", X_OK) == 0; }
