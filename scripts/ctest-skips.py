@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 # CLI behind them, and the real scanners in their rooms.
 WALL_SUITES = re.compile(
     r"^(?:\w+/)?(AgentInBwrap|BwrapRuntimeTest|BwrapCgroupTest|RunCgroupOnThisMachine|Escape|ProbeCli|ScanCli|"
-    r"GuardDogReal|TrivyReal|YaraReal|WorkerCli|WorkerSoak|worker_tree|IdentifyRun|OciRuntimeTest)\.")
+    r"GuardDogReal|TrivyReal|YaraReal|ScannersInImages|WorkerCli|WorkerSoak|worker_tree|IdentifyRun|OciRuntimeTest)\.")
 
 
 def skip_reason(out):
