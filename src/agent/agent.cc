@@ -15,6 +15,7 @@
 #include "agent/out_tar.h"
 #include "agent/probe.h"
 #include "agent/seccomp_policy.h"
+#include "base/cgroup.h"
 #include "base/command_path.h"
 #include "base/spawn.h"
 #include "agent/transport.h"
@@ -147,7 +148,14 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
   spec.walls = base::ChildWalls{.identity = std::nullopt, .rlimits = limits, .seccomp = &*prog};
   spec.timeout = std::chrono::milliseconds(m.timeout_ms);
   spec.stdout_cap = wire::kStdoutCapBytes;
+  // The OOM killer's count of the sandbox's memory cgroup, before and after: in a container
+  // or a pod the scanner is killed by the cgroup of the whole sandbox, which the runtime
+  // outside may not be able to read once the sandbox is gone.
+  const auto memory = base::cgroup::locate_self("memory");
+  const std::uint64_t oom_before = memory ? base::cgroup::oom_kills(memory->dir, memory->version) : 0;
   base::SpawnResult s = base::spawn_and_wait(spec);
+  const std::uint64_t oom_after = memory ? base::cgroup::oom_kills(memory->dir, memory->version) : 0;
+  r.oom_kills = oom_after > oom_before ? oom_after - oom_before : 0;
 
   r.timings.run_ms = s.run_ms;
   r.ran = s.started;

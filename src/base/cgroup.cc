@@ -198,5 +198,9 @@ std::uint64_t oom_kills(const std::string& memory_dir, Version v) {
   return n;
 }
 
+std::optional<Located> locate_self(std::string_view controller) {
+  return locate(controller, parse_proc_cgroup(base::read_small_file("/proc/self/cgroup")),
+                parse_mountinfo(base::read_small_file("/proc/self/mountinfo", 1024 * 1024)));
+}
 
 }  // namespace batlehub::base::cgroup

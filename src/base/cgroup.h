@@ -74,6 +74,10 @@ std::optional<Bound> tightest(const Located& l, std::string_view file);
 // pids.max, cpu.max / cpu.cfs_quota_us.
 std::string_view limit_file(std::string_view controller, Version v);
 
+// Where `controller` bounds this process: locate() over /proc/self/cgroup and
+// /proc/self/mountinfo.
+std::optional<Located> locate_self(std::string_view controller);
+
 // The OOM-killer's count for a memory cgroup directory: v2 memory.events "oom_kill N",
 // v1 memory.oom_control "oom_kill N". 0 when the file has no such line.
 std::uint64_t oom_kills(const std::string& memory_dir, Version v);

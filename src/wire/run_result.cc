@@ -102,6 +102,7 @@ RunResult read_result(const json& doc) {
   out.timed_out = r.boolean("timed_out");
   out.stdout_bytes = r.u64("stdout_bytes", kStdoutCapBytes);
   out.stdout_over_cap = r.boolean("stdout_over_cap");
+  if (const json* v = r.optional("oom_kills")) out.oom_kills = detail::as_u64(*v, "/oom_kills", UINT32_MAX);
   out.stderr_tail = r.string("stderr_tail", kStderrTailMaxBytes);
   {
     ObjectReader e(r.object("extract"), "/extract");
@@ -190,6 +191,7 @@ std::string serialize(const RunResult& r) {
       {"timed_out", r.timed_out},
       {"stdout_bytes", r.stdout_bytes},
       {"stdout_over_cap", r.stdout_over_cap},
+      {"oom_kills", r.oom_kills},
       {"stderr_tail", r.stderr_tail},
       {"extract",
        {{"files", r.extract.files},

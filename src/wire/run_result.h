@@ -98,6 +98,10 @@ struct RunResult {
   bool timed_out = false;        // the agent killed it (and its tree) at the deadline
   std::uint64_t stdout_bytes = 0;  // bytes of stdout kept in out.tar (≤ the cap)
   bool stdout_over_cap = false;    // it printed more than kStdoutCapBytes and was stopped
+  // Processes the kernel's OOM killer ended in the agent's memory cgroup while the scanner
+  // ran: where the sandbox's memory bound is the cgroup of the whole sandbox (a container,
+  // a pod), only the inside can tell a scanner killed for memory from one that crashed.
+  std::uint64_t oom_kills = 0;
   std::string stderr_tail;         // the last kStderrTailChars characters
   ExtractReport extract;
   Timings timings;

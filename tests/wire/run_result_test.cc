@@ -53,6 +53,23 @@ TEST(RunResult, RoundTripsASignal) {
   EXPECT_TRUE(back->timed_out);
 }
 
+TEST(RunResult, OomKillsRoundTripAndAnOlderAgentsResultWithoutThemReadsAsNone) {
+  RunResult r = sample();
+  r.exit_code.reset();
+  r.signal = 9;
+  r.oom_kills = 2;
+  auto back = parse_result(serialize(r));
+  ASSERT_TRUE(back) << back.error().describe("result");
+  EXPECT_EQ(back->oom_kills, 2u);
+  auto doc = nlohmann::json::parse(serialize(sample()));
+  doc.erase("oom_kills");
+  auto older = parse_result(doc.dump());
+  ASSERT_TRUE(older) << older.error().describe("result");
+  EXPECT_EQ(older->oom_kills, 0u);
+  doc["oom_kills"] = -1;
+  EXPECT_FALSE(parse_result(doc.dump()));
+}
+
 TEST(RunResult, InvalidUtf8InTheStderrTailIsReplacedNotFatal) {
   RunResult r = sample();
   r.stderr_tail = "bad \xff\xfe bytes";

@@ -184,6 +184,13 @@ Expected<core::RunOutput, SandboxError> collect(const std::string& host_dir, con
   const wire::RunResult& res = out.report;
   out.stderr_tail = res.stderr_tail;
   out.status = res.exit_code;
+  // Whatever the scanner said after the OOM killer took one of its processes is no answer:
+  // a scan whose worker process died half-way may well exit 0 on what it never read.
+  if (res.oom_kills > 0) {
+    return Unexpected(SandboxError{Kind::kOutOfMemory, "the kernel's OOM killer ended " + std::to_string(res.oom_kills) +
+                                                           " process(es) of the " + program +
+                                                           " run: it reached its sandbox's memory bound"});
+  }
   if (res.failure) {
     using F = wire::FailureKind;
     const std::string& msg = res.failure->message;
