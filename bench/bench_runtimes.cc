@@ -20,29 +20,19 @@
 //      agent's place;
 //   3. checks every run (status 0 and stdout "ok"; a wrong run is a failure, exit 1) and
 //      prints the table with the aim marked PASS or MISS (a miss is not a failure).
-#include <fcntl.h>
-#include <linux/magic.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
-#include <grp.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,186 +40,18 @@
 #include "adapters/sandbox/bwrap.h"
 #include "adapters/sandbox/none.h"
 #include "adapters/sandbox/run_dir.h"
+#include "bench_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace ad = batlehub::adapters;
 namespace core = batlehub::core;
-using Clock = std::chrono::steady_clock;
+using namespace batlehub::bench;
 
 constexpr const char* kScanner = "hostile";        // the room's name and the run's label
 constexpr const char* kInRoom = "/usr/bin/hostile";
 constexpr const char* kExpect = "ok";              // what `hostile exit 0 ok` prints
-
-// The run's directory (rooms, scratch, logs), removed on the way out whatever happens.
-std::string g_run_dir;
-
-[[noreturn]] void die(const std::string& msg) {
-  std::fprintf(stderr, "bench_runtimes: FAILED: %s\n", msg.c_str());
-  if (!g_run_dir.empty()) {
-    std::error_code ec;
-    fs::remove_all(g_run_dir, ec);
-  }
-  std::exit(1);
-}
-
-// Removes runtimes-<pid> directories left by runs that were killed (their pid is gone).
-void remove_stale_runs(const std::string& root) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(root, ec)) {
-    std::string n = e.path().filename().string();
-    if (!n.starts_with("runtimes-")) continue;
-    if (!fs::exists("/proc/" + n.substr(9))) fs::remove_all(e.path(), ec);
-  }
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string describe_status(int status) {
-  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
-  return "status " + std::to_string(status);
-}
-
-double tv_ms(const timeval& tv) { return static_cast<double>(tv.tv_sec) * 1e3 + static_cast<double>(tv.tv_usec) / 1e3; }
-
-// CPU time of this process and its reaped children: around an in-process run it counts
-// the bench's own work, the keeper and everything the keeper reaped (bwrap, the agent...).
-double cpu_ms_now() {
-  rusage self{}, kids{};
-  ::getrusage(RUSAGE_SELF, &self);
-  ::getrusage(RUSAGE_CHILDREN, &kids);
-  return tv_ms(self.ru_utime) + tv_ms(self.ru_stime) + tv_ms(kids.ru_utime) + tv_ms(kids.ru_stime);
-}
-
-struct Sample {
-  double wall_ms = 0;
-  double cpu_ms = 0;
-};
-
-struct ProcResult {
-  Sample s;
-  int status = 0;
-};
-
-// fork, execve, wait4; wall clock from just before fork to just after wait4. stdout goes to
-// `out_path` (/dev/null when measuring), stderr to `err_path`. With `as_sandbox_user` the
-// child becomes uid/gid 65532 before execve, as the bwrap runtime's spawner does as root.
-ProcResult run_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
-                       bool as_sandbox_user) {
-  std::vector<char*> av;
-  for (const auto& s : argv) av.push_back(const_cast<char*>(s.c_str()));
-  av.push_back(nullptr);
-  static char path_env[] = "PATH=/usr/local/bin:/usr/bin:/bin";
-  char* envp[] = {path_env, nullptr};
-  int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (out < 0 || err < 0 || null < 0) die("cannot open " + out_path + ", " + err_path + " or /dev/null: " + std::strerror(errno));
-
-  ProcResult res;
-  double c0 = cpu_ms_now();
-  auto t0 = Clock::now();
-  pid_t pid = ::fork();
-  if (pid < 0) die(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::dup2(null, 0);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
-    if (as_sandbox_user) {
-      gid_t id = ad::kSandboxId;
-      if (::setgroups(0, nullptr) != 0 || ::setresgid(id, id, id) != 0 || ::setresuid(id, id, id) != 0) ::_exit(125);
-    }
-    ::execve(av[0], av.data(), envp);
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) die(std::string("waitpid: ") + std::strerror(errno));
-  }
-  auto t1 = Clock::now();
-  // Untimed: reap what the command left to us as the subreaper (bwrap's pid 1, which can
-  // outlive bwrap by a moment), so that its CPU time is counted too.
-  while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
-  }
-  res.s.cpu_ms = cpu_ms_now() - c0;
-  ::close(out);
-  ::close(err);
-  ::close(null);
-  res.s.wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  res.status = status;
-  return res;
-}
-
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  // Nearest rank: the smallest value with at least p of the samples at or below it.
-  auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size())));
-  return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
-}
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-std::string os_name() {
-  std::ifstream in("/etc/os-release");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.starts_with("PRETTY_NAME=")) {
-      std::string v = line.substr(12);
-      if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
-      return v;
-    }
-  }
-  return "unknown OS";
-}
-
-std::optional<std::string> find_on_path(const std::string& name) {
-  const char* p = std::getenv("PATH");
-  std::string path = p ? p : "/usr/local/bin:/usr/bin:/bin";
-  std::stringstream ss(path);
-  std::string dir;
-  while (std::getline(ss, dir, ':')) {
-    std::string c = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(c.c_str(), X_OK) == 0) return c;
-  }
-  return std::nullopt;
-}
-
-// The 1, 5 and 15 minute load averages.
-std::string load_now() {
-  std::string l = read_file("/proc/loadavg");
-  return l.substr(0, l.find(' ', l.find(' ', l.find(' ') + 1) + 1));
-}
-
-// The share of the last 10 and 60 s in which some runnable task waited for a CPU (PSI):
-// unlike the load average, it also sees what other containers on the machine are doing.
-std::string cpu_pressure() {
-  std::string l = read_file("/proc/pressure/cpu");
-  auto field = [&](const std::string& k) {
-    auto at = l.find(k + "=");
-    return at == std::string::npos ? std::string("?") : l.substr(at + k.size() + 1, l.find(' ', at) - at - k.size() - 1);
-  };
-  if (l.empty()) return "unknown";
-  return field("avg10") + "%/" + field("avg60") + "% (10 s/60 s)";
-}
-
-std::uint64_t tree_bytes(const std::string& root) {
-  std::uint64_t n = 0;
-  std::error_code ec;
-  for (const auto& e : fs::recursive_directory_iterator(root, ec)) {
-    if (e.is_regular_file(ec) && !e.is_symlink(ec)) n += e.file_size(ec);
-  }
-  return n;
-}
 
 // As root, bwrap runs as uid 65532, which must be able to reach the room and the run dirs:
 // every directory from / down to `dir` must be searchable by others.
@@ -288,10 +110,9 @@ Options parse_args(int argc, char** argv) {
     };
     auto number = [&](unsigned long long lo) -> int {
       std::string v = value();
-      char* end = nullptr;
-      unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < lo || n > 100000) usage(("bad number after " + std::string(a) + ": " + v).c_str());
-      return static_cast<int>(n);
+      auto n = parse_count(v, lo);
+      if (!n) usage(("bad number after " + std::string(a) + ": " + v).c_str());
+      return *n;
     };
     if (a == "--agent") o.agent = value();
     else if (a == "--hostile") o.hostile = value();
@@ -325,36 +146,23 @@ struct RunSample {
   batlehub::wire::Timings t;
 };
 
-// A runtime's run must have gone as a run of `hostile exit 0 ok` goes; anything else is a bug.
-void expect_ok(const std::string& who, const batlehub::Expected<core::RunOutput, core::SandboxError>& r) {
-  if (!r) die(who + ": " + std::string(core::to_string(r.error().kind)) + ": " + r.error().message);
-  if (r->report.failure) die(who + ": the agent reported a failure: " + r->report.failure->message);
-  if (r->status != std::optional<int>(0)) {
-    die(who + ": the scanner ended with " + (r->status ? "status " + std::to_string(*r->status) : "no status") +
-        "; its stderr: \"" + r->stderr_tail + "\"");
-  }
-  if (r->stdout_bytes != kExpect) die(who + ": stdout was \"" + r->stdout_bytes + "\", not \"" + kExpect + "\"");
-}
-
 int bench(int argc, char** argv) {
   auto t_start = Clock::now();
+  on_failure().program = "bench_runtimes";
   Options opt = parse_args(argc, argv);
   const bool root = ::geteuid() == 0;
   // Orphans of what is measured (bwrap's pid 1 in its namespace) come back here to be
   // reaped, so that the cpu column holds the whole tree's CPU time on every row.
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die(std::string("prctl(PR_SET_CHILD_SUBREAPER): ") + std::strerror(errno));
 
-  struct statfs sfs{};
-  if (::statfs(opt.dir.c_str(), &sfs) != 0) die("cannot statfs " + opt.dir + ": " + std::strerror(errno));
-  bool tmpfs = sfs.f_type == TMPFS_MAGIC;
-  if (!tmpfs) std::fprintf(stderr, "bench_runtimes: warning: %s is not tmpfs; disk I/O will be in the figures\n", opt.dir.c_str());
+  bool tmpfs = on_tmpfs(opt.dir, "bench_runtimes");
 
   // 1. The directories and the room. As root the runtime starts bwrap as uid 65532, which
   //    must reach the room and the scratch dir: everything here is 0755.
   std::string base = opt.dir + "/batlehub-bench";
   fs::create_directories(base);
   if (root) ::chmod(base.c_str(), 0755);
-  remove_stale_runs(base);
+  remove_stale_runs(base, "runtimes-");
   std::string run = base + "/runtimes-" + std::to_string(::getpid());
   fs::remove_all(run);
   std::string rooms = run + "/rooms", scratch = run + "/scratch", logs = run + "/logs";
@@ -362,7 +170,11 @@ int bench(int argc, char** argv) {
     fs::create_directories(d);
     if (::chmod(d.c_str(), 0755) != 0) die("chmod " + d + ": " + std::strerror(errno));
   }
-  g_run_dir = run;
+  // A failure from here on removes the run's directory (rooms, scratch, logs).
+  on_failure().cleanup = [run] {
+    std::error_code ec;
+    fs::remove_all(run, ec);
+  };
   if (root) require_traversable(scratch);
 
   std::string room = rooms + "/" + kScanner;
@@ -373,7 +185,7 @@ int bench(int argc, char** argv) {
     auto t = Clock::now();
     ProcResult p = run_process({*py, opt.build_room, "--name", kScanner, "--agent", opt.agent, "--binary",
                                 opt.hostile + ":" + kInRoom, "--out", room},
-                               logs + "/build-room.out", logs + "/build-room.err", false);
+                               logs + "/build-room.out", logs + "/build-room.err");
     room_s = std::chrono::duration<double>(Clock::now() - t).count();
     if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
       die("build-room.py ended with " + describe_status(p.status) + ": " + read_file(logs + "/build-room.err"));
@@ -416,9 +228,11 @@ int bench(int argc, char** argv) {
   for (const char* a : {kInRoom, "exit", "0", kExpect}) runtime_direct.emplace_back(a);
 
   const std::string devnull = "/dev/null";
+  // As root the runtime starts bwrap as the sandbox user; so do the rows that use its argv.
+  const std::optional<unsigned> sandbox_user = root ? std::optional<unsigned>(ad::kSandboxId) : std::nullopt;
   auto anchor_once = [&](const char* who, const std::vector<std::string>& cmd, bool as_sandbox_user, bool check_stdout) {
     std::string out = check_stdout ? logs + "/anchor.out" : devnull;
-    ProcResult p = run_process(cmd, out, logs + "/anchor.err", as_sandbox_user);
+    ProcResult p = run_process(cmd, out, logs + "/anchor.err", as_sandbox_user ? sandbox_user : std::nullopt);
     if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
       die(std::string(who) + " ended with " + describe_status(p.status) + "; its stderr: \"" + read_file(logs + "/anchor.err") + "\"");
     }
@@ -431,7 +245,7 @@ int bench(int argc, char** argv) {
     auto r = rt.run(spec);
     auto t1 = Clock::now();
     double c1 = cpu_ms_now();
-    expect_ok(who, r);
+    expect_run_ok(who, r, kExpect);
     return RunSample{{std::chrono::duration<double, std::milli>(t1 - t0).count(), c1 - c0}, r->report.timings};
   };
   // bwrap with the runtime's argv and the agent inside, on a run dir prepared untimed the
@@ -443,12 +257,12 @@ int bench(int argc, char** argv) {
     if (!m) die("write_bundle: " + m.error().message);
     if (root && ::chown(dir->path().c_str(), ad::kSandboxId, ad::kSandboxId) != 0) die("chown " + dir->path() + ": " + std::strerror(errno));
     std::vector<std::string> cmd = ad::bwrap_argv({opt.bwrap, room, dir->path(), false});
-    ProcResult p = run_process(cmd, logs + "/agent.out", logs + "/agent.err", root);
+    ProcResult p = run_process(cmd, logs + "/agent.out", logs + "/agent.err", sandbox_user);
     if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
       die("bwrap with the agent ended with " + describe_status(p.status) + "; its stderr: \"" + read_file(logs + "/agent.err") + "\"");
     }
     auto out = ad::collect(dir->path(), bspec.argv[0]);
-    expect_ok("bwrap with the agent", out);
+    expect_run_ok("bwrap with the agent", out, kExpect);
     return RunSample{p.s, out->report.timings};
   };
 
@@ -478,20 +292,9 @@ int bench(int argc, char** argv) {
   std::string pressure_after = cpu_pressure();
   std::uint64_t room_bytes = tree_bytes(room);
   fs::remove_all(run);
-  g_run_dir.clear();
+  on_failure().cleanup = nullptr;
 
   // 3. The table.
-  struct Stats {
-    double med = 0, p90 = 0, min = 0, cpu = 0;
-  };
-  auto stats = [](const std::vector<Sample>& v) {
-    std::vector<double> w, c;
-    for (const auto& s : v) {
-      w.push_back(s.wall_ms);
-      c.push_back(s.cpu_ms);
-    }
-    return Stats{median(w), percentile(w, 0.9), *std::min_element(w.begin(), w.end()), median(c)};
-  };
   auto samples = [](const std::vector<RunSample>& v) {
     std::vector<Sample> out;
     for (const auto& r : v) out.push_back(r.s);
@@ -507,11 +310,8 @@ int bench(int argc, char** argv) {
         sg = stats(samples(agent_bwrap)), sd = stats(direct);
   double ratio_bwrap = sb.med / sa.med, ratio_none = sn.med / se.med;
 
-  utsname u{};
-  ::uname(&u);
   std::printf("bench_runtimes: one trivial run on each local runtime vs the bare command, same program, same room\n\n");
-  std::printf("  machine  %ld cores, %s, Linux %s; %s is %s\n", ::sysconf(_SC_NPROCESSORS_ONLN), os_name().c_str(),
-              u.release, opt.dir.c_str(), tmpfs ? "tmpfs" : "NOT tmpfs");
+  std::fputs(machine_line(opt.dir, tmpfs).c_str(), stdout);
   // Wall clock is only as good as the machine is quiet: other load shows here first.
   std::printf("           load average %s before the runs\n", load_before.c_str());
   std::printf("           CPU pressure %s before, %s after\n", pressure_before.c_str(), pressure_after.c_str());

@@ -6,6 +6,12 @@
 #   BATLEHUB_BENCH_DIR  a tmpfs directory for the archive and the runs (default /dev/shm)
 #   BENCH_REPS          repetitions of each measured command of bench_extract (default 5)
 #   BENCH_RUNTIME_REPS  repetitions of each measured run of bench_runtimes (default 30)
+#   BENCH_OCI_REPS      repetitions of each measured run of bench_oci (default 10; a container
+#                       run takes 0.3-1 s)
+#
+# bench_oci runs as root (skipped with the reason otherwise): on podman always, and on docker
+# through a throwaway daemon (scripts/docker-peer.sh) in a temporary directory, stopped on
+# the way out; docker is skipped, with the reason, when that daemon cannot start.
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -15,8 +21,10 @@ fi
 build=$1
 bench=$build/bench/bench_extract
 runtimes=$build/bench/bench_runtimes
+oci=$build/bench/bench_oci
 agent=$build/src/agent/batlehub-sandbox
-for f in "$bench" "$runtimes" "$agent"; do
+scripts=$(cd "$(dirname "$0")/../scripts" && pwd)
+for f in "$bench" "$runtimes" "$oci" "$agent"; do
   if [[ ! -x $f ]]; then
     echo "$0: $f is missing; build first (cmake --build --preset release, or make bench)" >&2
     exit 1
@@ -29,6 +37,32 @@ echo "== bench_extract ($(date -u +%Y-%m-%dT%H:%MZ))"
 echo
 echo "== bench_runtimes ($(date -u +%Y-%m-%dT%H:%MZ))"
 "$runtimes" --agent "$agent" --reps "${BENCH_RUNTIME_REPS:-30}"
+
+echo
+echo "== bench_oci ($(date -u +%Y-%m-%dT%H:%MZ))"
+if [[ $(id -u) -ne 0 ]]; then
+  echo "bench_oci: skipped: it runs as root (docker's bundle dir is a mount; podman's --userns auto is root's)"
+else
+  oci_args=(--agent "$agent" --reps "${BENCH_OCI_REPS:-10}" --engine podman)
+  # The docker daemon is a throwaway one: its own data root and socket in a fresh directory
+  # (short: the socket's path must fit a sockaddr_un), gone with everything in it on exit.
+  docker_dir=$(mktemp -d /tmp/batlehub-bench-docker.XXXXXX)
+  stop_docker() {
+    "$scripts/docker-peer.sh" stop "$docker_dir" >/dev/null 2>&1 || true
+    rm -rf -- "$docker_dir"
+  }
+  trap stop_docker EXIT
+  if docker_host=$("$scripts/docker-peer.sh" start "$docker_dir" 2>"$docker_dir/start.err"); then
+    oci_args+=(--engine docker --docker-host "$docker_host")
+  else
+    # Its first line says why; the last lines are dockerd's log, when it got that far.
+    echo "bench_oci: docker skipped: scripts/docker-peer.sh could not start a daemon:"
+    { head -n 1 "$docker_dir/start.err"; tail -n +2 "$docker_dir/start.err" | tail -n 3; } | sed 's/^/  /'
+  fi
+  "$oci" "${oci_args[@]}"
+  stop_docker
+  trap - EXIT
+fi
 
 echo
 echo "== bench_worker ($(date -u +%Y-%m-%dT%H:%MZ))"

@@ -1,0 +1,542 @@
+// bench_oci: what one run costs on the `oci` runtime, on podman and on docker, beside a bare
+// `podman run` / `docker run` of the same image with the same flags (issue 12).
+//
+//   bench_oci [--agent PATH] [--hostile PATH] [--dir DIR] [--engine podman|docker]...
+//             [--docker-host unix://PATH] [--podman PATH] [--docker PATH] [--reps N]
+//             [--warmup N]
+//
+// One run:
+//   1. builds one room (scripts/build-room.py: the agent and the static `hostile` test
+//      scanner as /usr/bin/hostile) in a fresh dir under DIR (default $BATLEHUB_BENCH_DIR,
+//      else /dev/shm), and imports it as an image into each engine asked
+//      (scripts/build-image.py): podman, and docker when a docker host is given;
+//   2. per engine, times, alternating, after --warmup untimed rounds, --reps of each of:
+//        OciRuntime::run() of `hostile exit 0 ok` (found on the image's PATH), empty bundle;
+//        the anchor: the runtime's own engine argv (oci_argv() of the same OciArgvInput:
+//          same image, limits, labels and a bundle dir bound the same way) with the agent's
+//          argv replaced by `/usr/bin/hostile exit 0 ok`, fork to wait4;
+//        for the breakdown only, the same argv with the agent left in (the runtime's
+//          container without the runtime around it), each of the runtime's own steps around
+//          the engine timed one by one;
+//   3. checks every run (status 0 and stdout "ok"; a wrong run is a failure, exit 1) and
+//      prints the table with the aim (<= 1.1) marked PASS or MISS (a miss is not a failure).
+//
+// Nothing leaves the machine: the images are imported from a local tar, runs never pull
+// (--pull never), the containers have --network none, and a docker host must be a unix
+// socket.
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "adapters/sandbox/bwrap.h"
+#include "adapters/sandbox/oci.h"
+#include "adapters/sandbox/run_dir.h"
+#include "bench_support.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace ad = batlehub::adapters;
+namespace core = batlehub::core;
+using namespace batlehub::bench;
+
+constexpr const char* kScanner = "hostile";  // the room's name and the run's label
+constexpr const char* kInRoom = "/usr/bin/hostile";
+constexpr const char* kExpect = "ok";  // what `hostile exit 0 ok` prints
+// The bundle's place inside the container: the runtime binds its per-run directory there.
+constexpr const char* kBundleInSandbox = "/bundle";
+// The engine CLI's PATH, as the oci tests give it: podman finds runc and conmon in sbin.
+constexpr const char* kEnginePath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+struct Options {
+  std::string agent;
+  std::string hostile;
+  std::string dir;
+  std::string build_room;
+  std::string build_image;
+  std::vector<ad::OciEngineKind> engines;
+  std::string docker_host;
+  std::string podman = "podman";
+  std::string docker = "docker";
+  int reps = 10;
+  int warmup = 2;
+};
+
+[[noreturn]] void usage(const char* msg) {
+  std::fprintf(stderr,
+               "bench_oci: %s\n"
+               "usage: bench_oci [--agent PATH] [--hostile PATH] [--dir DIR] [--engine podman|docker]...\n"
+               "                 [--docker-host unix://PATH] [--podman PATH] [--docker PATH] [--reps N] [--warmup N]\n"
+               "  engines: --engine, repeatable; by default podman, and docker too when --docker-host is given\n",
+               msg);
+  std::exit(2);
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+#ifdef BATLEHUB_AGENT_BIN
+  o.agent = BATLEHUB_AGENT_BIN;
+#endif
+#ifdef BATLEHUB_HOSTILE_BIN
+  o.hostile = BATLEHUB_HOSTILE_BIN;
+#endif
+#ifdef BATLEHUB_SOURCE_DIR
+  o.build_room = std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-room.py";
+  o.build_image = std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-image.py";
+#endif
+  const char* env_dir = std::getenv("BATLEHUB_BENCH_DIR");
+  o.dir = env_dir && *env_dir ? env_dir : "/dev/shm";
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(("missing a value after " + std::string(a)).c_str());
+      return argv[++i];
+    };
+    auto number = [&](unsigned long long lo) -> int {
+      std::string v = value();
+      auto n = parse_count(v, lo);
+      if (!n) usage(("bad number after " + std::string(a) + ": " + v).c_str());
+      return *n;
+    };
+    if (a == "--agent")
+      o.agent = value();
+    else if (a == "--hostile")
+      o.hostile = value();
+    else if (a == "--dir")
+      o.dir = value();
+    else if (a == "--docker-host")
+      o.docker_host = value();
+    else if (a == "--podman")
+      o.podman = value();
+    else if (a == "--docker")
+      o.docker = value();
+    else if (a == "--reps")
+      o.reps = number(1);
+    else if (a == "--warmup")
+      o.warmup = number(0);
+    else if (a == "--engine") {
+      std::string e = value();
+      if (e != "podman" && e != "docker") usage(("unknown engine " + e + " (podman or docker)").c_str());
+      ad::OciEngineKind k = e == "podman" ? ad::OciEngineKind::kPodman : ad::OciEngineKind::kDocker;
+      if (std::find(o.engines.begin(), o.engines.end(), k) == o.engines.end()) o.engines.push_back(k);
+    } else if (a == "--help" || a == "-h")
+      usage("help");
+    else
+      usage(("unknown argument " + std::string(a)).c_str());
+  }
+  if (o.engines.empty()) {
+    o.engines.push_back(ad::OciEngineKind::kPodman);
+    if (!o.docker_host.empty()) o.engines.push_back(ad::OciEngineKind::kDocker);
+  }
+  const bool docker = std::find(o.engines.begin(), o.engines.end(), ad::OciEngineKind::kDocker) != o.engines.end();
+  if (docker && o.docker_host.empty())
+    usage("--engine docker needs --docker-host unix://PATH (scripts/docker-peer.sh prints one)");
+  // A unix socket only: the bench never talks to a daemon on another machine.
+  if (!o.docker_host.empty() && !o.docker_host.starts_with("unix:///")) {
+    usage(("--docker-host " + o.docker_host + " is not unix:///PATH: the bench stays on this machine").c_str());
+  }
+  if (o.agent.empty()) usage("--agent PATH is required");
+  if (o.hostile.empty()) usage("--hostile PATH is required");
+  o.agent = fs::absolute(o.agent).string();
+  o.hostile = fs::absolute(o.hostile).string();
+  o.dir = fs::absolute(o.dir).string();
+  for (const auto* p : {&o.agent, &o.hostile}) {
+    if (::access(p->c_str(), X_OK) != 0) die(*p + " is not executable");
+  }
+  for (const auto* p : {&o.build_room, &o.build_image}) {
+    if (p->empty() || ::access(p->c_str(), R_OK) != 0) die("scripts/build-room.py or scripts/build-image.py not found");
+  }
+  return o;
+}
+
+struct RunSample {
+  Sample s;
+  batlehub::wire::Timings t;
+};
+
+// One engine's setup and samples.
+struct Engine {
+  ad::OciEngineKind kind = ad::OciEngineKind::kPodman;
+  std::string name;              // "podman", "docker"
+  std::string binary;            // resolved on PATH, as OciRuntime resolves it
+  std::vector<std::string> env;  // the CLI's own environment, the runtime's and the anchor's
+  std::string image;
+  bool imported = false;
+  std::string version;
+  double import_s = 0;
+  std::string load_before, pressure_before, pressure_after;
+  std::vector<RunSample> runtime, agent;
+  std::vector<Sample> anchor;
+  // The runtime's own steps around the engine, as the breakdown row repeats them.
+  std::vector<double> dir_ms, mount_ms, collect_ms, remove_ms;
+};
+
+// What a failure must undo, besides the run's directory: a bundle dir still bound onto
+// itself (docker), and the images imported into the engines.
+std::string g_mounted;
+std::vector<Engine>* g_engines = nullptr;
+
+void remove_images() {
+  if (!g_engines) return;
+  for (auto& e : *g_engines) {
+    if (!e.imported) continue;
+    e.imported = false;
+    run_process({e.binary, "rmi", "-f", e.image}, "/dev/null", "/dev/null", std::nullopt, e.env);
+  }
+}
+
+// The docker engine's bundle dir as OciRuntime::prepare_bundle_dir makes it before every
+// run: docker refuses nosuid,nodev and has no `U` in -v, so the directory is bound onto
+// itself, remounted nosuid,nodev, and given to uid 65532 with everything in it.
+void prepare_for_docker(const std::string& dir) {
+  if (::mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0)
+    die("bind " + dir + " onto itself: " + std::strerror(errno));
+  g_mounted = dir;
+  if (::mount(nullptr, dir.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV, nullptr) != 0) {
+    die("remount " + dir + " nosuid,nodev: " + std::strerror(errno));
+  }
+  auto own = [](const fs::path& p) {
+    if (::lchown(p.c_str(), ad::kSandboxId, ad::kSandboxId) != 0)
+      die("chown " + p.string() + ": " + std::strerror(errno));
+  };
+  own(dir);
+  for (const auto& e : fs::recursive_directory_iterator(dir)) own(e.path());
+}
+
+void release_for_docker(const std::string& dir) {
+  ::umount2(dir.c_str(), MNT_DETACH);
+  g_mounted.clear();
+}
+
+int bench(int argc, char** argv) {
+  auto t_start = Clock::now();
+  on_failure().program = "bench_oci";
+  Options opt = parse_args(argc, argv);
+  // The runtime mounts docker's bundle dirs and podman's --userns auto needs root's
+  // subordinate ids: the oci runtime is a root worker's here (docs/operations/oci.md).
+  if (::geteuid() != 0)
+    die("run as root: the docker engine's bundle dir is a mount, and podman's --userns auto is root's");
+  // What the measured commands leave behind (podman's conmon, which daemonises) comes back
+  // here to be reaped, untimed, after each bare run: the runtime's keeper reaps the same
+  // (timed, as part of the run), and the next run does not start beside the last one's tail.
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+    die(std::string("prctl(PR_SET_CHILD_SUBREAPER): ") + std::strerror(errno));
+
+  bool tmpfs = on_tmpfs(opt.dir, "bench_oci");
+
+  std::vector<Engine> engines;
+  for (auto k : opt.engines) {
+    Engine e;
+    e.kind = k;
+    e.name = k == ad::OciEngineKind::kPodman ? "podman" : "docker";
+    const std::string& given = k == ad::OciEngineKind::kPodman ? opt.podman : opt.docker;
+    auto found = given.find('/') == std::string::npos ? find_on_path(given) : std::optional<std::string>(given);
+    if (!found || ::access(found->c_str(), X_OK) != 0) {
+      die(given + " is not on PATH or not executable (scripts/install-deps.sh installs both engines), or pass --" +
+          e.name);
+    }
+    e.binary = fs::absolute(*found).string();
+    e.env = {kEnginePath};
+    if (k == ad::OciEngineKind::kDocker) e.env.push_back("DOCKER_HOST=" + opt.docker_host);
+    e.image = "localhost/batlehub-bench-hostile:" + std::to_string(::getpid());
+    engines.push_back(std::move(e));
+  }
+
+  // 1. The directories, the room and the images.
+  std::string base = opt.dir + "/batlehub-bench";
+  fs::create_directories(base);
+  remove_stale_runs(base, "oci-");
+  std::string run = base + "/oci-" + std::to_string(::getpid());
+  fs::remove_all(run);
+  std::string rooms = run + "/rooms", scratch = run + "/scratch", logs = run + "/logs";
+  for (const auto& d : {run, rooms, scratch, logs}) fs::create_directories(d);
+  g_engines = &engines;
+  on_failure().cleanup = [run] {
+    if (!g_mounted.empty()) release_for_docker(g_mounted);
+    remove_images();
+    std::error_code ec;
+    fs::remove_all(run, ec);
+  };
+
+  auto py = find_on_path("python3");
+  if (!py) die("python3 is not on PATH (scripts/build-room.py needs it)");
+  // The scripts get the bench's own environment: python3 may be a shim that needs it, and
+  // build-image.py runs the engine's CLI.
+  std::vector<std::string> own_env;
+  for (char** v = environ; *v; ++v) own_env.emplace_back(*v);
+  std::string room = rooms + "/" + kScanner;
+  double room_s = 0;
+  {
+    auto t = Clock::now();
+    ProcResult p = run_process({*py, opt.build_room, "--name", kScanner, "--agent", opt.agent, "--binary",
+                                opt.hostile + ":" + kInRoom, "--out", room},
+                               logs + "/build-room.out", logs + "/build-room.err", std::nullopt, own_env);
+    room_s = std::chrono::duration<double>(Clock::now() - t).count();
+    if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
+      die("build-room.py ended with " + describe_status(p.status) + ": " + read_file(logs + "/build-room.err"));
+    }
+  }
+  for (auto& e : engines) {
+    std::vector<std::string> cmd = {*py, opt.build_image, "--room", room, "--engine", e.name, "--tag", e.image};
+    if (e.kind == ad::OciEngineKind::kDocker) cmd.insert(cmd.end(), {"--docker-host", opt.docker_host});
+    auto t = Clock::now();
+    e.imported = true;  // from here on, a failure removes it (rmi -f of nothing is harmless)
+    ProcResult p = run_process(cmd, logs + "/build-image.out", logs + "/build-image.err", std::nullopt, own_env);
+    e.import_s = std::chrono::duration<double>(Clock::now() - t).count();
+    if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
+      die("build-image.py --engine " + e.name + " ended with " + describe_status(p.status) + ": " +
+          read_file(logs + "/build-image.err"));
+    }
+    const char* fmt = e.kind == ad::OciEngineKind::kPodman ? "{{.Client.Version}}" : "{{.Server.Version}}";
+    run_process({e.binary, "version", "--format", fmt}, logs + "/version.out", "/dev/null", std::nullopt, e.env);
+    e.version = read_file(logs + "/version.out");
+    while (!e.version.empty() && (e.version.back() == '\n' || e.version.back() == ' ')) e.version.pop_back();
+  }
+
+  // 2. What is measured.
+  core::RunSpec spec;  // an empty bundle: the run is all engine, container, agent and process start
+  spec.label.scanner = kScanner;
+  spec.timeout = std::chrono::seconds(20);
+  spec.argv = {kScanner, "exit", "0", kExpect};  // found on the image's PATH as /usr/bin/hostile
+  const auto start_timeout = std::chrono::seconds(60);
+
+  for (auto& e : engines) {
+    ad::OciOptions oo;
+    oo.engine = e.kind;
+    oo.binary = e.binary;
+    oo.default_image = e.image;
+    oo.scratch_dir = scratch;
+    oo.start_timeout = start_timeout;
+    oo.engine_env = e.env;
+    ad::OciRuntime oci(oo);
+
+    // The runtime's OciArgvInput for a run of `spec` (OciRuntime::contain builds the same):
+    // the same labels, deadline, limits and image; only the name and the directory differ.
+    unsigned serial = 0;
+    auto engine_argv = [&](const std::string& dir, bool agent) {
+      ad::OciArgvInput in;
+      in.engine = e.kind;
+      in.binary = e.binary;
+      in.name = ad::oci_container_name(spec.label, std::to_string(::getpid()) + "-bench" + std::to_string(serial++));
+      in.worker = oci.worker_label();
+      in.job = spec.label.job;
+      const auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(start_timeout);
+      in.deadline_epoch =
+          std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+              .count() +
+          std::chrono::duration_cast<std::chrono::seconds>(deadline).count() + 1;
+      in.bundle_dir = dir;
+      in.network = spec.network;
+      in.memory_mb = spec.limits.memory_limit_mb;
+      in.work_mb = spec.limits.max_extracted_mb;
+      in.image = e.image;
+      std::vector<std::string> a = ad::oci_argv(in);
+      if (agent) return a;
+      // The agent's argv is everything after the image (the last word that is the image).
+      auto img = std::find(a.rbegin(), a.rend(), e.image);
+      if (img == a.rend()) die("oci_argv() has no image " + e.image);
+      a.erase(img.base(), a.end());
+      for (const char* w : {kInRoom, "exit", "0", kExpect}) a.emplace_back(w);
+      return a;
+    };
+    const bool docker = e.kind == ad::OciEngineKind::kDocker;
+    const std::string who_anchor = "bare " + e.name + " run";
+
+    auto runtime_once = [&]() {
+      double c0 = cpu_ms_now();
+      auto t0 = Clock::now();
+      auto r = oci.run(spec);
+      auto t1 = Clock::now();
+      double c1 = cpu_ms_now();
+      expect_run_ok("the oci runtime on " + e.name, r, kExpect);
+      return RunSample{{std::chrono::duration<double, std::milli>(t1 - t0).count(), c1 - c0}, r->report.timings};
+    };
+    // The anchor's bundle dir is prepared untimed the way the runtime prepares its own: the
+    // same bundle written, and for docker the same bind, nosuid,nodev remount and chown
+    // (podman's `U` chowns it inside the timed run, as it does the runtime's), so that the
+    // engine binds the same thing on both sides.
+    auto anchor_once = [&]() {
+      auto dir = ad::TempDir::create_owned(scratch, "anchor", kScanner);
+      if (!dir) die(dir.error());
+      if (auto m = ad::write_bundle(spec, ad::RunDirView{dir->path(), kBundleInSandbox}); !m)
+        die("write_bundle: " + m.error().message);
+      if (docker) prepare_for_docker(dir->path());
+      std::vector<std::string> cmd = engine_argv(dir->path(), false);
+      ProcResult p = run_process(cmd, logs + "/anchor.out", logs + "/anchor.err", std::nullopt, e.env);
+      if (docker) release_for_docker(dir->path());
+      if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
+        die(who_anchor + " ended with " + describe_status(p.status) + "; its stderr: \"" +
+            read_file(logs + "/anchor.err") + "\"");
+      }
+      if (std::string out = read_file(logs + "/anchor.out"); out != kExpect)
+        die(who_anchor + " printed \"" + out + "\", not \"ok\"");
+      return p.s;
+    };
+    // The runtime's container without the runtime around it: its argv, the agent inside,
+    // fork to wait4. Each of the runtime's own steps around the engine is timed apart.
+    auto agent_once = [&]() {
+      auto t = Clock::now();
+      std::optional<ad::TempDir> dir;
+      if (auto d = ad::TempDir::create_owned(scratch, "agent", kScanner); d)
+        dir.emplace(std::move(*d));
+      else
+        die(d.error());
+      if (auto m = ad::write_bundle(spec, ad::RunDirView{dir->path(), kBundleInSandbox}); !m)
+        die("write_bundle: " + m.error().message);
+      e.dir_ms.push_back(ms_since(t));
+      double mount_ms = 0;
+      if (docker) {
+        t = Clock::now();
+        prepare_for_docker(dir->path());
+        mount_ms = ms_since(t);
+      }
+      std::vector<std::string> cmd = engine_argv(dir->path(), true);
+      ProcResult p = run_process(cmd, logs + "/agent.out", logs + "/agent.err", std::nullopt, e.env);
+      if (docker) {
+        t = Clock::now();
+        release_for_docker(dir->path());
+        mount_ms += ms_since(t);
+      }
+      e.mount_ms.push_back(mount_ms);
+      if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
+        die(e.name + " run with the agent ended with " + describe_status(p.status) + "; its stderr: \"" +
+            read_file(logs + "/agent.err") + "\"");
+      }
+      t = Clock::now();
+      auto out = ad::collect(dir->path(), spec.argv[0]);
+      e.collect_ms.push_back(ms_since(t));
+      expect_run_ok(e.name + " run with the agent", out, kExpect);
+      t = Clock::now();
+      dir.reset();
+      e.remove_ms.push_back(ms_since(t));
+      return RunSample{p.s, out->report.timings};
+    };
+
+    e.load_before = load_now();
+    e.pressure_before = cpu_pressure();
+    for (int i = -opt.warmup; i < opt.reps; ++i) {
+      auto a = runtime_once();
+      auto b = anchor_once();
+      auto c = agent_once();
+      if (i < 0) {  // warm-up: the image's first mount, the engine's caches
+        e.dir_ms.clear();
+        e.mount_ms.clear();
+        e.collect_ms.clear();
+        e.remove_ms.clear();
+        continue;
+      }
+      e.runtime.push_back(a);
+      e.anchor.push_back(b);
+      e.agent.push_back(c);
+    }
+    e.pressure_after = cpu_pressure();
+  }
+  std::uint64_t room_bytes = tree_bytes(room);
+  remove_images();
+  fs::remove_all(run);
+  on_failure().cleanup = nullptr;
+
+  // 3. The table.
+  auto samples = [](const std::vector<RunSample>& v) {
+    std::vector<Sample> out;
+    for (const auto& r : v) out.push_back(r.s);
+    return out;
+  };
+  using T = batlehub::wire::Timings;
+  auto timing = [](const std::vector<RunSample>& v, std::uint64_t T::*f) {
+    std::vector<double> out;
+    for (const auto& r : v) out.push_back(static_cast<double>(r.t.*f));
+    return median(out);
+  };
+
+  std::printf(
+      "bench_oci: one trivial run on the oci runtime vs a bare `<engine> run` of the same image, same flags\n\n");
+  std::fputs(machine_line(opt.dir, tmpfs).c_str(), stdout);
+  std::printf("           running as root\n");
+  std::printf("  scanner  `hostile exit 0 ok` (static, %.1f MiB) over an empty bundle\n",
+              static_cast<double>(fs::file_size(opt.hostile)) / (1024 * 1024));
+  std::printf("  room     the agent + hostile, %.1f MiB, built once by scripts/build-room.py (%.1f s)\n",
+              static_cast<double>(room_bytes) / (1024 * 1024), room_s);
+  std::string versions, imports;
+  for (const auto& e : engines) {
+    versions += (versions.empty() ? "" : "; ") + e.name + " " + (e.version.empty() ? "(version unknown)" : e.version);
+    if (e.kind == ad::OciEngineKind::kDocker) versions += " at " + opt.docker_host;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s %.1f s", e.name.c_str(), e.import_s);
+    imports += (imports.empty() ? "" : ", ") + std::string(buf);
+  }
+  std::printf("  engines  %s\n", versions.c_str());
+  std::printf("  images   the room imported into each by scripts/build-image.py: %s\n", imports.c_str());
+  std::printf("  runs     %d of each, alternating, after %d untimed warm-up round%s, one engine after the other\n",
+              opt.reps, opt.warmup, opt.warmup == 1 ? "" : "s");
+
+  const char* head = "  %-48s %9s    %9s    %9s    %8s\n";
+  const char* row = "  %-48s %9.1f ms %9.1f ms %9.1f ms %8.1f ms\n";
+  const char* ratio = "  %-48s %9.2fx   %9.2fx   %9.2fx\n";
+  const char* step = "    %-62s %8.1f ms\n";
+  std::vector<std::pair<std::string, double>> aims;
+  for (const auto& e : engines) {
+    Stats sr = stats(samples(e.runtime)), sa = stats(e.anchor), sg = stats(samples(e.agent));
+    double r = sr.med / sa.med;
+    aims.emplace_back(e.name, r);
+    const std::string bare = "bare " + e.name + " run";
+    std::printf("\n== %s   load average %s before; CPU pressure %s before, %s after\n", e.name.c_str(),
+                e.load_before.c_str(), e.pressure_before.c_str(), e.pressure_after.c_str());
+    std::printf(head, "wall clock of one run", "median", "p90", "min", "cpu med");
+    std::printf(row, "oci runtime: OciRuntime::run()", sr.med, sr.p90, sr.min, sr.cpu);
+    std::printf(row, (bare + ", same argv, hostile (the anchor)").c_str(), sa.med, sa.p90, sa.min, sa.cpu);
+    std::printf(ratio, ("ratio oci runtime / " + bare).c_str(), r, sr.p90 / sa.p90, sr.min / sa.min);
+    std::printf("\n  for the breakdown only, in the same alternation:\n");
+    std::printf(row, (bare + ", same argv, the agent inside").c_str(), sg.med, sg.p90, sg.min, sg.cpu);
+    std::printf("  %-48s fetch %.0f, extract %.0f, run %.0f\n", "the agent's timings_ms, median (whole ms)",
+                timing(e.runtime, &T::fetch_ms), timing(e.runtime, &T::extract_ms), timing(e.runtime, &T::run_ms));
+    std::printf("  %-48s run dir + bundle %.2f, collect %.2f, removal %.2f ms\n",
+                "the runtime's steps around it, median", median(e.dir_ms), median(e.collect_ms), median(e.remove_ms));
+    if (e.kind == ad::OciEngineKind::kDocker) {
+      std::printf("  %-48s bind onto itself, nosuid,nodev, chown, umount %.2f ms\n", "", median(e.mount_ms));
+    }
+    std::printf("\n  where the runtime's time goes (differences of the medians above)\n");
+    std::printf(step, (bare + " (the anchor)").c_str(), sa.med);
+    std::printf(step, "+ the agent in place of the scanner", sg.med - sa.med);
+    std::printf(step, "+ the runtime around the engine (run dir, keeper, collect)", sr.med - sg.med);
+    std::printf(step, "= OciRuntime::run()", sr.med);
+  }
+
+  std::printf(
+      "\n  every run exited 0 and printed \"ok\" (the runtime: by its RunOutput; the anchors: by their\n"
+      "  exit status and stdout); cpu: the bench, the engine's CLI and what it left to reap (conmon),\n"
+      "  never the daemons (dockerd, containerd)\n\n");
+  for (const auto& [name, r] : aims) {
+    std::printf("  aim: ratio oci runtime / bare %s run <= 1.1   %6.2f  %s\n", name.c_str(), r,
+                r <= 1.1 ? "PASS" : "MISS");
+  }
+  std::printf("\n  (%.0f s in all)\n", std::chrono::duration<double>(Clock::now() - t_start).count());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return bench(argc, argv);
+  } catch (const std::exception& e) {
+    die(e.what());  // a filesystem error: loud, and exit 1
+  }
+}

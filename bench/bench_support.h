@@ -1,0 +1,283 @@
+// What the runtime benchmarks (bench_runtimes, bench_oci) share: how they fail, how they
+// time a child process, their statistics, and what they print about the machine. One
+// header of inline functions, so that the two programs' figures are computed alike.
+#pragma once
+
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/magic.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/sandbox.h"
+
+namespace batlehub::bench {
+
+using Clock = std::chrono::steady_clock;
+
+// How a failure is reported: under the program's name, after undoing what the bench set up
+// (its run directory, and for bench_oci its images and mounts), so that a failed run
+// leaves nothing behind on a shared machine.
+struct OnFailure {
+  std::string program = "bench";
+  std::function<void()> cleanup;
+};
+inline OnFailure& on_failure() {
+  static OnFailure f;
+  return f;
+}
+
+[[noreturn]] inline void die(const std::string& msg) {
+  std::fprintf(stderr, "%s: FAILED: %s\n", on_failure().program.c_str(), msg.c_str());
+  // Taken out first: a cleanup that fails and dies must not run itself again.
+  if (auto cleanup = std::exchange(on_failure().cleanup, nullptr)) cleanup();
+  std::exit(1);
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
+  return "status " + std::to_string(status);
+}
+
+inline double tv_ms(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) * 1e3 + static_cast<double>(tv.tv_usec) / 1e3;
+}
+
+// CPU time of this process and its reaped children: around an in-process run it counts
+// the bench's own work, the keeper and everything the keeper reaped (bwrap, the agent...).
+inline double cpu_ms_now() {
+  rusage self{}, kids{};
+  ::getrusage(RUSAGE_SELF, &self);
+  ::getrusage(RUSAGE_CHILDREN, &kids);
+  return tv_ms(self.ru_utime) + tv_ms(self.ru_stime) + tv_ms(kids.ru_utime) + tv_ms(kids.ru_stime);
+}
+
+struct Sample {
+  double wall_ms = 0;
+  double cpu_ms = 0;
+};
+
+struct ProcResult {
+  Sample s;
+  int status = 0;
+};
+
+// The environment of a process the benches start when they are not told otherwise.
+inline std::vector<std::string> default_env() {
+  return {"PATH=/usr/local/bin:/usr/bin:/bin"};
+}
+
+// fork, execve, wait4; wall clock from just before fork to just after wait4. stdout goes to
+// `out_path` (/dev/null when measuring), stderr to `err_path`. With `as_id` the child
+// becomes that uid/gid before execve, as the bwrap runtime's spawner does as root.
+inline ProcResult run_process(const std::vector<std::string>& argv, const std::string& out_path,
+                              const std::string& err_path, std::optional<unsigned> as_id = std::nullopt,
+                              const std::vector<std::string>& env = default_env()) {
+  // Built before the fork: the child of a process that may have threads only execs.
+  std::vector<char*> av;
+  for (const auto& s : argv) av.push_back(const_cast<char*>(s.c_str()));
+  av.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const auto& s : env) envp.push_back(const_cast<char*>(s.c_str()));
+  envp.push_back(nullptr);
+  int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (out < 0 || err < 0 || null < 0)
+    die("cannot open " + out_path + ", " + err_path + " or /dev/null: " + std::strerror(errno));
+
+  ProcResult res;
+  double c0 = cpu_ms_now();
+  auto t0 = Clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) die(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::dup2(null, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    if (as_id) {
+      gid_t id = *as_id;
+      if (::setgroups(0, nullptr) != 0 || ::setresgid(id, id, id) != 0 || ::setresuid(id, id, id) != 0) ::_exit(125);
+    }
+    ::execve(av[0], av.data(), envp.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) die(std::string("waitpid: ") + std::strerror(errno));
+  }
+  auto t1 = Clock::now();
+  // Untimed: reap what the command left to us when we are a subreaper (bwrap's pid 1,
+  // which can outlive bwrap by a moment), so that its CPU time is counted too. Without
+  // children left, this returns at once (ECHILD).
+  while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
+  }
+  res.s.cpu_ms = cpu_ms_now() - c0;
+  ::close(out);
+  ::close(err);
+  ::close(null);
+  res.s.wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  res.status = status;
+  return res;
+}
+
+inline double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  // Nearest rank: the smallest value with at least p of the samples at or below it.
+  auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size())));
+  return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
+}
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// One table row: wall clock median, p90 and min, and the median CPU time.
+struct Stats {
+  double med = 0, p90 = 0, min = 0, cpu = 0;
+};
+inline Stats stats(const std::vector<Sample>& v) {
+  std::vector<double> w, c;
+  for (const auto& s : v) {
+    w.push_back(s.wall_ms);
+    c.push_back(s.cpu_ms);
+  }
+  return Stats{median(w), percentile(w, 0.9), *std::min_element(w.begin(), w.end()), median(c)};
+}
+
+inline std::string os_name() {
+  std::ifstream in("/etc/os-release");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("PRETTY_NAME=")) {
+      std::string v = line.substr(12);
+      if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
+      return v;
+    }
+  }
+  return "unknown OS";
+}
+
+inline std::optional<std::string> find_on_path(const std::string& name) {
+  const char* p = std::getenv("PATH");
+  std::string path = p ? p : "/usr/local/bin:/usr/bin:/bin";
+  std::stringstream ss(path);
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    std::string c = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(c.c_str(), X_OK) == 0) return c;
+  }
+  return std::nullopt;
+}
+
+// The 1, 5 and 15 minute load averages.
+inline std::string load_now() {
+  std::string l = read_file("/proc/loadavg");
+  return l.substr(0, l.find(' ', l.find(' ', l.find(' ') + 1) + 1));
+}
+
+// The share of the last 10 and 60 s in which some runnable task waited for a CPU (PSI):
+// unlike the load average, it also sees what other containers on the machine are doing.
+inline std::string cpu_pressure() {
+  std::string l = read_file("/proc/pressure/cpu");
+  auto field = [&](const std::string& k) {
+    auto at = l.find(k + "=");
+    return at == std::string::npos ? std::string("?")
+                                   : l.substr(at + k.size() + 1, l.find(' ', at) - at - k.size() - 1);
+  };
+  if (l.empty()) return "unknown";
+  return field("avg10") + "%/" + field("avg60") + "% (10 s/60 s)";
+}
+
+// The table's first line: the machine, and whether the bench's directory is memory.
+inline std::string machine_line(const std::string& dir, bool tmpfs) {
+  utsname u{};
+  ::uname(&u);
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "  machine  %ld cores, %s, Linux %s; %s is %s\n", ::sysconf(_SC_NPROCESSORS_ONLN),
+                os_name().c_str(), u.release, dir.c_str(), tmpfs ? "tmpfs" : "NOT tmpfs");
+  return buf;
+}
+
+// Whether `dir` is tmpfs: elsewhere disk I/O is in the figures, which the bench warns of.
+inline bool on_tmpfs(const std::string& dir, const char* program) {
+  struct statfs sfs {};
+  if (::statfs(dir.c_str(), &sfs) != 0) die("cannot statfs " + dir + ": " + std::strerror(errno));
+  bool tmpfs = sfs.f_type == TMPFS_MAGIC;
+  if (!tmpfs)
+    std::fprintf(stderr, "%s: warning: %s is not tmpfs; disk I/O will be in the figures\n", program, dir.c_str());
+  return tmpfs;
+}
+
+inline std::uint64_t tree_bytes(const std::string& root) {
+  std::uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root, ec)) {
+    if (e.is_regular_file(ec) && !e.is_symlink(ec)) n += e.file_size(ec);
+  }
+  return n;
+}
+
+// Removes `<prefix><pid>` directories under `root` left by runs that were killed (their pid
+// is gone): a bench's run directory holds a room of several MiB, on tmpfs.
+inline void remove_stale_runs(const std::string& root, const std::string& prefix) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(root, ec)) {
+    std::string n = e.path().filename().string();
+    if (!n.starts_with(prefix)) continue;
+    if (!std::filesystem::exists("/proc/" + n.substr(prefix.size()))) std::filesystem::remove_all(e.path(), ec);
+  }
+}
+
+// A runtime's run must have gone as a run of `hostile exit 0 <expect>` goes; anything else
+// is a bug, and the bench stops.
+inline void expect_run_ok(const std::string& who, const Expected<core::RunOutput, core::SandboxError>& r,
+                          const std::string& expect) {
+  if (!r) die(who + ": " + std::string(core::to_string(r.error().kind)) + ": " + r.error().message);
+  if (r->report.failure) die(who + ": the agent reported a failure: " + r->report.failure->message);
+  if (r->status != std::optional<int>(0)) {
+    die(who + ": the scanner ended with " + (r->status ? "status " + std::to_string(*r->status) : "no status") +
+        "; its stderr: \"" + r->stderr_tail + "\"");
+  }
+  if (r->stdout_bytes != expect) die(who + ": stdout was \"" + r->stdout_bytes + "\", not \"" + expect + "\"");
+}
+
+// A value after a command-line flag as a count in [lo, 100000], or nullopt.
+inline std::optional<int> parse_count(const std::string& v, unsigned long long lo) {
+  char* end = nullptr;
+  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < lo || n > 100000) return std::nullopt;
+  return static_cast<int>(n);
+}
+
+}  // namespace batlehub::bench
