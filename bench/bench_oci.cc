@@ -202,26 +202,20 @@ void remove_images() {
   }
 }
 
-// The docker engine's bundle dir as OciRuntime::prepare_bundle_dir makes it before every
-// run: docker refuses nosuid,nodev and has no `U` in -v, so the directory is bound onto
-// itself, remounted nosuid,nodev, and given to uid 65532 with everything in it.
-void prepare_for_docker(const std::string& dir) {
-  if (::mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0)
-    die("bind " + dir + " onto itself: " + std::strerror(errno));
-  g_mounted = dir;
-  if (::mount(nullptr, dir.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV, nullptr) != 0) {
-    die("remount " + dir + " nosuid,nodev: " + std::strerror(errno));
-  }
-  auto own = [](const fs::path& p) {
-    if (::lchown(p.c_str(), ad::kSandboxId, ad::kSandboxId) != 0)
-      die("chown " + p.string() + ": " + std::strerror(errno));
-  };
-  own(dir);
-  for (const auto& e : fs::recursive_directory_iterator(dir)) own(e.path());
+// The per-run /bundle directory exactly as the runtime makes it (ad::OciBundleDir: open to
+// every uid; for docker also bound onto itself nosuid,nodev), remembered for a failure's
+// cleanup: die() exits without running destructors.
+std::optional<ad::OciBundleDir> bundle_dir_in(const ad::TempDir& run, ad::OciEngineKind kind) {
+  auto b = ad::OciBundleDir::make(run.path(), kind);
+  if (!b) die("the bundle directory: " + b.error().message);
+  std::optional<ad::OciBundleDir> out;
+  out.emplace(std::move(*b));
+  if (kind == ad::OciEngineKind::kDocker) g_mounted = out->path();
+  return out;
 }
 
-void release_for_docker(const std::string& dir) {
-  ::umount2(dir.c_str(), MNT_DETACH);
+void release(std::optional<ad::OciBundleDir>& bundle) {
+  bundle.reset();
   g_mounted.clear();
 }
 
@@ -269,7 +263,7 @@ int bench(int argc, char** argv) {
   for (const auto& d : {run, rooms, scratch, logs}) fs::create_directories(d);
   g_engines = &engines;
   on_failure().cleanup = [run] {
-    if (!g_mounted.empty()) release_for_docker(g_mounted);
+    if (!g_mounted.empty()) ::umount2(g_mounted.c_str(), MNT_DETACH);
     remove_images();
     std::error_code ec;
     fs::remove_all(run, ec);
@@ -356,7 +350,6 @@ int bench(int argc, char** argv) {
       for (const char* w : {kInRoom, "exit", "0", kExpect}) a.emplace_back(w);
       return a;
     };
-    const bool docker = e.kind == ad::OciEngineKind::kDocker;
     const std::string who_anchor = "bare " + e.name + " run";
 
     auto runtime_once = [&]() {
@@ -368,19 +361,18 @@ int bench(int argc, char** argv) {
       expect_run_ok("the oci runtime on " + e.name, r, kExpect);
       return RunSample{{std::chrono::duration<double, std::milli>(t1 - t0).count(), c1 - c0}, r->report.timings};
     };
-    // The anchor's bundle dir is prepared untimed the way the runtime prepares its own: the
-    // same bundle written, and for docker the same bind, nosuid,nodev remount and chown
-    // (podman's `U` chowns it inside the timed run, as it does the runtime's), so that the
-    // engine binds the same thing on both sides.
+    // The anchor's bundle dir is prepared untimed the way the runtime prepares its own
+    // (ad::OciBundleDir, the same bundle written), so that the engine binds the same thing
+    // on both sides.
     auto anchor_once = [&]() {
       auto dir = ad::TempDir::create_owned(scratch, "anchor", kScanner);
       if (!dir) die(dir.error());
-      if (auto m = ad::write_bundle(spec, ad::RunDirView{dir->path(), kBundleInSandbox}); !m)
+      auto bundle = bundle_dir_in(*dir, e.kind);
+      if (auto m = ad::write_bundle(spec, ad::RunDirView{bundle->path(), kBundleInSandbox}); !m)
         die("write_bundle: " + m.error().message);
-      if (docker) prepare_for_docker(dir->path());
-      std::vector<std::string> cmd = engine_argv(dir->path(), false);
+      std::vector<std::string> cmd = engine_argv(bundle->path(), false);
       ProcResult p = run_process(cmd, logs + "/anchor.out", logs + "/anchor.err", std::nullopt, e.env);
-      if (docker) release_for_docker(dir->path());
+      release(bundle);
       if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
         die(who_anchor + " ended with " + describe_status(p.status) + "; its stderr: \"" +
             read_file(logs + "/anchor.err") + "\"");
@@ -398,30 +390,27 @@ int bench(int argc, char** argv) {
         dir.emplace(std::move(*d));
       else
         die(d.error());
-      if (auto m = ad::write_bundle(spec, ad::RunDirView{dir->path(), kBundleInSandbox}); !m)
-        die("write_bundle: " + m.error().message);
       e.dir_ms.push_back(ms_since(t));
-      double mount_ms = 0;
-      if (docker) {
-        t = Clock::now();
-        prepare_for_docker(dir->path());
-        mount_ms = ms_since(t);
-      }
-      std::vector<std::string> cmd = engine_argv(dir->path(), true);
+      t = Clock::now();
+      auto bundle = bundle_dir_in(*dir, e.kind);
+      double mount_ms = ms_since(t);
+      t = Clock::now();
+      if (auto m = ad::write_bundle(spec, ad::RunDirView{bundle->path(), kBundleInSandbox}); !m)
+        die("write_bundle: " + m.error().message);
+      e.dir_ms.back() += ms_since(t);
+      std::vector<std::string> cmd = engine_argv(bundle->path(), true);
       ProcResult p = run_process(cmd, logs + "/agent.out", logs + "/agent.err", std::nullopt, e.env);
-      if (docker) {
-        t = Clock::now();
-        release_for_docker(dir->path());
-        mount_ms += ms_since(t);
-      }
-      e.mount_ms.push_back(mount_ms);
       if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
         die(e.name + " run with the agent ended with " + describe_status(p.status) + "; its stderr: \"" +
             read_file(logs + "/agent.err") + "\"");
       }
       t = Clock::now();
-      auto out = ad::collect(dir->path(), spec.argv[0]);
+      auto out = ad::collect(bundle->path(), spec.argv[0]);
       e.collect_ms.push_back(ms_since(t));
+      t = Clock::now();
+      release(bundle);
+      mount_ms += ms_since(t);
+      e.mount_ms.push_back(mount_ms);
       expect_run_ok(e.name + " run with the agent", out, kExpect);
       t = Clock::now();
       dir.reset();
@@ -510,7 +499,7 @@ int bench(int argc, char** argv) {
     std::printf("  %-48s run dir + bundle %.2f, collect %.2f, removal %.2f ms\n",
                 "the runtime's steps around it, median", median(e.dir_ms), median(e.collect_ms), median(e.remove_ms));
     if (e.kind == ad::OciEngineKind::kDocker) {
-      std::printf("  %-48s bind onto itself, nosuid,nodev, chown, umount %.2f ms\n", "", median(e.mount_ms));
+      std::printf("  %-48s the /bundle dir: mkdir, bind nosuid,nodev, umount %.2f ms\n", "", median(e.mount_ms));
     }
     std::printf("\n  where the runtime's time goes (differences of the medians above)\n");
     std::printf(step, (bare + " (the anchor)").c_str(), sa.med);

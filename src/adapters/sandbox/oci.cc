@@ -49,23 +49,6 @@ std::int64_t now_epoch() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// The directory the container sees at /bundle, made inside the run's private directory
-// (0700, the worker's), so that no other user of this host reaches it however open it is.
-// The sandbox user must write out.tar there as whichever host uid the engine maps it to —
-// a subordinate uid under podman's --userns auto, the remap base + 65532 under a docker
-// daemon with userns-remap, 65532 itself under a docker daemon without — and the worker
-// must read it back. No engine says which uid: the directory is open to every uid instead
-// (0777, chmod'ed past the umask), and the agent writes out.tar 0644. (podman's `U` bind
-// option would chown the directory to the mapped uid, which a rootless worker then could
-// not read.)
-Expected<std::string, SandboxError> make_bundle_dir(const TempDir& run) {
-  std::string dir = run.path() + "/bundle";
-  if (::mkdir(dir.c_str(), 0777) != 0 || ::chmod(dir.c_str(), 0777) != 0) {
-    return Unexpected(SandboxError{Kind::kIo, "creating " + dir + ": " + std::strerror(errno)});
-  }
-  return dir;
-}
-
 }  // namespace
 
 std::string oci_container_name(const core::RunLabel& label, const std::string& unique) {
@@ -101,9 +84,9 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
   a.insert(a.end(), {"--read-only", "--tmpfs", std::string(kWorkInSandbox) + ":" + tmpfs_opts, "--tmpfs",
                      "/tmp:" + tmpfs_opts});
   // The per-run directory: the manifest and the artifact in, out.tar out, writable by any
-  // uid (make_bundle_dir). podman takes nosuid,nodev on -v; docker refuses them there, so
-  // the runtime has made the directory a nosuid,nodev mount before the run
-  // (OciRuntime::prepare_bundle_dir), which the bind inherits.
+  // uid (OciBundleDir). podman takes nosuid,nodev on -v; docker refuses them there, so
+  // the runtime has made the directory a nosuid,nodev mount before the run (OciBundleDir),
+  // which the bind inherits.
   a.insert(a.end(), {"-v", in.bundle_dir + ":" + kBundleInSandbox + (podman(in) ? ":rw,nosuid,nodev" : ":rw")});
   a.insert(a.end(), {"--cap-drop", "ALL", "--security-opt", "no-new-privileges"});
   if (podman(in)) {
@@ -172,24 +155,28 @@ Expected<std::string, SandboxError> OciRuntime::image_of(const std::string& room
                                                     "start the worker from an image that sets BATLEHUB_IMAGE"});
 }
 
-Expected<Ok, SandboxError> OciRuntime::prepare_bundle_dir(const std::string& dir) const {
-  if (options_.engine == OciEngineKind::kPodman) return Ok{};
+Expected<OciBundleDir, SandboxError> OciBundleDir::make(const std::string& run_dir, OciEngineKind engine) {
+  // Open to every uid (0777, chmod'ed past the umask): see the header.
+  OciBundleDir b(run_dir + "/bundle");
+  if (::mkdir(b.path_.c_str(), 0777) != 0 || ::chmod(b.path_.c_str(), 0777) != 0) {
+    return Unexpected(SandboxError{Kind::kIo, "creating " + b.path_ + ": " + std::strerror(errno)});
+  }
+  if (engine == OciEngineKind::kPodman) return b;
   // docker: no nosuid/nodev in -v. The directory becomes a mount of its own with those
   // flags, and a bind mount's flags go with it into the container.
-  if (::mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0) {
-    return Unexpected(SandboxError{Kind::kIo, "bind " + dir + " onto itself (to mount it nosuid,nodev for docker): " +
+  if (::mount(b.path_.c_str(), b.path_.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+    return Unexpected(SandboxError{Kind::kIo, "bind " + b.path_ + " onto itself (to mount it nosuid,nodev for docker): " +
                                                   std::strerror(errno) + " — the docker engine needs a worker running as root"});
   }
-  if (::mount(nullptr, dir.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV, nullptr) != 0) {
-    int e = errno;
-    ::umount2(dir.c_str(), MNT_DETACH);
-    return Unexpected(SandboxError{Kind::kIo, "remount " + dir + " nosuid,nodev: " + std::strerror(e)});
+  b.mounted_ = true;
+  if (::mount(nullptr, b.path_.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV, nullptr) != 0) {
+    return Unexpected(SandboxError{Kind::kIo, "remount " + b.path_ + " nosuid,nodev: " + std::strerror(errno)});
   }
-  return Ok{};
+  return b;
 }
 
-void OciRuntime::release_bundle_dir(const std::string& dir) const {
-  if (options_.engine == OciEngineKind::kDocker) ::umount2(dir.c_str(), MNT_DETACH);
+OciBundleDir::~OciBundleDir() {
+  if (mounted_) ::umount2(path_.c_str(), MNT_DETACH);
 }
 
 Expected<Launched, SandboxError> OciRuntime::contain(const core::RunLabel& label, const std::string& dir,
@@ -221,13 +208,11 @@ Expected<Launched, SandboxError> OciRuntime::contain(const core::RunLabel& label
   s.timeout = deadline;
   s.stdout_cap = 64 * 1024;  // the agent prints nothing; what the engine prints is bounded
 
-  if (auto ok = prepare_bundle_dir(dir); !ok) return Unexpected(ok.error());
   auto ran = launch(engine_name(options_.engine), s);
   // A client that exited has had --rm remove its container. One killed at the deadline has
   // not: a signal to `run` does not stop the container (the agent is its pid 1, and the
   // client only forwards it), so the engine itself kills and removes it.
   if (!ran || ran->timed_out || !ran->exit_code) remove(in.name);
-  release_bundle_dir(dir);
   return ran;
 }
 
@@ -237,19 +222,19 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run(const core::RunSpec& spe
   if (!image) return Unexpected(image.error());
   auto dir = TempDir::create_owned(options_.scratch_dir, "run", spec.label.scanner);
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
-  auto bundle = make_bundle_dir(*dir);
+  auto bundle = OciBundleDir::make(dir->path(), options_.engine);
   if (!bundle) return Unexpected(bundle.error());
-  auto m = write_bundle(spec, RunDirView{*bundle, kBundleInSandbox});
+  auto m = write_bundle(spec, RunDirView{bundle->path(), kBundleInSandbox});
   if (!m) return Unexpected(m.error());
   auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
-  auto ran = contain(spec.label, *bundle, *image, spec.network, spec.limits, deadline);
+  auto ran = contain(spec.label, bundle->path(), *image, spec.network, spec.limits, deadline);
   if (!ran) return Unexpected(ran.error());
   if (ran->timed_out) {
     return Unexpected(SandboxError{Kind::kRunTimeout, "the " + engine_name(options_.engine) + " container of " +
                                                           spec.label.scanner + " ran past " +
                                                           std::to_string(deadline.count()) + " ms and was removed"});
   }
-  auto out = collect(*bundle, spec.argv[0]);
+  auto out = collect(bundle->path(), spec.argv[0]);
   if (!out && out.error().reason == SandboxError::Reason::kNoResult) {
     // 137 from the engine is its container's pid 1 killed by SIGKILL: the agent itself went,
     // which under --memory is the cgroup's OOM killer (the agent's children it reports).
@@ -278,13 +263,13 @@ Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTar
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   CanaryListener listener;
   const wire::Manifest m = probe_manifest(target, canaries_for(listener.port(), options_.probe_canaries));
-  auto bundle = make_bundle_dir(*dir);
+  auto bundle = OciBundleDir::make(dir->path(), options_.engine);
   if (!bundle) return Unexpected(bundle.error());
-  if (auto ok = write_manifest(m, *bundle); !ok) return Unexpected(ok.error());
+  if (auto ok = write_manifest(m, bundle->path()); !ok) return Unexpected(ok.error());
   const auto deadline = std::chrono::milliseconds(m.timeout_ms) + options_.start_timeout;
-  auto ran = contain(core::RunLabel{"probe", target.room, 1}, *bundle, *image, false, target.limits, deadline);
+  auto ran = contain(core::RunLabel{"probe", target.room, 1}, bundle->path(), *image, false, target.limits, deadline);
   if (!ran) return Unexpected(ran.error());
-  fill_probe_report(rep, read_result(*bundle), ran->how, ran->stderr_tail);
+  fill_probe_report(rep, read_result(bundle->path()), ran->how, ran->stderr_tail);
   return done();
 }
 

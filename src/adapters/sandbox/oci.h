@@ -51,6 +51,31 @@ std::vector<std::string> oci_argv(const OciArgvInput& in);
 // two runs of one label (a probe and a run, a retry in the same second) apart.
 std::string oci_container_name(const core::RunLabel& label, const std::string& unique);
 
+// The directory a run's container sees at /bundle: <run_dir>/bundle, inside the run's
+// private directory (0700, the worker's), so that no other user of this host reaches it
+// however open it is. The sandbox user writes out.tar there as whichever host uid the
+// engine maps it to — a subordinate uid under podman's --userns auto, the remap base +
+// 65532 under a docker daemon with userns-remap, 65532 itself under one without — and the
+// worker reads it back. No engine says which uid, so the directory is open to every uid
+// (0777) and the agent writes out.tar 0644 (podman's `U` bind option would chown it to the
+// mapped uid, which a rootless worker could not read). For docker, which refuses
+// nosuid,nodev in -v, the directory is also bound onto itself with those flags, which the
+// container's bind inherits; undone on destruction.
+class OciBundleDir {
+ public:
+  static Expected<OciBundleDir, core::SandboxError> make(const std::string& run_dir, OciEngineKind engine);
+  OciBundleDir(OciBundleDir&& o) noexcept : path_(std::move(o.path_)), mounted_(o.mounted_) { o.mounted_ = false; }
+  OciBundleDir& operator=(OciBundleDir&&) = delete;
+  OciBundleDir(const OciBundleDir&) = delete;
+  ~OciBundleDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit OciBundleDir(std::string p) : path_(std::move(p)) {}
+  std::string path_;
+  bool mounted_ = false;
+};
+
 struct OciOptions {
   OciEngineKind engine = OciEngineKind::kPodman;
   std::string binary = "podman";
@@ -101,10 +126,6 @@ class OciRuntime final : public core::SandboxRuntime {
   Engine engine(const std::vector<std::string>& args, std::chrono::seconds timeout) const;
   void remove(const std::string& container) const;
   Expected<std::string, core::SandboxError> image_of(const std::string& room, const std::optional<std::string>& given) const;
-  // A bind source the engine mounts nosuid,nodev: podman takes the options on -v; docker
-  // refuses them there, so the directory is first bound onto itself with those flags.
-  Expected<Ok, core::SandboxError> prepare_bundle_dir(const std::string& dir) const;
-  void release_bundle_dir(const std::string& dir) const;
 
   friend class OciRuntimePeer;
   std::function<void(std::vector<std::string>&)> edit_argv_for_tests_;
