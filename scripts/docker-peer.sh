@@ -2,8 +2,13 @@
 # A throwaway Docker daemon for the tests (docs: test-peers.md, "Docker";
 # docs/operations/oci.md). As root.
 #
-#   scripts/docker-peer.sh start DIR   # prints unix://DIR/docker.sock once `docker info` answers
+#   scripts/docker-peer.sh start DIR [--userns-remap]   # prints unix://DIR/docker.sock once `docker info` answers
 #   scripts/docker-peer.sh stop DIR
+#
+# --userns-remap: the daemon maps every container's uids ("userns-remap": "default" in its
+# daemon.json): uid 65532 inside is the user dockremap's subordinate range + 65532 on the
+# host (scripts/setup-oci-engines.sh adds dockremap and its range; dockerd would add them
+# itself otherwise).
 #
 # Everything the daemon keeps lives under DIR: its data root (DIR/data: images, layers,
 # containers), its exec root (DIR/exec: its containerd's sockets and state), its pidfile
@@ -21,7 +26,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 start DIR | stop DIR" >&2
+  echo "usage: $0 start DIR [--userns-remap] | stop DIR" >&2
   exit 2
 }
 
@@ -81,7 +86,7 @@ stop_daemon() {
 }
 
 start_daemon() {
-  local dir=$1 timeout=${DOCKER_PEER_TIMEOUT:-60} sock host ns pid n
+  local dir=$1 remap=${2:-} timeout=${DOCKER_PEER_TIMEOUT:-60} sock host ns pid n
   [[ $(id -u) -eq 0 ]] || die "dockerd runs as root: run the tests as root"
   command -v dockerd >/dev/null || die "no dockerd on PATH (scripts/install-deps.sh installs docker.io)"
   command -v docker >/dev/null || die "no docker CLI on PATH (scripts/install-deps.sh installs docker.io)"
@@ -99,7 +104,11 @@ start_daemon() {
   ns=batlehub-peer-$(printf '%s' "$dir" | sha256sum | cut -c1-12)
   mkdir -p -- "$dir/data" "$dir/exec"
   chmod 0711 "$dir/data" "$dir/exec"
-  echo '{}' > "$dir/daemon.json"
+  if [[ $remap == --userns-remap ]]; then
+    echo '{"userns-remap": "default"}' > "$dir/daemon.json"
+  else
+    echo '{}' > "$dir/daemon.json"
+  fi
   # A fresh log per start; the previous one is kept beside it.
   [[ -f $dir/dockerd.log ]] && mv -f -- "$dir/dockerd.log" "$dir/dockerd.log.1"
   # setsid: its own session, so that a signal to the test driver's process group does not
@@ -137,8 +146,8 @@ start_daemon() {
 
 case ${1:-} in
   start)
-    [[ $# -eq 2 ]] || usage
-    start_daemon "$2"
+    [[ $# -eq 2 || ($# -eq 3 && $3 == --userns-remap) ]] || usage
+    start_daemon "$2" "${3:-}"
     ;;
   stop)
     [[ $# -eq 2 ]] || usage

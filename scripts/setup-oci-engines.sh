@@ -17,7 +17,13 @@
 #   /etc/subuid, /etc/subgid          containers:2147483647:2147483648, the range podman's
 #                                     `--userns auto` carves each container's uids from
 #
-# Docker needs nothing here: the tests start their own dockerd (scripts/docker-peer.sh).
+#   the user dockremap, and dockremap:1879048192:65536 in /etc/subuid and /etc/subgid
+#                                     the range a docker daemon with "userns-remap": "default"
+#                                     maps containers' uids to (the tests' second daemon,
+#                                     scripts/docker-peer.sh --userns-remap); dockerd would
+#                                     create both itself, unannounced
+#
+# Docker needs nothing else here: the tests start their own dockerd (scripts/docker-peer.sh).
 # Environment: BATLEHUB_CONTAINERS_CONF_D (default /etc/containers/containers.conf.d) and
 # BATLEHUB_SUBID_DIR (default /etc), for trying the script elsewhere.
 set -euo pipefail
@@ -94,6 +100,23 @@ for f in subuid subgid; do
   changed=1
 done
 
+# --- docker's userns-remap user and range -------------------------------------------------
+if ! getent passwd dockremap >/dev/null; then
+  need_root "add the user dockremap"
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin dockremap
+  say "added the system user dockremap (docker's userns-remap)"
+  changed=1
+fi
+for f in subuid subgid; do
+  path="$subid_dir/$f"
+  grep -qs '^dockremap:' "$path" && continue
+  need_root "add dockremap:1879048192:65536 to $path"
+  if [ -s "$path" ] && [ -n "$(tail -c1 "$path")" ]; then echo >> "$path"; fi
+  echo "dockremap:1879048192:65536" >> "$path"
+  say "added dockremap:1879048192:65536 to $path"
+  changed=1
+done
+
 if [ "$changed" -eq 0 ]; then
-  say "podman configured already ($conf, containers in $subid_dir/subuid and subgid)"
+  say "engines configured already ($conf; containers and dockremap in $subid_dir/subuid and subgid)"
 fi

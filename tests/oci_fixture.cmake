@@ -1,36 +1,73 @@
-# The test fixture "docker": one throwaway Docker daemon (scripts/docker-peer.sh) for every
-# test that drives the `oci` runtime's docker engine. A test joins it with
-#   FIXTURES_REQUIRED docker  ENVIRONMENT DOCKER_HOST=${BATLEHUB_TEST_DOCKER_HOST}
-# (or BATLEHUB_TEST_DOCKER_HOST=…) and fails, never skips, when the daemon cannot be
-# reached. Podman needs no fixture: it has no daemon.
+# The test fixtures "docker" and "docker-remap": throwaway Docker daemons
+# (scripts/docker-peer.sh) for every test that drives the `oci` runtime's docker engine —
+# the second one with "userns-remap": "default", so that the runtime is also proven where
+# the daemon maps every container's uids. Tests register with
+# batlehub_discover_engine_tests() below, which joins each instance to its daemon; a test
+# fails, never skips, when its daemon cannot be reached. Podman needs no fixture: it has no
+# daemon.
 #
-# Each build tree has its own daemon — its own data root, exec root, pidfile and socket
-# under <build tree>/docker-peer — so that the release and sanitizer trees, run one after the
-# other or side by side, never share (or stop) each other's daemon. A unix socket's path has
-# at most 107 bytes: a build tree too deep for that gets a directory under ${TMPDIR}/ named
-# after a hash of the tree's path instead (still one per tree).
-set(_batlehub_docker_dir "${CMAKE_BINARY_DIR}/docker-peer")
-string(LENGTH "${_batlehub_docker_dir}" _batlehub_docker_dir_len)
-if(_batlehub_docker_dir_len GREATER 80)
-  string(MD5 _batlehub_docker_hash "${CMAKE_BINARY_DIR}")
-  string(SUBSTRING "${_batlehub_docker_hash}" 0 12 _batlehub_docker_hash)
-  if(DEFINED ENV{TMPDIR} AND NOT "$ENV{TMPDIR}" STREQUAL "")
-    set(_batlehub_docker_tmp "$ENV{TMPDIR}")
-  else()
-    set(_batlehub_docker_tmp "/tmp")
+# Each build tree has its own daemons — their own data roots, exec roots, pidfiles and
+# sockets under <build tree>/docker-peer and <build tree>/docker-peer-remap — so that the
+# release and sanitizer trees, run one after the other or side by side, never share (or
+# stop) each other's daemon. A unix socket's path has at most 107 bytes: a build tree too
+# deep for that gets a directory under ${TMPDIR}/ named after a hash of the tree's path
+# instead (still one per tree).
+function(_batlehub_docker_peer_host out_var suffix)
+  set(dir "${CMAKE_BINARY_DIR}/docker-peer${suffix}")
+  string(LENGTH "${dir}" len)
+  if(len GREATER 80)
+    string(MD5 hash "${CMAKE_BINARY_DIR}")
+    string(SUBSTRING "${hash}" 0 12 hash)
+    if(DEFINED ENV{TMPDIR} AND NOT "$ENV{TMPDIR}" STREQUAL "")
+      set(tmp "$ENV{TMPDIR}")
+    else()
+      set(tmp "/tmp")
+    endif()
+    set(dir "${tmp}/batlehub-docker-${hash}${suffix}")
   endif()
-  set(_batlehub_docker_dir "${_batlehub_docker_tmp}/batlehub-docker-${_batlehub_docker_hash}")
-endif()
-set(BATLEHUB_TEST_DOCKER_HOST "unix://${_batlehub_docker_dir}/docker.sock" CACHE STRING
+  set(${out_var} "unix://${dir}/docker.sock" PARENT_SCOPE)
+endfunction()
+
+_batlehub_docker_peer_host(_batlehub_docker_default "")
+_batlehub_docker_peer_host(_batlehub_docker_remap_default "-remap")
+set(BATLEHUB_TEST_DOCKER_HOST "${_batlehub_docker_default}" CACHE STRING
   "DOCKER_HOST of the tests' throwaway Docker daemon: unix://<its directory>/docker.sock")
+set(BATLEHUB_TEST_DOCKER_REMAP_HOST "${_batlehub_docker_remap_default}" CACHE STRING
+  "DOCKER_HOST of the tests' throwaway Docker daemon with userns-remap: unix://<its directory>/docker.sock")
+
 # The directory is the socket's: one value decides both.
-if(NOT BATLEHUB_TEST_DOCKER_HOST MATCHES "^unix://(/.+)/docker\\.sock$")
-  message(FATAL_ERROR "BATLEHUB_TEST_DOCKER_HOST=${BATLEHUB_TEST_DOCKER_HOST} is not unix:///<dir>/docker.sock")
-endif()
-set(BATLEHUB_TEST_DOCKER_DIR "${CMAKE_MATCH_1}")
+foreach(var BATLEHUB_TEST_DOCKER_HOST BATLEHUB_TEST_DOCKER_REMAP_HOST)
+  if(NOT ${var} MATCHES "^unix://(/.+)/docker\\.sock$")
+    message(FATAL_ERROR "${var}=${${var}} is not unix:///<dir>/docker.sock")
+  endif()
+  set(${var}_DIR "${CMAKE_MATCH_1}")
+endforeach()
 
 add_test(NAME oci_docker.start
-  COMMAND ${PROJECT_SOURCE_DIR}/scripts/docker-peer.sh start ${BATLEHUB_TEST_DOCKER_DIR})
+  COMMAND ${PROJECT_SOURCE_DIR}/scripts/docker-peer.sh start ${BATLEHUB_TEST_DOCKER_HOST_DIR})
 set_tests_properties(oci_docker.start PROPERTIES FIXTURES_SETUP docker TIMEOUT 90)
-add_test(NAME oci_docker.stop COMMAND ${PROJECT_SOURCE_DIR}/scripts/docker-peer.sh stop ${BATLEHUB_TEST_DOCKER_DIR})
+add_test(NAME oci_docker.stop COMMAND ${PROJECT_SOURCE_DIR}/scripts/docker-peer.sh stop ${BATLEHUB_TEST_DOCKER_HOST_DIR})
 set_tests_properties(oci_docker.stop PROPERTIES FIXTURES_CLEANUP docker TIMEOUT 90)
+
+add_test(NAME oci_docker_remap.start
+  COMMAND ${PROJECT_SOURCE_DIR}/scripts/docker-peer.sh start ${BATLEHUB_TEST_DOCKER_REMAP_HOST_DIR} --userns-remap)
+set_tests_properties(oci_docker_remap.start PROPERTIES FIXTURES_SETUP docker-remap TIMEOUT 90)
+add_test(NAME oci_docker_remap.stop
+  COMMAND ${PROJECT_SOURCE_DIR}/scripts/docker-peer.sh stop ${BATLEHUB_TEST_DOCKER_REMAP_HOST_DIR})
+set_tests_properties(oci_docker_remap.stop PROPERTIES FIXTURES_CLEANUP docker-remap TIMEOUT 90)
+
+# Registers a gtest executable whose tests are parameterised by engine (tests/adapters/
+# engines.h: …/podman, …/docker, …/docker_remap, and anything else, such as …/bwrap): the
+# docker instances join their daemon's fixture with its DOCKER_HOST in the environment,
+# the rest run alone. NO_PRETTY_VALUES: a ctest name is the gtest name (…/podman); without
+# it CMake appends "# GetParam() = " and the parameter's bytes.
+function(batlehub_discover_engine_tests target timeout)
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "-*/docker:*/docker_remap"
+    PROPERTIES TIMEOUT ${timeout})
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "*/docker"
+    PROPERTIES TIMEOUT ${timeout} FIXTURES_REQUIRED docker
+    ENVIRONMENT BATLEHUB_TEST_DOCKER_HOST=${BATLEHUB_TEST_DOCKER_HOST})
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "*/docker_remap"
+    PROPERTIES TIMEOUT ${timeout} FIXTURES_REQUIRED docker-remap
+    ENVIRONMENT BATLEHUB_TEST_DOCKER_REMAP_HOST=${BATLEHUB_TEST_DOCKER_REMAP_HOST})
+endfunction()

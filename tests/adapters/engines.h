@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -19,22 +20,41 @@ namespace batlehub::testing {
 
 using adapters::OciEngineKind;
 
-inline const char* engine_name(OciEngineKind k) { return k == OciEngineKind::kPodman ? "podman" : "docker"; }
+// An engine as the tests drive it: podman (no daemon), or docker through one of the ctest
+// fixtures' daemons (tests/oci_fixture.cmake), one of which runs with userns-remap.
+struct TestEngine {
+  OciEngineKind kind = OciEngineKind::kPodman;
+  const char* name = "podman";       // the gtest parameter's name: …/podman, …/docker, …/docker_remap
+  const char* host_var = nullptr;    // the env variable holding its DOCKER_HOST, for docker
+  bool remapped = false;             // its daemon maps every container's uids (userns-remap)
+  bool operator==(const TestEngine&) const = default;
+};
+inline constexpr TestEngine kPodman{OciEngineKind::kPodman, "podman", nullptr, false};
+inline constexpr TestEngine kDocker{OciEngineKind::kDocker, "docker", "BATLEHUB_TEST_DOCKER_HOST", false};
+inline constexpr TestEngine kDockerRemap{OciEngineKind::kDocker, "docker_remap", "BATLEHUB_TEST_DOCKER_REMAP_HOST", true};
 
-// The engine CLI's environment in these tests: the docker peer's socket (tests/oci_fixture.cmake).
-inline std::vector<std::string> engine_env(OciEngineKind k) {
+// What gtest prints for a parameter in its messages: the engine's name, not its bytes.
+inline void PrintTo(const TestEngine& e, std::ostream* os) { *os << e.name; }
+
+inline const char* engine_cli(const TestEngine& e) { return e.kind == OciEngineKind::kPodman ? "podman" : "docker"; }
+
+inline std::optional<std::string> docker_host_of(const TestEngine& e) {
+  const char* h = e.host_var ? std::getenv(e.host_var) : nullptr;
+  return h ? std::optional<std::string>(h) : std::nullopt;
+}
+
+// The engine CLI's environment in these tests: the docker peer's socket.
+inline std::vector<std::string> engine_env(const TestEngine& e) {
   std::vector<std::string> env{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
-  if (k == OciEngineKind::kDocker) {
-    if (const char* h = std::getenv("BATLEHUB_TEST_DOCKER_HOST")) env.push_back(std::string("DOCKER_HOST=") + h);
-  }
+  if (auto h = docker_host_of(e)) env.push_back("DOCKER_HOST=" + *h);
   return env;
 }
 
 // `<engine> <args>`'s stdout, run with engine_env() alone, or nullopt when it failed.
-inline std::optional<std::string> engine_out(OciEngineKind k, const std::string& args) {
+inline std::optional<std::string> engine_out(const TestEngine& e, const std::string& args) {
   std::string cmd = "env -i ";
-  for (const auto& kv : engine_env(k)) cmd += kv + " ";
-  cmd += std::string(engine_name(k)) + " " + args + " 2>/dev/null";
+  for (const auto& kv : engine_env(e)) cmd += kv + " ";
+  cmd += std::string(engine_cli(e)) + " " + args + " 2>/dev/null";
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return std::nullopt;
   std::string out;
@@ -44,17 +64,19 @@ inline std::optional<std::string> engine_out(OciEngineKind k, const std::string&
 }
 
 // Why this engine cannot be tested here, or "" when it can.
-inline std::string engine_unavailable(OciEngineKind k) {
+inline std::string engine_unavailable(const TestEngine& e) {
   if (!BATLEHUB_AGENT_STATIC) {
     return "this build links the agent dynamically (sanitizers cannot link statically), and an image FROM scratch "
            "needs the static agent; the oci runtime tests run in the release build";
   }
-  if (k == OciEngineKind::kDocker && !std::getenv("BATLEHUB_TEST_DOCKER_HOST")) {
-    return "no docker peer: BATLEHUB_TEST_DOCKER_HOST is unset (tests/oci_fixture.cmake starts dockerd)";
+  if (e.host_var && !docker_host_of(e)) {
+    return std::string("no docker peer: ") + e.host_var + " is unset (tests/oci_fixture.cmake starts dockerd)";
   }
-  if (!engine_out(k, "version")) {
-    return std::string(engine_name(k)) +
-           " does not answer `version` (scripts/install-deps.sh installs and configures both engines)";
+  if (!engine_out(e, "version")) {
+    return std::string(e.name) + " does not answer `version` (scripts/install-deps.sh installs and configures both engines)";
+  }
+  if (e.remapped && engine_out(e, "info --format '{{.SecurityOptions}}'").value_or("").find("name=userns") == std::string::npos) {
+    return std::string(e.name) + ": the daemon at " + *docker_host_of(e) + " does not remap user namespaces";
   }
   return "";
 }
@@ -67,27 +89,25 @@ inline std::string test_image_tag(const std::string& room) {
 
 // Imports the room at room_dir into the engine as `tag` (scripts/build-image.py). Returns
 // "" on success, else the command that failed.
-inline std::string import_room_image(OciEngineKind k, const fs::path& room_dir, const std::string& tag) {
+inline std::string import_room_image(const TestEngine& e, const fs::path& room_dir, const std::string& tag) {
   std::string cmd = "python3 " + std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-image.py --room " +
-                    room_dir.string() + " --engine " + engine_name(k) + " --tag " + tag;
-  if (const char* h = std::getenv("BATLEHUB_TEST_DOCKER_HOST"); h && k == OciEngineKind::kDocker) {
-    cmd += std::string(" --docker-host ") + h;
-  }
+                    room_dir.string() + " --engine " + engine_cli(e) + " --tag " + tag;
+  if (auto h = docker_host_of(e)) cmd += " --docker-host " + *h;
   return std::system((cmd + " >/dev/null").c_str()) == 0 ? "" : cmd;
 }
 
-inline void remove_image(OciEngineKind k, const std::string& tag) { engine_out(k, "rmi -f " + tag); }
+inline void remove_image(const TestEngine& e, const std::string& tag) { engine_out(e, "rmi -f " + tag); }
 
 // The oci runtime's options in these tests: every run in `image`, its per-run directories
 // under scratch_dir, and a start timeout long enough for a loaded machine.
-inline adapters::OciOptions test_oci_options(OciEngineKind k, const std::string& image, const fs::path& scratch_dir) {
+inline adapters::OciOptions test_oci_options(const TestEngine& e, const std::string& image, const fs::path& scratch_dir) {
   adapters::OciOptions o;
-  o.engine = k;
-  o.binary = engine_name(k);
+  o.engine = e.kind;
+  o.binary = engine_cli(e);
   o.default_image = image;
   o.scratch_dir = scratch_dir.string();
   o.start_timeout = std::chrono::seconds(60);
-  o.engine_env = engine_env(k);
+  o.engine_env = engine_env(e);
   return o;
 }
 

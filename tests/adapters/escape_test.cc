@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
+#include <set>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,7 +29,7 @@ using namespace batlehub::testing;
 // A runtime the escapes run under: bwrap, or oci on one engine.
 struct Runtime {
   const char* name;
-  std::optional<OciEngineKind> engine;  // none: bwrap
+  std::optional<TestEngine> engine;  // none: bwrap
 };
 
 // What gtest prints for a parameter in its messages: the runtime's name, not its bytes.
@@ -36,7 +38,7 @@ void PrintTo(const Runtime& r, std::ostream* os) { *os << r.name; }
 class Escape : public ::testing::TestWithParam<Runtime> {
  protected:
   static void TearDownTestSuite() {
-    for (const auto& [engine, image] : images_) remove_image(engine, image);
+    for (const auto& [engine, image] : images_) remove_image(image.first, image.second);
     images_.clear();
     rooms_scratch_.reset();
   }
@@ -50,12 +52,12 @@ class Escape : public ::testing::TestWithParam<Runtime> {
       rooms_scratch_ = std::move(made);
     }
     rooms_ = rooms_scratch_->root() / "rooms";
-    if (engine && !images_.contains(*engine)) {
+    if (engine && !images_.contains(engine->name)) {
       const std::string tag = test_image_tag("hostile");
       auto failed = import_room_image(*engine, rooms_ / "hostile", tag);
       if (!failed.empty()) remove_image(*engine, tag);
       ASSERT_EQ(failed, "") << "failed: " << failed;
-      images_[*engine] = tag;
+      images_[engine->name] = {*engine, tag};
     }
   }
 
@@ -63,7 +65,7 @@ class Escape : public ::testing::TestWithParam<Runtime> {
 
   std::unique_ptr<core::SandboxRuntime> runtime() {
     if (const auto engine = GetParam().engine) {
-      return std::make_unique<OciRuntime>(test_oci_options(*engine, images_.at(*engine), s_.work()));
+      return std::make_unique<OciRuntime>(test_oci_options(*engine, images_.at(engine->name).second, s_.work()));
     }
     BwrapOptions o;
     o.rooms_dir = rooms_.string();
@@ -104,7 +106,7 @@ class Escape : public ::testing::TestWithParam<Runtime> {
   // The hostile room, and its image on each engine, are made once for the whole suite (the
   // tests only read them), by the first test of a runtime that runs.
   static inline std::unique_ptr<Scratch> rooms_scratch_;
-  static inline std::map<OciEngineKind, std::string> images_;
+  static inline std::map<std::string, std::pair<TestEngine, std::string>> images_;  // by engine name: the tag
   Scratch s_;
   fs::path rooms_;
 };
@@ -140,15 +142,38 @@ TEST_P(Escape, cannot_read_a_host_file_outside_its_room) {
   EXPECT_NE(out->stderr_tail.find("No such file or directory"), std::string::npos);
   auto passwd = run({"cat", "/etc/passwd"});
   ASSERT_TRUE(passwd);
-  if (GetParam().engine == OciEngineKind::kPodman) {
-    // podman binds an /etc/passwd of its own making over the image's / (one line for
-    // --user's uid; `podman run --passwd=false` would leave it out): not the host's, which
-    // starts with root's line.
-    EXPECT_EQ(passwd->status, 0);
-    EXPECT_EQ(passwd->stdout_bytes.rfind("65532:", 0), 0u) << passwd->stdout_bytes;
-    EXPECT_EQ(std::count(passwd->stdout_bytes.begin(), passwd->stdout_bytes.end(), '\n'), 1) << passwd->stdout_bytes;
-  } else {
-    EXPECT_EQ(passwd->status, 2);
+  // Under podman too: its own /etc/passwd line is turned off (--passwd=false).
+  EXPECT_EQ(passwd->status, 2) << passwd->stdout_bytes;
+}
+
+// The host's names, its address and its resolver: what an engine would copy into a
+// container's /etc (podman's /etc/hosts, docker's /etc/resolv.conf) tells a hostile package
+// where it runs. None of it may be there.
+TEST_P(Escape, cannot_learn_the_hosts_names_or_its_resolver) {
+  std::vector<std::string> secrets;
+  for (const char* f : {"/etc/hosts", "/etc/resolv.conf"}) {
+    std::istringstream in(Scratch::read(f));
+    for (std::string word; in >> word;) {
+      // What is the host's own: not the loopback names every /etc/hosts has, nor comments
+      // and keywords.
+      static const std::set<std::string> common{"localhost", "ip6-localhost", "ip6-loopback", "127.0.0.1", "::1",
+                                                "nameserver", "search", "options", "domain", "#"};
+      if (word.size() > 2 && !word.starts_with('#') && !word.starts_with("ff0") && !word.starts_with("fe00") &&
+          !word.starts_with("ip6-") && !common.contains(word)) {
+        secrets.push_back(word);
+      }
+    }
+  }
+  std::string hostname = Scratch::read("/proc/sys/kernel/hostname");
+  while (!hostname.empty() && hostname.back() == '\n') hostname.pop_back();
+  if (!hostname.empty()) secrets.push_back(hostname);
+  for (const char* f : {"/etc/hosts", "/etc/resolv.conf", "/etc/hostname"}) {
+    auto out = run({"cat", f});
+    ASSERT_TRUE(out) << out.error().message;
+    for (const auto& word : secrets) {
+      EXPECT_EQ(out->stdout_bytes.find(word), std::string::npos) << f << " names the host's " << word << ":\n"
+                                                                  << out->stdout_bytes;
+    }
   }
 }
 
@@ -248,8 +273,8 @@ TEST_P(Escape, cannot_leave_a_daemonised_child_behind) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Runtimes, Escape,
-                         ::testing::Values(Runtime{"bwrap", std::nullopt}, Runtime{"podman", OciEngineKind::kPodman},
-                                           Runtime{"docker", OciEngineKind::kDocker}),
+                         ::testing::Values(Runtime{"bwrap", std::nullopt}, Runtime{"podman", kPodman},
+                                           Runtime{"docker", kDocker}, Runtime{"docker_remap", kDockerRemap}),
                          [](const auto& i) { return std::string(i.param.name); });
 
 }  // namespace

@@ -49,6 +49,11 @@ TEST_P(OciArgv, every_flag_of_the_rfc_is_there) {
             (Strings{"io.batlehub.worker=4242@worker-a", "io.batlehub.job=job7", "io.batlehub.deadline=1900000000"}));
   EXPECT_EQ(values(a, "--pull"), Strings{"never"});  // a run never reaches a registry
   EXPECT_EQ(values(a, "--network"), Strings{"none"});
+  // Nothing of the host's names or resolver written into the container.
+  EXPECT_EQ(has(a, "--no-hosts"), podman);
+  EXPECT_EQ(has(a, "--passwd=false"), podman);
+  EXPECT_EQ(values(a, "--dns"), podman ? Strings{} : Strings{"127.0.0.1"});
+  EXPECT_EQ(values(a, "--dns-search"), podman ? Strings{} : Strings{"."});
   EXPECT_TRUE(has(a, "--read-only"));
   const std::string t = podman ? "rw,nosuid,nodev,noexec,size=512m,U" : "rw,nosuid,nodev,noexec,size=512m,uid=65532,gid=65532";
   EXPECT_EQ(values(a, "--tmpfs"), (Strings{"/work:" + t, "/tmp:" + t}));
@@ -88,6 +93,7 @@ TEST_P(OciArgv, a_run_that_needs_the_network_gets_the_engines_default_and_extra_
   in.extra_args = {"--runtime=runsc", "--cgroup-parent", "/batlehub"};
   auto a = oci_argv(in);
   EXPECT_TRUE(values(a, "--network").empty());
+  EXPECT_TRUE(values(a, "--dns").empty()) << "a run on the network resolves names as the engine's network does";
   auto image = std::find(a.begin(), a.end(), "batlehub-sandbox-guarddog:0.1.0");
   ASSERT_NE(image, a.end());
   EXPECT_EQ(Strings(image - 3, image), (Strings{"--runtime=runsc", "--cgroup-parent", "/batlehub"}));

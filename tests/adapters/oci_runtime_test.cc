@@ -20,7 +20,7 @@ namespace {
 
 using namespace batlehub::testing;
 
-class OciRuntimeTest : public ::testing::TestWithParam<OciEngineKind> {
+class OciRuntimeTest : public ::testing::TestWithParam<TestEngine> {
  protected:
   void SetUp() override {
     if (auto why = engine_unavailable(GetParam()); !why.empty()) GTEST_SKIP() << why;
@@ -99,7 +99,10 @@ TEST_P(OciRuntimeTest, extra_args_that_put_the_container_on_the_hosts_network_fa
   // network namespace (runc: "mount sysfs … operation not permitted"), so an operator who
   // takes the host's network there must take the host's user namespace too (the last
   // --userns wins): two walls down, and the probe must say so.
-  if (GetParam() == OciEngineKind::kPodman) o.extra_args.insert(o.extra_args.end(), {"--userns", "host"});
+  // docker refuses the host's network to a daemon that remaps user namespaces ("cannot
+  // share the host's network namespace when user namespaces are enabled") unless the run
+  // takes the host's user namespace as well.
+  if (GetParam() == kPodman || GetParam().remapped) o.extra_args.insert(o.extra_args.end(), {"--userns", "host"});
   OciRuntime oci(o);
   auto r = oci.probe(target());
   ASSERT_TRUE(r) << r.error().message;
@@ -167,8 +170,8 @@ TEST_P(OciRuntimeTest, a_worker_killed_mid_run_leaves_a_container_that_the_next_
   EXPECT_EQ(containers_of(worker), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, OciRuntimeTest, ::testing::Values(OciEngineKind::kPodman, OciEngineKind::kDocker),
-                         [](const auto& i) { return std::string(engine_name(i.param)); });
+INSTANTIATE_TEST_SUITE_P(Engines, OciRuntimeTest, ::testing::Values(kPodman, kDocker, kDockerRemap),
+                         [](const auto& i) { return std::string(i.param.name); });
 
 }  // namespace
 }  // namespace batlehub::adapters

@@ -38,7 +38,7 @@ std::string not_installed(const std::string& scanner) {
   return executable(at) ? "" : scanner + " is not installed at " + at + " (scripts/install-scanners.sh installs it)";
 }
 
-class ScannersInImages : public ::testing::TestWithParam<OciEngineKind> {
+class ScannersInImages : public ::testing::TestWithParam<TestEngine> {
  protected:
   void SetUp() override {
     if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why << " (the images are compared with bwrap)";
@@ -133,8 +133,8 @@ TEST_P(ScannersInImages, trivy_gives_in_its_image_the_report_it_gives_under_bwra
   expect_the_probe_passes("trivy", "trivy");
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, ScannersInImages, ::testing::Values(OciEngineKind::kPodman, OciEngineKind::kDocker),
-                         [](const auto& engine) { return std::string(engine_name(engine.param)); });
+INSTANTIATE_TEST_SUITE_P(Engines, ScannersInImages, ::testing::Values(kPodman, kDocker),
+                         [](const auto& engine) { return std::string(engine.param.name); });
 
 }  // namespace
 }  // namespace batlehub::adapters

@@ -76,6 +76,15 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
     return x == "--network" || x == "--net" || x.starts_with("--network=") || x.starts_with("--net=");
   });
   if (!in.network && !operator_network) a.insert(a.end(), {"--network", "none"});
+  // What the engines would write into the container of the host's own: podman copies the
+  // host's /etc/hosts (its names, its address as host.containers.internal) and writes an
+  // /etc/passwd line; docker copies the host's resolver and search domains into
+  // /etc/resolv.conf even with no network. None is the scanner's business.
+  if (podman(in)) {
+    a.insert(a.end(), {"--no-hosts", "--passwd=false"});
+  } else if (!in.network && !operator_network) {
+    a.insert(a.end(), {"--dns", "127.0.0.1", "--dns-search", "."});
+  }
   // /work (the agent's extraction) and /tmp (Go's temporary files) are memory, sized like
   // the extraction budget; uid 65532 must own them. podman's `U` does that (and refuses
   // uid=); docker takes uid=/gid= and would add noexec without being told, as we do anyway.
