@@ -168,6 +168,15 @@ TEST_P(OciRuntimeTest, a_worker_killed_mid_run_leaves_a_container_that_the_next_
   ASSERT_TRUE(removed) << removed.error().message;
   EXPECT_GE(*removed, 1u);
   EXPECT_EQ(containers_of(worker), "");
+  // And what the dead worker left on this host: its run directory (under docker, with the
+  // nosuid,nodev bind of its /bundle still mounted), gone too.
+  std::string left;
+  for (const auto& e : fs::directory_iterator(s_.work())) {
+    if (e.path().filename().string().find("-" + std::to_string(child) + "-") != std::string::npos) left += e.path().string() + " ";
+  }
+  EXPECT_EQ(left, "");
+  EXPECT_EQ(Scratch::read("/proc/self/mountinfo").find(" " + s_.work().string() + "/"), std::string::npos)
+      << "a mount under the scratch directory outlived the sweep";
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, OciRuntimeTest, ::testing::Values(kPodman, kDocker, kDockerRemap),

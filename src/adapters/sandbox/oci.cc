@@ -321,6 +321,9 @@ Expected<std::size_t, SandboxError> OciRuntime::sweep(std::chrono::seconds older
     }
     bool overdue = due > 0 && now > due + grace;
     if (!dead_worker && !overdue) continue;
+    // kill first, as remove() does: `podman rm -f` gives a running container its 10 s stop
+    // timeout, which the agent (pid 1, SIGTERM ignored) always uses up.
+    engine({"kill", name}, std::chrono::seconds(30));
     Engine rm = engine({"rm", "-f", name}, std::chrono::seconds(60));
     if (rm.exit_code && *rm.exit_code == 0) ++removed;
   }

@@ -1,13 +1,17 @@
 #include "adapters/sandbox/run_dir.h"
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <sstream>
+#include <vector>
 #include <csignal>
 #include <ctime>
 
@@ -68,6 +72,42 @@ std::optional<pid_t> run_dir_owner(std::string_view name) {
 }
 }  // namespace
 
+namespace {
+
+// Mountinfo's mount point field, its octal escapes (\040 for a space…) undone.
+std::string unescape_mount_point(std::string_view field) {
+  std::string out;
+  for (std::size_t i = 0; i < field.size(); ++i) {
+    auto octal = [&](std::size_t k) { return k < field.size() && field[k] >= '0' && field[k] <= '7'; };
+    if (field[i] == '\\' && octal(i + 1) && octal(i + 2) && octal(i + 3)) {
+      out += static_cast<char>((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 + (field[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += field[i];
+    }
+  }
+  return out;
+}
+
+// Detaches every mount at or below `dir`, deepest first: a run directory a killed worker
+// left can hold one (the docker engine's nosuid,nodev bind of /bundle), and a mount point
+// cannot be removed.
+void detach_mounts_under(const std::string& dir) {
+  std::vector<std::string> points;
+  std::istringstream info(base::read_small_file("/proc/self/mountinfo", 4 * 1024 * 1024));
+  for (std::string line; std::getline(info, line);) {
+    std::istringstream f(line);
+    std::string id, parent, devs, root, point;
+    if (!(f >> id >> parent >> devs >> root >> point)) continue;
+    std::string p = unescape_mount_point(point);
+    if (p == dir || p.starts_with(dir + "/")) points.push_back(std::move(p));
+  }
+  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  for (const auto& p : points) ::umount2(p.c_str(), MNT_DETACH);
+}
+
+}  // namespace
+
 std::size_t sweep_run_dirs(const std::string& scratch_dir, std::chrono::seconds older_than) {
   std::size_t removed = 0;
   std::error_code ec;
@@ -80,6 +120,7 @@ std::size_t sweep_run_dirs(const std::string& scratch_dir, std::chrono::seconds 
     const bool old = ::lstat(e.path().c_str(), &st) == 0 &&
                      ::time(nullptr) - st.st_mtime > static_cast<time_t>(older_than.count());
     if (!owner_gone && !old) continue;
+    detach_mounts_under(e.path().string());
     std::error_code rm;
     if (fs::remove_all(e.path(), rm) > 0 && !rm) ++removed;
   }
