@@ -7,9 +7,11 @@
 #include <sched.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
+#include "engines.h"
 #include "harness.h"
 #include "rooms.h"
 
@@ -22,13 +24,14 @@ struct Ran {
   std::string err;
 };
 
-Ran probe(const fs::path& config) {
+Ran probe(const fs::path& config, std::vector<std::string> env = {}) {
   Scratch s;
   fs::path out = s.root() / "stdout";
   std::string err;
   // stdout goes to a file; run_process captures stderr.
   std::string cmd = std::string(BATLEHUB_BIN) + " probe --config " + config.string() + " > " + out.string();
-  int rc = run_process({"/bin/sh", "-c", cmd}, s.root(), {"PATH=/usr/bin:/bin"}, &err);
+  env.push_back("PATH=/usr/bin:/bin");
+  int rc = run_process({"/bin/sh", "-c", cmd}, s.root(), env, &err);
   return Ran{rc, lines(Scratch::read(out)), err};
 }
 
@@ -204,6 +207,79 @@ TEST_F(ProbeCli, an_operator_who_accepts_per_process_limits_gets_a_warning_and_a
   Ran normal = probe(config("hostile"));
   EXPECT_EQ(normal.status, 0) << normal.err;
   EXPECT_NE(normal.err.find("memory and processes bounded as a whole"), std::string::npos) << normal.err;
+}
+
+// --- the oci runtime, on podman ------------------------------------------------------------
+
+// The hostile room imported into podman under `tags`, removed with the test.
+class ProbeCliOci {
+ public:
+  ProbeCliOci(const fs::path& room, std::vector<std::string> tags) : tags_(std::move(tags)) {
+    for (const auto& t : tags_) failed_ += import_room_image(kPodman, room, t);
+  }
+  ~ProbeCliOci() {
+    for (const auto& t : tags_) remove_image(kPodman, t);
+  }
+  const std::string& failed() const { return failed_; }
+
+ private:
+  std::vector<std::string> tags_;
+  std::string failed_;
+};
+
+std::vector<std::string> room_lines(const Ran& r) {
+  std::vector<std::string> out;
+  for (const auto& l : r.out) {
+    if (l.starts_with("room ")) out.push_back(l.substr(0, l.find(" (")));
+  }
+  return out;
+}
+
+TEST_F(ProbeCli, on_oci_each_distinct_image_is_probed_once_for_all_the_scanners_it_holds) {
+  if (auto why = engine_unavailable(kPodman); !why.empty()) GTEST_SKIP() << why;
+  const std::string shared = test_image_tag("hostile"), own = test_image_tag("hostile-own");
+  ProbeCliOci images(rooms_ / "hostile", {shared, own});
+  ASSERT_EQ(images.failed(), "");
+  fs::path cfg = s_.root() / "oci.toml";
+  std::string scanners;
+  for (const char* name : {"first", "second", "third"}) {
+    scanners += std::string("\n[scanners.") + name + "]\ntype = \"postmortem\"\ncommand = \"hostile\"\n";
+    if (std::string(name) == "third") scanners += "image = \"" + own + "\"\n";
+  }
+  Scratch::write(cfg, "[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 256\nprobe_canaries = [\"127.0.0.1:9\"]\n"
+                      "[worker.sandbox.oci]\nengine = \"podman\"\nimage = \"" + shared + "\"\n" + scanners);
+  Ran r = probe(cfg);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(room_lines(r), (std::vector<std::string>{"room first+second", "room third"}));
+  EXPECT_NE(r.err.find("INFO sandbox: probing runtime \"oci\" (image " + shared + ", for first+second)"), std::string::npos)
+      << r.err;
+  // The bare command, found by the agent on the image's PATH, hashed once per image.
+  EXPECT_EQ(std::count_if(r.out.begin(), r.out.end(),
+                          [](const std::string& l) {
+                            return l.starts_with("  sha256 ") && l.find("  /usr/bin/hostile (") != std::string::npos;
+                          }),
+            2);
+}
+
+TEST_F(ProbeCli, on_oci_with_no_image_configured_the_workers_own_image_is_probed) {
+  if (auto why = engine_unavailable(kPodman); !why.empty()) GTEST_SKIP() << why;
+  const std::string own = test_image_tag("hostile-worker");
+  ProbeCliOci images(rooms_ / "hostile", {own});
+  ASSERT_EQ(images.failed(), "");
+  fs::path cfg = s_.root() / "oci.toml";
+  Scratch::write(cfg, "[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 256\nprobe_canaries = [\"127.0.0.1:9\"]\n"
+                      "[worker.sandbox.oci]\nengine = \"podman\"\n"
+                      "[scanners.hostile]\ntype = \"postmortem\"\ncommand = \"hostile\"\n");
+  // Without BATLEHUB_IMAGE there is nothing to run from: refused before any container.
+  Ran none = probe(cfg);
+  EXPECT_NE(none.status, 0);
+  ASSERT_FALSE(none.out.empty());
+  EXPECT_NE(none.out[0].find("has no image to run from under runtime 'oci'"), std::string::npos) << none.out[0];
+  // With it (RFC 0022 §4.2: the image the worker was started from), that image is proven.
+  Ran r = probe(cfg, {"BATLEHUB_IMAGE=" + own});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(room_lines(r), std::vector<std::string>{"room hostile"});
+  EXPECT_NE(r.err.find("(image " + own + ", for hostile)"), std::string::npos) << r.err;
 }
 
 }  // namespace
