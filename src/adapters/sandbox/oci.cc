@@ -333,8 +333,10 @@ Expected<std::size_t, SandboxError> OciRuntime::sweep(std::chrono::seconds older
 std::string OciRuntime::hint() const {
   return options_.engine == OciEngineKind::kPodman
              ? "oci/podman needs podman with runc on hosts with hybrid cgroups (crun refuses them), "
-               "`containers:2147483647:2147483648` in /etc/subuid and /etc/subgid for --userns auto, and each "
-               "scanner's image present locally (scripts/build-images.sh; runs never pull). See docs/operations/oci.md"
+               "`containers:2147483647:2147483648` in /etc/subuid and /etc/subgid for --userns auto, each "
+               "scanner's image present locally (scripts/build-images.sh; runs never pull), and, run rootless, "
+               "cgroup v2 with the memory, pids and cpu controllers delegated to the user (cgroup v1 cannot bound "
+               "a rootless container: memory_bounded fails). See docs/operations/oci.md"
              : "oci/docker needs a running dockerd the CLI reaches (DOCKER_HOST), a worker running as root (the "
                "per-run directory is mounted nosuid,nodev before the bind), and each scanner's image present "
                "locally (scripts/build-images.sh; runs never pull). See docs/operations/oci.md";
