@@ -282,5 +282,32 @@ TEST_F(ProbeCli, on_oci_with_no_image_configured_the_workers_own_image_is_probed
   EXPECT_NE(r.err.find("(image " + own + ", for hostile)"), std::string::npos) << r.err;
 }
 
+// RFC 0022 §4.2 falls back to the worker's own image, and §10 has the probe refuse a room
+// that holds batlehub: an image that carries the worker next to the agent is refused, so
+// the fallback serves only an image made like a room (every scanner, the agent, no
+// batlehub). The refusal wins: fail closed.
+TEST_F(ProbeCli, on_oci_an_image_that_holds_batlehub_itself_fails_no_shell) {
+  if (auto why = engine_unavailable(kPodman); !why.empty()) GTEST_SKIP() << why;
+  fs::copy(rooms_ / "hostile", rooms_ / "worker-like", fs::copy_options::recursive);
+  fs::copy_file(BATLEHUB_BIN, rooms_ / "worker-like/usr/local/bin/batlehub");
+  // scripts/build-image.py refuses such a room; an operator's own Containerfile would not.
+  const std::string own = test_image_tag("worker-like");
+  const std::string import = "tar -C " + (rooms_ / "worker-like").string() +
+                             " -c . | podman import --change 'USER 65532:65532' - " + own + " >/dev/null";
+  ASSERT_EQ(std::system(import.c_str()), 0) << import;
+  struct Remove {
+    std::string tag;
+    ~Remove() { remove_image(kPodman, tag); }
+  } remove{own};
+  fs::path cfg = s_.root() / "oci.toml";
+  Scratch::write(cfg, "[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 256\nprobe_canaries = [\"127.0.0.1:9\"]\n"
+                      "[worker.sandbox.oci]\nengine = \"podman\"\n"
+                      "[scanners.hostile]\ntype = \"postmortem\"\ncommand = \"hostile\"\n");
+  Ran r = probe(cfg, {"BATLEHUB_IMAGE=" + own});
+  EXPECT_EQ(r.status, 1) << r.err;
+  ASSERT_FALSE(r.out.empty());
+  EXPECT_EQ(r.out[0], "no_shell: found /usr/local/bin/batlehub");
+}
+
 }  // namespace
 }  // namespace batlehub::testing
