@@ -271,15 +271,6 @@ Scratch* GuardDogReal::scratch_ = nullptr;
 fs::path GuardDogReal::rooms_;
 std::string* GuardDogReal::room_error_ = nullptr;
 
-struct Sample {
-  PackageKind kind;
-  const char* name;
-};
-const Sample kSamples[] = {{PackageKind::kNpm, "npm-benign"},
-                           {PackageKind::kNpm, "npm-malicious"},
-                           {PackageKind::kPypi, "pypi-benign"},
-                           {PackageKind::kPypi, "pypi-malicious"}};
-
 TEST_F(GuardDogReal, under_none_the_samples_give_the_findings_of_the_recorded_reports) {
   auto none = none_runtime(*scratch_);
   for (const Sample& s : kSamples) {

@@ -21,15 +21,6 @@ using core::PackageKind;
 using nlohmann::json;
 using namespace batlehub::testing;
 
-struct Sample {
-  PackageKind kind;
-  const char* name;
-};
-const Sample kSamples[] = {{PackageKind::kNpm, "npm-benign"},
-                           {PackageKind::kNpm, "npm-malicious"},
-                           {PackageKind::kPypi, "pypi-benign"},
-                           {PackageKind::kPypi, "pypi-malicious"}};
-
 // Where scripts/install-scanners.sh puts each scanner, which is what its room copies.
 std::string not_installed(const std::string& scanner) {
   const std::string at = scanner == "guarddog" ? std::string(kGuardDogVenvBin) + "/guarddog"

@@ -70,6 +70,16 @@ inline std::string pack_sample(const std::string& name) {
   return make_tgz(entries);
 }
 
+// The four samples under tests/fixtures/guarddog/samples, each as its registry ships it.
+struct Sample {
+  core::PackageKind kind;
+  const char* name;
+};
+inline constexpr Sample kSamples[] = {{core::PackageKind::kNpm, "npm-benign"},
+                                      {core::PackageKind::kNpm, "npm-malicious"},
+                                      {core::PackageKind::kPypi, "pypi-benign"},
+                                      {core::PackageKind::kPypi, "pypi-malicious"}};
+
 inline core::ScanInput sample_input(core::PackageKind kind, const std::string& sample) {
   core::ScanInput in;
   in.package = core::Package{kind, sample, "1.0.0", "test"};

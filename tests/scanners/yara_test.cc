@@ -269,15 +269,6 @@ Scratch* YaraReal::scratch_ = nullptr;
 fs::path YaraReal::rooms_;
 std::string* YaraReal::room_error_ = nullptr;
 
-struct Sample {
-  PackageKind kind;
-  const char* name;
-};
-const Sample kSamples[] = {{PackageKind::kNpm, "npm-benign"},
-                           {PackageKind::kNpm, "npm-malicious"},
-                           {PackageKind::kPypi, "pypi-benign"},
-                           {PackageKind::kPypi, "pypi-malicious"}};
-
 TEST_F(YaraReal, under_none_the_samples_give_the_findings_of_the_recorded_output) {
   auto none = none_runtime(*scratch_);
   for (const Sample& s : kSamples) {
