@@ -22,11 +22,8 @@
 #include <archive_entry.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <linux/magic.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,46 +37,41 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bench_support.h"
+
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+// Named one by one: this bench measures its processes its own way (peak RSS, user and sys
+// apart), so its ProcResult and run_process are not bench_support.h's.
+using batlehub::bench::Args;
+using batlehub::bench::Clock;
+using batlehub::bench::default_bench_dir;
+using batlehub::bench::describe_status;
+using batlehub::bench::die;
+using batlehub::bench::find_on_path;
+using batlehub::bench::kAgentBin;
+using batlehub::bench::load_now;
+using batlehub::bench::machine_line;
+using batlehub::bench::median;
+using batlehub::bench::on_failure;
+using batlehub::bench::on_tmpfs;
+using batlehub::bench::read_file;
+using batlehub::bench::remove_stale_runs;
+using batlehub::bench::tv_ms;
 
 constexpr int kFormatVersion = 1;  // bump when the generator changes: it names the cache
 constexpr std::uint64_t kSeed = 0x6261746c65687562ULL;  // "batlehub"
 constexpr std::uint64_t kMiB = 1024 * 1024;
 constexpr std::time_t kMtime = 1764633600;  // 2025-12-02T00:00:00Z, every entry
-
-// The runs' directory, removed on the way out whatever happens: it holds extracted trees
-// of 100 MiB on tmpfs, which is memory.
-std::string g_run_dir;
-
-[[noreturn]] void die(const std::string& msg) {
-  std::fprintf(stderr, "bench_extract: FAILED: %s\n", msg.c_str());
-  if (!g_run_dir.empty()) {
-    std::error_code ec;
-    fs::remove_all(g_run_dir, ec);
-  }
-  std::exit(1);
-}
-
-// Removes run-<pid> directories left by runs that were killed (their pid is gone).
-void remove_stale_runs(const std::string& root) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(root, ec)) {
-    std::string n = e.path().filename().string();
-    if (!n.starts_with("run-")) continue;
-    if (!fs::exists("/proc/" + n.substr(4))) fs::remove_all(e.path(), ec);
-  }
-}
 
 // ---------------------------------------------------------------------------------------
 // Deterministic randomness: xoshiro256** seeded by splitmix64. No <random> distributions,
@@ -521,8 +513,6 @@ struct ProcResult {
   int status = 0;
 };
 
-double tv_ms(const timeval& tv) { return static_cast<double>(tv.tv_sec) * 1e3 + static_cast<double>(tv.tv_usec) / 1e3; }
-
 // fork, chdir, execve; wall clock from just before fork to just after wait4.
 ProcResult run_process(const std::vector<std::string>& argv, const std::string& cwd, const std::string& log_path) {
   std::vector<char*> av;
@@ -562,23 +552,10 @@ ProcResult run_process(const std::vector<std::string>& argv, const std::string& 
   return res;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void write_file(const std::string& path, std::string_view data) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(data.data(), static_cast<std::streamsize>(data.size()));
   if (!out) die("cannot write " + path);
-}
-
-std::string describe_status(int status) {
-  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
-  return "status " + std::to_string(status);
 }
 
 struct TreeCount {
@@ -617,11 +594,6 @@ std::string result_json_from_out_tar(const std::string& tar) {
   return tar.substr(512, size);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 double minimum(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 
 std::string thousands(std::uint64_t n) {
@@ -639,35 +611,10 @@ std::string fmt(const char* f, double x) {
   return b;
 }
 
-std::string os_name() {
-  std::ifstream in("/etc/os-release");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.starts_with("PRETTY_NAME=")) {
-      std::string v = line.substr(12);
-      if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
-      return v;
-    }
-  }
-  return "unknown OS";
-}
-
-std::optional<std::string> find_on_path(const std::string& name) {
-  const char* p = std::getenv("PATH");
-  std::string path = p ? p : "/usr/local/bin:/usr/bin:/bin";
-  std::stringstream ss(path);
-  std::string dir;
-  while (std::getline(ss, dir, ':')) {
-    std::string c = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(c.c_str(), X_OK) == 0) return c;
-  }
-  return std::nullopt;
-}
-
 struct Options {
-  std::string agent;
+  std::string agent = kAgentBin;
   std::string bsdtar;
-  std::string dir;
+  std::string dir = default_bench_dir();
   int reps = 5;
   int warmup = 1;
   std::uint64_t files = 10'000;
@@ -675,47 +622,26 @@ struct Options {
   bool regenerate = false;
 };
 
-[[noreturn]] void usage(const char* msg) {
-  std::fprintf(stderr,
-               "bench_extract: %s\n"
-               "usage: bench_extract [--agent PATH] [--bsdtar PATH] [--dir DIR] [--reps N] [--warmup N]\n"
-               "                     [--files N] [--mib N] [--regenerate]\n",
-               msg);
-  std::exit(2);
-}
+constexpr const char* kUsage =
+    "usage: bench_extract [--agent PATH] [--bsdtar PATH] [--dir DIR] [--reps N] [--warmup N]\n"
+    "                     [--files N] [--mib N] [--regenerate]\n";
 
 Options parse_args(int argc, char** argv) {
   Options o;
-#ifdef BATLEHUB_AGENT_BIN
-  o.agent = BATLEHUB_AGENT_BIN;
-#endif
-  const char* env_dir = std::getenv("BATLEHUB_BENCH_DIR");
-  o.dir = env_dir && *env_dir ? env_dir : "/dev/shm";
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(("missing a value after " + std::string(a)).c_str());
-      return argv[++i];
-    };
-    auto number = [&](std::uint64_t lo) -> std::uint64_t {
-      std::string v = value();
-      char* end = nullptr;
-      unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < lo) usage(("bad number after " + std::string(a) + ": " + v).c_str());
-      return n;
-    };
-    if (a == "--agent") o.agent = value();
-    else if (a == "--bsdtar") o.bsdtar = value();
-    else if (a == "--dir") o.dir = value();
-    else if (a == "--reps") o.reps = static_cast<int>(number(1));
-    else if (a == "--warmup") o.warmup = static_cast<int>(number(0));
-    else if (a == "--files") o.files = number(1);
-    else if (a == "--mib") o.mib = number(1);
+  Args args(argc, argv, kUsage);
+  // This bench's numbers have never had an upper bound: --files and --mib size the archive.
+  constexpr auto kUnbounded = std::numeric_limits<std::uint64_t>::max();
+  while (args.next()) {
+    const std::string& a = args.flag();
+    if (args.value_into({{"--agent", &o.agent}, {"--bsdtar", &o.bsdtar}, {"--dir", &o.dir}})) continue;
+    if (a == "--reps") o.reps = static_cast<int>(args.number(1, kUnbounded));
+    else if (a == "--warmup") o.warmup = static_cast<int>(args.number(0, kUnbounded));
+    else if (a == "--files") o.files = args.number(1, kUnbounded);
+    else if (a == "--mib") o.mib = args.number(1, kUnbounded);
     else if (a == "--regenerate") o.regenerate = true;
-    else if (a == "--help" || a == "-h") usage("help");
-    else usage(("unknown argument " + std::string(a)).c_str());
+    else args.unknown();
   }
-  if (o.agent.empty()) usage("--agent PATH is required");
+  if (o.agent.empty()) args.fail("--agent PATH is required");
   if (o.bsdtar.empty()) {
     auto b = find_on_path("bsdtar");
     if (!b) die("bsdtar is not on PATH (apt-get install libarchive-tools), or pass --bsdtar");
@@ -732,14 +658,10 @@ struct AgentSample {
   double extract_ms = 0, fetch_ms = 0, run_ms = 0;
 };
 
-int bench(int argc, char** argv) {
-  auto t_start = Clock::now();
+void bench(int argc, char** argv) {
   Options opt = parse_args(argc, argv);
 
-  struct statfs sfs{};
-  if (::statfs(opt.dir.c_str(), &sfs) != 0) die("cannot statfs " + opt.dir + ": " + std::strerror(errno));
-  bool tmpfs = sfs.f_type == TMPFS_MAGIC;
-  if (!tmpfs) std::fprintf(stderr, "bench_extract: warning: %s is not tmpfs; disk I/O will be in the figures\n", opt.dir.c_str());
+  bool tmpfs = on_tmpfs(opt.dir, "bench_extract");
 
   // 1. The archive.
   std::string root = opt.dir + "/batlehub-bench";
@@ -782,13 +704,16 @@ int bench(int argc, char** argv) {
   auto archive_size = static_cast<std::uint64_t>(ast.st_size);
 
   // 2. The runs: a private directory, removed at the end.
-  std::string load_before = read_file("/proc/loadavg");
-  load_before = load_before.substr(0, load_before.find(' ', load_before.find(' ', load_before.find(' ') + 1) + 1));
-  remove_stale_runs(root);
+  std::string load_before = load_now();
+  remove_stale_runs(root, "run-");
   std::string run = root + "/run-" + std::to_string(::getpid());
   fs::remove_all(run);
   fs::create_directories(run);
-  g_run_dir = run;
+  // It holds extracted trees of 100 MiB on tmpfs, which is memory: a failure removes it too.
+  on_failure().cleanup = [run] {
+    std::error_code ec;
+    fs::remove_all(run, ec);
+  };
   std::string manifest_path = run + "/manifest.json";
   std::string out_path = run + "/out.tar";
   {
@@ -884,7 +809,7 @@ int bench(int argc, char** argv) {
     lean.push_back(bsdtar_once(i, true));
   }
   fs::remove_all(run);
-  g_run_dir.clear();
+  on_failure().cleanup = nullptr;
 
   // 3. The table.
   auto col = [](auto get, const auto& v) {
@@ -915,11 +840,8 @@ int bench(int argc, char** argv) {
   auto a_run = col([](const AgentSample& x) { return x.run_ms; }, agent);
   double ratio = a.med / b.med;
 
-  utsname u{};
-  ::uname(&u);
   std::printf("bench_extract: the agent's extraction vs bsdtar -xzf, same archive, same tmpfs\n\n");
-  std::printf("  machine  %ld cores, %s, Linux %s; %s is %s\n", ::sysconf(_SC_NPROCESSORS_ONLN), os_name().c_str(),
-              u.release, opt.dir.c_str(), tmpfs ? "tmpfs" : "NOT tmpfs");
+  std::fputs(machine_line(opt.dir, tmpfs).c_str(), stdout);
   // Wall clock is only as good as the machine is quiet: other load shows here first.
   std::printf("           load average %s before the runs\n", load_before.c_str());
   std::printf("  archive  %s (%s)\n", archive_path.c_str(),
@@ -951,17 +873,8 @@ int bench(int argc, char** argv) {
 
   std::printf("  aim: ratio <= 1.0               %6.2f      %s\n", ratio, ratio <= 1.0 ? "PASS" : "MISS");
   std::printf("  aim: agent peak RSS <= 32 MiB   %6.1f MiB  %s\n", a.rss_mib, a.rss_mib <= 32.0 ? "PASS" : "MISS");
-  std::printf("\n  (%.0f s in all)\n", std::chrono::duration<double>(Clock::now() - t_start).count());
-  return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return bench(argc, argv);
-  } catch (const std::exception& e) {
-    // A result.json without a field the bench reads, a filesystem error: loud, and exit 1.
-    die(e.what());
-  }
-}
+int main(int argc, char** argv) { return batlehub::bench::bench_main("bench_extract", bench, argc, argv); }

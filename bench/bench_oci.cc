@@ -33,12 +33,10 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "adapters/sandbox/bwrap.h"
@@ -53,9 +51,6 @@ namespace ad = batlehub::adapters;
 namespace core = batlehub::core;
 using namespace batlehub::bench;
 
-constexpr const char* kScanner = "hostile";  // the room's name and the run's label
-constexpr const char* kInRoom = "/usr/bin/hostile";
-constexpr const char* kExpect = "ok";  // what `hostile exit 0 ok` prints
 // The bundle's place inside the container: the runtime binds its per-run directory there.
 constexpr const char* kBundleInSandbox = "/bundle";
 // The engine CLI's PATH, as the oci tests give it: podman finds runc and conmon in sbin.
@@ -66,11 +61,11 @@ double ms_since(Clock::time_point t0) {
 }
 
 struct Options {
-  std::string agent;
-  std::string hostile;
-  std::string dir;
-  std::string build_room;
-  std::string build_image;
+  std::string agent = kAgentBin;
+  std::string hostile = kHostileBin;
+  std::string dir = default_bench_dir();
+  std::string build_room = source_script("build-room.py");
+  std::string build_image = source_script("build-image.py");
   std::vector<ad::OciEngineKind> engines;
   std::string docker_host;
   std::string podman = "podman";
@@ -79,67 +74,34 @@ struct Options {
   int warmup = 2;
 };
 
-[[noreturn]] void usage(const char* msg) {
-  std::fprintf(stderr,
-               "bench_oci: %s\n"
-               "usage: bench_oci [--agent PATH] [--hostile PATH] [--dir DIR] [--engine podman|docker]...\n"
-               "                 [--docker-host unix://PATH] [--podman PATH] [--docker PATH] [--reps N] [--warmup N]\n"
-               "  engines: --engine, repeatable; by default podman, and docker too when --docker-host is given\n",
-               msg);
-  std::exit(2);
-}
+constexpr const char* kUsage =
+    "usage: bench_oci [--agent PATH] [--hostile PATH] [--dir DIR] [--engine podman|docker]...\n"
+    "                 [--docker-host unix://PATH] [--podman PATH] [--docker PATH] [--reps N] [--warmup N]\n"
+    "  engines: --engine, repeatable; by default podman, and docker too when --docker-host is given\n";
 
 Options parse_args(int argc, char** argv) {
   Options o;
-#ifdef BATLEHUB_AGENT_BIN
-  o.agent = BATLEHUB_AGENT_BIN;
-#endif
-#ifdef BATLEHUB_HOSTILE_BIN
-  o.hostile = BATLEHUB_HOSTILE_BIN;
-#endif
-#ifdef BATLEHUB_SOURCE_DIR
-  o.build_room = std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-room.py";
-  o.build_image = std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-image.py";
-#endif
-  const char* env_dir = std::getenv("BATLEHUB_BENCH_DIR");
-  o.dir = env_dir && *env_dir ? env_dir : "/dev/shm";
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(("missing a value after " + std::string(a)).c_str());
-      return argv[++i];
-    };
-    auto number = [&](unsigned long long lo) -> int {
-      std::string v = value();
-      auto n = parse_count(v, lo);
-      if (!n) usage(("bad number after " + std::string(a) + ": " + v).c_str());
-      return *n;
-    };
-    if (a == "--agent")
-      o.agent = value();
-    else if (a == "--hostile")
-      o.hostile = value();
-    else if (a == "--dir")
-      o.dir = value();
-    else if (a == "--docker-host")
-      o.docker_host = value();
-    else if (a == "--podman")
-      o.podman = value();
-    else if (a == "--docker")
-      o.docker = value();
-    else if (a == "--reps")
-      o.reps = number(1);
+  Args args(argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.flag();
+    if (args.value_into({{"--agent", &o.agent},
+                         {"--hostile", &o.hostile},
+                         {"--dir", &o.dir},
+                         {"--docker-host", &o.docker_host},
+                         {"--podman", &o.podman},
+                         {"--docker", &o.docker}}))
+      continue;
+    if (a == "--reps")
+      o.reps = static_cast<int>(args.number(1));
     else if (a == "--warmup")
-      o.warmup = number(0);
+      o.warmup = static_cast<int>(args.number(0));
     else if (a == "--engine") {
-      std::string e = value();
-      if (e != "podman" && e != "docker") usage(("unknown engine " + e + " (podman or docker)").c_str());
+      std::string e = args.value();
+      if (e != "podman" && e != "docker") args.fail("unknown engine " + e + " (podman or docker)");
       ad::OciEngineKind k = e == "podman" ? ad::OciEngineKind::kPodman : ad::OciEngineKind::kDocker;
       if (std::find(o.engines.begin(), o.engines.end(), k) == o.engines.end()) o.engines.push_back(k);
-    } else if (a == "--help" || a == "-h")
-      usage("help");
-    else
-      usage(("unknown argument " + std::string(a)).c_str());
+    } else
+      args.unknown();
   }
   if (o.engines.empty()) {
     o.engines.push_back(ad::OciEngineKind::kPodman);
@@ -147,29 +109,20 @@ Options parse_args(int argc, char** argv) {
   }
   const bool docker = std::find(o.engines.begin(), o.engines.end(), ad::OciEngineKind::kDocker) != o.engines.end();
   if (docker && o.docker_host.empty())
-    usage("--engine docker needs --docker-host unix://PATH (scripts/docker-peer.sh prints one)");
+    args.fail("--engine docker needs --docker-host unix://PATH (scripts/docker-peer.sh prints one)");
   // A unix socket only: the bench never talks to a daemon on another machine.
   if (!o.docker_host.empty() && !o.docker_host.starts_with("unix:///")) {
-    usage(("--docker-host " + o.docker_host + " is not unix:///PATH: the bench stays on this machine").c_str());
+    args.fail("--docker-host " + o.docker_host + " is not unix:///PATH: the bench stays on this machine");
   }
-  if (o.agent.empty()) usage("--agent PATH is required");
-  if (o.hostile.empty()) usage("--hostile PATH is required");
-  o.agent = fs::absolute(o.agent).string();
-  o.hostile = fs::absolute(o.hostile).string();
+  if (o.agent.empty()) args.fail("--agent PATH is required");
+  if (o.hostile.empty()) args.fail("--hostile PATH is required");
   o.dir = fs::absolute(o.dir).string();
-  for (const auto* p : {&o.agent, &o.hostile}) {
-    if (::access(p->c_str(), X_OK) != 0) die(*p + " is not executable");
-  }
+  require_executables({&o.agent, &o.hostile});
   for (const auto* p : {&o.build_room, &o.build_image}) {
     if (p->empty() || ::access(p->c_str(), R_OK) != 0) die("scripts/build-room.py or scripts/build-image.py not found");
   }
   return o;
 }
-
-struct RunSample {
-  Sample s;
-  batlehub::wire::Timings t;
-};
 
 // One engine's setup and samples.
 struct Engine {
@@ -219,9 +172,7 @@ void release(std::optional<ad::OciBundleDir>& bundle) {
   g_mounted.clear();
 }
 
-int bench(int argc, char** argv) {
-  auto t_start = Clock::now();
-  on_failure().program = "bench_oci";
+void bench(int argc, char** argv) {
   Options opt = parse_args(argc, argv);
   // The runtime mounts docker's bundle dirs and podman's --userns auto needs root's
   // subordinate ids: the oci runtime is a root worker's here (docs/operations/oci.md).
@@ -276,17 +227,7 @@ int bench(int argc, char** argv) {
   std::vector<std::string> own_env;
   for (char** v = environ; *v; ++v) own_env.emplace_back(*v);
   std::string room = rooms + "/" + kScanner;
-  double room_s = 0;
-  {
-    auto t = Clock::now();
-    ProcResult p = run_process({*py, opt.build_room, "--name", kScanner, "--agent", opt.agent, "--binary",
-                                opt.hostile + ":" + kInRoom, "--out", room},
-                               logs + "/build-room.out", logs + "/build-room.err", std::nullopt, own_env);
-    room_s = std::chrono::duration<double>(Clock::now() - t).count();
-    if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
-      die("build-room.py ended with " + describe_status(p.status) + ": " + read_file(logs + "/build-room.err"));
-    }
-  }
+  double room_s = build_room(*py, opt.build_room, opt.agent, opt.hostile, room, logs, own_env);
   for (auto& e : engines) {
     std::vector<std::string> cmd = {*py, opt.build_image, "--room", room, "--engine", e.name, "--tag", e.image};
     if (e.kind == ad::OciEngineKind::kDocker) cmd.insert(cmd.end(), {"--docker-host", opt.docker_host});
@@ -352,15 +293,6 @@ int bench(int argc, char** argv) {
     };
     const std::string who_anchor = "bare " + e.name + " run";
 
-    auto runtime_once = [&]() {
-      double c0 = cpu_ms_now();
-      auto t0 = Clock::now();
-      auto r = oci.run(spec);
-      auto t1 = Clock::now();
-      double c1 = cpu_ms_now();
-      expect_run_ok("the oci runtime on " + e.name, r, kExpect);
-      return RunSample{{std::chrono::duration<double, std::milli>(t1 - t0).count(), c1 - c0}, r->report.timings};
-    };
     // The anchor's bundle dir is prepared untimed the way the runtime prepares its own
     // (ad::OciBundleDir, the same bundle written), so that the engine binds the same thing
     // on both sides.
@@ -421,7 +353,7 @@ int bench(int argc, char** argv) {
     e.load_before = load_now();
     e.pressure_before = cpu_pressure();
     for (int i = -opt.warmup; i < opt.reps; ++i) {
-      auto a = runtime_once();
+      auto a = timed_run("the oci runtime on " + e.name, oci, spec, kExpect);
       auto b = anchor_once();
       auto c = agent_once();
       if (i < 0) {  // warm-up: the image's first mount, the engine's caches
@@ -443,17 +375,7 @@ int bench(int argc, char** argv) {
   on_failure().cleanup = nullptr;
 
   // 3. The table.
-  auto samples = [](const std::vector<RunSample>& v) {
-    std::vector<Sample> out;
-    for (const auto& r : v) out.push_back(r.s);
-    return out;
-  };
   using T = batlehub::wire::Timings;
-  auto timing = [](const std::vector<RunSample>& v, std::uint64_t T::*f) {
-    std::vector<double> out;
-    for (const auto& r : v) out.push_back(static_cast<double>(r.t.*f));
-    return median(out);
-  };
 
   std::printf(
       "bench_oci: one trivial run on the oci runtime vs a bare `<engine> run` of the same image, same flags\n\n");
@@ -495,7 +417,8 @@ int bench(int argc, char** argv) {
     std::printf("\n  for the breakdown only, in the same alternation:\n");
     std::printf(row, (bare + ", same argv, the agent inside").c_str(), sg.med, sg.p90, sg.min, sg.cpu);
     std::printf("  %-48s fetch %.0f, extract %.0f, run %.0f\n", "the agent's timings_ms, median (whole ms)",
-                timing(e.runtime, &T::fetch_ms), timing(e.runtime, &T::extract_ms), timing(e.runtime, &T::run_ms));
+                median_timing(e.runtime, &T::fetch_ms), median_timing(e.runtime, &T::extract_ms),
+                median_timing(e.runtime, &T::run_ms));
     std::printf("  %-48s run dir + bundle %.2f, collect %.2f, removal %.2f ms\n",
                 "the runtime's steps around it, median", median(e.dir_ms), median(e.collect_ms), median(e.remove_ms));
     if (e.kind == ad::OciEngineKind::kDocker) {
@@ -516,16 +439,8 @@ int bench(int argc, char** argv) {
     std::printf("  aim: ratio oci runtime / bare %s run <= 1.1   %6.2f  %s\n", name.c_str(), r,
                 r <= 1.1 ? "PASS" : "MISS");
   }
-  std::printf("\n  (%.0f s in all)\n", std::chrono::duration<double>(Clock::now() - t_start).count());
-  return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return bench(argc, argv);
-  } catch (const std::exception& e) {
-    die(e.what());  // a filesystem error: loud, and exit 1
-  }
-}
+int main(int argc, char** argv) { return batlehub::bench::bench_main("bench_oci", bench, argc, argv); }

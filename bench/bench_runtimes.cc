@@ -29,7 +29,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -49,10 +48,6 @@ namespace ad = batlehub::adapters;
 namespace core = batlehub::core;
 using namespace batlehub::bench;
 
-constexpr const char* kScanner = "hostile";        // the room's name and the run's label
-constexpr const char* kInRoom = "/usr/bin/hostile";
-constexpr const char* kExpect = "ok";              // what `hostile exit 0 ok` prints
-
 // As root, bwrap runs as uid 65532, which must be able to reach the room and the run dirs:
 // every directory from / down to `dir` must be searchable by others.
 void require_traversable(const std::string& dir) {
@@ -71,84 +66,44 @@ void require_traversable(const std::string& dir) {
 }
 
 struct Options {
-  std::string agent;
-  std::string hostile;
+  std::string agent = kAgentBin;
+  std::string hostile = kHostileBin;
   std::string bwrap;
-  std::string dir;
-  std::string build_room;
+  std::string dir = default_bench_dir();
+  std::string build_room = source_script("build-room.py");
   int reps = 30;
   int warmup = 3;
 };
 
-[[noreturn]] void usage(const char* msg) {
-  std::fprintf(stderr,
-               "bench_runtimes: %s\n"
-               "usage: bench_runtimes [--agent PATH] [--hostile PATH] [--bwrap PATH] [--dir DIR] [--reps N]\n"
-               "                      [--warmup N]\n",
-               msg);
-  std::exit(2);
-}
+constexpr const char* kUsage =
+    "usage: bench_runtimes [--agent PATH] [--hostile PATH] [--bwrap PATH] [--dir DIR] [--reps N]\n"
+    "                      [--warmup N]\n";
 
 Options parse_args(int argc, char** argv) {
   Options o;
-#ifdef BATLEHUB_AGENT_BIN
-  o.agent = BATLEHUB_AGENT_BIN;
-#endif
-#ifdef BATLEHUB_HOSTILE_BIN
-  o.hostile = BATLEHUB_HOSTILE_BIN;
-#endif
-#ifdef BATLEHUB_SOURCE_DIR
-  o.build_room = std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-room.py";
-#endif
-  const char* env_dir = std::getenv("BATLEHUB_BENCH_DIR");
-  o.dir = env_dir && *env_dir ? env_dir : "/dev/shm";
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(("missing a value after " + std::string(a)).c_str());
-      return argv[++i];
-    };
-    auto number = [&](unsigned long long lo) -> int {
-      std::string v = value();
-      auto n = parse_count(v, lo);
-      if (!n) usage(("bad number after " + std::string(a) + ": " + v).c_str());
-      return *n;
-    };
-    if (a == "--agent") o.agent = value();
-    else if (a == "--hostile") o.hostile = value();
-    else if (a == "--bwrap") o.bwrap = value();
-    else if (a == "--dir") o.dir = value();
-    else if (a == "--reps") o.reps = number(1);
-    else if (a == "--warmup") o.warmup = number(0);
-    else if (a == "--help" || a == "-h") usage("help");
-    else usage(("unknown argument " + std::string(a)).c_str());
+  Args args(argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.flag();
+    if (args.value_into({{"--agent", &o.agent}, {"--hostile", &o.hostile}, {"--bwrap", &o.bwrap}, {"--dir", &o.dir}}))
+      continue;
+    if (a == "--reps") o.reps = static_cast<int>(args.number(1));
+    else if (a == "--warmup") o.warmup = static_cast<int>(args.number(0));
+    else args.unknown();
   }
-  if (o.agent.empty()) usage("--agent PATH is required");
-  if (o.hostile.empty()) usage("--hostile PATH is required");
+  if (o.agent.empty()) args.fail("--agent PATH is required");
+  if (o.hostile.empty()) args.fail("--hostile PATH is required");
   if (o.bwrap.empty()) {
     auto b = find_on_path("bwrap");
     if (!b) die("bwrap is not on PATH (apt-get install bubblewrap), or pass --bwrap");
     o.bwrap = *b;
   }
-  o.agent = fs::absolute(o.agent).string();
-  o.hostile = fs::absolute(o.hostile).string();
-  o.bwrap = fs::absolute(o.bwrap).string();
   o.dir = fs::absolute(o.dir).string();
-  for (const auto* p : {&o.agent, &o.hostile, &o.bwrap}) {
-    if (::access(p->c_str(), X_OK) != 0) die(*p + " is not executable");
-  }
+  require_executables({&o.agent, &o.hostile, &o.bwrap});
   if (o.build_room.empty() || ::access(o.build_room.c_str(), R_OK) != 0) die("scripts/build-room.py not found");
   return o;
 }
 
-struct RunSample {
-  Sample s;
-  batlehub::wire::Timings t;
-};
-
-int bench(int argc, char** argv) {
-  auto t_start = Clock::now();
-  on_failure().program = "bench_runtimes";
+void bench(int argc, char** argv) {
   Options opt = parse_args(argc, argv);
   const bool root = ::geteuid() == 0;
   // Orphans of what is measured (bwrap's pid 1 in its namespace) come back here to be
@@ -178,19 +133,9 @@ int bench(int argc, char** argv) {
   if (root) require_traversable(scratch);
 
   std::string room = rooms + "/" + kScanner;
-  double room_s = 0;
-  {
-    auto py = find_on_path("python3");
-    if (!py) die("python3 is not on PATH (scripts/build-room.py needs it)");
-    auto t = Clock::now();
-    ProcResult p = run_process({*py, opt.build_room, "--name", kScanner, "--agent", opt.agent, "--binary",
-                                opt.hostile + ":" + kInRoom, "--out", room},
-                               logs + "/build-room.out", logs + "/build-room.err");
-    room_s = std::chrono::duration<double>(Clock::now() - t).count();
-    if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
-      die("build-room.py ended with " + describe_status(p.status) + ": " + read_file(logs + "/build-room.err"));
-    }
-  }
+  auto py = find_on_path("python3");
+  if (!py) die("python3 is not on PATH (scripts/build-room.py needs it)");
+  double room_s = build_room(*py, opt.build_room, opt.agent, opt.hostile, room, logs);
 
   // 2. What is measured.
   ad::BwrapOptions bo;
@@ -239,15 +184,6 @@ int bench(int argc, char** argv) {
     if (check_stdout && read_file(out) != kExpect) die(std::string(who) + " printed \"" + read_file(out) + "\", not \"ok\"");
     return p.s;
   };
-  auto runtime_once = [&](const char* who, core::SandboxRuntime& rt, const core::RunSpec& spec) {
-    double c0 = cpu_ms_now();
-    auto t0 = Clock::now();
-    auto r = rt.run(spec);
-    auto t1 = Clock::now();
-    double c1 = cpu_ms_now();
-    expect_run_ok(who, r, kExpect);
-    return RunSample{{std::chrono::duration<double, std::milli>(t1 - t0).count(), c1 - c0}, r->report.timings};
-  };
   // bwrap with the runtime's argv and the agent inside, on a run dir prepared untimed the
   // way the runtime prepares it; its out.tar is read, untimed, the way the runtime reads it.
   auto agent_in_bwrap_once = [&]() {
@@ -275,9 +211,9 @@ int bench(int argc, char** argv) {
   std::vector<RunSample> rt_bwrap, rt_none, agent_bwrap;
   std::vector<Sample> an_bwrap, an_exec, direct;
   for (int i = -opt.warmup; i < opt.reps; ++i) {
-    auto a = runtime_once("the bwrap runtime", bwrap, bspec);
+    auto a = timed_run("the bwrap runtime", bwrap, bspec, kExpect);
     auto b = anchor_once("bare bwrap", bare_bwrap, false, false);
-    auto c = runtime_once("the none runtime", *none, nspec);
+    auto c = timed_run("the none runtime", *none, nspec, kExpect);
     auto d = anchor_once("bare exec", bare_exec, false, false);
     auto e = agent_in_bwrap_once();
     auto f = anchor_once("bwrap with the runtime's argv and hostile", runtime_direct, root, false);
@@ -295,17 +231,7 @@ int bench(int argc, char** argv) {
   on_failure().cleanup = nullptr;
 
   // 3. The table.
-  auto samples = [](const std::vector<RunSample>& v) {
-    std::vector<Sample> out;
-    for (const auto& r : v) out.push_back(r.s);
-    return out;
-  };
   using T = batlehub::wire::Timings;
-  auto timing = [](const std::vector<RunSample>& v, std::uint64_t T::*f) {
-    std::vector<double> out;
-    for (const auto& r : v) out.push_back(static_cast<double>(r.t.*f));
-    return median(out);
-  };
   Stats sb = stats(samples(rt_bwrap)), sa = stats(an_bwrap), sn = stats(samples(rt_none)), se = stats(an_exec),
         sg = stats(samples(agent_bwrap)), sd = stats(direct);
   double ratio_bwrap = sb.med / sa.med, ratio_none = sn.med / se.med;
@@ -337,8 +263,9 @@ int bench(int argc, char** argv) {
   std::printf(row, "bwrap, the runtime's argv, the agent inside", sg.med, sg.p90, sg.min, sg.cpu);
   std::printf(row, "bwrap, the runtime's argv, hostile directly", sd.med, sd.p90, sd.min, sd.cpu);
   std::printf("  %-44s bwrap: fetch %.0f, extract %.0f, run %.0f; none: run %.0f\n",
-              "the agent's timings_ms, median (whole ms)", timing(rt_bwrap, &T::fetch_ms),
-              timing(rt_bwrap, &T::extract_ms), timing(rt_bwrap, &T::run_ms), timing(rt_none, &T::run_ms));
+              "the agent's timings_ms, median (whole ms)", median_timing(rt_bwrap, &T::fetch_ms),
+              median_timing(rt_bwrap, &T::extract_ms), median_timing(rt_bwrap, &T::run_ms),
+              median_timing(rt_none, &T::run_ms));
 
   const char* step = "    %-62s %8.2f ms\n";
   std::printf("\n  where the bwrap runtime's time goes (differences of the medians above)\n");
@@ -351,16 +278,8 @@ int bench(int argc, char** argv) {
   std::printf("\n  every run exited 0 and printed \"ok\" (the runtimes: by their RunOutput; the anchors: by\n"
               "  their exit status, and by what they printed in one untimed round)\n\n");
   std::printf("  aim: ratio bwrap runtime / bare bwrap <= 1.5    %6.2f  %s\n", ratio_bwrap, ratio_bwrap <= 1.5 ? "PASS" : "MISS");
-  std::printf("\n  (%.0f s in all)\n", std::chrono::duration<double>(Clock::now() - t_start).count());
-  return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return bench(argc, argv);
-  } catch (const std::exception& e) {
-    die(e.what());  // a filesystem error: loud, and exit 1
-  }
-}
+int main(int argc, char** argv) { return batlehub::bench::bench_main("bench_runtimes", bench, argc, argv); }

@@ -1,6 +1,7 @@
-// What the runtime benchmarks (bench_runtimes, bench_oci) share: how they fail, how they
-// time a child process, their statistics, and what they print about the machine. One
-// header of inline functions, so that the two programs' figures are computed alike.
+// What the benchmarks (bench_extract, bench_runtimes, bench_oci) share: how they read their
+// command line and fail, how they time a child process, their statistics, and what they
+// print about the machine. One header of inline functions, so that the programs' figures
+// are computed alike and their command lines answer alike.
 #pragma once
 
 #include <fcntl.h>
@@ -21,12 +22,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -259,6 +263,28 @@ inline void remove_stale_runs(const std::string& root, const std::string& prefix
   }
 }
 
+// The scanner the runtime benches run: the static test scanner `hostile`, which
+// `hostile exit 0 ok` makes print "ok" and exit 0.
+constexpr const char* kScanner = "hostile";  // the room's name and the run's label
+constexpr const char* kInRoom = "/usr/bin/hostile";
+constexpr const char* kExpect = "ok";
+
+// scripts/build-room.py: the room `room` of the agent and hostile (as kInRoom), its output
+// in logs/build-room.{out,err}; the seconds it took.
+inline double build_room(const std::string& python, const std::string& script, const std::string& agent,
+                         const std::string& hostile, const std::string& room, const std::string& logs,
+                         const std::vector<std::string>& env = default_env()) {
+  auto t = Clock::now();
+  ProcResult p = run_process({python, script, "--name", kScanner, "--agent", agent, "--binary",
+                              hostile + ":" + kInRoom, "--out", room},
+                             logs + "/build-room.out", logs + "/build-room.err", std::nullopt, env);
+  double s = std::chrono::duration<double>(Clock::now() - t).count();
+  if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
+    die("build-room.py ended with " + describe_status(p.status) + ": " + read_file(logs + "/build-room.err"));
+  }
+  return s;
+}
+
 // A runtime's run must have gone as a run of `hostile exit 0 <expect>` goes; anything else
 // is a bug, and the bench stops.
 inline void expect_run_ok(const std::string& who, const Expected<core::RunOutput, core::SandboxError>& r,
@@ -272,12 +298,146 @@ inline void expect_run_ok(const std::string& who, const Expected<core::RunOutput
   if (r->stdout_bytes != expect) die(who + ": stdout was \"" + r->stdout_bytes + "\", not \"" + expect + "\"");
 }
 
-// A value after a command-line flag as a count in [lo, 100000], or nullopt.
-inline std::optional<int> parse_count(const std::string& v, unsigned long long lo) {
-  char* end = nullptr;
-  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || n < lo || n > 100000) return std::nullopt;
-  return static_cast<int>(n);
+// One run on a runtime: its wall clock and CPU time, and the agent's own timings_ms.
+struct RunSample {
+  Sample s;
+  wire::Timings t;
+};
+
+// One timed run of `spec` on `rt`, checked as expect_run_ok() checks it (untimed). CPU time
+// is this process's and its children's: the runtime's keeper, the engine, the agent.
+inline RunSample timed_run(const std::string& who, core::SandboxRuntime& rt, const core::RunSpec& spec,
+                           const std::string& expect) {
+  double c0 = cpu_ms_now();
+  auto t0 = Clock::now();
+  auto r = rt.run(spec);
+  auto t1 = Clock::now();
+  double c1 = cpu_ms_now();
+  expect_run_ok(who, r, expect);
+  return RunSample{{std::chrono::duration<double, std::milli>(t1 - t0).count(), c1 - c0}, r->report.timings};
+}
+
+inline std::vector<Sample> samples(const std::vector<RunSample>& v) {
+  std::vector<Sample> out;
+  for (const auto& r : v) out.push_back(r.s);
+  return out;
+}
+
+// The median over the runs of one of the agent's timings_ms (`&wire::Timings::run_ms`...).
+inline double median_timing(const std::vector<RunSample>& v, std::uint64_t wire::Timings::*field) {
+  std::vector<double> out;
+  for (const auto& r : v) out.push_back(static_cast<double>(r.t.*field));
+  return median(out);
+}
+
+// Every bench's main(): names the program for its messages, runs it, ends its table with
+// the time it all took, and fails loud (exit 1) on what throws: a filesystem error, or for
+// bench_extract a result.json without a field it reads.
+inline int bench_main(const char* program, void (*bench)(int, char**), int argc, char** argv) {
+  auto t_start = Clock::now();
+  on_failure().program = program;
+  try {
+    bench(argc, argv);
+  } catch (const std::exception& e) {
+    die(e.what());
+  }
+  std::printf("\n  (%.0f s in all)\n", std::chrono::duration<double>(Clock::now() - t_start).count());
+  return 0;
+}
+
+// What the build compiled into each bench (bench/CMakeLists.txt): the defaults of --agent
+// and --hostile, and the source tree whose scripts/ the benches run; "" where not given.
+#ifdef BATLEHUB_AGENT_BIN
+constexpr const char* kAgentBin = BATLEHUB_AGENT_BIN;
+#else
+constexpr const char* kAgentBin = "";
+#endif
+#ifdef BATLEHUB_HOSTILE_BIN
+constexpr const char* kHostileBin = BATLEHUB_HOSTILE_BIN;
+#else
+constexpr const char* kHostileBin = "";
+#endif
+#ifdef BATLEHUB_SOURCE_DIR
+constexpr const char* kSourceDir = BATLEHUB_SOURCE_DIR;
+#else
+constexpr const char* kSourceDir = "";
+#endif
+
+// scripts/<name> in the source tree, or "" when the build did not say where that is (the
+// bench then refuses to start).
+inline std::string source_script(const char* name) {
+  return *kSourceDir ? std::string(kSourceDir) + "/scripts/" + name : std::string();
+}
+
+// --dir's default: memory (/dev/shm), so that no disk I/O is in the figures, unless the
+// machine says otherwise.
+inline std::string default_bench_dir() {
+  const char* env_dir = std::getenv("BATLEHUB_BENCH_DIR");
+  return env_dir && *env_dir ? env_dir : "/dev/shm";
+}
+
+// A bench's command line, read flag by flag. Whatever it refuses goes out the same way in
+// every bench: "<program>: <why>", then the program's usage text, and exit 2 (a usage
+// error, apart from a failed run's 1).
+class Args {
+ public:
+  Args(int argc, char** argv, const char* usage) : argc_(argc), argv_(argv), usage_(usage) {}
+
+  // Steps to the next flag; false past the last.
+  bool next() {
+    if (++i_ >= argc_) return false;
+    flag_ = argv_[i_];
+    return true;
+  }
+  const std::string& flag() const { return flag_; }
+
+  // The word after the flag.
+  std::string value() {
+    if (i_ + 1 >= argc_) fail("missing a value after " + flag_);
+    return argv_[++i_];
+  }
+  // The word after the flag as a whole number in [lo, hi]; the default bound keeps a count
+  // of runs to what a bench can finish.
+  std::uint64_t number(std::uint64_t lo, std::uint64_t hi = 100000) {
+    std::string v = value();
+    char* end = nullptr;
+    unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < lo || n > hi) fail("bad number after " + flag_ + ": " + v);
+    return n;
+  }
+  // When the flag is one of `flags`, its value goes into the string paired with it.
+  bool value_into(std::initializer_list<std::pair<std::string_view, std::string*>> flags) {
+    for (const auto& [f, into] : flags) {
+      if (flag_ != f) continue;
+      *into = value();
+      return true;
+    }
+    return false;
+  }
+  // Past every flag the bench knows: --help, or a refusal.
+  [[noreturn]] void unknown() const {
+    fail(flag_ == "--help" || flag_ == "-h" ? "help" : "unknown argument " + flag_);
+  }
+  [[noreturn]] void fail(const std::string& why) const {
+    std::fprintf(stderr, "%s: %s\n%s", on_failure().program.c_str(), why.c_str(), usage_);
+    std::exit(2);
+  }
+
+ private:
+  int argc_;
+  char** argv_;
+  const char* usage_;
+  int i_ = 0;
+  std::string flag_;
+};
+
+// Each path made absolute (the bench hands it to processes that start elsewhere), and
+// refused unless it is executable.
+inline void require_executables(std::initializer_list<std::string*> paths) {
+  for (auto* p : paths) {
+    *p = std::filesystem::absolute(*p).string();
+    if (::access(p->c_str(), X_OK) != 0) die(*p + " is not executable");
+  }
 }
 
 }  // namespace batlehub::bench
