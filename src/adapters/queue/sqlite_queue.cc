@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -331,8 +332,25 @@ class SqliteQueue final : public core::ScanQueue {
     // WAL: readers never block the writer, and several processes share the file.
     // synchronous=NORMAL: in WAL a power cut may lose the last commits, never the file; a
     // lost verdict is a package scanned again.
-    if (auto r = s_.exec("PRAGMA journal_mode=WAL"); !r) return r;
+    if (auto r = switch_to_wal(); !r) return r;
     return s_.exec("PRAGMA synchronous=NORMAL");
+  }
+
+  // Switching the file to WAL needs an exclusive lock for a moment, and SQLite answers
+  // SQLITE_BUSY to it without going through the busy handler when another connection is
+  // opening the same file (seen: workers starting together). So the switch is retried
+  // here, bounded by the same busy timeout.
+  Expected<Ok, QueueError> switch_to_wal() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    for (;;) {
+      const int rc = sqlite3_exec(s_.db(), "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK) return Ok{};
+      const int primary = rc & 0xff;
+      if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) || std::chrono::steady_clock::now() >= deadline) {
+        return s_.failure("PRAGMA journal_mode=WAL");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   }
 
   Expected<Ok, QueueError> migrate() {
