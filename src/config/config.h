@@ -219,6 +219,8 @@ struct StorageBackendConfig {
   bool path_style = true;
   std::string access_key_id;
   std::string secret_access_key;
+  std::string session_token;  // temporary credentials (STS): sent as X-Amz-Security-Token
+  std::string ca_file;        // PEM roots for an https endpoint; "" = the system's roots
   bool operator==(const StorageBackendConfig&) const = default;
 };
 

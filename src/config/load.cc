@@ -208,6 +208,8 @@ StorageBackendConfig read_backend(Loader& l, const std::string& name, const toml
       if (auto v = t.boolean("path_style")) b.path_style = *v;
       if (auto v = t.str("access_key_id")) b.access_key_id = *v;
       if (auto v = t.str("secret_access_key")) b.secret_access_key = *v;
+      if (auto v = t.str("session_token")) b.session_token = *v;
+      if (auto v = t.str("ca_file")) b.ca_file = *v;
       break;
     case StorageType::kInMemory:
       break;

@@ -246,10 +246,47 @@ class Validator {
           not_empty(join_key(base, "endpoint"), b.endpoint);
           not_empty(join_key(base, "bucket"), b.bucket);
           not_empty(join_key(base, "region"), b.region);
+          s3_backend(base, b);
           break;
         case StorageType::kInMemory:
           break;
       }
+    }
+  }
+
+  // What the S3 backend needs to sign and reach its endpoint, checked now rather than at
+  // the first request.
+  void s3_backend(const std::string& base, const StorageBackendConfig& b) {
+    const bool https = b.endpoint.rfind("https://", 0) == 0;
+    const bool http = b.endpoint.rfind("http://", 0) == 0;
+    if (!b.endpoint.empty() && !https && !http) {
+      refuse(join_key(base, "endpoint"), "endpoint = " + quoted(b.endpoint) +
+                                             " must start with https:// (or http:// for a peer on this host)");
+    }
+    if (const auto scheme_end = b.endpoint.find("://"); (https || http) &&
+        b.endpoint.find_first_of("/?#", scheme_end + 3) != std::string::npos) {
+      refuse(join_key(base, "endpoint"), "endpoint = " + quoted(b.endpoint) +
+                                             " must be a scheme and an authority only, like \"https://s3.example:9000\"; "
+                                             "the bucket is its own key");
+    }
+    const bool valid_bucket = b.bucket.size() >= 3 && b.bucket.size() <= 63 &&
+                              std::all_of(b.bucket.begin(), b.bucket.end(), [](char ch) {
+                                return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.';
+                              });
+    if (!b.bucket.empty() && !valid_bucket) {
+      refuse(join_key(base, "bucket"), "bucket = " + quoted(b.bucket) +
+                                           " is not an S3 bucket name (3-63 characters: a-z, 0-9, '-', '.')");
+    }
+    if (b.access_key_id.empty() != b.secret_access_key.empty()) {
+      refuse(join_key(base, b.access_key_id.empty() ? "access_key_id" : "secret_access_key"),
+             "access_key_id and secret_access_key go together: set both, or neither");
+    }
+    if (!b.session_token.empty() && b.access_key_id.empty()) {
+      refuse(join_key(base, "session_token"), "session_token needs access_key_id and secret_access_key");
+    }
+    if (!b.ca_file.empty() && !https) {
+      refuse(join_key(base, "ca_file"), "ca_file is read for an https:// endpoint only; endpoint is " +
+                                            quoted(b.endpoint));
     }
   }
 

@@ -1,0 +1,79 @@
+// The storage port: where bytes live by key (RFC 0022 §5.2, §6.1).
+//
+// A backend is a leaf — one filesystem tree, one memory map, one S3 bucket — and answers
+// for its own keys only. Presigning is the one thing only some backends can do: a URL that
+// lets a holder without credentials GET one key, or PUT one key up to a signed length,
+// until it expires. The filesystem and in-memory backends answer Unsupported, in the RFC's
+// §4.3 words, and the configuration refuses a storage transport on them before a run ever
+// asks.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/expected.h"
+#include "core/sandbox.h"
+
+namespace batlehub::core {
+
+struct StorageError {
+  enum class Kind {
+    kNotFound,     // no object at that key
+    kUnsupported,  // this backend cannot do that (presigning on filesystem, in_memory)
+    kTooLarge,     // the object is larger than the caller would read
+    kRefused,      // the backend said no (403, a signature it did not accept…)
+    kBadKey,       // a key this port refuses before any I/O (empty, "..", a leading '/')
+    kIo,           // a transport or file-system failure
+  };
+  Kind kind = Kind::kIo;
+  std::string message;  // names the backend and the key
+};
+
+std::string_view to_string(StorageError::Kind k);
+
+struct ObjectInfo {
+  std::string key;
+  std::uint64_t size = 0;
+  std::chrono::system_clock::time_point last_modified;
+  bool operator==(const ObjectInfo&) const = default;
+};
+
+class StorageBackend {
+ public:
+  virtual ~StorageBackend() = default;
+  // [storage.backends.<name>]: for messages and for the router.
+  virtual const std::string& name() const = 0;
+  // "filesystem", "in_memory", "s3".
+  virtual std::string_view type() const = 0;
+
+  virtual Expected<Ok, StorageError> put(const std::string& key, std::string_view bytes) = 0;
+  // The blob's bytes streamed, never held whole: an artifact may be hundreds of MiB.
+  virtual Expected<Ok, StorageError> put_blob(const std::string& key, const Blob& blob) = 0;
+  // The whole object, refused (kTooLarge) before reading one byte past `max_bytes`.
+  virtual Expected<std::string, StorageError> get(const std::string& key, std::uint64_t max_bytes) = 0;
+  virtual Expected<ObjectInfo, StorageError> head(const std::string& key) = 0;
+  // Deleting a key that is not there is not an error: a sweep and a cleanup may race.
+  virtual Expected<Ok, StorageError> remove(const std::string& key) = 0;
+  // Every key under `prefix` (a plain string prefix), in key order.
+  virtual Expected<std::vector<ObjectInfo>, StorageError> list(const std::string& prefix) = 0;
+
+  // A URL a holder without credentials can GET `key` with, valid for `ttl`.
+  virtual Expected<std::string, StorageError> presign_get(const std::string& key, std::chrono::seconds ttl) const;
+  // A URL a holder can PUT at most `max_bytes` to `key` with, valid for `ttl`: the length
+  // is signed, so a backend that honours signed headers refuses any other.
+  virtual Expected<std::string, StorageError> presign_put(const std::string& key, std::chrono::seconds ttl,
+                                                          std::uint64_t max_bytes) const;
+};
+
+// The RFC's §4.3 wording, for every backend that cannot presign.
+StorageError cannot_presign(std::string_view backend_name, std::string_view type);
+
+// Keys this port accepts: non-empty, at most 1024 bytes, no leading '/', no "." or ".."
+// segment, no empty segment, no NUL or control character. Checked by every backend
+// before any I/O, so that a filesystem backend never makes a path of what it refuses.
+Expected<Ok, StorageError> check_key(std::string_view backend_name, std::string_view key);
+
+}  // namespace batlehub::core
