@@ -1,8 +1,20 @@
 #include "core/sandbox.h"
 
 #include "base/names.h"
+#include "wire/caps.h"
 
 namespace batlehub::core {
+
+wire::Manifest manifest_head(const RunSpec& spec) {
+  wire::Manifest m;
+  m.wire = wire::kWireVersion;
+  m.argv = spec.argv;
+  m.network = spec.network;
+  m.limits = spec.limits.rlimits();
+  m.timeout_ms = static_cast<std::uint64_t>(spec.timeout.count());
+  m.extract_policy = spec.limits.extract_policy();
+  return m;
+}
 
 BundleEntry BundleEntry::inline_file(wire::RelPath p, std::string b) {
   BundleEntry e;

@@ -30,6 +30,10 @@ class Blob {
   virtual Expected<Ok, std::string> copy_to(int fd) const = 0;
   // For messages: what this is ("artifact left-pad-1.3.0.tgz").
   virtual std::string describe() const = 0;
+  // The content's sha256 (lowercase hex) when the holder knows it — a content-addressed
+  // artifact. What lets the storage transport find the artifact's own blob in the cache
+  // and upload one copy per job however many scanners read it (RFC 0022 §5.2).
+  virtual std::optional<std::string> sha256() const { return std::nullopt; }
 };
 
 struct BundleEntry {
@@ -82,6 +86,10 @@ struct RunSpec {
   std::optional<std::string> image;  // the image runtimes' override
   RunLabel label;
 };
+
+// The manifest a run's spec makes, its entries left out: how each runtime gets its inputs to
+// the agent (files beside the manifest, presigned URLs) is the runtime's.
+wire::Manifest manifest_head(const RunSpec& spec);
 
 struct RunOutput {
   std::optional<int> status;  // the scanner's exit code; none when it was killed
@@ -186,6 +194,9 @@ class SandboxRuntime {
   virtual Expected<ProbeReport, SandboxError> probe(const ProbeTarget& target) = 0;
   // Remove what a previous worker left behind; returns how many things were removed.
   virtual Expected<std::size_t, SandboxError> sweep(std::chrono::seconds older_than) = 0;
+  // The job's last run is over: what its runs shared (the storage transport's per-job copy
+  // of an uncached artifact) is released. Nothing to release on most runtimes.
+  virtual void close_job(const std::string& /*job*/) {}
   // What to do when the probe fails on this runtime (the probe's second line).
   virtual std::string hint() const = 0;
 };

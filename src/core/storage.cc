@@ -6,12 +6,18 @@ namespace batlehub::core {
 
 std::string_view to_string(StorageError::Kind k) {
   switch (k) {
-    case StorageError::Kind::kNotFound: return "not found";
-    case StorageError::Kind::kUnsupported: return "unsupported";
-    case StorageError::Kind::kTooLarge: return "too large";
-    case StorageError::Kind::kRefused: return "refused";
-    case StorageError::Kind::kBadKey: return "bad key";
-    case StorageError::Kind::kIo: return "io";
+    case StorageError::Kind::kNotFound:
+      return "not found";
+    case StorageError::Kind::kUnsupported:
+      return "unsupported";
+    case StorageError::Kind::kTooLarge:
+      return "too large";
+    case StorageError::Kind::kRefused:
+      return "refused";
+    case StorageError::Kind::kBadKey:
+      return "bad key";
+    case StorageError::Kind::kIo:
+      return "io";
   }
   return "io";
 }

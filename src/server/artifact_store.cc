@@ -89,7 +89,8 @@ Expected<std::string, std::string> ArtifactStore::put_file(const std::string& pa
 Expected<std::shared_ptr<const core::Blob>, std::string> ArtifactStore::get(const std::string& sha256) const {
   if (!is_sha256_hex(sha256))
     return Unexpected("artifact id \"" + sha256 + "\" is not a sha256 (64 lowercase hex digits)");
-  auto b = adapters::file_blob(path_of(sha256));
+  // The store wrote the file under the hash it computed while copying it in (put_file).
+  auto b = adapters::file_blob(path_of(sha256), sha256);
   if (!b) return Unexpected("artifact sha256:" + sha256 + " is not in the store at " + root_ + ": " + b.error());
   return std::move(*b);
 }

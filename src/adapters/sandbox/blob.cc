@@ -16,10 +16,12 @@ namespace {
 
 class FileBlob final : public core::Blob {
  public:
-  FileBlob(int fd, std::uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  FileBlob(int fd, std::uint64_t size, std::string path, std::optional<std::string> sha256)
+      : fd_(fd), size_(size), path_(std::move(path)), sha256_(std::move(sha256)) {}
   ~FileBlob() override { ::close(fd_); }
   std::uint64_t size() const override { return size_; }
   std::string describe() const override { return path_; }
+  std::optional<std::string> sha256() const override { return sha256_; }
   Expected<Ok, std::string> copy_to(int out) const override {
     char buf[1 << 16];
     off_t off = 0;
@@ -37,6 +39,7 @@ class FileBlob final : public core::Blob {
   int fd_;
   std::uint64_t size_;
   std::string path_;
+  std::optional<std::string> sha256_;
 };
 
 class MemoryBlob final : public core::Blob {
@@ -56,14 +59,15 @@ class MemoryBlob final : public core::Blob {
 
 }  // namespace
 
-Expected<std::shared_ptr<const core::Blob>, std::string> file_blob(const std::string& path) {
+Expected<std::shared_ptr<const core::Blob>, std::string> file_blob(const std::string& path,
+                                                                   std::optional<std::string> sha256) {
   std::uint64_t size = 0;
   auto fd = base::open_regular(path, &size);
   if (!fd) {
     if (fd.error().kind == base::FileError::Kind::kOpen) return Unexpected("cannot open " + path + ": " + std::strerror(fd.error().err));
     return Unexpected(path + " is not a regular file");
   }
-  return std::shared_ptr<const core::Blob>(std::make_shared<FileBlob>(fd->release(), size, path));
+  return std::shared_ptr<const core::Blob>(std::make_shared<FileBlob>(fd->release(), size, path, std::move(sha256)));
 }
 
 std::shared_ptr<const core::Blob> memory_blob(std::string bytes, std::string name) {

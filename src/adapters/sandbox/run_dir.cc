@@ -141,13 +141,7 @@ Expected<Ok, SandboxError> write_manifest(const wire::Manifest& m, const std::st
 }
 
 Expected<wire::Manifest, SandboxError> write_bundle(const core::RunSpec& spec, const RunDirView& view) {
-  wire::Manifest m;
-  m.wire = wire::kWireVersion;
-  m.argv = spec.argv;
-  m.network = spec.network;
-  m.limits = spec.limits.rlimits();
-  m.timeout_ms = static_cast<std::uint64_t>(spec.timeout.count());
-  m.extract_policy = spec.limits.extract_policy();
+  wire::Manifest m = core::manifest_head(spec);
   std::string in_dir = view.host + "/.batlehub-in";
   bool made_in_dir = false;
   int n = 0;
@@ -180,7 +174,7 @@ Expected<wire::Manifest, SandboxError> write_bundle(const core::RunSpec& spec, c
   return m;
 }
 
-static Expected<wire::RunResult, SandboxError> read_result_and_stdout(const std::string& host_dir, std::string* stdout_bytes) {
+static Expected<std::string, SandboxError> read_out_tar_file(const std::string& host_dir) {
   std::string path = host_dir + "/out.tar";
   auto file = base::read_regular_file(path, wire::kOutTarMaxBytes, base::OpenOptions{.follow_links = false});
   if (!file) {
@@ -200,7 +194,14 @@ static Expected<wire::RunResult, SandboxError> read_result_and_stdout(const std:
     }
   }
   if (file->bytes.size() < file->size_at_open) return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar was truncated while read"});
-  const std::string& tar = file->bytes;
+  return std::move(file->bytes);
+}
+
+static Expected<wire::RunResult, SandboxError> parse_out_tar(const std::string& tar, std::string* stdout_bytes) {
+  if (tar.size() > wire::kOutTarMaxBytes) {
+    return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar is " + std::to_string(tar.size()) + " bytes, more than the " +
+                                                             std::to_string(wire::kOutTarMaxBytes) + " allowed"});
+  }
   auto parts = agent::read_out_tar(tar);
   if (!parts) return Unexpected(SandboxError{Kind::kResultInvalid, parts.error()});
   auto result = wire::parse_result(parts->result_json);
@@ -214,12 +215,22 @@ static Expected<wire::RunResult, SandboxError> read_result_and_stdout(const std:
 }
 
 Expected<wire::RunResult, SandboxError> read_result(const std::string& host_dir) {
-  return read_result_and_stdout(host_dir, nullptr);
+  auto tar = read_out_tar_file(host_dir);
+  if (!tar) return Unexpected(tar.error());
+  return parse_out_tar(*tar, nullptr);
 }
 
+Expected<wire::RunResult, SandboxError> read_result_tar(const std::string& tar) { return parse_out_tar(tar, nullptr); }
+
 Expected<core::RunOutput, SandboxError> collect(const std::string& host_dir, const std::string& program) {
+  auto tar = read_out_tar_file(host_dir);
+  if (!tar) return Unexpected(tar.error());
+  return collect_tar(*tar, program);
+}
+
+Expected<core::RunOutput, SandboxError> collect_tar(const std::string& tar, const std::string& program) {
   core::RunOutput out;
-  auto r = read_result_and_stdout(host_dir, &out.stdout_bytes);
+  auto r = parse_out_tar(tar, &out.stdout_bytes);
   if (!r) return Unexpected(r.error());
   out.report = std::move(r).value();
   const wire::RunResult& res = out.report;

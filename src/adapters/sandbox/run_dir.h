@@ -56,4 +56,9 @@ Expected<core::RunOutput, core::SandboxError> collect(const std::string& host_di
 // Reads the result alone (the probe's), or says why there is none.
 Expected<wire::RunResult, core::SandboxError> read_result(const std::string& host_dir);
 
+// The same two, from out.tar's bytes however they came back (the storage transport reads
+// them from its bundle backend). A tar over kOutTarMaxBytes is refused unread.
+Expected<core::RunOutput, core::SandboxError> collect_tar(const std::string& tar, const std::string& program);
+Expected<wire::RunResult, core::SandboxError> read_result_tar(const std::string& tar);
+
 }  // namespace batlehub::adapters
