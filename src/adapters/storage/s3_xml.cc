@@ -99,8 +99,10 @@ std::optional<std::chrono::system_clock::time_point> parse_time(std::string_view
   tm.tm_hour = num(11, 2);
   tm.tm_min = num(14, 2);
   tm.tm_sec = num(17, 2);
-  if (tm.tm_year < 0 || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour < 0 ||
-      tm.tm_hour > 23 || tm.tm_min < 0 || tm.tm_min > 59 || tm.tm_sec < 0 || tm.tm_sec > 60) {
+  // system_clock counts nanoseconds: a year far from now would overflow it (UB), and no
+  // object was written before 1970 or will be after 2200.
+  if (tm.tm_year < 70 || tm.tm_year > 300 || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+      tm.tm_hour < 0 || tm.tm_hour > 23 || tm.tm_min < 0 || tm.tm_min > 59 || tm.tm_sec < 0 || tm.tm_sec > 60) {
     return std::nullopt;
   }
   const std::string_view rest = s.substr(19, s.size() - 20);  // between the seconds and 'Z'
