@@ -13,12 +13,12 @@
 FUZZ_SECONDS ?= 60
 JOBS ?= 2
 
-.PHONY: demo scanners test addresses deps images build-release build-asan build-fuzz test-release test-asan fence fuzz fuzz-long bench clean
+.PHONY: demo scanners peers test addresses deps images build-release build-asan build-fuzz test-release test-asan fence fuzz fuzz-long bench clean
 
 demo:
 	./scripts/demo.sh
 
-test: deps scanners addresses test-release test-asan fence fuzz
+test: deps scanners peers addresses test-release test-asan fence fuzz
 	@echo "make test: every stage passed"
 
 deps:
@@ -26,6 +26,10 @@ deps:
 
 scanners: deps
 	./scripts/install-scanners.sh
+
+# The test peers that are no Debian package: versitygw, the S3 server the storage tests use.
+peers: deps
+	./scripts/install-peers.sh
 
 # No test, bench, example or script names an address outside this machine.
 addresses:

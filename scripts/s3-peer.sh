@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# A throwaway S3 server for the tests: versitygw (scripts/install-peers.sh installs it) on
+# its posix backend, listening on 127.0.0.1 only.
+#
+#   scripts/s3-peer.sh start DIR PORT   # prints http://127.0.0.1:PORT
+#   scripts/s3-peer.sh stop DIR
+#
+# DIR holds the server's pid file, its log (versitygw.log) and its data (data/<bucket>/…).
+# `start` first stops whatever DIR's pid file names and throws the old data away, then
+# creates the bucket with a signed PUT; `stop` is harmless when nothing runs. The keys and
+# the bucket are fixed: the server is for tests, and it is thrown away.
+#
+# Environment: VERSITYGW (default /opt/batlehub/peers/versitygw-1.8.0/versitygw). When that
+# binary is absent, `start` says so and succeeds: the tests that need the server skip, each
+# naming the missing binary (`make test` installs it first, so there they never skip).
+set -euo pipefail
+
+VERSITYGW="${VERSITYGW:-/opt/batlehub/peers/versitygw-1.8.0/versitygw}"
+ACCESS_KEY=batlehub-test
+SECRET_KEY=batlehub-test-secret
+BUCKET=batlehub-test
+REGION=us-east-1
+
+usage() {
+  echo "usage: $0 start DIR PORT | stop DIR" >&2
+  exit 2
+}
+
+# Only ever a process this script started: the pid file's pid, and only while that pid is
+# still a versitygw (a pid is reused once its process is gone).
+stop_server() {
+  local dir=$1 pid
+  pid=$(cat "$dir/versitygw.pid" 2>/dev/null) || return 0
+  if [[ $pid =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q versitygw; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f -- "$dir/versitygw.pid"
+}
+
+start_server() {
+  local dir=$1 port=$2 url code
+  [[ $port =~ ^[0-9]+$ ]] || usage
+  if [[ ! -x $VERSITYGW ]]; then
+    echo "s3-peer: no versitygw at $VERSITYGW (scripts/install-peers.sh installs it); the S3 tests will skip" >&2
+    return 0
+  fi
+  stop_server "$dir"
+  mkdir -p -- "$dir"
+  rm -rf -- "$dir/data"
+  mkdir -p -- "$dir/data"
+  url="http://127.0.0.1:$port"
+  # setsid: the server outlives this script (ctest's fixture setup) and is not in its
+  # process group; stop_server ends it by its pid.
+  setsid "$VERSITYGW" --access "$ACCESS_KEY" --secret "$SECRET_KEY" --region "$REGION" \
+    --port "127.0.0.1:$port" --quiet posix "$dir/data" >"$dir/versitygw.log" 2>&1 </dev/null &
+  echo $! >"$dir/versitygw.pid"
+  # Up when it answers HTTP at all (an unsigned request gets 403).
+  for _ in $(seq 100); do
+    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url/" 2>/dev/null) || code=000
+    [[ $code != 000 ]] && break
+    if ! kill -0 "$(cat "$dir/versitygw.pid")" 2>/dev/null; then
+      echo "s3-peer: versitygw exited; its log:" >&2
+      cat "$dir/versitygw.log" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  if [[ $code == 000 ]]; then
+    echo "s3-peer: versitygw did not answer on $url; its log:" >&2
+    cat "$dir/versitygw.log" >&2
+    stop_server "$dir"
+    exit 1
+  fi
+  # versitygw wants x-amz-content-sha256 on every signed request; this is the empty body's.
+  curl -sS -f -o /dev/null -X PUT -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" \
+    --aws-sigv4 "aws:amz:$REGION:s3" --user "$ACCESS_KEY:$SECRET_KEY" "$url/$BUCKET" || {
+    echo "s3-peer: creating the bucket $BUCKET failed; the server's log:" >&2
+    cat "$dir/versitygw.log" >&2
+    stop_server "$dir"
+    exit 1
+  }
+  echo "$url"
+}
+
+case ${1:-} in
+  start)
+    [[ $# -eq 3 ]] || usage
+    start_server "$2" "$3"
+    ;;
+  stop)
+    [[ $# -eq 2 ]] || usage
+    stop_server "$2"
+    ;;
+  *) usage ;;
+esac

@@ -1,0 +1,472 @@
+#include "adapters/storage/s3_backend.h"
+
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "adapters/storage/s3_xml.h"
+
+namespace batlehub::adapters {
+
+using core::StorageError;
+using Kind = core::StorageError::Kind;
+
+struct S3Backend::Call {
+  const char* method = "GET";
+  std::string_view op;   // for messages: "GET", "PUT", "list"
+  std::string_view key;  // for messages
+  std::string canonical_uri;
+  sigv4::Pairs query;
+  std::string_view body;             // PUT: the bytes, hashed and signed
+  const core::Blob* blob = nullptr;  // PUT: streamed, UNSIGNED-PAYLOAD
+  // The most a successful response's body may hold; more aborts the transfer (kTooLarge).
+  std::uint64_t max_body = 0;
+};
+
+struct S3Backend::Response {
+  long status = 0;
+  std::string body;  // a success's whole body, or an error's first kMaxErrorBodyBytes
+  std::uint64_t content_length = 0;
+  std::string last_modified;
+};
+
+namespace {
+
+constexpr long kConnectTimeoutSecs = 10;
+
+bool is_success(long status) {
+  return status >= 200 && status < 300;
+}
+
+// Everything one transfer's callbacks share.
+struct Transfer {
+  // GET: a success's body is the caller's, bounded by max_body. Other methods: only an
+  // error's body is read at all.
+  bool reads_body = false;
+  std::uint64_t max_body = 0;
+  bool too_large = false;
+  S3Backend::Response* response = nullptr;
+  // put / put_blob
+  std::string_view body;
+  std::size_t body_sent = 0;
+  int body_fd = -1;
+  std::uint64_t fd_left = 0;
+  bool fd_short = false;
+};
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
+    s.remove_suffix(1);
+  }
+  return std::string(s);
+}
+
+bool parse_u64(std::string_view s, std::uint64_t* out) {
+  if (s.empty() || s.size() > 19) return false;
+  std::uint64_t v = 0;
+  for (char ch : s) {
+    if (ch < '0' || ch > '9') return false;
+    v = v * 10 + static_cast<std::uint64_t>(ch - '0');
+  }
+  *out = v;
+  return true;
+}
+
+std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::string_view line(data, size * n);
+  if (line.starts_with("HTTP/")) {
+    // A new status line (after a 100 Continue, say): what came before was another response.
+    *t->response = {};
+    const std::size_t sp = line.find(' ');
+    std::uint64_t status = 0;
+    if (sp != std::string_view::npos) parse_u64(line.substr(sp + 1, 3), &status);
+    t->response->status = static_cast<long>(status);
+    return size * n;
+  }
+  const std::size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return size * n;
+  std::string name(line.substr(0, colon));
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  const std::string value = trim(line.substr(colon + 1));
+  if (name == "content-length") {
+    parse_u64(value, &t->response->content_length);
+    // Refused before one byte of the body is read.
+    if (t->reads_body && is_success(t->response->status) && t->response->content_length > t->max_body) {
+      t->too_large = true;
+      return 0;
+    }
+  } else if (name == "last-modified") {
+    t->response->last_modified = value;
+  }
+  return size * n;
+}
+
+std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::size_t len = size * n;
+  std::string& body = t->response->body;
+  if (t->reads_body && is_success(t->response->status)) {
+    // A body without Content-Length, or longer than it said, is cut off here.
+    if (body.size() + len > t->max_body) {
+      t->too_large = true;
+      return 0;
+    }
+    body.append(data, len);
+  } else if (!is_success(t->response->status) && body.size() < s3::kMaxErrorBodyBytes) {
+    body.append(data, std::min(len, s3::kMaxErrorBodyBytes - body.size()));
+  }
+  return len;
+}
+
+std::size_t read_string(char* out, std::size_t size, std::size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::size_t len = std::min(size * n, t->body.size() - t->body_sent);
+  std::memcpy(out, t->body.data() + t->body_sent, len);
+  t->body_sent += len;
+  return len;
+}
+
+std::size_t read_fd(char* out, std::size_t size, std::size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  if (t->fd_left == 0) return 0;
+  const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(size * n, t->fd_left));
+  for (;;) {
+    const ssize_t got = ::read(t->body_fd, out, want);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      // Fewer bytes than the Content-Length already sent: the request cannot end well.
+      t->fd_short = true;
+      return CURL_READFUNC_ABORT;
+    }
+    t->fd_left -= static_cast<std::uint64_t>(got);
+    return static_cast<std::size_t>(got);
+  }
+}
+
+std::string encoded_query(const sigv4::Pairs& query) {
+  std::string out;
+  for (const auto& [name, value] : query) {
+    out += out.empty() ? '?' : '&';
+    out += sigv4::uri_encode(name, false) + '=' + sigv4::uri_encode(value, false);
+  }
+  return out;
+}
+
+struct CurlSlist {
+  curl_slist* list = nullptr;
+  ~CurlSlist() { curl_slist_free_all(list); }
+  void add(const std::string& line) { list = curl_slist_append(list, line.c_str()); }
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<S3Backend>, std::string> S3Backend::create(const config::StorageBackendConfig& c,
+                                                                    const core::Env& env, S3Options options) {
+  const std::string who = "storage backend '" + c.name + "'";
+  if (c.type != config::StorageType::kS3) return Unexpected(who + ": not an s3 backend");
+  if (c.bucket.empty()) return Unexpected(who + ": no bucket");
+  std::unique_ptr<S3Backend> b(new S3Backend());
+  b->name_ = c.name;
+  b->bucket_ = c.bucket;
+  b->region_ = c.region.empty() ? "us-east-1" : c.region;
+  b->path_style_ = c.path_style;
+  b->ca_file_ = c.ca_file;
+
+  std::string_view rest = c.endpoint;
+  if (rest.starts_with("https://")) {
+    b->scheme_ = "https";
+  } else if (rest.starts_with("http://")) {
+    b->scheme_ = "http";
+  } else {
+    return Unexpected(who + ": endpoint '" + c.endpoint + "' is not http(s)://host[:port]");
+  }
+  rest.remove_prefix(b->scheme_.size() + 3);
+  if (rest.ends_with('/')) rest.remove_suffix(1);
+  if (rest.empty() || rest.find_first_of("/?#@ ") != std::string_view::npos) {
+    return Unexpected(who + ": endpoint '" + c.endpoint + "' is not http(s)://host[:port]");
+  }
+  std::string host(rest);
+  // The Host a client derives from the URL leaves a default port out; a presigned URL's
+  // signed host must be the one its holder sends.
+  const std::string default_port = b->scheme_ == "https" ? ":443" : ":80";
+  if (host.ends_with(default_port)) host.resize(host.size() - default_port.size());
+  b->host_ = c.path_style ? host : c.bucket + "." + host;
+
+  if (c.access_key_id.empty() && c.secret_access_key.empty()) {
+    auto get = [&](std::string_view var) { return env ? env(var).value_or("") : std::string(); };
+    b->credentials_ = {get("AWS_ACCESS_KEY_ID"), get("AWS_SECRET_ACCESS_KEY"), get("AWS_SESSION_TOKEN")};
+    if (b->credentials_.access_key_id.empty() || b->credentials_.secret_access_key.empty()) {
+      return Unexpected(who +
+                        ": no credentials: set access_key_id and secret_access_key, or AWS_ACCESS_KEY_ID and "
+                        "AWS_SECRET_ACCESS_KEY in the worker's environment");
+    }
+  } else if (c.access_key_id.empty() || c.secret_access_key.empty()) {
+    return Unexpected(who + ": access_key_id and secret_access_key go together");
+  } else {
+    b->credentials_ = {c.access_key_id, c.secret_access_key, c.session_token};
+  }
+  if (!options.clock) options.clock = [] { return std::chrono::system_clock::now(); };
+  if (options.max_keys < 1 || options.max_keys > 1000) return Unexpected(who + ": max_keys outside 1..1000");
+  b->options_ = std::move(options);
+
+  // curl_global_init is not thread-safe in every libcurl; once, before any handle.
+  static std::once_flag curl_once;
+  std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  return b;
+}
+
+StorageError S3Backend::error(Kind kind, std::string_view op, std::string_view key, std::string_view why) const {
+  std::string msg = "storage backend '" + name_ + "': " + std::string(op);
+  if (!key.empty()) msg += " '" + std::string(key) + "'";
+  return {kind, msg + ": " + std::string(why)};
+}
+
+std::string S3Backend::bucket_uri() const {
+  return path_style_ ? "/" + sigv4::uri_encode(bucket_, false) : "/";
+}
+
+std::string S3Backend::object_uri(const std::string& key) const {
+  const std::string k = sigv4::uri_encode(key, true);
+  return path_style_ ? "/" + sigv4::uri_encode(bucket_, false) + "/" + k : "/" + k;
+}
+
+Expected<S3Backend::Response, StorageError> S3Backend::perform(const Call& call) const {
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> h(curl_easy_init(), curl_easy_cleanup);
+  if (!h) return Unexpected(error(Kind::kIo, call.op, call.key, "curl_easy_init failed"));
+  CURL* e = h.get();
+
+  Response response;
+  Transfer t;
+  t.reads_body = std::string_view(call.method) == "GET";
+  t.max_body = call.max_body;
+  t.response = &response;
+
+  std::string payload_hash(sigv4::kUnsignedPayload);
+  if (call.blob == nullptr && std::string_view(call.method) == "PUT") payload_hash = sigv4::sha256_hex(call.body);
+  const sigv4::Request req{call.method, call.canonical_uri, call.query, {{"Host", host_}}};
+  const sigv4::SignedRequest signed_req =
+      sigv4::sign(req, payload_hash, credentials_, region_, std::chrono::system_clock::now());
+  CurlSlist headers;
+  headers.add("Host: " + host_);
+  for (const auto& [name, value] : signed_req.headers) headers.add(name + ": " + value);
+  // No "Expect: 100-continue" round trip: the body follows at once.
+  headers.add("Expect:");
+
+  const std::string url = scheme_ + "://" + host_ + call.canonical_uri + encoded_query(call.query);
+  char errbuf[CURL_ERROR_SIZE] = {};
+  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers.list);
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for name resolution
+  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, kConnectTimeoutSecs);
+  curl_easy_setopt(e, CURLOPT_TIMEOUT, static_cast<long>(options_.timeout.count()));
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!ca_file_.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, ca_file_.c_str());
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
+
+  const std::string_view method = call.method;
+  // put_blob's pipe: the blob writes, curl reads (see put_blob).
+  int pipe_fds[2] = {-1, -1};
+  std::thread writer;
+  Expected<Ok, std::string> written = Ok{};
+  if (method == "HEAD") {
+    curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+  } else if (method == "DELETE") {
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
+  } else if (method == "PUT") {
+    curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(e, CURLOPT_READDATA, &t);
+    if (call.blob == nullptr) {
+      t.body = call.body;
+      curl_easy_setopt(e, CURLOPT_READFUNCTION, read_string);
+      curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(call.body.size()));
+    } else {
+      if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+        return Unexpected(error(Kind::kIo, call.op, call.key, std::string("pipe: ") + std::strerror(errno)));
+      }
+      t.body_fd = pipe_fds[0];
+      t.fd_left = call.blob->size();
+      curl_easy_setopt(e, CURLOPT_READFUNCTION, read_fd);
+      curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(call.blob->size()));
+      writer = std::thread([&written, blob = call.blob, fd = pipe_fds[1]] {
+        // When the upload stops early the read end closes under us: EPIPE, not a SIGPIPE
+        // that would end the worker. A signal left pending dies with this thread.
+        sigset_t pipe_set;
+        sigemptyset(&pipe_set);
+        sigaddset(&pipe_set, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &pipe_set, nullptr);
+        written = blob->copy_to(fd);
+        ::close(fd);
+      });
+    }
+  }
+
+  const CURLcode rc = curl_easy_perform(e);
+  if (writer.joinable()) {
+    ::close(pipe_fds[0]);  // unblocks a writer the transfer left behind
+    writer.join();
+  }
+  if (t.too_large) {
+    return Unexpected(error(Kind::kTooLarge, call.op, call.key,
+                            "larger than the " + std::to_string(call.max_body) + " bytes the caller reads"));
+  }
+  if (call.blob != nullptr && !written) return Unexpected(error(Kind::kIo, call.op, call.key, written.error()));
+  if (t.fd_short) {
+    return Unexpected(
+        error(Kind::kIo, call.op, call.key,
+              call.blob->describe() + " gave fewer than its " + std::to_string(call.blob->size()) + " bytes"));
+  }
+  if (rc != CURLE_OK) {
+    return Unexpected(
+        error(Kind::kIo, call.op, call.key, std::string(curl_easy_strerror(rc)) + (errbuf[0] ? ": " : "") + errbuf));
+  }
+  if (is_success(response.status)) return response;
+  const std::string code = s3::parse_error_code(response.body);
+  const std::string why = "HTTP " + std::to_string(response.status) + (code.empty() ? "" : " " + code);
+  if (response.status == 404) return Unexpected(error(Kind::kNotFound, call.op, call.key, why));
+  if (response.status == 403) return Unexpected(error(Kind::kRefused, call.op, call.key, why));
+  return Unexpected(error(Kind::kIo, call.op, call.key, why));
+}
+
+Expected<Ok, StorageError> S3Backend::put(const std::string& key, std::string_view bytes) {
+  if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
+  Call call;
+  call.method = "PUT";
+  call.op = "PUT";
+  call.key = key;
+  call.canonical_uri = object_uri(key);
+  call.body = bytes;
+  auto r = perform(call);
+  if (!r) return Unexpected(std::move(r).error());
+  return Ok{};
+}
+
+// The blob streams through a pipe, written by a thread while curl reads it: copy_to() is
+// the blob's one way out and it writes to a descriptor, and a temporary file would write
+// hundreds of MiB to disk only to read them back. The body is therefore not hashed first:
+// it goes as UNSIGNED-PAYLOAD, its length (Content-Length) signed by TLS on https only.
+Expected<Ok, StorageError> S3Backend::put_blob(const std::string& key, const core::Blob& blob) {
+  if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
+  Call call;
+  call.method = "PUT";
+  call.op = "PUT";
+  call.key = key;
+  call.canonical_uri = object_uri(key);
+  call.blob = &blob;
+  auto r = perform(call);
+  if (!r) return Unexpected(std::move(r).error());
+  return Ok{};
+}
+
+Expected<std::string, StorageError> S3Backend::get(const std::string& key, std::uint64_t max_bytes) {
+  if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
+  Call call;
+  call.op = "GET";
+  call.key = key;
+  call.canonical_uri = object_uri(key);
+  call.max_body = max_bytes;
+  auto r = perform(call);
+  if (!r) return Unexpected(std::move(r).error());
+  return std::move(r->body);
+}
+
+Expected<core::ObjectInfo, StorageError> S3Backend::head(const std::string& key) {
+  if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
+  Call call;
+  call.method = "HEAD";
+  call.op = "HEAD";
+  call.key = key;
+  call.canonical_uri = object_uri(key);
+  auto r = perform(call);
+  if (!r) return Unexpected(std::move(r).error());
+  core::ObjectInfo info{key, r->content_length, {}};
+  if (!r->last_modified.empty()) {
+    const time_t t = curl_getdate(r->last_modified.c_str(), nullptr);
+    if (t != -1) info.last_modified = std::chrono::system_clock::from_time_t(t);
+  }
+  return info;
+}
+
+Expected<Ok, StorageError> S3Backend::remove(const std::string& key) {
+  if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
+  Call call;
+  call.method = "DELETE";
+  call.op = "DELETE";
+  call.key = key;
+  call.canonical_uri = object_uri(key);
+  auto r = perform(call);
+  // S3 answers 204 for a key that is not there; an endpoint that says 404 means the same.
+  if (!r && r.error().kind != Kind::kNotFound) return Unexpected(std::move(r).error());
+  return Ok{};
+}
+
+Expected<std::vector<core::ObjectInfo>, StorageError> S3Backend::list(const std::string& prefix) {
+  if (prefix.size() > 1024) return Unexpected(error(Kind::kBadKey, "list", prefix.substr(0, 64), "prefix too long"));
+  std::vector<core::ObjectInfo> all;
+  std::string token;
+  for (;;) {
+    Call call;
+    call.op = "list";
+    call.key = prefix;
+    call.canonical_uri = bucket_uri();
+    call.query = {{"list-type", "2"}, {"prefix", prefix}, {"max-keys", std::to_string(options_.max_keys)}};
+    if (!token.empty()) call.query.emplace_back("continuation-token", token);
+    call.max_body = s3::kMaxListPageBytes;
+    auto r = perform(call);
+    if (!r) return Unexpected(std::move(r).error());
+    auto page = s3::parse_list_objects(r->body);
+    if (!page) return Unexpected(error(Kind::kIo, "list", prefix, page.error()));
+    for (auto& o : page->objects) all.push_back(std::move(o));
+    if (!page->truncated) break;
+    // The same token twice would ask for the same page forever.
+    if (page->next_continuation_token == token) {
+      return Unexpected(error(Kind::kIo, "list", prefix, "the endpoint repeated its continuation token"));
+    }
+    token = std::move(page->next_continuation_token);
+  }
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  return all;
+}
+
+Expected<std::string, StorageError> S3Backend::presign(const char* method, const std::string& key,
+                                                       std::chrono::seconds ttl) const {
+  const std::string op = std::string("presign ") + method;
+  if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
+  if (ttl < std::chrono::seconds(1) || ttl > sigv4::kMaxPresignTtl) {
+    return Unexpected(error(Kind::kUnsupported, op, key,
+                            "a TTL of " + std::to_string(ttl.count()) + " s; S3 presigns for 1 s to 7 days"));
+  }
+  const std::string uri = object_uri(key);
+  const sigv4::Request req{method, uri, {}, {{"host", host_}}};
+  const sigv4::Presigned p = sigv4::presign(req, ttl, credentials_, region_, options_.clock());
+  return scheme_ + "://" + host_ + uri + "?" + p.query;
+}
+
+Expected<std::string, StorageError> S3Backend::presign_get(const std::string& key, std::chrono::seconds ttl) const {
+  return presign("GET", key, ttl);
+}
+
+Expected<std::string, StorageError> S3Backend::presign_put(const std::string& key, std::chrono::seconds ttl,
+                                                           std::uint64_t /*max_bytes*/) const {
+  // max_bytes is the worker's to enforce by HEAD (s3_backend.h says why the URL cannot).
+  return presign("PUT", key, ttl);
+}
+
+}  // namespace batlehub::adapters
