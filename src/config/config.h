@@ -71,6 +71,10 @@ struct OciConfig {
   std::string binary = "podman";
   std::string image;  // "" = the worker's own image (BATLEHUB_IMAGE)
   OciTransport transport = OciTransport::kMount;
+  // transport = "storage": the engine network a run without network joins, whose only
+  // destination is the storage endpoint (`--network <this>`); required there, and neither
+  // "none" (the fetch could not happen) nor "host" (no wall at all).
+  std::string storage_network;
   std::vector<std::string> extra_args;  // appended verbatim to `<binary> run`
   bool operator==(const OciConfig&) const = default;
 };

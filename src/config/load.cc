@@ -46,6 +46,7 @@ void read_oci(Table t, OciConfig& out) {
   if (auto v = t.str("binary")) out.binary = *v;
   if (auto v = t.str("image")) out.image = *v;
   if (auto v = t.choice("transport", kTransports)) out.transport = *v;
+  if (auto v = t.str("storage_network")) out.storage_network = *v;
   if (auto v = t.strings("extra_args")) out.extra_args = *v;
   t.finish();
 }

@@ -260,22 +260,23 @@ class Validator {
     const bool https = b.endpoint.rfind("https://", 0) == 0;
     const bool http = b.endpoint.rfind("http://", 0) == 0;
     if (!b.endpoint.empty() && !https && !http) {
-      refuse(join_key(base, "endpoint"), "endpoint = " + quoted(b.endpoint) +
-                                             " must start with https:// (or http:// for a peer on this host)");
+      refuse(join_key(base, "endpoint"),
+             "endpoint = " + quoted(b.endpoint) + " must start with https:// (or http:// for a peer on this host)");
     }
-    if (const auto scheme_end = b.endpoint.find("://"); (https || http) &&
-        b.endpoint.find_first_of("/?#", scheme_end + 3) != std::string::npos) {
-      refuse(join_key(base, "endpoint"), "endpoint = " + quoted(b.endpoint) +
-                                             " must be a scheme and an authority only, like \"https://s3.example:9000\"; "
-                                             "the bucket is its own key");
+    if (const auto scheme_end = b.endpoint.find("://");
+        (https || http) && b.endpoint.find_first_of("/?#", scheme_end + 3) != std::string::npos) {
+      refuse(join_key(base, "endpoint"),
+             "endpoint = " + quoted(b.endpoint) +
+                 " must be a scheme and an authority only, like \"https://s3.example:9000\"; "
+                 "the bucket is its own key");
     }
-    const bool valid_bucket = b.bucket.size() >= 3 && b.bucket.size() <= 63 &&
-                              std::all_of(b.bucket.begin(), b.bucket.end(), [](char ch) {
-                                return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.';
-                              });
+    const bool valid_bucket =
+        b.bucket.size() >= 3 && b.bucket.size() <= 63 && std::all_of(b.bucket.begin(), b.bucket.end(), [](char ch) {
+          return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.';
+        });
     if (!b.bucket.empty() && !valid_bucket) {
-      refuse(join_key(base, "bucket"), "bucket = " + quoted(b.bucket) +
-                                           " is not an S3 bucket name (3-63 characters: a-z, 0-9, '-', '.')");
+      refuse(join_key(base, "bucket"),
+             "bucket = " + quoted(b.bucket) + " is not an S3 bucket name (3-63 characters: a-z, 0-9, '-', '.')");
     }
     if (b.access_key_id.empty() != b.secret_access_key.empty()) {
       refuse(join_key(base, b.access_key_id.empty() ? "access_key_id" : "secret_access_key"),
@@ -285,8 +286,8 @@ class Validator {
       refuse(join_key(base, "session_token"), "session_token needs access_key_id and secret_access_key");
     }
     if (!b.ca_file.empty() && !https) {
-      refuse(join_key(base, "ca_file"), "ca_file is read for an https:// endpoint only; endpoint is " +
-                                            quoted(b.endpoint));
+      refuse(join_key(base, "ca_file"),
+             "ca_file is read for an https:// endpoint only; endpoint is " + quoted(b.endpoint));
     }
   }
 
@@ -308,7 +309,11 @@ class Validator {
     }
     if (!uses_storage_transport(s)) return;
     const StorageBackendConfig* b = bundle_backend(c_);
-    if (b == nullptr || can_presign(b->type)) return;  // b == nullptr was refused in storage()
+    if (b == nullptr) return;  // refused in storage()
+    if (can_presign(b->type)) {
+      storage_network_rule();
+      return;
+    }
     const std::string who = s.runtime == RuntimeKind::kKubernetes
                                 ? std::string("the kubernetes runtime")
                                 : std::string("the oci runtime with transport = \"storage\"");
@@ -317,6 +322,25 @@ class Validator {
                "' cannot presign a URL; configure an S3-compatible backend, or name one in bundle_backend "
                "(bundle backend: '" +
                b->name + "')");
+  }
+
+  // oci's storage transport: the network its runs join instead of none (docs/operations/oci.md).
+  void storage_network_rule() {
+    const SandboxConfig& s = c_.worker.sandbox;
+    if (s.runtime == RuntimeKind::kOci) {
+      const std::string& net = s.oci.storage_network;
+      if (net.empty()) {
+        refuse("worker.sandbox.oci.storage_network",
+               "transport = \"storage\" needs storage_network: the engine network a run joins, whose only "
+               "destination is the storage endpoint (docs/operations/oci.md#the-storage-transport)");
+      } else if (net == "none" || net == "host" || net.starts_with("ns:/proc/1/") || net == "ns:/proc/self/ns/net") {
+        refuse("worker.sandbox.oci.storage_network",
+               "storage_network = " + quoted(net) +
+                   (net == "none" ? " leaves the container no way to fetch its bundle"
+                                  : " is the host's own network: no wall at all") +
+                   "; name a network whose only destination is the storage endpoint");
+      }
+    }
   }
 
   // On the image runtimes /work is memory-backed and charged to the memory limit (§4.2).

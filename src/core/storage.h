@@ -62,8 +62,11 @@ class StorageBackend {
 
   // A URL a holder without credentials can GET `key` with, valid for `ttl`.
   virtual Expected<std::string, StorageError> presign_get(const std::string& key, std::chrono::seconds ttl) const;
-  // A URL a holder can PUT at most `max_bytes` to `key` with, valid for `ttl`: the length
-  // is signed, so a backend that honours signed headers refuses any other.
+  // A URL a holder can PUT `key` with, valid for `ttl`. `max_bytes` is the most the caller
+  // will read back, and a URL cannot enforce it: a query presign signs an exact
+  // Content-Length or none, and what the sandbox will write is not known when the URL is
+  // made (S3's "at most" is a POST policy's, not a PUT's). The bound is the caller's HEAD
+  // before reading (BundleStore::read_result), whatever the backend accepted.
   virtual Expected<std::string, StorageError> presign_put(const std::string& key, std::chrono::seconds ttl,
                                                           std::uint64_t max_bytes) const;
 };

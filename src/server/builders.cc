@@ -11,8 +11,10 @@
 #include "adapters/queue/postgres_queue.h"
 #include "adapters/queue/sqlite_queue.h"
 #include "adapters/sandbox/bwrap.h"
-#include "adapters/sandbox/oci.h"
 #include "adapters/sandbox/none.h"
+#include "adapters/sandbox/oci.h"
+#include "adapters/storage/local_backends.h"
+#include "adapters/storage/s3_backend.h"
 #include "base/command_path.h"
 #include "server/log.h"
 #include "wire/sandbox_path.h"
@@ -37,6 +39,43 @@ std::string scratch_dir(const config::Env& env) {
 }
 }  // namespace
 
+Expected<std::shared_ptr<adapters::StorageRouter>, std::string> build_storage(const config::Config& c,
+                                                                              const config::Env& env) {
+  std::vector<std::shared_ptr<core::StorageBackend>> backends;
+  for (const auto& b : c.storage.backends) {
+    switch (b.type) {
+      case config::StorageType::kFilesystem:
+        backends.push_back(adapters::filesystem_backend(b.name, b.path));
+        break;
+      case config::StorageType::kInMemory:
+        backends.push_back(adapters::memory_backend(b.name));
+        break;
+      case config::StorageType::kS3: {
+        auto s3 = adapters::S3Backend::create(b, env);
+        if (!s3) return Unexpected("[storage.backends." + b.name + "]: " + s3.error());
+        backends.push_back(std::move(*s3));
+        break;
+      }
+    }
+  }
+  return std::make_shared<adapters::StorageRouter>(std::move(backends), c.storage.default_backend);
+}
+
+Expected<std::shared_ptr<adapters::BundleStore>, std::string> build_bundle_store(const config::Config& c,
+                                                                                 const config::Env& env,
+                                                                                 const std::string& worker) {
+  auto router = build_storage(c, env);
+  if (!router) return Unexpected(router.error());
+  // The leaf backend, resolved once here: every bundle operation is on it, never on the router.
+  const config::StorageBackendConfig* b = config::bundle_backend(c);
+  auto leaf = b != nullptr ? (*router)->leaf(b->name) : nullptr;
+  if (!leaf) return Unexpected(std::string("the bundle backend is not declared in [storage]"));
+  const auto& s = c.worker.sandbox;
+  return std::make_shared<adapters::BundleStore>(
+      std::move(leaf), *router,
+      adapters::BundleOptions{s.bundle_prefix, std::chrono::seconds(s.bundle_ttl_secs), worker});
+}
+
 Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runtime(const config::Config& c,
                                                                                    const config::Env& env) {
   const auto& s = c.worker.sandbox;
@@ -60,13 +99,15 @@ Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runti
       return std::unique_ptr<core::SandboxRuntime>(std::make_unique<adapters::BwrapRuntime>(o));
     }
     case config::RuntimeKind::kOci: {
-      if (s.oci.transport == config::OciTransport::kStorage) {
-        return Unexpected(std::string("[worker.sandbox.oci] transport = \"storage\" is not in this build yet; use "
-                                      "\"mount\" (this worker does not fall back to another transport)"));
-      }
       adapters::OciOptions o;
+      if (s.oci.transport == config::OciTransport::kStorage) {
+        auto bundles = build_bundle_store(c, env, adapters::oci_worker_label());
+        if (!bundles) return Unexpected(bundles.error());
+        o.bundles = std::move(*bundles);
+        o.storage_network = s.oci.storage_network;
+      }
       o.engine = s.oci.engine == config::OciEngine::kDocker ? adapters::OciEngineKind::kDocker
-                                                             : adapters::OciEngineKind::kPodman;
+                                                            : adapters::OciEngineKind::kPodman;
       o.binary = s.oci.binary;
       for (const auto& sc : c.scanners) {
         if (config::runs_in_sandbox(sc.type)) o.images[sc.name] = config::image_for(c, sc, env);
@@ -79,14 +120,16 @@ Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runti
       o.orphan_after = std::chrono::seconds(s.kubernetes.orphan_after_secs);
       // The engine CLI's environment: how to reach the engine, nothing of the worker's secrets.
       o.engine_env = {"PATH=" + env("PATH").value_or(std::string(wire::kSandboxPath))};
-      for (const char* k : {"DOCKER_HOST", "DOCKER_CONFIG", "CONTAINERS_CONF", "CONTAINER_HOST", "XDG_RUNTIME_DIR", "HOME"}) {
+      for (const char* k :
+           {"DOCKER_HOST", "DOCKER_CONFIG", "CONTAINERS_CONF", "CONTAINER_HOST", "XDG_RUNTIME_DIR", "HOME"}) {
         if (auto v = env(k); v && !v->empty()) o.engine_env.push_back(std::string(k) + "=" + *v);
       }
       return std::unique_ptr<core::SandboxRuntime>(std::make_unique<adapters::OciRuntime>(o));
     }
     case config::RuntimeKind::kKubernetes:
-      return Unexpected("runtime \"" + std::string(config::to_string(s.runtime)) +
-                        "\" is not in this build yet; use \"bwrap\" (this worker does not fall back to another runtime)");
+      return Unexpected(
+          "runtime \"" + std::string(config::to_string(s.runtime)) +
+          "\" is not in this build yet; use \"bwrap\" (this worker does not fall back to another runtime)");
   }
   return Unexpected(std::string("unknown runtime"));
 }
@@ -96,7 +139,8 @@ namespace {
 // that holds it, or /usr/bin/<name> (which the probe will then report missing).
 std::string command_in_room(const std::string& room, const std::string& command) {
   if (command.starts_with('/')) return command;
-  return base::resolve_command(command, wire::kSandboxPath, room, base::Found::kRegularFile).value_or("/usr/bin/" + command);
+  return base::resolve_command(command, wire::kSandboxPath, room, base::Found::kRegularFile)
+      .value_or("/usr/bin/" + command);
 }
 }  // namespace
 
@@ -183,6 +227,8 @@ Expected<std::unique_ptr<core::ScanQueue>, std::string> open_queue(const config:
   return std::move(*q);
 }
 
-std::string artifacts_dir(const config::Config& c) { return c.worker.state_dir + "/artifacts"; }
+std::string artifacts_dir(const config::Config& c) {
+  return c.worker.state_dir + "/artifacts";
+}
 
 }  // namespace batlehub::server

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "adapters/storage/bundle.h"
+#include "adapters/storage/router.h"
 #include "config/config.h"
 #include "core/queue.h"
 #include "core/sandbox.h"
@@ -13,8 +15,18 @@
 
 namespace batlehub::server {
 
-// The runtime [worker.sandbox] names. oci and kubernetes are refused until they land:
-// a runtime that cannot be built is an error, never a fallback to another.
+// [storage]'s backends behind the router, in file order: how the storage transport finds
+// where an artifact's blob lies. An S3 backend without credentials is an error now.
+Expected<std::shared_ptr<adapters::StorageRouter>, std::string> build_storage(const config::Config& c,
+                                                                              const config::Env& env);
+// The storage transport's bundle module on the leaf backend bundle_backend names (else the
+// default), with `worker` (oci_worker_label) in every key it stages.
+Expected<std::shared_ptr<adapters::BundleStore>, std::string> build_bundle_store(const config::Config& c,
+                                                                                 const config::Env& env,
+                                                                                 const std::string& worker);
+
+// The runtime [worker.sandbox] names. kubernetes is refused until it lands: a runtime that
+// cannot be built is an error, never a fallback to another.
 Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runtime(const config::Config& c,
                                                                                    const config::Env& env);
 

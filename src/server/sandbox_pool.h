@@ -53,6 +53,7 @@ class SandboxPool final : public core::SandboxRuntime {
   // The probe and the sweep hold a permit too: a probe is a run.
   Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget& target) override;
   Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds older_than) override;
+  void close_job(const std::string& job) override { inner_.close_job(job); }
   std::string hint() const override { return inner_.hint(); }
 
   std::size_t size() const { return size_; }

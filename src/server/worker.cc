@@ -307,6 +307,12 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
              names.empty() ? "no scanner" : names);
 
   core::SecurityPolicy policy;
+  // Whatever happens to the verdict, the job's runs are over: what they shared goes.
+  struct CloseJob {
+    core::SandboxRuntime& runtime;
+    const std::string& job;
+    ~CloseJob() { runtime.close_job(job); }
+  } close_job{*g->pool, job.id};
   PackageScan scan = scan_package(chosen, *g->pool, in, policy, [&](const ScannerRun& run) {
     metrics_.job_scanner_finished(job.package.registry, run.scanner, !run.error, run.seconds);
     if (run.error) metrics_.scanner_error(run.scanner, core::error_class(run.error->kind));

@@ -220,6 +220,7 @@ engine = "docker"
 binary = "/usr/bin/docker"
 image = "registry.local/batlehub-worker:1"
 transport = "storage"
+storage_network = "batlehub-storage"
 extra_args = ["--runtime=runsc", "--cgroup-parent=batlehub"]
 
 [scanners.egress]
@@ -287,6 +288,7 @@ type = "in_memory"
   EXPECT_EQ(s.oci.binary, "/usr/bin/docker");
   EXPECT_EQ(s.oci.image, "registry.local/batlehub-worker:1");
   EXPECT_EQ(s.oci.transport, OciTransport::kStorage);
+  EXPECT_EQ(s.oci.storage_network, "batlehub-storage");
   EXPECT_EQ(s.oci.extra_args, (std::vector<std::string>{"--runtime=runsc", "--cgroup-parent=batlehub"}));
   EXPECT_TRUE(uses_storage_transport(s));
 
@@ -784,6 +786,60 @@ TEST(ThePresignRule, OciWithTheStorageTransportIsRefused) {
             "or name one in bundle_backend (bundle backend: 'default')");
 }
 
+TEST(TheStorageNetwork, OciWithTheStorageTransportNamesTheNetworkItsRunsJoin) {
+  constexpr std::string_view kS3 = R"(
+[storage]
+default = "s3"
+[storage.backends.s3]
+type = "s3"
+endpoint = "http://127.0.0.1:9000"
+bucket = "sandbox-bundles"
+access_key_id = "AK"
+secret_access_key = "SK"
+)";
+  const std::string head = "[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\ntransport = \"storage\"\n";
+  EXPECT_NE(error_of(head + std::string(kS3)).message.find("transport = \"storage\" needs storage_network"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "storage_network = \"host\"\n" + std::string(kS3)).message.find("no wall at all"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "storage_network = \"none\"\n" + std::string(kS3)).message.find("no way to fetch"),
+            std::string::npos);
+  Loaded l = loads(head + "storage_network = \"container:batlehub-storage\"\n" + std::string(kS3));
+  EXPECT_EQ(l.config.worker.sandbox.oci.storage_network, "container:batlehub-storage");
+  EXPECT_TRUE(uses_storage_transport(l.config.worker.sandbox));
+}
+
+TEST(TheS3Backend, ItsEndpointBucketAndKeysAreCheckedAtLoad) {
+  auto backend = [](std::string_view keys) {
+    return "[storage]\ndefault = \"s3\"\n[storage.backends.s3]\ntype = \"s3\"\n" + std::string(keys);
+  };
+  EXPECT_NE(error_of(backend("endpoint = \"s3.example\"\nbucket = \"bkt\"\n")).message.find("must start with https://"),
+            std::string::npos);
+  EXPECT_NE(error_of(backend("endpoint = \"https://s3.example/bkt\"\nbucket = \"bkt\"\n")).message.find(
+                "a scheme and an authority only"),
+            std::string::npos);
+  EXPECT_NE(error_of(backend("endpoint = \"https://s3.example\"\nbucket = \"My_Bucket\"\n")).message.find(
+                "is not an S3 bucket name"),
+            std::string::npos);
+  EXPECT_NE(error_of(backend("endpoint = \"https://s3.example\"\nbucket = \"bkt\"\naccess_key_id = \"AK\"\n"))
+                .message.find("go together"),
+            std::string::npos);
+  EXPECT_NE(error_of(backend("endpoint = \"https://s3.example\"\nbucket = \"bkt\"\nsession_token = \"T\"\n"))
+                .message.find("session_token needs"),
+            std::string::npos);
+  EXPECT_NE(error_of(backend("endpoint = \"http://127.0.0.1:9000\"\nbucket = \"bkt\"\nca_file = \"/ca.pem\"\n"))
+                .message.find("https:// endpoint only"),
+            std::string::npos);
+  Loaded l = loads(backend("endpoint = \"https://s3.example:9000\"\nbucket = \"bkt\"\nregion = \"eu-west-3\"\n"
+                           "access_key_id = \"AK\"\nsecret_access_key = \"SK\"\nsession_token = \"T\"\n"
+                           "ca_file = \"/etc/batlehub/s3-ca.pem\"\npath_style = false\n"));
+  const auto* b = l.config.storage.find("s3");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->session_token, "T");
+  EXPECT_EQ(b->ca_file, "/etc/batlehub/s3-ca.pem");
+  EXPECT_FALSE(b->path_style);
+}
+
 TEST(ThePresignRule, OciWithTheMountTransportNeedsNoPresigning) {
   Loaded l = loads("[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\n");
   EXPECT_EQ(l.config.worker.sandbox.runtime, RuntimeKind::kOci);
@@ -1188,7 +1244,7 @@ TEST(Validate, AConfigBuiltInCodeIsRefusedWithoutALine) {
             "'filesystem' cannot presign a URL; configure an S3-compatible backend, or name one in bundle_backend "
             "(bundle backend: 'default')");
   c.storage.backends[0] =
-      StorageBackendConfig{.name = "default", .type = StorageType::kS3, .endpoint = "http://m", .bucket = "b"};
+      StorageBackendConfig{.name = "default", .type = StorageType::kS3, .endpoint = "http://m", .bucket = "bkt"};
   v = validate(c, no_env());
   ASSERT_TRUE(v) << v.error().describe();
 }

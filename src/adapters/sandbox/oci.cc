@@ -35,9 +35,13 @@ namespace {
 constexpr const char* kBundleInSandbox = "/bundle";
 constexpr const char* kWorkInSandbox = "/work";
 
-bool podman(const OciArgvInput& in) { return in.engine == OciEngineKind::kPodman; }
+bool podman(const OciArgvInput& in) {
+  return in.engine == OciEngineKind::kPodman;
+}
 
-std::string engine_name(OciEngineKind e) { return e == OciEngineKind::kPodman ? "podman" : "docker"; }
+std::string engine_name(OciEngineKind e) {
+  return e == OciEngineKind::kPodman ? "podman" : "docker";
+}
 
 std::string hostname() {
   char buf[256] = {};
@@ -52,13 +56,18 @@ std::int64_t now_epoch() {
 }  // namespace
 
 std::string oci_container_name(const core::RunLabel& label, const std::string& unique) {
-  std::string raw = "batlehub-sbx-" + label.job + "-" + label.scanner + "-" + std::to_string(label.attempt) + "-" + unique;
+  std::string raw =
+      "batlehub-sbx-" + label.job + "-" + label.scanner + "-" + std::to_string(label.attempt) + "-" + unique;
   for (char& c : raw) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-              c == '-';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
     if (!ok) c = '_';
   }
   return raw.substr(0, 200);
+}
+
+std::string oci_worker_label() {
+  return std::to_string(::getpid()) + "@" + hostname();
 }
 
 std::vector<std::string> oci_argv(const OciArgvInput& in) {
@@ -75,14 +84,17 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
   const bool operator_network = std::any_of(in.extra_args.begin(), in.extra_args.end(), [](const std::string& x) {
     return x == "--network" || x == "--net" || x.starts_with("--network=") || x.starts_with("--net=");
   });
-  if (!in.network && !operator_network) a.insert(a.end(), {"--network", "none"});
+  const bool storage = !in.storage_network.empty();
+  if (!in.network && !operator_network) a.insert(a.end(), {"--network", storage ? in.storage_network : "none"});
   // What the engines would write into the container of the host's own: podman copies the
   // host's /etc/hosts (its names, its address as host.containers.internal) and writes an
   // /etc/passwd line; docker copies the host's resolver and search domains into
   // /etc/resolv.conf even with no network. None is the scanner's business.
   if (podman(in)) {
     a.insert(a.end(), {"--no-hosts", "--passwd=false"});
-  } else if (!in.network && !operator_network) {
+  } else if (!in.network && !operator_network && !storage) {
+    // (A storage network's resolver is the operator's, like the network: docker refuses
+    // --dns beside a `container:` network, and the probe proves what the network reaches.)
     a.insert(a.end(), {"--dns", "127.0.0.1", "--dns-search", "."});
   }
   // /work (the agent's extraction) and /tmp (Go's temporary files) are memory, sized like
@@ -90,13 +102,15 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
   // uid=); docker takes uid=/gid= and would add noexec without being told, as we do anyway.
   const std::string tmpfs_opts = "rw,nosuid,nodev,noexec,size=" + std::to_string(in.work_mb) + mb +
                                  (podman(in) ? ",U" : ",uid=" + std::string(kSandboxUid) + ",gid=" + kSandboxUid);
-  a.insert(a.end(), {"--read-only", "--tmpfs", std::string(kWorkInSandbox) + ":" + tmpfs_opts, "--tmpfs",
-                     "/tmp:" + tmpfs_opts});
+  a.insert(a.end(),
+           {"--read-only", "--tmpfs", std::string(kWorkInSandbox) + ":" + tmpfs_opts, "--tmpfs", "/tmp:" + tmpfs_opts});
   // The per-run directory: the manifest and the artifact in, out.tar out, writable by any
   // uid (OciBundleDir). podman takes nosuid,nodev on -v; docker refuses them there, so
   // the runtime has made the directory a nosuid,nodev mount before the run (OciBundleDir),
   // which the bind inherits.
-  a.insert(a.end(), {"-v", in.bundle_dir + ":" + kBundleInSandbox + (podman(in) ? ":rw,nosuid,nodev" : ":rw")});
+  if (!in.bundle_dir.empty()) {
+    a.insert(a.end(), {"-v", in.bundle_dir + ":" + kBundleInSandbox + (podman(in) ? ":rw,nosuid,nodev" : ":rw")});
+  }
   a.insert(a.end(), {"--cap-drop", "ALL", "--security-opt", "no-new-privileges"});
   if (podman(in)) {
     // A user namespace of the container's own: uid 65532 inside is an unused host uid, not
@@ -106,8 +120,8 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
     // CAP_SYS_RESOURCE cannot grant; these are the agent's own bounds for the scanner anyway.
     a.insert(a.end(), {"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"});
   }
-  a.insert(a.end(), {"--memory", std::to_string(in.memory_mb) + mb, "--pids-limit", std::to_string(in.pids), "--cpus",
-                     in.cpus});
+  a.insert(a.end(),
+           {"--memory", std::to_string(in.memory_mb) + mb, "--pids-limit", std::to_string(in.pids), "--cpus", in.cpus});
   // podman adds its containers.conf `env` (TERM=xterm by default) to every container;
   // docker adds nothing but HOSTNAME. The environment is then exactly what follows.
   if (podman(in)) a.insert(a.end(), {"--env-host=false", "--unsetenv-all"});
@@ -115,15 +129,20 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
                      kWorkInSandbox, "--user", std::string(kSandboxUid) + ":" + kSandboxUid});
   a.insert(a.end(), in.extra_args.begin(), in.extra_args.end());
   a.push_back(in.image);
-  a.insert(a.end(), {kAgentInRoom, "--in", "file://" + std::string(kBundleInSandbox) + "/manifest.json", "--out",
-                     "file://" + std::string(kBundleInSandbox) + "/out.tar"});
+  if (!in.in_url.empty()) {
+    a.insert(a.end(), {kAgentInRoom, "--in", in.in_url, "--out", in.out_url});
+  } else {
+    a.insert(a.end(), {kAgentInRoom, "--in", "file://" + std::string(kBundleInSandbox) + "/manifest.json", "--out",
+                       "file://" + std::string(kBundleInSandbox) + "/out.tar"});
+  }
   return a;
 }
 
 OciRuntime::OciRuntime(OciOptions o) : options_(std::move(o)) {
   const char* path = std::getenv("PATH");
-  binary_ = base::resolve_command(options_.binary, path ? path : std::string(wire::kSandboxPath)).value_or(options_.binary);
-  worker_ = std::to_string(::getpid()) + "@" + hostname();
+  binary_ =
+      base::resolve_command(options_.binary, path ? path : std::string(wire::kSandboxPath)).value_or(options_.binary);
+  worker_ = oci_worker_label();
   if (options_.engine_env.empty()) options_.engine_env = {"PATH=" + std::string(wire::kSandboxPath)};
 }
 
@@ -155,7 +174,7 @@ void OciRuntime::remove(const std::string& container) const {
 }
 
 Expected<std::string, SandboxError> OciRuntime::image_of(const std::string& room,
-                                                          const std::optional<std::string>& given) const {
+                                                         const std::optional<std::string>& given) const {
   if (given && !given->empty()) return *given;
   if (auto it = options_.images.find(room); it != options_.images.end() && !it->second.empty()) return it->second;
   if (!options_.default_image.empty()) return options_.default_image;
@@ -174,8 +193,9 @@ Expected<OciBundleDir, SandboxError> OciBundleDir::make(const std::string& run_d
   // docker: no nosuid/nodev in -v. The directory becomes a mount of its own with those
   // flags, and a bind mount's flags go with it into the container.
   if (::mount(b.path_.c_str(), b.path_.c_str(), nullptr, MS_BIND, nullptr) != 0) {
-    return Unexpected(SandboxError{Kind::kIo, "bind " + b.path_ + " onto itself (to mount it nosuid,nodev for docker): " +
-                                                  std::strerror(errno) + " — the docker engine needs a worker running as root"});
+    return Unexpected(SandboxError{
+        Kind::kIo, "bind " + b.path_ + " onto itself (to mount it nosuid,nodev for docker): " + std::strerror(errno) +
+                       " — the docker engine needs a worker running as root"});
   }
   b.mounted_ = true;
   if (::mount(nullptr, b.path_.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV, nullptr) != 0) {
@@ -189,9 +209,8 @@ OciBundleDir::~OciBundleDir() {
 }
 
 Expected<Launched, SandboxError> OciRuntime::contain(const core::RunLabel& label, const std::string& dir,
-                                                      const std::string& image, bool network,
-                                                      const core::Limits& limits,
-                                                      std::chrono::milliseconds deadline) {
+                                                     const std::string& image, bool network, const core::Limits& limits,
+                                                     std::chrono::milliseconds deadline, const StagedRun* staged) {
   static std::atomic<unsigned> serial{0};
   OciArgvInput in;
   in.engine = options_.engine;
@@ -201,6 +220,11 @@ Expected<Launched, SandboxError> OciRuntime::contain(const core::RunLabel& label
   in.job = label.job;
   in.deadline_epoch = now_epoch() + std::chrono::duration_cast<std::chrono::seconds>(deadline).count() + 1;
   in.bundle_dir = dir;
+  if (staged != nullptr) {
+    in.in_url = staged->manifest_url;
+    in.out_url = staged->out_url;
+    in.storage_network = options_.storage_network;
+  }
   in.network = network;
   in.memory_mb = limits.memory_limit_mb;
   in.work_mb = limits.max_extracted_mb;
@@ -229,6 +253,7 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run(const core::RunSpec& spe
   if (spec.argv.empty()) return Unexpected(SandboxError{Kind::kConfig, "a run needs an argv"});
   auto image = image_of(spec.label.scanner, spec.image);
   if (!image) return Unexpected(image.error());
+  if (options_.bundles) return run_through_storage(spec, *image);
   auto dir = TempDir::create_owned(options_.scratch_dir, "run", spec.label.scanner);
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   auto bundle = OciBundleDir::make(dir->path(), options_.engine);
@@ -253,6 +278,37 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run(const core::RunSpec& spe
   return out;
 }
 
+// The storage transport (RFC 0022 §5.2): the bundle staged on the leaf backend, the agent
+// given its two presigned URLs and nothing else, out.tar read back through the worker's own
+// credentials after a HEAD, and the run's keys deleted however it ended.
+Expected<core::RunOutput, SandboxError> OciRuntime::run_through_storage(const core::RunSpec& spec,
+                                                                        const std::string& image) {
+  const auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
+  auto staged = options_.bundles->stage(spec, std::chrono::ceil<std::chrono::seconds>(deadline));
+  if (!staged) return Unexpected(staged.error());
+  struct Finish {
+    BundleStore& store;
+    const StagedRun& run;
+    ~Finish() { store.finish(run); }
+  } finish{*options_.bundles, *staged};
+  auto ran = contain(spec.label, "", image, spec.network, spec.limits, deadline, &*staged);
+  if (!ran) return Unexpected(ran.error());
+  if (ran->timed_out) {
+    return Unexpected(SandboxError{Kind::kRunTimeout, "the " + engine_name(options_.engine) + " container of " +
+                                                          spec.label.scanner + " ran past " +
+                                                          std::to_string(deadline.count()) + " ms and was removed"});
+  }
+  auto tar = options_.bundles->read_result(*staged);
+  if (!tar) {
+    if (tar.error().reason == SandboxError::Reason::kNoResult) {
+      return Unexpected(SandboxError{Kind::kCrashed, "the container never answered — " + ran->how +
+                                                         " and no result came back: \"" + ran->stderr_tail + "\""});
+    }
+    return Unexpected(tar.error());
+  }
+  return collect_tar(*tar, spec.argv[0]);
+}
+
 Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTarget& target) {
   auto t0 = std::chrono::steady_clock::now();
   core::ProbeReport rep;
@@ -268,15 +324,35 @@ Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTar
     rep.no_result_reason = image.error().message;
     return done();
   }
-  auto dir = TempDir::create_owned(options_.scratch_dir, "probe", target.room);
-  if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   CanaryListener listener;
   const wire::Manifest m = probe_manifest(target, canaries_for(listener.port(), options_.probe_canaries));
+  const core::RunLabel label{"probe", target.room, 1};
+  if (options_.bundles) {
+    // The bundle's own fetch proves the one destination the storage network allows; the
+    // canaries, that it allows nothing else.
+    const auto deadline = std::chrono::milliseconds(m.timeout_ms) + options_.start_timeout;
+    auto staged = options_.bundles->stage_manifest(m, label, std::chrono::ceil<std::chrono::seconds>(deadline));
+    if (!staged) return Unexpected(staged.error());
+    struct Finish {
+      BundleStore& store;
+      const StagedRun& run;
+      ~Finish() { store.finish(run); }
+    } finish{*options_.bundles, *staged};
+    auto ran = contain(label, "", *image, false, target.limits, deadline, &*staged);
+    if (!ran) return Unexpected(ran.error());
+    auto tar = options_.bundles->read_result(*staged);
+    fill_probe_report(rep,
+                      tar ? read_result_tar(*tar) : Expected<wire::RunResult, SandboxError>(Unexpected(tar.error())),
+                      ran->how, ran->stderr_tail);
+    return done();
+  }
+  auto dir = TempDir::create_owned(options_.scratch_dir, "probe", target.room);
+  if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   auto bundle = OciBundleDir::make(dir->path(), options_.engine);
   if (!bundle) return Unexpected(bundle.error());
   if (auto ok = write_manifest(m, bundle->path()); !ok) return Unexpected(ok.error());
   const auto deadline = std::chrono::milliseconds(m.timeout_ms) + options_.start_timeout;
-  auto ran = contain(core::RunLabel{"probe", target.room, 1}, bundle->path(), *image, false, target.limits, deadline);
+  auto ran = contain(label, bundle->path(), *image, false, target.limits, deadline);
   if (!ran) return Unexpected(ran.error());
   fill_probe_report(rep, read_result(bundle->path()), ran->how, ran->stderr_tail);
   return done();
@@ -327,7 +403,18 @@ Expected<std::size_t, SandboxError> OciRuntime::sweep(std::chrono::seconds older
     Engine rm = engine({"rm", "-f", name}, std::chrono::seconds(60));
     if (rm.exit_code && *rm.exit_code == 0) ++removed;
   }
-  return removed + sweep_run_dirs(options_.scratch_dir, older_than);
+  removed += sweep_run_dirs(options_.scratch_dir, older_than);
+  if (options_.bundles) {
+    // Bundle keys listed on the leaf backend itself, never through the router (§4.2).
+    auto keys = options_.bundles->sweep(std::max(older_than, options_.orphan_after));
+    if (!keys) return Unexpected(SandboxError{Kind::kIo, "sweeping bundle keys: " + keys.error().message});
+    removed += *keys;
+  }
+  return removed;
+}
+
+void OciRuntime::close_job(const std::string& job) {
+  if (options_.bundles) options_.bundles->close_job(job);
 }
 
 std::string OciRuntime::hint() const {

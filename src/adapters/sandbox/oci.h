@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "adapters/sandbox/launcher.h"
+#include "adapters/storage/bundle.h"
 #include "core/sandbox.h"
 
 namespace batlehub::adapters {
@@ -28,19 +30,29 @@ inline constexpr const char* kOciDeadlineLabel = "io.batlehub.deadline";
 struct OciArgvInput {
   OciEngineKind engine = OciEngineKind::kPodman;
   std::string binary = "podman";
-  std::string name;       // batlehub-sbx-<job>-<scanner>-<attempt>-<unique>
-  std::string worker;     // "<pid>@<host>": the sweep's way to tell a dead worker's containers
+  std::string name;    // batlehub-sbx-<job>-<scanner>-<attempt>-<unique>
+  std::string worker;  // "<pid>@<host>": the sweep's way to tell a dead worker's containers
   std::string job;
   std::int64_t deadline_epoch = 0;  // seconds since the epoch after which the run is overdue
-  std::string bundle_dir;           // the host directory bound at /bundle
+  std::string bundle_dir;           // the host directory bound at /bundle; "" with the storage transport
+  // transport = "storage": the agent's two presigned URLs instead of /bundle's files, and the
+  // network a run without network joins instead of none — one whose only destination is the
+  // storage endpoint (docs/operations/oci.md), which the probe proves from inside.
+  std::string in_url;
+  std::string out_url;
+  std::string storage_network;
   bool network = false;
   std::uint64_t memory_mb = 2048;
-  std::uint64_t work_mb = 512;      // /work's and /tmp's tmpfs size (max_extracted_mb)
+  std::uint64_t work_mb = 512;  // /work's and /tmp's tmpfs size (max_extracted_mb)
   std::uint64_t pids = 256;
   std::string cpus = "1";
   std::vector<std::string> extra_args;  // [worker.sandbox.oci] extra_args, verbatim
   std::string image;
 };
+
+// This process's worker label, "<pid>@<hostname>": on its containers, and in the path of
+// every bundle key it stages, so that a sweep can tell a dead worker's from a live one's.
+std::string oci_worker_label();
 
 // The whole argv, program first, the agent's argv last. A pure function: tested as data,
 // and used by the runtime.
@@ -93,6 +105,10 @@ struct OciOptions {
   // A container still there this long past its deadline label is an orphan, whoever ran it
   // ([worker.sandbox.kubernetes] orphan_after_secs is the RFC's knob for pods; 900 s here).
   std::chrono::seconds orphan_after{900};
+  // transport = "storage" when set: every run's bundle goes through presigned URLs on this
+  // store's leaf backend, and runs without network join `storage_network`.
+  std::shared_ptr<BundleStore> bundles;
+  std::string storage_network;
 };
 
 class OciRuntime final : public core::SandboxRuntime {
@@ -106,6 +122,7 @@ class OciRuntime final : public core::SandboxRuntime {
   // and any whose deadline passed more than `older_than` (or orphan_after) ago, then the run
   // directories dead workers left.
   Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds older_than) override;
+  void close_job(const std::string& job) override;
   std::string hint() const override;
 
   // This process's worker label: "<pid>@<hostname>".
@@ -114,9 +131,12 @@ class OciRuntime final : public core::SandboxRuntime {
  private:
   // One container from `image`, named after `label`, its per-run directory `dir` (bundle
   // written) bound at /bundle, bounded by `deadline`, and gone however it ended.
+  // `staged` instead of `dir` with the storage transport.
   Expected<Launched, core::SandboxError> contain(const core::RunLabel& label, const std::string& dir,
                                                  const std::string& image, bool network, const core::Limits& limits,
-                                                 std::chrono::milliseconds deadline);
+                                                 std::chrono::milliseconds deadline, const StagedRun* staged = nullptr);
+  Expected<core::RunOutput, core::SandboxError> run_through_storage(const core::RunSpec& spec,
+                                                                    const std::string& image);
   // `<binary> <args…>` with the engine's environment, bounded; its exit code and output.
   struct Engine {
     std::optional<int> exit_code;
@@ -125,7 +145,8 @@ class OciRuntime final : public core::SandboxRuntime {
   };
   Engine engine(const std::vector<std::string>& args, std::chrono::seconds timeout) const;
   void remove(const std::string& container) const;
-  Expected<std::string, core::SandboxError> image_of(const std::string& room, const std::optional<std::string>& given) const;
+  Expected<std::string, core::SandboxError> image_of(const std::string& room,
+                                                     const std::optional<std::string>& given) const;
 
   friend class OciRuntimePeer;
   std::function<void(std::vector<std::string>&)> edit_argv_for_tests_;
