@@ -16,11 +16,13 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-# The suites that run the real walls: bwrap, the run's cgroup, the probe, the escapes, the
-# CLI behind them, and the real scanners in their rooms.
+# The suites that run the real walls and their real peers: bwrap, the run's cgroup, the
+# probe, the escapes, the CLI behind them, the real scanners in their rooms, the engines, and
+# the S3 server the storage transport goes through.
 WALL_SUITES = re.compile(
-    r"^(?:\w+/)?(AgentInBwrap|BwrapRuntimeTest|BwrapCgroupTest|RunCgroupOnThisMachine|Escape|ProbeCli|ScanCli|"
-    r"GuardDogReal|TrivyReal|YaraReal|ScannersInImages|WorkerCli|WorkerSoak|worker_tree|IdentifyRun|OciRuntimeTest)\.")
+    r"^(?:storage\.)?(?:\w+/)?(AgentInBwrap|BwrapRuntimeTest|BwrapCgroupTest|RunCgroupOnThisMachine|Escape|ProbeCli|"
+    r"ScanCli|GuardDogReal|TrivyReal|YaraReal|ScannersInImages|WorkerCli|WorkerSoak|worker_tree|IdentifyRun|"
+    r"OciRuntimeTest|OciStorageTest|S3BackendTest|S3BundleTest)\.")
 
 
 def skip_reason(out):

@@ -115,7 +115,11 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
   if (podman(in)) {
     // A user namespace of the container's own: uid 65532 inside is an unused host uid, not
     // the host's 65532 (docker's equivalent is the daemon's userns-remap, docs/operations/oci.md).
-    a.insert(a.end(), {"--userns", "auto:size=65536"});
+    // Joining another container's network means joining its user namespace too: the kernel
+    // lets a container mount its /sys only in a network namespace its own user namespace
+    // owns (runc: "mounting sysfs … operation not permitted" otherwise).
+    const bool joins_a_container = storage && in.storage_network.starts_with("container:") && !in.network;
+    a.insert(a.end(), {"--userns", joins_a_container ? in.storage_network : std::string("auto:size=65536")});
     // podman writes RLIMIT_NOFILE=1048576 into the spec, which a host without
     // CAP_SYS_RESOURCE cannot grant; these are the agent's own bounds for the scanner anyway.
     a.insert(a.end(), {"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"});

@@ -1,0 +1,321 @@
+// The oci runtime with transport = "storage", for real, on podman and on docker: the
+// bundle and the result through presigned URLs on a real S3 server (versitygw on loopback,
+// one per test), the container on a storage network that reaches that server and nothing
+// else, and the probe proving that network from inside.
+//
+// The storage network on one host (docs/operations/oci.md, "The storage transport"): a
+// holder container with no network of its own (`--network none`: a loopback and nothing
+// else), in whose loopback a relay (tests/helpers/netns_relay.cc) listens on the S3
+// server's port and forwards to the server on the host's loopback. A run joins the
+// holder's network (`storage_network = "container:<holder>"`), so the URL the worker signed
+// — http://127.0.0.1:<port>/… — reaches the same server from inside, and no other address
+// reaches anything.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "adapters/sandbox/blob.h"
+#include "adapters/sandbox/oci.h"
+#include "adapters/storage/bundle.h"
+#include "adapters/storage/router.h"
+#include "adapters/storage/s3_backend.h"
+#include "base/fd.h"
+#include "engines.h"
+
+namespace batlehub::adapters {
+namespace {
+
+using namespace batlehub::testing;
+
+// A port nothing listens on now, for this test's own S3 server.
+int free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+class OciStorageTest : public ::testing::TestWithParam<TestEngine> {
+ protected:
+  void SetUp() override {
+    if (auto why = engine_unavailable(GetParam()); !why.empty()) GTEST_SKIP() << why;
+    if (::access(BATLEHUB_TEST_S3_BIN, X_OK) != 0) {
+      GTEST_SKIP() << "versitygw is not installed at " << BATLEHUB_TEST_S3_BIN
+                   << " (scripts/install-peers.sh installs it)";
+    }
+    // The S3 server.
+    port_ = free_loopback_port();
+    peer_dir_ = s_.root() / "s3";
+    const std::string start = "VERSITYGW=" + std::string(BATLEHUB_TEST_S3_BIN) + " " + BATLEHUB_SOURCE_DIR +
+                              "/scripts/s3-peer.sh start " + peer_dir_.string() + " " + std::to_string(port_) +
+                              " >/dev/null";
+    ASSERT_EQ(std::system(start.c_str()), 0) << start;
+    config::StorageBackendConfig c;
+    c.name = "bundles";
+    c.type = config::StorageType::kS3;
+    c.endpoint = "http://127.0.0.1:" + std::to_string(port_);
+    c.bucket = BATLEHUB_TEST_S3_BUCKET;
+    c.access_key_id = BATLEHUB_TEST_S3_ACCESS_KEY;
+    c.secret_access_key = BATLEHUB_TEST_S3_SECRET_KEY;
+    auto s3 = S3Backend::create(c, [](std::string_view) { return std::optional<std::string>(); });
+    ASSERT_TRUE(s3) << s3.error();
+    s3_ = std::shared_ptr<core::StorageBackend>(std::move(*s3));
+    router_ = std::make_shared<StorageRouter>(std::vector<std::shared_ptr<core::StorageBackend>>{s3_}, "bundles");
+
+    // The image, and the holder whose network is the storage network.
+    rooms_ = s_.root() / "rooms";
+    fs::create_directories(rooms_);
+    ASSERT_TRUE(build_room(rooms_, "hostile"));
+    image_ = test_image_tag("hostile");
+    auto failed = import_room_image(GetParam(), rooms_ / "hostile", image_);
+    ASSERT_EQ(failed, "") << "failed: " << failed;
+    holder_ = "batlehub-test-holder-" + std::to_string(::getpid());
+    // podman: a user namespace of the holder's own, which the runs then share (oci.md says why).
+    const std::string userns = GetParam().kind == OciEngineKind::kPodman ? " --userns auto:size=65536" : "";
+    auto id = engine_out(GetParam(), "run -d --name " + holder_ + " --network none" + userns + " --pull never " +
+                                         image_ + " hostile hang");
+    ASSERT_TRUE(id && !id->empty()) << "the holder did not start";
+    auto pid = engine_out(GetParam(), "inspect -f '{{.State.Pid}}' " + holder_);
+    ASSERT_TRUE(pid && !pid->empty());
+    relay_ = start_relay("/proc/" + trim(*pid) + "/ns/net");
+    ASSERT_GT(relay_, 0) << "the relay did not start";
+  }
+
+  void TearDown() override {
+    if (relay_ > 0) {
+      ::kill(relay_, SIGKILL);
+      ::waitpid(relay_, nullptr, 0);
+    }
+    if (!holder_.empty()) {
+      engine_out(GetParam(), "kill " + holder_);  // its pid 1 ignores the SIGTERM rm -f would wait 10 s on
+      engine_out(GetParam(), "rm -f " + holder_);
+    }
+    if (!image_.empty()) remove_image(GetParam(), image_);
+    if (!peer_dir_.empty()) {
+      std::system((std::string(BATLEHUB_SOURCE_DIR) + "/scripts/s3-peer.sh stop " + peer_dir_.string() + " >/dev/null")
+                      .c_str());
+    }
+  }
+
+  static std::string trim(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  }
+
+  pid_t start_relay(const std::string& netns) {
+    int out[2];
+    if (::pipe(out) != 0) return -1;
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::dup2(out[1], 1);
+      const std::string port = std::to_string(port_);
+      const std::string bin = std::string(BATLEHUB_HELPERS_DIR) + "/netns-relay";
+      ::execl(bin.c_str(), bin.c_str(), netns.c_str(), port.c_str(), port.c_str(), nullptr);
+      ::_exit(127);
+    }
+    ::close(out[1]);
+    char buf[16] = {};
+    const ssize_t n = ::read(out[0], buf, sizeof buf - 1);
+    ::close(out[0]);
+    return n > 0 && std::string(buf).starts_with("ready") ? pid : -1;
+  }
+
+  BundleOptions bundle_options(const std::string& worker = oci_worker_label()) {
+    return BundleOptions{prefix_, std::chrono::seconds(60), worker};
+  }
+
+  OciOptions options(std::shared_ptr<BundleStore> store) {
+    OciOptions o = test_oci_options(GetParam(), image_, s_.work());
+    o.bundles = std::move(store);
+    o.storage_network = "container:" + holder_;
+    return o;
+  }
+
+  std::vector<std::string> keys_under(const std::string& p) {
+    std::vector<std::string> out;
+    auto l = s3_->list(p);
+    EXPECT_TRUE(l) << l.error().message;
+    if (l) {
+      for (const auto& o : *l) out.push_back(o.key);
+    }
+    return out;
+  }
+
+  std::shared_ptr<const core::Blob> artifact_with_sha(const std::string& bytes) {
+    const fs::path p = s_.root() / "artifact.tgz";
+    std::ofstream(p, std::ios::binary) << bytes;
+    FILE* f = ::popen(("sha256sum " + p.string()).c_str(), "r");
+    char hex[65] = {};
+    EXPECT_EQ(std::fread(hex, 1, 64, f), 64u);
+    ::pclose(f);
+    auto b = file_blob(p.string(), std::string(hex));
+    EXPECT_TRUE(b);
+    return *b;
+  }
+
+  core::ProbeTarget target() {
+    return core::ProbeTarget{"hostile", std::nullopt, {"/usr/bin/hostile"}, core::Limits{}};
+  }
+
+  Scratch s_;
+  fs::path rooms_;
+  fs::path peer_dir_;
+  int port_ = 0;
+  std::string image_;
+  std::string holder_;
+  pid_t relay_ = -1;
+  std::shared_ptr<core::StorageBackend> s3_;
+  std::shared_ptr<StorageRouter> router_;
+  const std::string prefix_ = "sandbox/";
+};
+
+TEST_P(OciStorageTest, a_run_through_presigned_urls_gives_what_the_mount_transport_gives_and_leaves_no_key) {
+  core::RunSpec spec = fixture_run_spec();
+  auto store = std::make_shared<BundleStore>(s3_, router_, bundle_options());
+  OciRuntime storage(options(store));
+  auto o = storage.run(spec);
+  ASSERT_TRUE(o) << o.error().message;
+  EXPECT_EQ(o->status, 0);
+  EXPECT_EQ(o->stdout_bytes, "module.exports = 42;\n");
+  EXPECT_EQ(o->report.extract.refused_by_type, 1u);
+
+  auto m = OciRuntime(test_oci_options(GetParam(), image_, s_.work())).run(spec);
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(o->status, m->status);
+  EXPECT_EQ(o->stdout_bytes, m->stdout_bytes);
+  EXPECT_EQ(o->stderr_tail, m->stderr_tail);
+  EXPECT_EQ(o->report.extract, m->report.extract);
+  EXPECT_EQ(keys_under(prefix_), std::vector<std::string>{}) << "a per-run key outlived its run";
+}
+
+TEST_P(OciStorageTest, a_job_of_three_scanners_uploads_an_uncached_artifact_once_and_a_cached_one_not_at_all) {
+  core::RunSpec spec = fixture_run_spec();
+  // The fixture's archive as a file with a content address, as the worker's store hands it out.
+  auto memory = spec.bundle.entries[0].blob;
+  const fs::path raw = s_.root() / "raw.tgz";
+  {
+    base::Fd fd(::open(raw.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644));
+    ASSERT_TRUE(memory->copy_to(fd.get()));
+  }
+  std::ifstream in(raw, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto blob = artifact_with_sha(bytes);
+  spec.bundle.entries[0].blob = blob;
+  const std::string sha = *blob->sha256();
+  spec.label.job = "job-" + std::to_string(::getpid());
+
+  auto store = std::make_shared<BundleStore>(s3_, router_, bundle_options());
+  OciRuntime oci(options(store));
+  std::vector<std::string> seen;
+  for (const char* scanner : {"guarddog", "yara", "trivy"}) {
+    spec.label.scanner = scanner;
+    auto o = oci.run(spec);
+    ASSERT_TRUE(o) << o.error().message;
+    EXPECT_EQ(o->stdout_bytes, "module.exports = 42;\n");
+    // The server's own listing after each run: the job's one copy, and no per-run key.
+    const auto keys = keys_under(prefix_);
+    EXPECT_EQ(keys, std::vector<std::string>{prefix_ + spec.label.job + "/artifact-" + sha}) << scanner;
+    auto h = s3_->head(prefix_ + spec.label.job + "/artifact-" + sha);
+    ASSERT_TRUE(h);
+    seen.push_back(std::to_string(h->last_modified.time_since_epoch().count()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // a second upload would show
+  }
+  EXPECT_EQ(seen[0], seen[1]);
+  EXPECT_EQ(seen[1], seen[2]);
+  oci.close_job(spec.label.job);
+  EXPECT_EQ(keys_under(prefix_), std::vector<std::string>{}) << "the job's copy outlived the job";
+
+  // Cached: the artifact's own blob, presigned where it lies; nothing uploaded under the prefix.
+  ASSERT_TRUE(router_->store_artifact("artifact:npm/x/1.0.0", *blob, sha));
+  auto before = s3_->head(blob_key(sha));
+  ASSERT_TRUE(before);
+  for (const char* scanner : {"guarddog", "yara", "trivy"}) {
+    spec.label.scanner = scanner;
+    auto o = oci.run(spec);
+    ASSERT_TRUE(o) << o.error().message;
+    EXPECT_EQ(o->stdout_bytes, "module.exports = 42;\n");
+    EXPECT_EQ(keys_under(prefix_), std::vector<std::string>{}) << scanner;
+  }
+  EXPECT_EQ(s3_->head(blob_key(sha))->last_modified, before->last_modified);
+  (void)s3_->remove(blob_key(sha));
+  (void)s3_->remove("artifact:npm/x/1.0.0");
+}
+
+TEST_P(OciStorageTest,
+       the_probe_passes_on_the_storage_network_and_fails_no_network_when_a_canary_is_reachable_through_it) {
+  auto store = std::make_shared<BundleStore>(s3_, router_, bundle_options());
+  OciRuntime oci(options(store));
+  auto r = oci.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->passed()) << r->first_failure().value_or("");
+  EXPECT_EQ(keys_under(prefix_), std::vector<std::string>{});
+
+  // A storage network that lets one more destination through: the relay's port, named as a
+  // canary, is what such a network would reach.
+  OciOptions leaky = options(store);
+  leaky.probe_canaries = {"127.0.0.1:" + std::to_string(port_)};
+  auto l = OciRuntime(leaky).probe(target());
+  ASSERT_TRUE(l) << l.error().message;
+  ASSERT_FALSE(l->passed());
+  EXPECT_EQ(l->first_failure()->rfind("no_network:", 0), 0u) << *l->first_failure();
+}
+
+TEST_P(OciStorageTest, a_worker_killed_mid_run_leaves_keys_and_a_container_that_the_next_sweep_removes) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto store = std::make_shared<BundleStore>(s3_, router_, bundle_options());
+    OciRuntime oci(options(store));
+    core::RunSpec spec;
+    spec.label.scanner = "hostile";
+    spec.argv = {"hostile", "hang"};
+    spec.timeout = std::chrono::seconds(600);
+    (void)oci.run(spec);
+    ::_exit(0);
+  }
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string worker = std::to_string(child) + "@" + host;
+  std::string seen;
+  for (int i = 0; i < 300 && seen.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    seen = engine_out(GetParam(), "ps -a --filter label=io.batlehub.worker=" + worker + " --format '{{.Names}}'")
+               .value_or("");
+  }
+  ASSERT_NE(seen, "") << "the child's container never appeared";
+  ASSERT_EQ(::kill(child, SIGKILL), 0);
+  ::waitpid(child, nullptr, 0);
+  const auto left = keys_under(prefix_);
+  ASSERT_FALSE(left.empty()) << "the dead worker's manifest should still be there";
+  for (const auto& k : left) EXPECT_NE(k.find(bundle_key_segment(worker) + "-"), std::string::npos) << k;
+
+  auto store = std::make_shared<BundleStore>(s3_, router_, bundle_options());
+  OciRuntime next(options(store));
+  auto removed = next.sweep(std::chrono::seconds(3600));
+  ASSERT_TRUE(removed) << removed.error().message;
+  EXPECT_GE(*removed, 1u + left.size());
+  EXPECT_EQ(keys_under(prefix_), std::vector<std::string>{});
+  EXPECT_EQ(engine_out(GetParam(), "ps -a --filter label=io.batlehub.worker=" + worker + " --format '{{.Names}}'")
+                .value_or("?"),
+            "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, OciStorageTest, ::testing::Values(kPodman, kDocker),
+                         [](const auto& i) { return std::string(i.param.name); });
+
+}  // namespace
+}  // namespace batlehub::adapters
