@@ -25,7 +25,9 @@ OciArgvInput input(OciEngineKind engine, bool network = false) {
   return in;
 }
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 // Every value the flag is given (a flag may repeat: --label, --tmpfs, -e).
 std::vector<std::string> values(const std::vector<std::string>& v, const std::string& flag) {
@@ -55,10 +57,11 @@ TEST_P(OciArgv, every_flag_of_the_rfc_is_there) {
   EXPECT_EQ(values(a, "--dns"), podman ? Strings{} : Strings{"127.0.0.1"});
   EXPECT_EQ(values(a, "--dns-search"), podman ? Strings{} : Strings{"."});
   EXPECT_TRUE(has(a, "--read-only"));
-  const std::string t = podman ? "rw,nosuid,nodev,noexec,size=512m,U" : "rw,nosuid,nodev,noexec,size=512m,uid=65532,gid=65532";
+  const std::string t =
+      podman ? "rw,nosuid,nodev,noexec,size=512m,U" : "rw,nosuid,nodev,noexec,size=512m,uid=65532,gid=65532";
   EXPECT_EQ(values(a, "--tmpfs"), (Strings{"/work:" + t, "/tmp:" + t}));
-  EXPECT_EQ(values(a, "-v"), Strings{"/tmp/batlehub-run-4242-guarddog-ab12:/bundle" +
-                                     std::string(podman ? ":rw,nosuid,nodev" : ":rw")});
+  EXPECT_EQ(values(a, "-v"),
+            Strings{"/tmp/batlehub-run-4242-guarddog-ab12:/bundle" + std::string(podman ? ":rw,nosuid,nodev" : ":rw")});
   EXPECT_EQ(values(a, "--cap-drop"), Strings{"ALL"});
   EXPECT_EQ(values(a, "--security-opt"), Strings{"no-new-privileges"});
   EXPECT_EQ(values(a, "--memory"), Strings{"2048m"});
@@ -83,7 +86,8 @@ TEST_P(OciArgv, every_flag_of_the_rfc_is_there) {
   EXPECT_EQ(Strings(a.end() - 6, a.end()),
             (Strings{"batlehub-sandbox-guarddog:0.1.0", "batlehub-sandbox", "--in", "file:///bundle/manifest.json",
                      "--out", "file:///bundle/out.tar"}));
-  for (const char* never : {"-i", "--interactive", "-t", "--tty", "--privileged", "sh", "/bin/sh", "-c", "--env-host", "--env-host=true"}) {
+  for (const char* never :
+       {"-i", "--interactive", "-t", "--tty", "--privileged", "sh", "/bin/sh", "-c", "--env-host", "--env-host=true"}) {
     EXPECT_FALSE(has(a, never)) << never;
   }
 }
@@ -113,6 +117,33 @@ TEST_P(OciArgv, a_network_named_in_extra_args_replaces_none_rather_than_conflict
   auto in = input(GetParam());
   in.extra_args = {"--label", "network=none-of-your-business"};  // not a network flag
   EXPECT_EQ(values(oci_argv(in), "--network"), Strings{"none"});
+}
+
+TEST_P(OciArgv, the_storage_transport_gives_the_agent_two_urls_and_joins_the_storage_network) {
+  const bool podman = GetParam() == OciEngineKind::kPodman;
+  OciArgvInput in = input(GetParam());
+  in.bundle_dir.clear();
+  in.in_url = "http://127.0.0.1:9000/b/sandbox/job7/guarddog/1/r/manifest.json?X-Amz-Signature=aa";
+  in.out_url = "http://127.0.0.1:9000/b/sandbox/job7/guarddog/1/r/out.tar?X-Amz-Signature=bb";
+  in.storage_network = "container:batlehub-storage";
+  auto a = oci_argv(in);
+  EXPECT_EQ(values(a, "--network"), Strings{"container:batlehub-storage"});
+  EXPECT_EQ(values(a, "-v"), Strings{}) << "no host directory reaches the container";
+  // podman: the holder's user namespace with its network (the kernel's rule for /sys);
+  // docker: the daemon's, as always. docker refuses --dns beside a container's network.
+  EXPECT_EQ(values(a, "--userns"), podman ? Strings{"container:batlehub-storage"} : Strings{});
+  EXPECT_EQ(values(a, "--dns"), Strings{});
+  EXPECT_EQ(Strings(a.end() - 5, a.end()), (Strings{"batlehub-sandbox", "--in", in.in_url, "--out", in.out_url}));
+  // Every other wall is the same as the mount transport's.
+  EXPECT_TRUE(has(a, "--read-only"));
+  EXPECT_EQ(values(a, "--cap-drop"), Strings{"ALL"});
+  EXPECT_EQ(values(a, "--user"), Strings{"65532:65532"});
+
+  // A run that needs the network gets the engine's, not the storage network, nor its userns.
+  in.network = true;
+  auto n = oci_argv(in);
+  EXPECT_EQ(values(n, "--network"), Strings{});
+  EXPECT_EQ(values(n, "--userns"), podman ? Strings{"auto:size=65536"} : Strings{});
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, OciArgv, ::testing::Values(OciEngineKind::kPodman, OciEngineKind::kDocker),
