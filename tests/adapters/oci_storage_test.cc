@@ -29,7 +29,9 @@
 #include "adapters/storage/router.h"
 #include "adapters/storage/s3_backend.h"
 #include "base/fd.h"
+#include "config/config.h"
 #include "engines.h"
+#include "server/builders.h"
 
 namespace batlehub::adapters {
 namespace {
@@ -312,6 +314,42 @@ TEST_P(OciStorageTest, a_worker_killed_mid_run_leaves_keys_and_a_container_that_
   EXPECT_EQ(engine_out(GetParam(), "ps -a --filter label=io.batlehub.worker=" + worker + " --format '{{.Names}}'")
                 .value_or("?"),
             "");
+}
+
+TEST_P(OciStorageTest, a_worker_configured_for_the_storage_transport_proves_and_runs_through_it) {
+  // The operator's path: a TOML file, the worker's builder, the probe of every image, a run.
+  const bool podman = GetParam().kind == OciEngineKind::kPodman;
+  const std::string toml =
+      std::string("[worker.sandbox]\nruntime = \"oci\"\nstart_timeout_secs = 60\nbundle_prefix = \"") + prefix_ +
+      "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n[worker.sandbox.oci]\nengine = \"" + (podman ? "podman" : "docker") +
+      "\"\nimage = \"" + image_ + "\"\ntransport = \"storage\"\nstorage_network = \"container:" + holder_ +
+      "\"\n[storage]\ndefault = \"s3\"\n[storage.backends.s3]\ntype = \"s3\"\nendpoint = "
+      "\"http://127.0.0.1:" +
+      std::to_string(port_) + "\"\nbucket = \"" + BATLEHUB_TEST_S3_BUCKET + "\"\naccess_key_id = \"" +
+      BATLEHUB_TEST_S3_ACCESS_KEY + "\"\nsecret_access_key = \"" + BATLEHUB_TEST_S3_SECRET_KEY +
+      "\"\n[scanners.hostile]\ntype = \"yara\"\ncommand = \"hostile\"\nrules = \"/dev/null\"\n";
+  const std::vector<std::string> engine = engine_env(GetParam());
+  config::Env env = [&](std::string_view k) -> std::optional<std::string> {
+    if (k == "TMPDIR") return s_.work().string();
+    for (const auto& kv : engine) {
+      if (kv.starts_with(std::string(k) + "=")) return kv.substr(k.size() + 1);
+    }
+    return std::nullopt;
+  };
+  auto loaded = config::load_string(toml, "worker.toml", env);
+  ASSERT_TRUE(loaded) << loaded.error().describe() << "\n" << toml;
+  auto rt = server::build_sandbox_runtime(loaded->config, env);
+  ASSERT_TRUE(rt) << rt.error();
+  const auto targets = server::probe_targets(loaded->config, env);
+  ASSERT_EQ(targets.size(), 1u);
+  auto probed = (*rt)->probe(targets[0]);
+  ASSERT_TRUE(probed) << probed.error().message;
+  EXPECT_TRUE(probed->passed()) << probed->first_failure().value_or("");
+  core::RunSpec spec = fixture_run_spec();
+  auto o = (*rt)->run(spec);
+  ASSERT_TRUE(o) << o.error().message;
+  EXPECT_EQ(o->stdout_bytes, "module.exports = 42;\n");
+  EXPECT_EQ(keys_under(prefix_), std::vector<std::string>{});
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, OciStorageTest, ::testing::Values(kPodman, kDocker),
