@@ -1,0 +1,123 @@
+// `batlehub submit` with an S3 default backend, as an operator runs it: the artifact is
+// queued as always, and also put where the storage transport finds it — its content once as
+// blob/<sha256>, a ref at artifact:<registry>/<name>/<version> — so that the router presigns
+// it in place. Against versitygw on loopback (the fixture "s3").
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "adapters/storage/router.h"
+#include "adapters/storage/s3_backend.h"
+#include "scratch.h"
+
+namespace batlehub::server {
+namespace {
+
+using batlehub::testing::Scratch;
+namespace fs = std::filesystem;
+
+struct Ran {
+  int status = 0;
+  std::string out;
+};
+
+Ran batlehub(const std::vector<std::string>& args, const fs::path& out) {
+  std::string cmd = "env -i PATH=/usr/bin:/bin '" + std::string(BATLEHUB_BIN) + "'";
+  for (const auto& a : args) cmd += " '" + a + "'";
+  cmd += " > '" + out.string() + "' 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return Ran{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Scratch::read(out)};
+}
+
+class SubmitToStorage : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::access(BATLEHUB_TEST_S3_BIN, X_OK) != 0) {
+      GTEST_SKIP() << "versitygw is not installed at " << BATLEHUB_TEST_S3_BIN
+                   << " (scripts/install-peers.sh installs it)";
+    }
+    registry_ = "npm-submit-" + std::to_string(::getpid());
+    s3_config_.name = "s3";
+    s3_config_.type = config::StorageType::kS3;
+    s3_config_.endpoint = BATLEHUB_TEST_S3_ENDPOINT_BUILT;
+    s3_config_.bucket = BATLEHUB_TEST_S3_BUCKET;
+    s3_config_.access_key_id = BATLEHUB_TEST_S3_ACCESS_KEY;
+    s3_config_.secret_access_key = BATLEHUB_TEST_S3_SECRET_KEY;
+  }
+
+  fs::path config(const std::string& endpoint) {
+    fs::path p = s_.root() / "config.toml";
+    Scratch::write(p, "[worker]\nstate_dir = \"" + (s_.root() / "state").string() + "\"\nregistries = [\"" + registry_ +
+                          "\"]\n[storage]\ndefault = \"s3\"\n[storage.backends.s3]\ntype = \"s3\"\nendpoint = \"" +
+                          endpoint + "\"\nbucket = \"" + BATLEHUB_TEST_S3_BUCKET + "\"\naccess_key_id = \"" +
+                          BATLEHUB_TEST_S3_ACCESS_KEY + "\"\nsecret_access_key = \"" + BATLEHUB_TEST_S3_SECRET_KEY +
+                          "\"\n");
+    return p;
+  }
+
+  fs::path archive(const std::string& name, const std::string& bytes) {
+    fs::path p = s_.root() / name;
+    Scratch::write(p, bytes);
+    return p;
+  }
+
+  Scratch s_;
+  std::string registry_;
+  config::StorageBackendConfig s3_config_;
+};
+
+TEST_F(SubmitToStorage, the_artifact_is_queued_and_its_blob_and_ref_are_where_the_router_presigns_them) {
+  // Bytes unique to this run, so that the blob is this test's alone.
+  const std::string bytes = "not really a tarball " + std::to_string(::getpid()) + "\n";
+  Ran r = batlehub({"submit", "--config", config(BATLEHUB_TEST_S3_ENDPOINT_BUILT).string(), "--registry", registry_,
+                    archive("leftpad-1.3.0.tgz", bytes).string()},
+                   s_.root() / "submit.out");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+  const auto at = r.out.find("sha256:");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string sha = r.out.substr(at + 7, 64);
+
+  auto s3 = adapters::S3Backend::create(s3_config_, [](std::string_view) { return std::optional<std::string>(); });
+  ASSERT_TRUE(s3) << s3.error();
+  std::shared_ptr<core::StorageBackend> backend(std::move(*s3));
+  EXPECT_EQ(*backend->get(adapters::blob_key(sha), 1 << 20), bytes);
+  adapters::StorageRouter router({backend}, "s3");
+  const std::string logical = "artifact:" + registry_ + "/leftpad/1.3.0";
+  auto where = router.resolve(logical);
+  ASSERT_TRUE(where) << where.error().message;
+  EXPECT_EQ(where->key, adapters::blob_key(sha));
+  EXPECT_EQ(where->size, bytes.size());
+  auto url = router.presign_get(logical, std::chrono::seconds(60));
+  ASSERT_TRUE(url) << url.error().message;
+  EXPECT_NE(url->find("/" + std::string(BATLEHUB_TEST_S3_BUCKET) + "/blob/" + sha + "?"), std::string::npos) << *url;
+
+  // The same content under a second name: a second ref, no second blob.
+  const auto before = backend->head(adapters::blob_key(sha));
+  ASSERT_TRUE(before);
+  Ran again = batlehub({"submit", "--config", config(BATLEHUB_TEST_S3_ENDPOINT_BUILT).string(), "--registry", registry_,
+                        archive("rightpad-1.0.0.tgz", bytes).string()},
+                       s_.root() / "again.out");
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_EQ(router.resolve("artifact:" + registry_ + "/rightpad/1.0.0")->key, adapters::blob_key(sha));
+  EXPECT_EQ(backend->head(adapters::blob_key(sha))->last_modified, before->last_modified);
+
+  (void)backend->remove(adapters::blob_key(sha));
+  (void)backend->remove(logical);
+  (void)backend->remove("artifact:" + registry_ + "/rightpad/1.0.0");
+}
+
+TEST_F(SubmitToStorage, an_unreachable_cache_is_said_and_the_artifact_is_still_queued) {
+  // A loopback port nothing listens on: not caching costs an upload per job, never a job.
+  Ran r = batlehub({"submit", "--config", config("http://127.0.0.1:9").string(), "--registry", registry_,
+                    archive("leftpad-1.3.1.tgz", "x").string()},
+                   s_.root() / "submit.out");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("warning: " + registry_ + ":leftpad@1.3.1 is not cached in [storage]"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("queued " + registry_ + ":leftpad@1.3.1"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace batlehub::server
