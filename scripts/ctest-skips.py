@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 WALL_SUITES = re.compile(
     r"^(?:storage\.)?(?:\w+/)?(AgentInBwrap|BwrapRuntimeTest|BwrapCgroupTest|RunCgroupOnThisMachine|Escape|ProbeCli|"
     r"ScanCli|GuardDogReal|TrivyReal|YaraReal|ScannersInImages|WorkerCli|WorkerSoak|worker_tree|IdentifyRun|"
-    r"OciRuntimeTest|OciStorageTest|S3BackendTest|S3BundleTest|SubmitToStorage)\.")
+    r"OciRuntimeTest|OciStorageTest|S3BackendTest|S3BundleTest|S3TlsTest|SubmitToStorage)\.")
 
 
 def skip_reason(out):
