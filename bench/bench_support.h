@@ -1,7 +1,7 @@
-// What the benchmarks (bench_extract, bench_runtimes, bench_oci) share: how they read their
-// command line and fail, how they time a child process, their statistics, and what they
-// print about the machine. One header of inline functions, so that the programs' figures
-// are computed alike and their command lines answer alike.
+// What the benchmarks (bench_extract, bench_runtimes, bench_oci, bench_storage) share: how
+// they read their command line and fail, how they time a child process, their statistics,
+// and what they print about the machine. One header of inline functions, so that the
+// programs' figures are computed alike and their command lines answer alike.
 #pragma once
 
 #include <fcntl.h>

@@ -8,10 +8,12 @@
 #   BENCH_RUNTIME_REPS  repetitions of each measured run of bench_runtimes (default 30)
 #   BENCH_OCI_REPS      repetitions of each measured run of bench_oci (default 10; a container
 #                       run takes 0.3-1 s)
+#   BENCH_STORAGE_REPS  repetitions of each measured run of bench_storage (default 10)
 #
-# bench_oci runs as root (skipped with the reason otherwise): on podman always, and on docker
-# through a throwaway daemon (scripts/docker-peer.sh) in a temporary directory, stopped on
-# the way out; docker is skipped, with the reason, when that daemon cannot start.
+# bench_oci and bench_storage run as root (skipped with the reason otherwise): on podman
+# always, and on docker through a throwaway daemon (scripts/docker-peer.sh) in a temporary
+# directory, stopped on the way out; docker is skipped, with the reason, when that daemon
+# cannot start. bench_storage starts its own S3 server (versitygw) on a loopback port.
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -22,9 +24,10 @@ build=$1
 bench=$build/bench/bench_extract
 runtimes=$build/bench/bench_runtimes
 oci=$build/bench/bench_oci
+storage=$build/bench/bench_storage
 agent=$build/src/agent/batlehub-sandbox
 scripts=$(cd "$(dirname "$0")/../scripts" && pwd)
-for f in "$bench" "$runtimes" "$oci" "$agent"; do
+for f in "$bench" "$runtimes" "$oci" "$storage" "$agent"; do
   if [[ ! -x $f ]]; then
     echo "$0: $f is missing; build first (cmake --build --preset release, or make bench)" >&2
     exit 1
@@ -42,8 +45,12 @@ echo
 echo "== bench_oci ($(date -u +%Y-%m-%dT%H:%MZ))"
 if [[ $(id -u) -ne 0 ]]; then
   echo "bench_oci: skipped: it runs as root (docker's bundle dir is a mount; podman's --userns auto is root's)"
+  echo
+  echo "== bench_storage ($(date -u +%Y-%m-%dT%H:%MZ))"
+  echo "bench_storage: skipped: it runs as root (as bench_oci, and its relay enters a container's netns)"
 else
   oci_args=(--agent "$agent" --reps "${BENCH_OCI_REPS:-10}" --engine podman)
+  storage_args=(--agent "$agent" --reps "${BENCH_STORAGE_REPS:-10}" --engine podman)
   # The docker daemon is a throwaway one: its own data root and socket in a fresh directory
   # (short: the socket's path must fit a sockaddr_un), gone with everything in it on exit.
   docker_dir=$(mktemp -d /tmp/batlehub-bench-docker.XXXXXX)
@@ -54,12 +61,16 @@ else
   trap stop_docker EXIT
   if docker_host=$("$scripts/docker-peer.sh" start "$docker_dir" 2>"$docker_dir/start.err"); then
     oci_args+=(--engine docker --docker-host "$docker_host")
+    storage_args+=(--engine docker --docker-host "$docker_host")
   else
     # Its first line says why; the last lines are dockerd's log, when it got that far.
-    echo "bench_oci: docker skipped: scripts/docker-peer.sh could not start a daemon:"
+    echo "bench_oci, bench_storage: docker skipped: scripts/docker-peer.sh could not start a daemon:"
     { head -n 1 "$docker_dir/start.err"; tail -n +2 "$docker_dir/start.err" | tail -n 3; } | sed 's/^/  /'
   fi
   "$oci" "${oci_args[@]}"
+  echo
+  echo "== bench_storage ($(date -u +%Y-%m-%dT%H:%MZ))"
+  "$storage" "${storage_args[@]}"
   stop_docker
   trap - EXIT
 fi
