@@ -5,7 +5,7 @@
 
 namespace batlehub::core {
 
-wire::Manifest manifest_head(const RunSpec& spec) {
+Expected<wire::Manifest, SandboxError> manifest_for(const RunSpec& spec, const InputUrl& url_of) {
   wire::Manifest m;
   m.wire = wire::kWireVersion;
   m.argv = spec.argv;
@@ -13,6 +13,24 @@ wire::Manifest manifest_head(const RunSpec& spec) {
   m.limits = spec.limits.rlimits();
   m.timeout_ms = static_cast<std::uint64_t>(spec.timeout.count());
   m.extract_policy = spec.limits.extract_policy();
+  int n = 0;
+  for (const BundleEntry& e : spec.bundle.entries) {
+    wire::Entry w;
+    w.kind = e.kind;
+    w.path = e.path;
+    if (e.kind == wire::EntryKind::kInline) {
+      w.bytes = e.bytes;
+    } else {
+      if (!e.blob)
+        return Unexpected(SandboxError{SandboxError::Kind::kConfig, "entry '" + e.path.str() + "' has no blob"});
+      auto url = url_of(e, n++);
+      if (!url) return Unexpected(url.error());
+      w.url = std::move(*url);
+      w.size = e.blob->size();
+      w.strip_wrapper = e.strip_wrapper;
+    }
+    m.entries.push_back(std::move(w));
+  }
   return m;
 }
 
@@ -44,46 +62,61 @@ BundleEntry BundleEntry::archive(wire::RelPath p, std::shared_ptr<const Blob> bl
 namespace {
 
 constexpr base::Names<SandboxError::Kind, 9> kSandboxErrorNames{{{SandboxError::Kind::kStartTimeout, "start_timeout"},
-                                                               {SandboxError::Kind::kRunTimeout, "run_timeout"},
-                                                               {SandboxError::Kind::kCrashed, "crashed"},
-                                                               {SandboxError::Kind::kOutOfMemory, "out_of_memory"},
-                                                               {SandboxError::Kind::kResultInvalid, "result_invalid"},
-                                                               {SandboxError::Kind::kBundleRefused, "bundle_refused"},
-                                                               {SandboxError::Kind::kUnsupported, "unsupported"},
-                                                               {SandboxError::Kind::kConfig, "config"},
-                                                               {SandboxError::Kind::kIo, "io"}}};
+                                                                 {SandboxError::Kind::kRunTimeout, "run_timeout"},
+                                                                 {SandboxError::Kind::kCrashed, "crashed"},
+                                                                 {SandboxError::Kind::kOutOfMemory, "out_of_memory"},
+                                                                 {SandboxError::Kind::kResultInvalid, "result_invalid"},
+                                                                 {SandboxError::Kind::kBundleRefused, "bundle_refused"},
+                                                                 {SandboxError::Kind::kUnsupported, "unsupported"},
+                                                                 {SandboxError::Kind::kConfig, "config"},
+                                                                 {SandboxError::Kind::kIo, "io"}}};
 constexpr base::Names<ScannerError::Kind, 6> kScannerErrorNames{{{ScannerError::Kind::kTimeout, "Timeout"},
-                                                                {ScannerError::Kind::kCrashed, "Crashed"},
-                                                                {ScannerError::Kind::kOutput, "Output"},
-                                                                {ScannerError::Kind::kUnsupported, "Unsupported"},
-                                                                {ScannerError::Kind::kUpstream, "Upstream"},
-                                                                {ScannerError::Kind::kOther, "Other"}}};
+                                                                 {ScannerError::Kind::kCrashed, "Crashed"},
+                                                                 {ScannerError::Kind::kOutput, "Output"},
+                                                                 {ScannerError::Kind::kUnsupported, "Unsupported"},
+                                                                 {ScannerError::Kind::kUpstream, "Upstream"},
+                                                                 {ScannerError::Kind::kOther, "Other"}}};
 
 }  // namespace
 
-std::string_view to_string(SandboxError::Kind k) { return base::name_of(kSandboxErrorNames, k); }
+std::string_view to_string(SandboxError::Kind k) {
+  return base::name_of(kSandboxErrorNames, k);
+}
 
 std::string_view outcome_label(const Expected<RunOutput, SandboxError>& r) {
   if (r) return "ok";
   switch (r.error().kind) {
-    case SandboxError::Kind::kStartTimeout: return "start_timeout";
-    case SandboxError::Kind::kRunTimeout: return "run_timeout";
-    case SandboxError::Kind::kResultInvalid: return "result_invalid";
-    case SandboxError::Kind::kOutOfMemory: return "out_of_memory";
-    default: return "crashed";
+    case SandboxError::Kind::kStartTimeout:
+      return "start_timeout";
+    case SandboxError::Kind::kRunTimeout:
+      return "run_timeout";
+    case SandboxError::Kind::kResultInvalid:
+      return "result_invalid";
+    case SandboxError::Kind::kOutOfMemory:
+      return "out_of_memory";
+    default:
+      return "crashed";
   }
 }
 
-std::string_view to_string(ScannerError::Kind k) { return base::name_of(kScannerErrorNames, k); }
+std::string_view to_string(ScannerError::Kind k) {
+  return base::name_of(kScannerErrorNames, k);
+}
 
 std::string_view error_class(ScannerError::Kind k) {
   switch (k) {
-    case ScannerError::Kind::kTimeout: return "timeout";
-    case ScannerError::Kind::kCrashed: return "crashed";
-    case ScannerError::Kind::kOutput: return "output";
-    case ScannerError::Kind::kUnsupported: return "unsupported";
-    case ScannerError::Kind::kUpstream: return "upstream";
-    case ScannerError::Kind::kOther: return "other";
+    case ScannerError::Kind::kTimeout:
+      return "timeout";
+    case ScannerError::Kind::kCrashed:
+      return "crashed";
+    case ScannerError::Kind::kOutput:
+      return "output";
+    case ScannerError::Kind::kUnsupported:
+      return "unsupported";
+    case ScannerError::Kind::kUpstream:
+      return "upstream";
+    case ScannerError::Kind::kOther:
+      return "other";
   }
   return "other";
 }
@@ -93,14 +126,19 @@ ScannerError to_scanner_error(const SandboxError& e) {
   using S = ScannerError::Kind;
   switch (e.kind) {
     case K::kStartTimeout:
-    case K::kRunTimeout: return {S::kTimeout, e.message};
+    case K::kRunTimeout:
+      return {S::kTimeout, e.message};
     case K::kCrashed:
-    case K::kOutOfMemory: return {S::kCrashed, e.message};
+    case K::kOutOfMemory:
+      return {S::kCrashed, e.message};
     case K::kResultInvalid:
-    case K::kBundleRefused: return {S::kOutput, e.message};
-    case K::kUnsupported: return {S::kUnsupported, e.message};
+    case K::kBundleRefused:
+      return {S::kOutput, e.message};
+    case K::kUnsupported:
+      return {S::kUnsupported, e.message};
     case K::kConfig:
-    case K::kIo: return {S::kOther, e.message};
+    case K::kIo:
+      return {S::kOther, e.message};
   }
   return {S::kOther, e.message};
 }

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,9 +40,9 @@ class Blob {
 struct BundleEntry {
   wire::EntryKind kind = wire::EntryKind::kInline;
   wire::RelPath path = *wire::RelPath::parse("x");
-  std::string bytes;                  // kInline
-  std::shared_ptr<const Blob> blob;   // kFile, kArchive
-  bool strip_wrapper = false;         // kArchive
+  std::string bytes;                 // kInline
+  std::shared_ptr<const Blob> blob;  // kFile, kArchive
+  bool strip_wrapper = false;        // kArchive
 
   static BundleEntry inline_file(wire::RelPath p, std::string bytes);
   static BundleEntry file(wire::RelPath p, std::shared_ptr<const Blob> blob);
@@ -62,9 +63,7 @@ struct Limits {
   std::uint64_t max_entries = 50'000;
 
   wire::Rlimits rlimits() const { return {memory_limit_mb, cpu_seconds}; }
-  wire::ExtractPolicy extract_policy() const {
-    return {max_entries, max_extracted_mb * 1024 * 1024, 100};
-  }
+  wire::ExtractPolicy extract_policy() const { return {max_entries, max_extracted_mb * 1024 * 1024, 100}; }
   // What one run may cost in memory; what sizes the sandbox pool (RFC 0022 §4.2).
   std::uint64_t cost_mb() const { return memory_limit_mb + max_extracted_mb; }
 };
@@ -86,10 +85,6 @@ struct RunSpec {
   std::optional<std::string> image;  // the image runtimes' override
   RunLabel label;
 };
-
-// The manifest a run's spec makes, its entries left out: how each runtime gets its inputs to
-// the agent (files beside the manifest, presigned URLs) is the runtime's.
-wire::Manifest manifest_head(const RunSpec& spec);
 
 struct RunOutput {
   std::optional<int> status;  // the scanner's exit code; none when it was killed
@@ -127,6 +122,12 @@ struct SandboxError {
 
 std::string_view to_string(SandboxError::Kind k);
 
+// The manifest a run's spec makes. How each input reaches the agent (a file beside the
+// manifest, a presigned URL) is the runtime's: `url_of` is asked once per blob entry, with
+// its index among them, and its error is the manifest's.
+using InputUrl = std::function<Expected<std::string, SandboxError>(const BundleEntry& entry, int n)>;
+Expected<wire::Manifest, SandboxError> manifest_for(const RunSpec& spec, const InputUrl& url_of);
+
 // The metric's `outcome` label for a run (ok, start_timeout, run_timeout, crashed, out_of_memory,
 // result_invalid).
 std::string_view outcome_label(const Expected<RunOutput, SandboxError>& r);
@@ -151,8 +152,8 @@ ScannerError to_scanner_error(const SandboxError& e);
 
 // What the startup probe proves, per room (RFC 0022 §4.3).
 struct ProbeTarget {
-  std::string room;                  // the scanner's name
-  std::optional<std::string> image;  // the image runtimes
+  std::string room;                   // the scanner's name
+  std::optional<std::string> image;   // the image runtimes
   std::vector<std::string> commands;  // absolute paths in the room
   Limits limits;
 };
@@ -160,10 +161,10 @@ struct ProbeTarget {
 struct ProbeReport {
   std::string runtime;
   std::string room;
-  bool skipped = false;    // `none` skips the probe (and says so)
+  bool skipped = false;  // `none` skips the probe (and says so)
   bool result_at_all = false;
   std::string no_result_reason;  // when !result_at_all: what the runtime saw
-  wire::AgentProbeReport agent;       // the assertions the agent made from inside
+  wire::AgentProbeReport agent;  // the assertions the agent made from inside
   std::uint64_t elapsed_ms = 0;
 
   // Why the walls are not proven, as data: no result at all, an assertion that failed,

@@ -290,11 +290,7 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run_through_storage(const co
   const auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
   auto staged = options_.bundles->stage(spec, std::chrono::ceil<std::chrono::seconds>(deadline));
   if (!staged) return Unexpected(staged.error());
-  struct Finish {
-    BundleStore& store;
-    const StagedRun& run;
-    ~Finish() { store.finish(run); }
-  } finish{*options_.bundles, *staged};
+  FinishOnExit finish(*options_.bundles, *staged);
   auto ran = contain(spec.label, "", image, spec.network, spec.limits, deadline, &*staged);
   if (!ran) return Unexpected(ran.error());
   if (ran->timed_out) {
@@ -337,11 +333,7 @@ Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTar
     const auto deadline = std::chrono::milliseconds(m.timeout_ms) + options_.start_timeout;
     auto staged = options_.bundles->stage_manifest(m, label, std::chrono::ceil<std::chrono::seconds>(deadline));
     if (!staged) return Unexpected(staged.error());
-    struct Finish {
-      BundleStore& store;
-      const StagedRun& run;
-      ~Finish() { store.finish(run); }
-    } finish{*options_.bundles, *staged};
+    FinishOnExit finish(*options_.bundles, *staged);
     auto ran = contain(label, "", *image, false, target.limits, deadline, &*staged);
     if (!ran) return Unexpected(ran.error());
     auto tar = options_.bundles->read_result(*staged);

@@ -7,13 +7,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <optional>
 #include <sstream>
 #include <vector>
-#include <csignal>
-#include <ctime>
 
 #include "agent/out_tar.h"
 #include "base/file.h"
@@ -26,7 +26,9 @@ using core::SandboxError;
 using Kind = core::SandboxError::Kind;
 
 namespace {
-Unexpected<SandboxError> io_error(std::string m) { return Unexpected(SandboxError{Kind::kIo, std::move(m)}); }
+Unexpected<SandboxError> io_error(std::string m) {
+  return Unexpected(SandboxError{Kind::kIo, std::move(m)});
+}
 
 bool write_file(const std::string& path, std::string_view data, mode_t mode) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -47,7 +49,8 @@ bool write_file(const std::string& path, std::string_view data, mode_t mode) {
 
 Expected<TempDir, std::string> TempDir::create(const std::string& parent, const std::string& prefix) {
   std::string tmpl = parent + "/" + prefix + "-XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr) return Unexpected("cannot create a run dir under " + parent + ": " + std::strerror(errno));
+  if (::mkdtemp(tmpl.data()) == nullptr)
+    return Unexpected("cannot create a run dir under " + parent + ": " + std::strerror(errno));
   return TempDir(tmpl);
 }
 
@@ -117,8 +120,8 @@ std::size_t sweep_run_dirs(const std::string& scratch_dir, std::chrono::seconds 
     if (!owner || *owner == ::getpid() || !e.is_directory(ec) || e.is_symlink(ec)) continue;
     const bool owner_gone = ::kill(*owner, 0) != 0 && errno == ESRCH;
     struct stat st {};
-    const bool old = ::lstat(e.path().c_str(), &st) == 0 &&
-                     ::time(nullptr) - st.st_mtime > static_cast<time_t>(older_than.count());
+    const bool old =
+        ::lstat(e.path().c_str(), &st) == 0 && ::time(nullptr) - st.st_mtime > static_cast<time_t>(older_than.count());
     if (!owner_gone && !old) continue;
     detach_mounts_under(e.path().string());
     std::error_code rm;
@@ -141,36 +144,24 @@ Expected<Ok, SandboxError> write_manifest(const wire::Manifest& m, const std::st
 }
 
 Expected<wire::Manifest, SandboxError> write_bundle(const core::RunSpec& spec, const RunDirView& view) {
-  wire::Manifest m = core::manifest_head(spec);
-  std::string in_dir = view.host + "/.batlehub-in";
+  const std::string in_dir = view.host + "/.batlehub-in";
   bool made_in_dir = false;
-  int n = 0;
-  for (const core::BundleEntry& e : spec.bundle.entries) {
-    wire::Entry w;
-    w.kind = e.kind;
-    w.path = e.path;
-    if (e.kind == wire::EntryKind::kInline) {
-      w.bytes = e.bytes;
-    } else {
-      if (!e.blob) return Unexpected(SandboxError{Kind::kConfig, "entry '" + e.path.str() + "' has no blob"});
-      if (!made_in_dir) {
-        if (::mkdir(in_dir.c_str(), 0755) != 0) return io_error("creating " + in_dir + ": " + std::strerror(errno));
-        made_in_dir = true;
-      }
-      std::string name = std::to_string(n++);
-      std::string host_path = in_dir + "/" + name;
-      int fd = ::open(host_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-      if (fd < 0) return io_error("creating " + host_path + ": " + std::strerror(errno));
-      auto copied = e.blob->copy_to(fd);
-      ::close(fd);
-      if (!copied) return io_error(copied.error());
-      w.url = "file://" + view.sandbox + "/.batlehub-in/" + name;
-      w.size = e.blob->size();
-      w.strip_wrapper = e.strip_wrapper;
+  auto m = core::manifest_for(spec, [&](const core::BundleEntry& e, int n) -> Expected<std::string, SandboxError> {
+    if (!made_in_dir) {
+      if (::mkdir(in_dir.c_str(), 0755) != 0) return io_error("creating " + in_dir + ": " + std::strerror(errno));
+      made_in_dir = true;
     }
-    m.entries.push_back(std::move(w));
-  }
-  if (auto ok = write_manifest(m, view.host); !ok) return Unexpected(ok.error());
+    const std::string name = std::to_string(n);
+    const std::string host_path = in_dir + "/" + name;
+    int fd = ::open(host_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return io_error("creating " + host_path + ": " + std::strerror(errno));
+    auto copied = e.blob->copy_to(fd);
+    ::close(fd);
+    if (!copied) return io_error(copied.error());
+    return "file://" + view.sandbox + "/.batlehub-in/" + name;
+  });
+  if (!m) return m;
+  if (auto ok = write_manifest(*m, view.host); !ok) return Unexpected(ok.error());
   return m;
 }
 
@@ -181,34 +172,39 @@ static Expected<std::string, SandboxError> read_out_tar_file(const std::string& 
     const base::FileError& e = file.error();
     switch (e.kind) {
       case base::FileError::Kind::kOpen:
-        if (e.err == ENOENT) return Unexpected(SandboxError{Kind::kCrashed, "no result came back", SandboxError::Reason::kNoResult});
-        return Unexpected(SandboxError{Kind::kCrashed, "out.tar cannot be opened: " + std::string(std::strerror(e.err))});
+        if (e.err == ENOENT)
+          return Unexpected(SandboxError{Kind::kCrashed, "no result came back", SandboxError::Reason::kNoResult});
+        return Unexpected(
+            SandboxError{Kind::kCrashed, "out.tar cannot be opened: " + std::string(std::strerror(e.err))});
       case base::FileError::Kind::kStat:
       case base::FileError::Kind::kNotRegular:
         return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar is not a regular file"});
       case base::FileError::Kind::kTooLarge:
-        return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar is " + std::to_string(e.size) + " bytes, more than the " +
+        return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar is " + std::to_string(e.size) +
+                                                                 " bytes, more than the " +
                                                                  std::to_string(wire::kOutTarMaxBytes) + " allowed"});
       case base::FileError::Kind::kRead:
         return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar was truncated while read"});
     }
   }
-  if (file->bytes.size() < file->size_at_open) return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar was truncated while read"});
+  if (file->bytes.size() < file->size_at_open)
+    return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar was truncated while read"});
   return std::move(file->bytes);
 }
 
 static Expected<wire::RunResult, SandboxError> parse_out_tar(const std::string& tar, std::string* stdout_bytes) {
   if (tar.size() > wire::kOutTarMaxBytes) {
-    return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar is " + std::to_string(tar.size()) + " bytes, more than the " +
+    return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar is " + std::to_string(tar.size()) +
+                                                             " bytes, more than the " +
                                                              std::to_string(wire::kOutTarMaxBytes) + " allowed"});
   }
   auto parts = agent::read_out_tar(tar);
   if (!parts) return Unexpected(SandboxError{Kind::kResultInvalid, parts.error()});
   auto result = wire::parse_result(parts->result_json);
   if (!result) {
-    return Unexpected(SandboxError{Kind::kResultInvalid, result.error().describe("result.json"),
-                                   result.error().other_version ? SandboxError::Reason::kOtherWireVersion
-                                                                : SandboxError::Reason::kUnspecified});
+    return Unexpected(SandboxError{
+        Kind::kResultInvalid, result.error().describe("result.json"),
+        result.error().other_version ? SandboxError::Reason::kOtherWireVersion : SandboxError::Reason::kUnspecified});
   }
   if (stdout_bytes) *stdout_bytes = std::move(parts->stdout_bytes);
   return std::move(result).value();
@@ -220,7 +216,9 @@ Expected<wire::RunResult, SandboxError> read_result(const std::string& host_dir)
   return parse_out_tar(*tar, nullptr);
 }
 
-Expected<wire::RunResult, SandboxError> read_result_tar(const std::string& tar) { return parse_out_tar(tar, nullptr); }
+Expected<wire::RunResult, SandboxError> read_result_tar(const std::string& tar) {
+  return parse_out_tar(tar, nullptr);
+}
 
 Expected<core::RunOutput, SandboxError> collect(const std::string& host_dir, const std::string& program) {
   auto tar = read_out_tar_file(host_dir);
@@ -239,39 +237,47 @@ Expected<core::RunOutput, SandboxError> collect_tar(const std::string& tar, cons
   // Whatever the scanner said after the OOM killer took one of its processes is no answer:
   // a scan whose worker process died half-way may well exit 0 on what it never read.
   if (res.oom_kills > 0) {
-    return Unexpected(SandboxError{Kind::kOutOfMemory, "the kernel's OOM killer ended " + std::to_string(res.oom_kills) +
-                                                           " process(es) of the " + program +
-                                                           " run: it reached its sandbox's memory bound"});
+    return Unexpected(SandboxError{Kind::kOutOfMemory, "the kernel's OOM killer ended " +
+                                                           std::to_string(res.oom_kills) + " process(es) of the " +
+                                                           program + " run: it reached its sandbox's memory bound"});
   }
   if (res.failure) {
     using F = wire::FailureKind;
     const std::string& msg = res.failure->message;
     switch (res.failure->kind) {
-      case F::kUnrecognised: return Unexpected(SandboxError{Kind::kUnsupported, msg});
+      case F::kUnrecognised:
+        return Unexpected(SandboxError{Kind::kUnsupported, msg});
       case F::kTraversal:
       case F::kTooManyEntries:
       case F::kTooLarge:
       case F::kBomb:
       case F::kMalformed:
       case F::kInputSize:
-      case F::kWrite: return Unexpected(SandboxError{Kind::kBundleRefused, msg});
-      case F::kWireVersion: return Unexpected(SandboxError{Kind::kResultInvalid, "the agent speaks another wire version: " + msg});
-      case F::kCommandNotFound: return Unexpected(SandboxError{Kind::kCrashed, "the scanner is not in its room: " + msg});
+      case F::kWrite:
+        return Unexpected(SandboxError{Kind::kBundleRefused, msg});
+      case F::kWireVersion:
+        return Unexpected(SandboxError{Kind::kResultInvalid, "the agent speaks another wire version: " + msg});
+      case F::kCommandNotFound:
+        return Unexpected(SandboxError{Kind::kCrashed, "the scanner is not in its room: " + msg});
       case F::kInternal:
         if (res.ran) break;  // a tree that could not be fully killed still answered
         return Unexpected(SandboxError{Kind::kCrashed, msg});
-      default: return Unexpected(SandboxError{Kind::kCrashed, msg});
+      default:
+        return Unexpected(SandboxError{Kind::kCrashed, msg});
     }
   }
   if (res.timed_out) {
-    return Unexpected(SandboxError{Kind::kRunTimeout, program + " ran past its timeout of " + std::to_string(res.timings.run_ms) +
+    return Unexpected(SandboxError{Kind::kRunTimeout, program + " ran past its timeout of " +
+                                                          std::to_string(res.timings.run_ms) +
                                                           " ms and was killed with its process tree"});
   }
   if (res.stdout_over_cap) {
-    return Unexpected(SandboxError{Kind::kResultInvalid, "scanner output exceeded " + std::to_string(wire::kStdoutCapBytes) + " bytes"});
+    return Unexpected(SandboxError{Kind::kResultInvalid,
+                                   "scanner output exceeded " + std::to_string(wire::kStdoutCapBytes) + " bytes"});
   }
   if (!res.exit_code) {
-    return Unexpected(SandboxError{Kind::kCrashed, program + " was killed by signal " + std::to_string(res.signal.value_or(0)) +
+    return Unexpected(SandboxError{Kind::kCrashed, program + " was killed by signal " +
+                                                       std::to_string(res.signal.value_or(0)) +
                                                        (res.stderr_tail.empty() ? "" : " (" + res.stderr_tail + ")")});
   }
   return out;

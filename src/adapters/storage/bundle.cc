@@ -117,31 +117,14 @@ Expected<StagedRun, SandboxError> BundleStore::stage(const core::RunSpec& spec, 
   const std::chrono::seconds ttl = valid_for + options_.ttl;
   StagedRun staged;
   staged.run_prefix = run_prefix(spec.label);
-  wire::Manifest m = core::manifest_head(spec);
-  int n = 0;
-  for (const core::BundleEntry& e : spec.bundle.entries) {
-    wire::Entry w;
-    w.kind = e.kind;
-    w.path = e.path;
-    if (e.kind == wire::EntryKind::kInline) {
-      w.bytes = e.bytes;
-    } else {
-      if (!e.blob) {
-        finish(staged);
-        return Unexpected(SandboxError{Kind::kConfig, "entry '" + e.path.str() + "' has no blob"});
-      }
-      auto url = input_url(e, spec.label, staged.run_prefix, n++, ttl, staged);
-      if (!url) {
-        finish(staged);
-        return Unexpected(url.error());
-      }
-      w.url = std::move(*url);
-      w.size = e.blob->size();
-      w.strip_wrapper = e.strip_wrapper;
-    }
-    m.entries.push_back(std::move(w));
+  auto m = core::manifest_for(spec, [&](const core::BundleEntry& e, int n) {
+    return input_url(e, spec.label, staged.run_prefix, n, ttl, staged);
+  });
+  if (!m) {
+    finish(staged);
+    return Unexpected(m.error());
   }
-  return write_and_presign(m, std::move(staged), ttl);
+  return write_and_presign(*m, std::move(staged), ttl);
 }
 
 Expected<StagedRun, SandboxError> BundleStore::stage_manifest(const wire::Manifest& m, const core::RunLabel& label,

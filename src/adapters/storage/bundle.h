@@ -93,6 +93,19 @@ class BundleStore {
   std::uint64_t serial_ = 0;
 };
 
+// Finishes a staged run when it goes out of scope: its keys go however the run ended.
+class FinishOnExit {
+ public:
+  FinishOnExit(BundleStore& store, const StagedRun& run) : store_(store), run_(run) {}
+  FinishOnExit(const FinishOnExit&) = delete;
+  FinishOnExit& operator=(const FinishOnExit&) = delete;
+  ~FinishOnExit() { store_.finish(run_); }
+
+ private:
+  BundleStore& store_;
+  const StagedRun& run_;
+};
+
 // A key segment from a label's field: what S3 and a filesystem both take as-is.
 std::string bundle_key_segment(std::string_view s);
 

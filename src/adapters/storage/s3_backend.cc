@@ -345,13 +345,21 @@ Expected<S3Backend::Response, StorageError> S3Backend::perform(const Call& call)
   return Unexpected(error(Kind::kIo, call.op, call.key, why));
 }
 
-Expected<Ok, StorageError> S3Backend::put(const std::string& key, std::string_view bytes) {
+// A request on one object: its key checked before anything else, its URI encoded once.
+Expected<S3Backend::Call, StorageError> S3Backend::object_call(const char* method, const std::string& key) const {
   if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
   Call call;
-  call.method = "PUT";
-  call.op = "PUT";
+  call.method = method;
+  call.op = method;
   call.key = key;
   call.canonical_uri = object_uri(key);
+  return call;
+}
+
+Expected<Ok, StorageError> S3Backend::put(const std::string& key, std::string_view bytes) {
+  auto made = object_call("PUT", key);
+  if (!made) return Unexpected(made.error());
+  Call& call = *made;
   call.body = bytes;
   auto r = perform(call);
   if (!r) return Unexpected(std::move(r).error());
@@ -363,12 +371,9 @@ Expected<Ok, StorageError> S3Backend::put(const std::string& key, std::string_vi
 // hundreds of MiB to disk only to read them back. The body is therefore not hashed first:
 // it goes as UNSIGNED-PAYLOAD, its length (Content-Length) signed by TLS on https only.
 Expected<Ok, StorageError> S3Backend::put_blob(const std::string& key, const core::Blob& blob) {
-  if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
-  Call call;
-  call.method = "PUT";
-  call.op = "PUT";
-  call.key = key;
-  call.canonical_uri = object_uri(key);
+  auto made = object_call("PUT", key);
+  if (!made) return Unexpected(made.error());
+  Call& call = *made;
   call.blob = &blob;
   auto r = perform(call);
   if (!r) return Unexpected(std::move(r).error());
@@ -376,11 +381,9 @@ Expected<Ok, StorageError> S3Backend::put_blob(const std::string& key, const cor
 }
 
 Expected<std::string, StorageError> S3Backend::get(const std::string& key, std::uint64_t max_bytes) {
-  if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
-  Call call;
-  call.op = "GET";
-  call.key = key;
-  call.canonical_uri = object_uri(key);
+  auto made = object_call("GET", key);
+  if (!made) return Unexpected(made.error());
+  Call& call = *made;
   call.max_body = max_bytes;
   auto r = perform(call);
   if (!r) return Unexpected(std::move(r).error());
@@ -388,12 +391,9 @@ Expected<std::string, StorageError> S3Backend::get(const std::string& key, std::
 }
 
 Expected<core::ObjectInfo, StorageError> S3Backend::head(const std::string& key) {
-  if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
-  Call call;
-  call.method = "HEAD";
-  call.op = "HEAD";
-  call.key = key;
-  call.canonical_uri = object_uri(key);
+  auto made = object_call("HEAD", key);
+  if (!made) return Unexpected(made.error());
+  Call& call = *made;
   auto r = perform(call);
   if (!r) return Unexpected(std::move(r).error());
   core::ObjectInfo info{key, r->content_length, {}};
@@ -405,12 +405,9 @@ Expected<core::ObjectInfo, StorageError> S3Backend::head(const std::string& key)
 }
 
 Expected<Ok, StorageError> S3Backend::remove(const std::string& key) {
-  if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
-  Call call;
-  call.method = "DELETE";
-  call.op = "DELETE";
-  call.key = key;
-  call.canonical_uri = object_uri(key);
+  auto made = object_call("DELETE", key);
+  if (!made) return Unexpected(made.error());
+  Call& call = *made;
   auto r = perform(call);
   // S3 answers 204 for a key that is not there; an endpoint that says 404 means the same.
   if (!r && r.error().kind != Kind::kNotFound) return Unexpected(std::move(r).error());

@@ -61,6 +61,7 @@ class S3Backend final : public core::StorageBackend {
   S3Backend() = default;
 
   std::string object_uri(const std::string& key) const;  // canonical, encoded once
+  Expected<Call, core::StorageError> object_call(const char* method, const std::string& key) const;
   std::string bucket_uri() const;
   Expected<Response, core::StorageError> perform(const Call& call) const;
   Expected<std::string, core::StorageError> presign(const char* method, const std::string& key,
