@@ -42,6 +42,7 @@
 #include "adapters/sandbox/bwrap.h"
 #include "adapters/sandbox/oci.h"
 #include "adapters/sandbox/run_dir.h"
+#include "bench_engines.h"
 #include "bench_support.h"
 
 namespace {
@@ -53,25 +54,13 @@ using namespace batlehub::bench;
 
 // The bundle's place inside the container: the runtime binds its per-run directory there.
 constexpr const char* kBundleInSandbox = "/bundle";
-// The engine CLI's PATH, as the oci tests give it: podman finds runc and conmon in sbin.
-constexpr const char* kEnginePath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-struct Options {
-  std::string agent = kAgentBin;
-  std::string hostile = kHostileBin;
-  std::string dir = default_bench_dir();
-  std::string build_room = source_script("build-room.py");
-  std::string build_image = source_script("build-image.py");
-  std::vector<ad::OciEngineKind> engines;
-  std::string docker_host;
-  std::string podman = "podman";
-  std::string docker = "docker";
-  int reps = 10;
-  int warmup = 2;
+struct Options : OciBenchOptions {
+  Options() : OciBenchOptions(kAgentBin, kHostileBin) {}
 };
 
 constexpr const char* kUsage =
@@ -83,40 +72,9 @@ Options parse_args(int argc, char** argv) {
   Options o;
   Args args(argc, argv, kUsage);
   while (args.next()) {
-    const std::string& a = args.flag();
-    if (args.value_into({{"--agent", &o.agent},
-                         {"--hostile", &o.hostile},
-                         {"--dir", &o.dir},
-                         {"--docker-host", &o.docker_host},
-                         {"--podman", &o.podman},
-                         {"--docker", &o.docker}}))
-      continue;
-    if (a == "--reps")
-      o.reps = static_cast<int>(args.number(1));
-    else if (a == "--warmup")
-      o.warmup = static_cast<int>(args.number(0));
-    else if (a == "--engine") {
-      std::string e = args.value();
-      if (e != "podman" && e != "docker") args.fail("unknown engine " + e + " (podman or docker)");
-      ad::OciEngineKind k = e == "podman" ? ad::OciEngineKind::kPodman : ad::OciEngineKind::kDocker;
-      if (std::find(o.engines.begin(), o.engines.end(), k) == o.engines.end()) o.engines.push_back(k);
-    } else
-      args.unknown();
+    if (!oci_bench_flag(args, o)) args.unknown();
   }
-  if (o.engines.empty()) {
-    o.engines.push_back(ad::OciEngineKind::kPodman);
-    if (!o.docker_host.empty()) o.engines.push_back(ad::OciEngineKind::kDocker);
-  }
-  const bool docker = std::find(o.engines.begin(), o.engines.end(), ad::OciEngineKind::kDocker) != o.engines.end();
-  if (docker && o.docker_host.empty())
-    args.fail("--engine docker needs --docker-host unix://PATH (scripts/docker-peer.sh prints one)");
-  // A unix socket only: the bench never talks to a daemon on another machine.
-  if (!o.docker_host.empty() && !o.docker_host.starts_with("unix:///")) {
-    args.fail("--docker-host " + o.docker_host + " is not unix:///PATH: the bench stays on this machine");
-  }
-  if (o.agent.empty()) args.fail("--agent PATH is required");
-  if (o.hostile.empty()) args.fail("--hostile PATH is required");
-  o.dir = fs::absolute(o.dir).string();
+  settle_oci_bench_options(args, o);
   require_executables({&o.agent, &o.hostile});
   for (const auto* p : {&o.build_room, &o.build_image}) {
     if (p->empty() || ::access(p->c_str(), R_OK) != 0) die("scripts/build-room.py or scripts/build-image.py not found");
@@ -125,16 +83,7 @@ Options parse_args(int argc, char** argv) {
 }
 
 // One engine's setup and samples.
-struct Engine {
-  ad::OciEngineKind kind = ad::OciEngineKind::kPodman;
-  std::string name;              // "podman", "docker"
-  std::string binary;            // resolved on PATH, as OciRuntime resolves it
-  std::vector<std::string> env;  // the CLI's own environment, the runtime's and the anchor's
-  std::string image;
-  bool imported = false;
-  std::string version;
-  double import_s = 0;
-  std::string load_before, pressure_before, pressure_after;
+struct Engine : EngineBase {
   std::vector<RunSample> runtime, agent;
   std::vector<Sample> anchor;
   // The runtime's own steps around the engine, as the breakdown row repeats them.
@@ -186,30 +135,11 @@ void bench(int argc, char** argv) {
 
   bool tmpfs = on_tmpfs(opt.dir, "bench_oci");
 
-  std::vector<Engine> engines;
-  for (auto k : opt.engines) {
-    Engine e;
-    e.kind = k;
-    e.name = k == ad::OciEngineKind::kPodman ? "podman" : "docker";
-    const std::string& given = k == ad::OciEngineKind::kPodman ? opt.podman : opt.docker;
-    auto found = given.find('/') == std::string::npos ? find_on_path(given) : std::optional<std::string>(given);
-    if (!found || ::access(found->c_str(), X_OK) != 0) {
-      die(given + " is not on PATH or not executable (scripts/install-deps.sh installs both engines), or pass --" +
-          e.name);
-    }
-    e.binary = fs::absolute(*found).string();
-    e.env = {kEnginePath};
-    if (k == ad::OciEngineKind::kDocker) e.env.push_back("DOCKER_HOST=" + opt.docker_host);
-    e.image = "localhost/batlehub-bench-hostile:" + std::to_string(::getpid());
-    engines.push_back(std::move(e));
-  }
+  std::vector<Engine> engines =
+      engines_of<Engine>(opt, "localhost/batlehub-bench-hostile:" + std::to_string(::getpid()));
 
   // 1. The directories, the room and the images.
-  std::string base = opt.dir + "/batlehub-bench";
-  fs::create_directories(base);
-  remove_stale_runs(base, "oci-");
-  std::string run = base + "/oci-" + std::to_string(::getpid());
-  fs::remove_all(run);
+  std::string run = fresh_run_dir(opt.dir, "oci-");
   std::string rooms = run + "/rooms", scratch = run + "/scratch", logs = run + "/logs";
   for (const auto& d : {run, rooms, scratch, logs}) fs::create_directories(d);
   g_engines = &engines;
@@ -220,30 +150,8 @@ void bench(int argc, char** argv) {
     fs::remove_all(run, ec);
   };
 
-  auto py = find_on_path("python3");
-  if (!py) die("python3 is not on PATH (scripts/build-room.py needs it)");
-  // The scripts get the bench's own environment: python3 may be a shim that needs it, and
-  // build-image.py runs the engine's CLI.
-  std::vector<std::string> own_env;
-  for (char** v = environ; *v; ++v) own_env.emplace_back(*v);
   std::string room = rooms + "/" + kScanner;
-  double room_s = build_room(*py, opt.build_room, opt.agent, opt.hostile, room, logs, own_env);
-  for (auto& e : engines) {
-    std::vector<std::string> cmd = {*py, opt.build_image, "--room", room, "--engine", e.name, "--tag", e.image};
-    if (e.kind == ad::OciEngineKind::kDocker) cmd.insert(cmd.end(), {"--docker-host", opt.docker_host});
-    auto t = Clock::now();
-    e.imported = true;  // from here on, a failure removes it (rmi -f of nothing is harmless)
-    ProcResult p = run_process(cmd, logs + "/build-image.out", logs + "/build-image.err", std::nullopt, own_env);
-    e.import_s = std::chrono::duration<double>(Clock::now() - t).count();
-    if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
-      die("build-image.py --engine " + e.name + " ended with " + describe_status(p.status) + ": " +
-          read_file(logs + "/build-image.err"));
-    }
-    const char* fmt = e.kind == ad::OciEngineKind::kPodman ? "{{.Client.Version}}" : "{{.Server.Version}}";
-    run_process({e.binary, "version", "--format", fmt}, logs + "/version.out", "/dev/null", std::nullopt, e.env);
-    e.version = read_file(logs + "/version.out");
-    while (!e.version.empty() && (e.version.back() == '\n' || e.version.back() == ' ')) e.version.pop_back();
-  }
+  double room_s = build_room_and_images(opt, room, logs, engines);
 
   // 2. What is measured.
   core::RunSpec spec;  // an empty bundle: the run is all engine, container, agent and process start
@@ -253,13 +161,7 @@ void bench(int argc, char** argv) {
   const auto start_timeout = std::chrono::seconds(60);
 
   for (auto& e : engines) {
-    ad::OciOptions oo;
-    oo.engine = e.kind;
-    oo.binary = e.binary;
-    oo.default_image = e.image;
-    oo.scratch_dir = scratch;
-    oo.start_timeout = start_timeout;
-    oo.engine_env = e.env;
+    ad::OciOptions oo = oci_options(e, scratch, start_timeout);
     ad::OciRuntime oci(oo);
 
     // The runtime's OciArgvInput for a run of `spec` (OciRuntime::contain builds the same):
@@ -385,16 +287,7 @@ void bench(int argc, char** argv) {
               static_cast<double>(fs::file_size(opt.hostile)) / (1024 * 1024));
   std::printf("  room     the agent + hostile, %.1f MiB, built once by scripts/build-room.py (%.1f s)\n",
               static_cast<double>(room_bytes) / (1024 * 1024), room_s);
-  std::string versions, imports;
-  for (const auto& e : engines) {
-    versions += (versions.empty() ? "" : "; ") + e.name + " " + (e.version.empty() ? "(version unknown)" : e.version);
-    if (e.kind == ad::OciEngineKind::kDocker) versions += " at " + opt.docker_host;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%s %.1f s", e.name.c_str(), e.import_s);
-    imports += (imports.empty() ? "" : ", ") + std::string(buf);
-  }
-  std::printf("  engines  %s\n", versions.c_str());
-  std::printf("  images   the room imported into each by scripts/build-image.py: %s\n", imports.c_str());
+  print_engines(engines, opt.docker_host);
   std::printf("  runs     %d of each, alternating, after %d untimed warm-up round%s, one engine after the other\n",
               opt.reps, opt.warmup, opt.warmup == 1 ? "" : "s");
 
@@ -443,4 +336,6 @@ void bench(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return batlehub::bench::bench_main("bench_oci", bench, argc, argv); }
+int main(int argc, char** argv) {
+  return batlehub::bench::bench_main("bench_oci", bench, argc, argv);
+}

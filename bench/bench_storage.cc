@@ -68,6 +68,7 @@
 #include "adapters/storage/bundle.h"
 #include "adapters/storage/router.h"
 #include "adapters/storage/s3_backend.h"
+#include "bench_engines.h"
 #include "bench_support.h"
 
 namespace {
@@ -79,7 +80,6 @@ using namespace batlehub::bench;
 using batlehub::Expected;
 using batlehub::Ok;
 
-constexpr const char* kEnginePath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 // scripts/s3-peer.sh's fixed credentials and bucket; the second bucket is the bench's own.
 constexpr const char* kAccessKey = "batlehub-test";
 constexpr const char* kSecretKey = "batlehub-test-secret";
@@ -95,23 +95,13 @@ constexpr const char* kRelayBin = BATLEHUB_RELAY_BIN;
 constexpr const char* kRelayBin = "";
 #endif
 
-struct Options {
-  std::string agent = kAgentBin;
-  std::string hostile = kHostileBin;
+struct Options : OciBenchOptions {
+  Options() : OciBenchOptions(kAgentBin, kHostileBin) {}
   std::string relay = kRelayBin;
   std::string versitygw = "/opt/batlehub/peers/versitygw-1.8.0/versitygw";
-  std::string dir = default_bench_dir();
-  std::string build_room = source_script("build-room.py");
-  std::string build_image = source_script("build-image.py");
   std::string s3_peer = source_script("s3-peer.sh");
-  std::vector<ad::OciEngineKind> engines;
-  std::string docker_host;
-  std::string podman = "podman";
-  std::string docker = "docker";
   int files = 200;
   int file_kib = 4;
-  int reps = 10;
-  int warmup = 2;
 };
 
 constexpr const char* kUsage =
@@ -124,46 +114,17 @@ Options parse_args(int argc, char** argv) {
   Options o;
   Args args(argc, argv, kUsage);
   while (args.next()) {
+    if (oci_bench_flag(args, o) || args.value_into({{"--relay", &o.relay}, {"--versitygw", &o.versitygw}})) continue;
     const std::string& a = args.flag();
-    if (args.value_into({{"--agent", &o.agent},
-                         {"--hostile", &o.hostile},
-                         {"--relay", &o.relay},
-                         {"--versitygw", &o.versitygw},
-                         {"--dir", &o.dir},
-                         {"--docker-host", &o.docker_host},
-                         {"--podman", &o.podman},
-                         {"--docker", &o.docker}}))
-      continue;
-    if (a == "--reps")
-      o.reps = static_cast<int>(args.number(1));
-    else if (a == "--warmup")
-      o.warmup = static_cast<int>(args.number(0));
-    else if (a == "--files")
+    if (a == "--files")
       o.files = static_cast<int>(args.number(1, 10000));
     else if (a == "--file-kib")
       o.file_kib = static_cast<int>(args.number(1, 1024));
-    else if (a == "--engine") {
-      std::string e = args.value();
-      if (e != "podman" && e != "docker") args.fail("unknown engine " + e + " (podman or docker)");
-      ad::OciEngineKind k = e == "podman" ? ad::OciEngineKind::kPodman : ad::OciEngineKind::kDocker;
-      if (std::find(o.engines.begin(), o.engines.end(), k) == o.engines.end()) o.engines.push_back(k);
-    } else
+    else
       args.unknown();
   }
-  if (o.engines.empty()) {
-    o.engines.push_back(ad::OciEngineKind::kPodman);
-    if (!o.docker_host.empty()) o.engines.push_back(ad::OciEngineKind::kDocker);
-  }
-  const bool docker = std::find(o.engines.begin(), o.engines.end(), ad::OciEngineKind::kDocker) != o.engines.end();
-  if (docker && o.docker_host.empty())
-    args.fail("--engine docker needs --docker-host unix://PATH (scripts/docker-peer.sh prints one)");
-  if (!o.docker_host.empty() && !o.docker_host.starts_with("unix:///")) {
-    args.fail("--docker-host " + o.docker_host + " is not unix:///PATH: the bench stays on this machine");
-  }
-  if (o.agent.empty()) args.fail("--agent PATH is required");
-  if (o.hostile.empty()) args.fail("--hostile PATH is required");
+  settle_oci_bench_options(args, o);
   if (o.relay.empty()) args.fail("--relay PATH is required (tests/helpers/netns-relay)");
-  o.dir = fs::absolute(o.dir).string();
   require_executables({&o.agent, &o.hostile, &o.relay});
   if (::access(o.versitygw.c_str(), X_OK) != 0)
     die("no versitygw at " + o.versitygw + " (scripts/install-peers.sh installs it), or pass --versitygw");
@@ -265,17 +226,8 @@ struct Network {
 };
 
 // One engine's setup and samples.
-struct Engine {
-  ad::OciEngineKind kind = ad::OciEngineKind::kPodman;
-  std::string name;
-  std::string binary;
-  std::vector<std::string> env;
-  std::string image;
-  bool imported = false;
-  std::string version;
-  double import_s = 0;
+struct Engine : EngineBase {
   Network net;
-  std::string load_before, pressure_before, pressure_after;
   std::vector<RunSample> mount, uncached, cached;
   std::vector<Counts> uncached_io, cached_io;
 };
@@ -427,11 +379,6 @@ std::string write_package(const std::string& path, int files, int file_kib) {
   return index;
 }
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 std::string sha256_of(const std::string& path, const std::string& logs) {
   auto sum = find_on_path("sha256sum");
   if (!sum) die("sha256sum is not on PATH");
@@ -482,30 +429,11 @@ void bench(int argc, char** argv) {
 
   bool tmpfs = on_tmpfs(opt.dir, "bench_storage");
 
-  std::vector<Engine> engines;
-  for (auto k : opt.engines) {
-    Engine e;
-    e.kind = k;
-    e.name = k == ad::OciEngineKind::kPodman ? "podman" : "docker";
-    const std::string& given = k == ad::OciEngineKind::kPodman ? opt.podman : opt.docker;
-    auto found = given.find('/') == std::string::npos ? find_on_path(given) : std::optional<std::string>(given);
-    if (!found || ::access(found->c_str(), X_OK) != 0) {
-      die(given + " is not on PATH or not executable (scripts/install-deps.sh installs both engines), or pass --" +
-          e.name);
-    }
-    e.binary = fs::absolute(*found).string();
-    e.env = {kEnginePath};
-    if (k == ad::OciEngineKind::kDocker) e.env.push_back("DOCKER_HOST=" + opt.docker_host);
-    e.image = "localhost/batlehub-bench-storage:" + std::to_string(::getpid());
-    engines.push_back(std::move(e));
-  }
+  std::vector<Engine> engines =
+      engines_of<Engine>(opt, "localhost/batlehub-bench-storage:" + std::to_string(::getpid()));
 
   // 1. The directories, the room, the images and the package.
-  std::string base = opt.dir + "/batlehub-bench";
-  fs::create_directories(base);
-  remove_stale_runs(base, "storage-");
-  std::string run = base + "/storage-" + std::to_string(::getpid());
-  fs::remove_all(run);
+  std::string run = fresh_run_dir(opt.dir, "storage-");
   std::string rooms = run + "/rooms", scratch = run + "/scratch", logs = run + "/logs", s3_dir = run + "/s3";
   for (const auto& d : {run, rooms, scratch, logs}) fs::create_directories(d);
   g_engines = &engines;
@@ -515,27 +443,8 @@ void bench(int argc, char** argv) {
     fs::remove_all(run, ec);
   };
 
-  auto py = find_on_path("python3");
-  if (!py) die("python3 is not on PATH (scripts/build-room.py needs it)");
-  std::vector<std::string> own_env;
-  for (char** v = environ; *v; ++v) own_env.emplace_back(*v);
   std::string room = rooms + "/" + kScanner;
-  double room_s = build_room(*py, opt.build_room, opt.agent, opt.hostile, room, logs, own_env);
-  for (auto& e : engines) {
-    std::vector<std::string> cmd = {*py, opt.build_image, "--room", room, "--engine", e.name, "--tag", e.image};
-    if (e.kind == ad::OciEngineKind::kDocker) cmd.insert(cmd.end(), {"--docker-host", opt.docker_host});
-    auto t = Clock::now();
-    e.imported = true;
-    ProcResult p = run_process(cmd, logs + "/build-image.out", logs + "/build-image.err", std::nullopt, own_env);
-    e.import_s = std::chrono::duration<double>(Clock::now() - t).count();
-    if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
-      die("build-image.py --engine " + e.name + " ended with " + describe_status(p.status) + ": " +
-          read_file(logs + "/build-image.err"));
-    }
-    const char* fmt = e.kind == ad::OciEngineKind::kPodman ? "{{.Client.Version}}" : "{{.Server.Version}}";
-    run_process({e.binary, "version", "--format", fmt}, logs + "/version.out", "/dev/null", std::nullopt, e.env);
-    e.version = trim(read_file(logs + "/version.out"));
-  }
+  double room_s = build_room_and_images(opt, room, logs, engines);
 
   const std::string tgz = run + "/x-1.0.0.tgz";
   const std::string expect = write_package(tgz, opt.files, opt.file_kib);
@@ -626,13 +535,7 @@ void bench(int argc, char** argv) {
     // reaps every child) until then.
     e.net.relay = start_relay(opt.relay, "/proc/" + hpid + "/ns/net", port, logs + "/relay.err");
 
-    ad::OciOptions oo;
-    oo.engine = e.kind;
-    oo.binary = e.binary;
-    oo.default_image = e.image;
-    oo.scratch_dir = scratch;
-    oo.start_timeout = start_timeout;
-    oo.engine_env = e.env;
+    ad::OciOptions oo = oci_options(e, scratch, start_timeout);
     ad::OciRuntime mount(oo);
     const ad::BundleOptions bo{kPrefix, std::chrono::seconds(60), mount.worker_label()};
     ad::OciOptions so = oo;
@@ -701,16 +604,7 @@ void bench(int argc, char** argv) {
   std::printf("  scanner  `hostile cat %s` (%zu bytes printed, checked on every run)\n", kCatPath, expect.size());
   std::printf("  room     the agent + hostile, %.1f MiB, built once by scripts/build-room.py (%.1f s)\n",
               mib(room_bytes), room_s);
-  std::string versions, imports;
-  for (const auto& e : engines) {
-    versions += (versions.empty() ? "" : "; ") + e.name + " " + (e.version.empty() ? "(version unknown)" : e.version);
-    if (e.kind == ad::OciEngineKind::kDocker) versions += " at " + opt.docker_host;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%s %.1f s", e.name.c_str(), e.import_s);
-    imports += (imports.empty() ? "" : ", ") + std::string(buf);
-  }
-  std::printf("  engines  %s\n", versions.c_str());
-  std::printf("  images   the room imported into each by scripts/build-image.py: %s\n", imports.c_str());
+  print_engines(engines, opt.docker_host);
   std::printf("  storage  versitygw on %s (its posix backend under %s); the runs join a holder's\n", endpoint.c_str(),
               opt.dir.c_str());
   std::printf("           network (--network none), netns-relay forwarding the port from its loopback\n");

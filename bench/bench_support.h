@@ -275,14 +275,63 @@ inline double build_room(const std::string& python, const std::string& script, c
                          const std::string& hostile, const std::string& room, const std::string& logs,
                          const std::vector<std::string>& env = default_env()) {
   auto t = Clock::now();
-  ProcResult p = run_process({python, script, "--name", kScanner, "--agent", agent, "--binary",
-                              hostile + ":" + kInRoom, "--out", room},
-                             logs + "/build-room.out", logs + "/build-room.err", std::nullopt, env);
+  ProcResult p = run_process(
+      {python, script, "--name", kScanner, "--agent", agent, "--binary", hostile + ":" + kInRoom, "--out", room},
+      logs + "/build-room.out", logs + "/build-room.err", std::nullopt, env);
   double s = std::chrono::duration<double>(Clock::now() - t).count();
   if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
     die("build-room.py ended with " + describe_status(p.status) + ": " + read_file(logs + "/build-room.err"));
   }
   return s;
+}
+
+// The bench's own environment, for the scripts: python3 may be a shim that needs it, and
+// build-image.py runs the engine's CLI.
+inline std::vector<std::string> own_env() {
+  std::vector<std::string> env;
+  for (char** v = environ; *v; ++v) env.emplace_back(*v);
+  return env;
+}
+
+// `s` without its trailing newlines and spaces.
+inline std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// An engine's CLI as OciRuntime resolves it: `given`, a name on PATH or a path, made
+// absolute; the bench stops when it is not executable. `name` is the engine's ("podman").
+inline std::string engine_binary(const std::string& given, const std::string& name) {
+  auto found = given.find('/') == std::string::npos ? find_on_path(given) : std::optional<std::string>(given);
+  if (!found || ::access(found->c_str(), X_OK) != 0) {
+    die(given + " is not on PATH or not executable (scripts/install-deps.sh installs both engines), or pass --" + name);
+  }
+  return std::filesystem::absolute(*found).string();
+}
+
+// scripts/build-image.py: the room imported as `tag` into the engine `name` (docker through
+// docker_host, "" for podman), its output in logs/build-image.{out,err}; the seconds it took.
+inline double build_image(const std::string& python, const std::string& script, const std::string& room,
+                          const std::string& name, const std::string& docker_host, const std::string& tag,
+                          const std::string& logs, const std::vector<std::string>& env) {
+  std::vector<std::string> cmd = {python, script, "--room", room, "--engine", name, "--tag", tag};
+  if (!docker_host.empty()) cmd.insert(cmd.end(), {"--docker-host", docker_host});
+  auto t = Clock::now();
+  ProcResult p = run_process(cmd, logs + "/build-image.out", logs + "/build-image.err", std::nullopt, env);
+  double s = std::chrono::duration<double>(Clock::now() - t).count();
+  if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
+    die("build-image.py --engine " + name + " ended with " + describe_status(p.status) + ": " +
+        read_file(logs + "/build-image.err"));
+  }
+  return s;
+}
+
+// The engine's version, as its CLI reports it (docker's: the daemon's).
+inline std::string engine_version(bool docker, const std::string& binary, const std::vector<std::string>& env,
+                                  const std::string& logs) {
+  const char* fmt = docker ? "{{.Server.Version}}" : "{{.Client.Version}}";
+  run_process({binary, "version", "--format", fmt}, logs + "/version.out", "/dev/null", std::nullopt, env);
+  return trim(read_file(logs + "/version.out"));
 }
 
 // A runtime's run must have gone as a run of `hostile exit 0 <expect>` goes; anything else
@@ -415,9 +464,7 @@ class Args {
     return false;
   }
   // Past every flag the bench knows: --help, or a refusal.
-  [[noreturn]] void unknown() const {
-    fail(flag_ == "--help" || flag_ == "-h" ? "help" : "unknown argument " + flag_);
-  }
+  [[noreturn]] void unknown() const { fail(flag_ == "--help" || flag_ == "-h" ? "help" : "unknown argument " + flag_); }
   [[noreturn]] void fail(const std::string& why) const {
     std::fprintf(stderr, "%s: %s\n%s", on_failure().program.c_str(), why.c_str(), usage_);
     std::exit(2);

@@ -8,9 +8,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "adapters/sandbox/oci.h"
@@ -24,19 +26,24 @@ using adapters::OciEngineKind;
 // fixtures' daemons (tests/oci_fixture.cmake), one of which runs with userns-remap.
 struct TestEngine {
   OciEngineKind kind = OciEngineKind::kPodman;
-  const char* name = "podman";       // the gtest parameter's name: …/podman, …/docker, …/docker_remap
-  const char* host_var = nullptr;    // the env variable holding its DOCKER_HOST, for docker
-  bool remapped = false;             // its daemon maps every container's uids (userns-remap)
+  const char* name = "podman";     // the gtest parameter's name: …/podman, …/docker, …/docker_remap
+  const char* host_var = nullptr;  // the env variable holding its DOCKER_HOST, for docker
+  bool remapped = false;           // its daemon maps every container's uids (userns-remap)
   bool operator==(const TestEngine&) const = default;
 };
 inline constexpr TestEngine kPodman{OciEngineKind::kPodman, "podman", nullptr, false};
 inline constexpr TestEngine kDocker{OciEngineKind::kDocker, "docker", "BATLEHUB_TEST_DOCKER_HOST", false};
-inline constexpr TestEngine kDockerRemap{OciEngineKind::kDocker, "docker_remap", "BATLEHUB_TEST_DOCKER_REMAP_HOST", true};
+inline constexpr TestEngine kDockerRemap{OciEngineKind::kDocker, "docker_remap", "BATLEHUB_TEST_DOCKER_REMAP_HOST",
+                                         true};
 
 // What gtest prints for a parameter in its messages: the engine's name, not its bytes.
-inline void PrintTo(const TestEngine& e, std::ostream* os) { *os << e.name; }
+inline void PrintTo(const TestEngine& e, std::ostream* os) {
+  *os << e.name;
+}
 
-inline const char* engine_cli(const TestEngine& e) { return e.kind == OciEngineKind::kPodman ? "podman" : "docker"; }
+inline const char* engine_cli(const TestEngine& e) {
+  return e.kind == OciEngineKind::kPodman ? "podman" : "docker";
+}
 
 inline std::optional<std::string> docker_host_of(const TestEngine& e) {
   const char* h = e.host_var ? std::getenv(e.host_var) : nullptr;
@@ -73,9 +80,11 @@ inline std::string engine_unavailable(const TestEngine& e) {
     return std::string("no docker peer: ") + e.host_var + " is unset (tests/oci_fixture.cmake starts dockerd)";
   }
   if (!engine_out(e, "version")) {
-    return std::string(e.name) + " does not answer `version` (scripts/install-deps.sh installs and configures both engines)";
+    return std::string(e.name) +
+           " does not answer `version` (scripts/install-deps.sh installs and configures both engines)";
   }
-  if (e.remapped && engine_out(e, "info --format '{{.SecurityOptions}}'").value_or("").find("name=userns") == std::string::npos) {
+  if (e.remapped &&
+      engine_out(e, "info --format '{{.SecurityOptions}}'").value_or("").find("name=userns") == std::string::npos) {
     return std::string(e.name) + ": the daemon at " + *docker_host_of(e) + " does not remap user namespaces";
   }
   return "";
@@ -96,11 +105,24 @@ inline std::string import_room_image(const TestEngine& e, const fs::path& room_d
   return std::system((cmd + " >/dev/null").c_str()) == 0 ? "" : cmd;
 }
 
-inline void remove_image(const TestEngine& e, const std::string& tag) { engine_out(e, "rmi -f " + tag); }
+// The room of `hostile` built under rooms_dir and imported into the engine; `image` is set
+// to its tag once the room is built (what the caller then removes). Returns "" on success,
+// else what failed.
+inline std::string import_hostile_image(const TestEngine& e, const fs::path& rooms_dir, std::string& image) {
+  fs::create_directories(rooms_dir);
+  if (!build_room(rooms_dir, "hostile")) return "build-room.py of hostile";
+  image = test_image_tag("hostile");
+  return import_room_image(e, rooms_dir / "hostile", image);
+}
+
+inline void remove_image(const TestEngine& e, const std::string& tag) {
+  engine_out(e, "rmi -f " + tag);
+}
 
 // The oci runtime's options in these tests: every run in `image`, its per-run directories
 // under scratch_dir, and a start timeout long enough for a loaded machine.
-inline adapters::OciOptions test_oci_options(const TestEngine& e, const std::string& image, const fs::path& scratch_dir) {
+inline adapters::OciOptions test_oci_options(const TestEngine& e, const std::string& image,
+                                             const fs::path& scratch_dir) {
   adapters::OciOptions o;
   o.engine = e.kind;
   o.binary = engine_cli(e);
@@ -109,6 +131,45 @@ inline adapters::OciOptions test_oci_options(const TestEngine& e, const std::str
   o.start_timeout = std::chrono::seconds(60);
   o.engine_env = engine_env(e);
   return o;
+}
+
+// The names of the containers labelled with this worker label, running or not.
+inline std::string containers_of(const TestEngine& e, const std::string& worker) {
+  return engine_out(e, "ps -a --filter label=io.batlehub.worker=" + worker + " --format '{{.Names}}'")
+      .value_or("(ps failed)");
+}
+
+// A worker in a child process, in the middle of one long run.
+struct HangingWorker {
+  pid_t pid = -1;
+  std::string label;       // its worker label: "<its pid>@<this host>"
+  std::string containers;  // the names of its run's containers ("" if none appeared in 60 s)
+};
+
+// Forks a worker whose `run` (an oci runtime running the spec it is given) hangs in
+// `hostile hang`, and waits for its container to run. The caller kills and reaps the child.
+inline HangingWorker fork_worker_with_a_hanging_run(const TestEngine& e,
+                                                    const std::function<void(const core::RunSpec&)>& run) {
+  HangingWorker w;
+  w.pid = ::fork();
+  if (w.pid < 0) return w;
+  if (w.pid == 0) {
+    core::RunSpec spec;
+    spec.label.scanner = "hostile";
+    spec.argv = {"hostile", "hang"};
+    spec.timeout = std::chrono::seconds(600);
+    run(spec);
+    ::_exit(0);
+  }
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  w.label = std::to_string(w.pid) + "@" + host;
+  for (int i = 0; i < 300 && w.containers.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    w.containers =
+        engine_out(e, "ps -a --filter label=io.batlehub.worker=" + w.label + " --format '{{.Names}}'").value_or("");
+  }
+  return w;
 }
 
 }  // namespace batlehub::testing

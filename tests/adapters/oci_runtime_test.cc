@@ -25,10 +25,7 @@ class OciRuntimeTest : public ::testing::TestWithParam<TestEngine> {
   void SetUp() override {
     if (auto why = engine_unavailable(GetParam()); !why.empty()) GTEST_SKIP() << why;
     rooms_ = s_.root() / "rooms";
-    fs::create_directories(rooms_);
-    ASSERT_TRUE(build_room(rooms_, "hostile"));
-    image_ = test_image_tag("hostile");
-    auto failed = import_room_image(GetParam(), rooms_ / "hostile", image_);
+    auto failed = import_hostile_image(GetParam(), rooms_, image_);
     ASSERT_EQ(failed, "") << "failed: " << failed;
   }
   void TearDown() override {
@@ -37,13 +34,12 @@ class OciRuntimeTest : public ::testing::TestWithParam<TestEngine> {
 
   OciOptions options() { return test_oci_options(GetParam(), image_, s_.work()); }
 
-  core::ProbeTarget target() { return core::ProbeTarget{"hostile", std::nullopt, {"/usr/bin/hostile"}, core::Limits{}}; }
+  core::ProbeTarget target() {
+    return core::ProbeTarget{"hostile", std::nullopt, {"/usr/bin/hostile"}, core::Limits{}};
+  }
 
   // The names of the containers labelled with this worker label, running or not.
-  std::string containers_of(const std::string& worker) {
-    return engine_out(GetParam(), "ps -a --filter label=io.batlehub.worker=" + worker + " --format '{{.Names}}'")
-        .value_or("(ps failed)");
-  }
+  std::string containers_of(const std::string& worker) { return batlehub::testing::containers_of(GetParam(), worker); }
 
   static std::string failure_of(const core::ProbeReport& r) { return r.first_failure().value_or("(passed)"); }
 
@@ -72,7 +68,9 @@ TEST_P(OciRuntimeTest, a_run_over_a_fixture_archive_gives_the_same_output_as_non
     EXPECT_EQ(o->report.extract, b->report.extract);
   }
   spec.argv[0] = std::string(BATLEHUB_HELPERS_DIR) + "/hostile";  // none has no image: the same program on the host
-  auto n = std::move(NoneRuntime::create({}, [](std::string_view) { return std::optional<std::string>("1"); })).value()->run(spec);
+  auto n = std::move(NoneRuntime::create({}, [](std::string_view) { return std::optional<std::string>("1"); }))
+               .value()
+               ->run(spec);
   ASSERT_TRUE(n) << n.error().message;
   EXPECT_EQ(o->status, n->status);
   EXPECT_EQ(o->stdout_bytes, n->stdout_bytes);
@@ -137,26 +135,14 @@ TEST_P(OciRuntimeTest, a_run_past_its_deadline_is_a_timeout_and_leaves_no_contai
 
 TEST_P(OciRuntimeTest, a_worker_killed_mid_run_leaves_a_container_that_the_next_sweep_removes) {
   // The worker: a child process running one long run.
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const HangingWorker w = fork_worker_with_a_hanging_run(GetParam(), [&](const core::RunSpec& spec) {
     OciRuntime oci(options());
-    core::RunSpec spec;
-    spec.label.scanner = "hostile";
-    spec.argv = {"hostile", "hang"};
-    spec.timeout = std::chrono::seconds(600);
     (void)oci.run(spec);
-    ::_exit(0);
-  }
-  // Its worker label is "<its pid>@<this host>": wait for its container to run.
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  const std::string worker = std::to_string(child) + "@" + host;
-  std::string seen;
-  for (int i = 0; i < 300 && seen.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    seen = containers_of(worker);
-  }
+  });
+  ASSERT_GE(w.pid, 0);
+  const pid_t child = w.pid;
+  const std::string& worker = w.label;
+  const std::string& seen = w.containers;
   ASSERT_NE(seen, "") << "the child's container never appeared";
   ASSERT_EQ(::kill(child, SIGKILL), 0);
   int status = 0;
@@ -172,7 +158,8 @@ TEST_P(OciRuntimeTest, a_worker_killed_mid_run_leaves_a_container_that_the_next_
   // nosuid,nodev bind of its /bundle still mounted), gone too.
   std::string left;
   for (const auto& e : fs::directory_iterator(s_.work())) {
-    if (e.path().filename().string().find("-" + std::to_string(child) + "-") != std::string::npos) left += e.path().string() + " ";
+    if (e.path().filename().string().find("-" + std::to_string(child) + "-") != std::string::npos)
+      left += e.path().string() + " ";
   }
   EXPECT_EQ(left, "");
   EXPECT_EQ(Scratch::read("/proc/self/mountinfo").find(" " + s_.work().string() + "/"), std::string::npos)

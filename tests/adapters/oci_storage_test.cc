@@ -32,33 +32,18 @@
 #include "config/config.h"
 #include "engines.h"
 #include "server/builders.h"
+#include "storage/s3_peer.h"
 
 namespace batlehub::adapters {
 namespace {
 
 using namespace batlehub::testing;
 
-// A port nothing listens on now, for this test's own S3 server.
-int free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 class OciStorageTest : public ::testing::TestWithParam<TestEngine> {
  protected:
   void SetUp() override {
     if (auto why = engine_unavailable(GetParam()); !why.empty()) GTEST_SKIP() << why;
-    if (::access(BATLEHUB_TEST_S3_BIN, X_OK) != 0) {
-      GTEST_SKIP() << "versitygw is not installed at " << BATLEHUB_TEST_S3_BIN
-                   << " (scripts/install-peers.sh installs it)";
-    }
+    if (auto why = s3_peer_unavailable(); !why.empty()) GTEST_SKIP() << why;
     // The S3 server.
     port_ = free_loopback_port();
     peer_dir_ = s_.root() / "s3";
@@ -66,24 +51,15 @@ class OciStorageTest : public ::testing::TestWithParam<TestEngine> {
                               "/scripts/s3-peer.sh start " + peer_dir_.string() + " " + std::to_string(port_) +
                               " >/dev/null";
     ASSERT_EQ(std::system(start.c_str()), 0) << start;
-    config::StorageBackendConfig c;
-    c.name = "bundles";
-    c.type = config::StorageType::kS3;
-    c.endpoint = "http://127.0.0.1:" + std::to_string(port_);
-    c.bucket = BATLEHUB_TEST_S3_BUCKET;
-    c.access_key_id = BATLEHUB_TEST_S3_ACCESS_KEY;
-    c.secret_access_key = BATLEHUB_TEST_S3_SECRET_KEY;
-    auto s3 = S3Backend::create(c, [](std::string_view) { return std::optional<std::string>(); });
+    auto s3 = S3Backend::create(test_s3_config("http://127.0.0.1:" + std::to_string(port_), "bundles"),
+                                [](std::string_view) { return std::optional<std::string>(); });
     ASSERT_TRUE(s3) << s3.error();
     s3_ = std::shared_ptr<core::StorageBackend>(std::move(*s3));
     router_ = std::make_shared<StorageRouter>(std::vector<std::shared_ptr<core::StorageBackend>>{s3_}, "bundles");
 
     // The image, and the holder whose network is the storage network.
     rooms_ = s_.root() / "rooms";
-    fs::create_directories(rooms_);
-    ASSERT_TRUE(build_room(rooms_, "hostile"));
-    image_ = test_image_tag("hostile");
-    auto failed = import_room_image(GetParam(), rooms_ / "hostile", image_);
+    auto failed = import_hostile_image(GetParam(), rooms_, image_);
     ASSERT_EQ(failed, "") << "failed: " << failed;
     holder_ = "batlehub-test-holder-" + std::to_string(::getpid());
     // podman: a user namespace of the holder's own, which the runs then share (oci.md says why).
@@ -277,28 +253,15 @@ TEST_P(OciStorageTest,
 }
 
 TEST_P(OciStorageTest, a_worker_killed_mid_run_leaves_keys_and_a_container_that_the_next_sweep_removes) {
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const HangingWorker w = fork_worker_with_a_hanging_run(GetParam(), [&](const core::RunSpec& spec) {
     auto store = std::make_shared<BundleStore>(s3_, router_, bundle_options());
     OciRuntime oci(options(store));
-    core::RunSpec spec;
-    spec.label.scanner = "hostile";
-    spec.argv = {"hostile", "hang"};
-    spec.timeout = std::chrono::seconds(600);
     (void)oci.run(spec);
-    ::_exit(0);
-  }
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  const std::string worker = std::to_string(child) + "@" + host;
-  std::string seen;
-  for (int i = 0; i < 300 && seen.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    seen = engine_out(GetParam(), "ps -a --filter label=io.batlehub.worker=" + worker + " --format '{{.Names}}'")
-               .value_or("");
-  }
-  ASSERT_NE(seen, "") << "the child's container never appeared";
+  });
+  ASSERT_GE(w.pid, 0);
+  const pid_t child = w.pid;
+  const std::string& worker = w.label;
+  ASSERT_NE(w.containers, "") << "the child's container never appeared";
   ASSERT_EQ(::kill(child, SIGKILL), 0);
   ::waitpid(child, nullptr, 0);
   const auto left = keys_under(prefix_);

@@ -9,6 +9,7 @@
 
 #include "adapters/storage/router.h"
 #include "adapters/storage/s3_backend.h"
+#include "s3_peer.h"
 #include "scratch.h"
 
 namespace batlehub::server {
@@ -33,17 +34,9 @@ Ran batlehub(const std::vector<std::string>& args, const fs::path& out) {
 class SubmitToStorage : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (::access(BATLEHUB_TEST_S3_BIN, X_OK) != 0) {
-      GTEST_SKIP() << "versitygw is not installed at " << BATLEHUB_TEST_S3_BIN
-                   << " (scripts/install-peers.sh installs it)";
-    }
+    if (auto why = batlehub::testing::s3_peer_unavailable(); !why.empty()) GTEST_SKIP() << why;
     registry_ = "npm-submit-" + std::to_string(::getpid());
-    s3_config_.name = "s3";
-    s3_config_.type = config::StorageType::kS3;
-    s3_config_.endpoint = BATLEHUB_TEST_S3_ENDPOINT_BUILT;
-    s3_config_.bucket = BATLEHUB_TEST_S3_BUCKET;
-    s3_config_.access_key_id = BATLEHUB_TEST_S3_ACCESS_KEY;
-    s3_config_.secret_access_key = BATLEHUB_TEST_S3_SECRET_KEY;
+    s3_config_ = batlehub::testing::test_s3_config(BATLEHUB_TEST_S3_ENDPOINT_BUILT, "s3");
   }
 
   fs::path config(const std::string& endpoint) {

@@ -31,6 +31,7 @@
 #include "adapters/sandbox/blob.h"
 #include "adapters/storage/s3_xml.h"
 #include "adapters/storage/sigv4.h"
+#include "s3_peer.h"
 
 namespace batlehub::adapters {
 namespace {
@@ -38,72 +39,15 @@ namespace {
 using core::StorageError;
 using Kind = core::StorageError::Kind;
 using namespace std::chrono_literals;
-
-std::string env_or(const char* name, std::string fallback = "") {
-  const char* v = std::getenv(name);
-  return v ? v : std::move(fallback);
-}
-
-struct HttpAnswer {
-  long status = 0;
-  std::string body;
-};
-
-// A client without credentials: what a sandbox holding a presigned URL is.
-HttpAnswer http(const std::string& method, const std::string& url, const std::string& body = "",
-                std::optional<std::uint64_t> content_length = std::nullopt) {
-  HttpAnswer a;
-  CURL* e = curl_easy_init();
-  struct Up {
-    const std::string* body;
-    std::size_t sent = 0;
-  } up{&body};
-  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_TIMEOUT, 30L);
-  curl_easy_setopt(
-      e, CURLOPT_WRITEFUNCTION, +[](char* d, std::size_t s, std::size_t n, void* u) {
-        static_cast<std::string*>(u)->append(d, s * n);
-        return s * n;
-      });
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, &a.body);
-  curl_slist* headers = curl_slist_append(nullptr, "Expect:");
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
-  if (method == "PUT") {
-    curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(content_length.value_or(body.size())));
-    curl_easy_setopt(e, CURLOPT_READDATA, &up);
-    curl_easy_setopt(
-        e, CURLOPT_READFUNCTION, +[](char* d, std::size_t s, std::size_t n, void* u) {
-          auto* p = static_cast<Up*>(u);
-          const std::size_t len = std::min(s * n, p->body->size() - p->sent);
-          std::memcpy(d, p->body->data() + p->sent, len);
-          p->sent += len;
-          return len;
-        });
-  }
-  const CURLcode rc = curl_easy_perform(e);
-  if (rc == CURLE_OK) curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &a.status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(e);
-  return a;
-}
+using namespace batlehub::testing;
 
 class S3BackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string bin = BATLEHUB_TEST_S3_BIN;
-    if (::access(bin.c_str(), X_OK) != 0) {
-      GTEST_SKIP() << "versitygw is not installed at " << bin << " (scripts/install-peers.sh installs it)";
-    }
+    if (auto why = s3_peer_unavailable(); !why.empty()) GTEST_SKIP() << why;
     endpoint_ = env_or("BATLEHUB_TEST_S3_ENDPOINT");
     ASSERT_FALSE(endpoint_.empty()) << "BATLEHUB_TEST_S3_ENDPOINT is unset: run under ctest (fixture s3)";
-    config_.name = "s3test";
-    config_.type = config::StorageType::kS3;
-    config_.endpoint = endpoint_;
-    config_.bucket = BATLEHUB_TEST_S3_BUCKET;
-    config_.access_key_id = BATLEHUB_TEST_S3_ACCESS_KEY;
-    config_.secret_access_key = BATLEHUB_TEST_S3_SECRET_KEY;
+    config_ = test_s3_config(endpoint_);
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     prefix_ = std::string(info->name()) + "-" + std::to_string(::getpid()) + "/";
     backend_ = make({});
@@ -121,12 +65,6 @@ class S3BackendTest : public ::testing::Test {
   std::string prefix_;
   std::unique_ptr<S3Backend> backend_;
 };
-
-#define ASSERT_OK(expr)                                                 \
-  do {                                                                  \
-    auto r_ = (expr);                                                   \
-    ASSERT_TRUE(r_.has_value()) << #expr << ": " << r_.error().message; \
-  } while (0)
 
 TEST_F(S3BackendTest, PutGetHeadListRemove) {
   const std::string key = prefix_ + "a/object.bin";
@@ -224,19 +162,12 @@ TEST_F(S3BackendTest, KeysThatNeedEncodingRoundTrip) {
 }
 
 TEST_F(S3BackendTest, PutBlobStreamsAMultiMiBFile) {
-  char path[] = "/tmp/batlehub-s3-blob.XXXXXX";
-  const int fd = ::mkstemp(path);
-  ASSERT_GE(fd, 0);
-  std::string bytes(5 * 1024 * 1024 + 123, '\0');
-  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 131) ^ (i >> 11));
-  ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-  ::close(fd);
-  auto blob = file_blob(path);
-  ::unlink(path);
-  ASSERT_TRUE(blob) << blob.error();
+  const PatternedFile file = patterned_file_blob(5 * 1024 * 1024 + 123, "/tmp/batlehub-s3-blob.XXXXXX");
+  ASSERT_TRUE(file.blob) << file.error;
+  const std::string& bytes = file.bytes;
 
   const std::string key = prefix_ + "artifact.tgz";
-  ASSERT_OK(backend_->put_blob(key, **blob));
+  ASSERT_OK(backend_->put_blob(key, *file.blob));
   auto info = backend_->head(key);
   ASSERT_TRUE(info) << info.error().message;
   EXPECT_EQ(info->size, bytes.size());

@@ -35,6 +35,8 @@
 #include "adapters/storage/router.h"
 #include "adapters/storage/s3_backend.h"
 #include "adapters/storage/s3_xml.h"
+#include "run_specs.h"
+#include "s3_peer.h"
 #include "wire/caps.h"
 #include "wire/manifest.h"
 
@@ -43,10 +45,11 @@ namespace {
 
 using core::StorageError;
 using namespace std::chrono_literals;
+using namespace batlehub::testing;
 
-std::string env_or(const char* name, std::string fallback = "") {
-  const char* v = std::getenv(name);
-  return v ? v : std::move(fallback);
+// The bundle's GETs and PUTs, given more time than the default.
+HttpAnswer http(const std::string& method, const std::string& url, const std::string& body = "") {
+  return batlehub::testing::http(method, url, body, HttpOptions{.timeout_seconds = 60});
 }
 
 std::string sha256_hex(std::string_view bytes) {
@@ -75,50 +78,6 @@ pid_t dead_pid() {
   EXPECT_GT(child, 0);
   EXPECT_EQ(::waitpid(child, nullptr, 0), child);
   return child;
-}
-
-struct HttpAnswer {
-  long status = 0;
-  std::string body;
-};
-
-// A client without credentials: what a sandbox holding a presigned URL is.
-HttpAnswer http(const std::string& method, const std::string& url, const std::string& body = "") {
-  HttpAnswer a;
-  CURL* e = curl_easy_init();
-  struct Up {
-    const std::string* body;
-    std::size_t sent = 0;
-  } up{&body};
-  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_TIMEOUT, 60L);
-  curl_easy_setopt(
-      e, CURLOPT_WRITEFUNCTION, +[](char* d, std::size_t s, std::size_t n, void* u) {
-        static_cast<std::string*>(u)->append(d, s * n);
-        return s * n;
-      });
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, &a.body);
-  curl_slist* headers = curl_slist_append(nullptr, "Expect:");
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
-  if (method == "PUT") {
-    curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(body.size()));
-    curl_easy_setopt(e, CURLOPT_READDATA, &up);
-    curl_easy_setopt(
-        e, CURLOPT_READFUNCTION, +[](char* d, std::size_t s, std::size_t n, void* u) {
-          auto* p = static_cast<Up*>(u);
-          const std::size_t len = std::min(s * n, p->body->size() - p->sent);
-          std::memcpy(d, p->body->data() + p->sent, len);
-          p->sent += len;
-          return len;
-        });
-  }
-  const CURLcode rc = curl_easy_perform(e);
-  if (rc == CURLE_OK) curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &a.status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(e);
-  return a;
 }
 
 // The S3 backend, every GET counted: how a test sees that read_result refused unread.
@@ -154,20 +113,10 @@ class Counting final : public core::StorageBackend {
 class S3BundleTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string bin = BATLEHUB_TEST_S3_BIN;
-    if (::access(bin.c_str(), X_OK) != 0) {
-      GTEST_SKIP() << "versitygw is not installed at " << bin << " (scripts/install-peers.sh installs it)";
-    }
+    if (auto why = s3_peer_unavailable(); !why.empty()) GTEST_SKIP() << why;
     endpoint_ = env_or("BATLEHUB_TEST_S3_ENDPOINT");
     ASSERT_FALSE(endpoint_.empty()) << "BATLEHUB_TEST_S3_ENDPOINT is unset: run under ctest (fixture s3)";
-    config::StorageBackendConfig c;
-    c.name = "s3test";
-    c.type = config::StorageType::kS3;
-    c.endpoint = endpoint_;
-    c.bucket = BATLEHUB_TEST_S3_BUCKET;
-    c.access_key_id = BATLEHUB_TEST_S3_ACCESS_KEY;
-    c.secret_access_key = BATLEHUB_TEST_S3_SECRET_KEY;
-    auto b = S3Backend::create(c, core::Env{});
+    auto b = S3Backend::create(test_s3_config(endpoint_), core::Env{});
     ASSERT_TRUE(b.has_value()) << b.error();
     s3_ = std::move(*b);
     leaf_ = std::make_shared<Counting>(s3_);
@@ -230,15 +179,6 @@ class S3BundleTest : public ::testing::Test {
   std::string prefix_;
   std::string worker_;
 };
-
-core::RunSpec spec_reading(std::shared_ptr<const core::Blob> blob, std::string scanner, std::string job) {
-  core::RunSpec s;
-  s.argv = {"scanner", "/work/pkg"};
-  s.label = core::RunLabel{std::move(job), std::move(scanner), 1};
-  s.bundle.entries.push_back(core::BundleEntry::archive(*wire::RelPath::parse("pkg"), std::move(blob), true));
-  s.bundle.entries.push_back(core::BundleEntry::inline_file(*wire::RelPath::parse("lock.json"), "{}"));
-  return s;
-}
 
 // A run with no artifact: its manifest is all it stages.
 core::RunSpec inline_only(std::string scanner, std::string job) {

@@ -24,6 +24,7 @@
 
 #include "adapters/sandbox/blob.h"
 #include "adapters/storage/s3_backend.h"
+#include "s3_peer.h"
 
 namespace batlehub::adapters {
 namespace {
@@ -32,57 +33,16 @@ namespace fs = std::filesystem;
 using core::StorageError;
 using Kind = core::StorageError::Kind;
 using namespace std::chrono_literals;
+using namespace batlehub::testing;
 
 const std::string kTlsDir = std::string(BATLEHUB_SOURCE_DIR) + "/tests/fixtures/tls";
 const std::string kTestCa = kTlsDir + "/ca.pem";
 const std::string kOtherCa = kTlsDir + "/other-ca.pem";
 
-// A port nothing listens on now, for this suite's own server.
-int free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-struct HttpAnswer {
-  CURLcode rc = CURLE_OK;
-  std::string error;  // curl's error buffer when rc is not CURLE_OK
-  long status = 0;
-  std::string body;
-};
-
 // A GET without credentials, what a sandbox holding a presigned URL is; it trusts `ca_file`
 // only (the system's roots when empty).
 HttpAnswer https_get(const std::string& url, const std::string& ca_file) {
-  HttpAnswer a;
-  char errbuf[CURL_ERROR_SIZE] = {};
-  CURL* e = curl_easy_init();
-  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_TIMEOUT, 30L);
-  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
-  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
-  if (!ca_file.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, ca_file.c_str());
-  curl_easy_setopt(
-      e, CURLOPT_WRITEFUNCTION, +[](char* d, std::size_t s, std::size_t n, void* u) {
-        static_cast<std::string*>(u)->append(d, s * n);
-        return s * n;
-      });
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, &a.body);
-  a.rc = curl_easy_perform(e);
-  if (a.rc == CURLE_OK) {
-    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &a.status);
-  } else {
-    a.error = std::string(curl_easy_strerror(a.rc)) + ": " + errbuf;
-  }
-  curl_easy_cleanup(e);
-  return a;
+  return http("GET", url, "", HttpOptions{.ca_file = ca_file, .https_only = true});
 }
 
 class S3TlsTest : public ::testing::Test {
@@ -121,10 +81,7 @@ class S3TlsTest : public ::testing::Test {
   }
 
   void SetUp() override {
-    if (::access(BATLEHUB_TEST_S3_BIN, X_OK) != 0) {
-      GTEST_SKIP() << "versitygw is not installed at " << BATLEHUB_TEST_S3_BIN
-                   << " (scripts/install-peers.sh installs it)";
-    }
+    if (auto why = s3_peer_unavailable(); !why.empty()) GTEST_SKIP() << why;
     ASSERT_TRUE(start_error_->empty()) << *start_error_;
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     prefix_ = std::string(info->name()) + "-" + std::to_string(::getpid()) + "/";
@@ -133,13 +90,7 @@ class S3TlsTest : public ::testing::Test {
   // A backend on the suite's https endpoint that trusts `ca_file` (the system's roots when
   // empty).
   static std::unique_ptr<S3Backend> make(const std::string& ca_file) {
-    config::StorageBackendConfig c;
-    c.name = "s3tls";
-    c.type = config::StorageType::kS3;
-    c.endpoint = *endpoint_;
-    c.bucket = BATLEHUB_TEST_S3_BUCKET;
-    c.access_key_id = BATLEHUB_TEST_S3_ACCESS_KEY;
-    c.secret_access_key = BATLEHUB_TEST_S3_SECRET_KEY;
+    config::StorageBackendConfig c = test_s3_config(*endpoint_, "s3tls");
     c.ca_file = ca_file;
     auto b = S3Backend::create(c, core::Env{});
     EXPECT_TRUE(b.has_value()) << (b ? "" : b.error());
@@ -182,12 +133,6 @@ class S3TlsTest : public ::testing::Test {
   std::string prefix_;
 };
 
-#define ASSERT_OK(expr)                                                 \
-  do {                                                                  \
-    auto r_ = (expr);                                                   \
-    ASSERT_TRUE(r_.has_value()) << #expr << ": " << r_.error().message; \
-  } while (0)
-
 TEST_F(S3TlsTest, TheTestCaInCaFileReachesTheServer) {
   auto s3 = make(kTestCa);
   ASSERT_NE(s3, nullptr);
@@ -202,18 +147,11 @@ TEST_F(S3TlsTest, TheTestCaInCaFileReachesTheServer) {
   EXPECT_EQ(info->size, 14u);
 
   // put_blob: the streamed body is UNSIGNED-PAYLOAD, its integrity TLS's.
-  char path[] = "/tmp/batlehub-s3-tls-blob.XXXXXX";
-  const int fd = ::mkstemp(path);
-  ASSERT_GE(fd, 0);
-  std::string bytes(300 * 1024 + 7, '\0');
-  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 131) ^ (i >> 11));
-  ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-  ::close(fd);
-  auto blob = file_blob(path);
-  ::unlink(path);
-  ASSERT_TRUE(blob) << blob.error();
+  const PatternedFile file = patterned_file_blob(300 * 1024 + 7, "/tmp/batlehub-s3-tls-blob.XXXXXX");
+  ASSERT_TRUE(file.blob) << file.error;
+  const std::string& bytes = file.bytes;
   const std::string blob_key = prefix_ + "b/blob.bin";
-  ASSERT_OK(s3->put_blob(blob_key, **blob));
+  ASSERT_OK(s3->put_blob(blob_key, *file.blob));
   auto blob_got = s3->get(blob_key, bytes.size());
   ASSERT_TRUE(blob_got) << blob_got.error().message;
   EXPECT_TRUE(*blob_got == bytes);

@@ -13,12 +13,14 @@
 #include "adapters/storage/bundle.h"
 #include "adapters/storage/local_backends.h"
 #include "adapters/storage/router.h"
+#include "run_specs.h"
 #include "wire/caps.h"
 #include "wire/manifest.h"
 
 namespace batlehub::adapters {
 namespace {
 
+using batlehub::testing::spec_reading;
 using core::StorageError;
 using std::chrono::seconds;
 
@@ -68,15 +70,6 @@ std::shared_ptr<const core::Blob> artifact(std::optional<std::string> sha = kSha
   auto b = file_blob(path, std::move(sha));
   EXPECT_TRUE(b.has_value());
   return *b;
-}
-
-core::RunSpec spec_reading(std::shared_ptr<const core::Blob> blob, std::string scanner, std::string job = "job-1") {
-  core::RunSpec s;
-  s.argv = {"scanner", "/work/pkg"};
-  s.label = core::RunLabel{std::move(job), std::move(scanner), 1};
-  s.bundle.entries.push_back(core::BundleEntry::archive(*wire::RelPath::parse("pkg"), std::move(blob), true));
-  s.bundle.entries.push_back(core::BundleEntry::inline_file(*wire::RelPath::parse("lock.json"), "{}"));
-  return s;
 }
 
 wire::Manifest manifest_at(core::StorageBackend& b, const StagedRun& r) {
