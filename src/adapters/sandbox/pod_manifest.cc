@@ -1,0 +1,106 @@
+#include "adapters/sandbox/pod_manifest.h"
+
+#include <cctype>
+
+#include "wire/sandbox_path.h"
+
+namespace batlehub::adapters {
+
+namespace {
+
+bool alnum(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
+
+}  // namespace
+
+std::string label_value(std::string_view s) {
+  std::string out;
+  for (char c : s) out += (alnum(c) || c == '-' || c == '.' || c == '_') ? c : '_';
+  if (out.size() > 63) out.resize(63);
+  while (!out.empty() && !alnum(out.back())) out.pop_back();
+  while (!out.empty() && !alnum(out.front())) out.erase(out.begin());
+  return out;
+}
+
+std::string pod_name_prefix(std::string_view scanner) {
+  std::string name;
+  for (char c : scanner) {
+    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    name += (alnum(l) || l == '-') ? l : '-';
+  }
+  // 63 characters in all, of which the API server appends 5.
+  constexpr std::size_t kMax = 63 - 5 - (sizeof "batlehub-sbx-" - 1) - 1;
+  if (name.size() > kMax) name.resize(kMax);
+  while (!name.empty() && name.back() == '-') name.pop_back();
+  return "batlehub-sbx-" + (name.empty() ? std::string("run") : name) + "-";
+}
+
+nlohmann::json pod_manifest(const PodManifestInput& in) {
+  using nlohmann::json;
+  const std::string mem = std::to_string(in.memory_mb) + "Mi";
+  json labels = {
+      {"app.kubernetes.io/name", "batlehub"},
+      {"app.kubernetes.io/component", "sandbox"},
+      {kPodWorkerLabel, label_value(in.worker)},
+      {kPodJobLabel, label_value(in.job)},
+      {kPodNetworkLabel, in.network ? "egress" : "storage"},
+  };
+  json container = {
+      {"name", "sandbox"},
+      {"image", in.image},
+      {"imagePullPolicy", "IfNotPresent"},
+      // The agent as the command, argv only: no shell, no stdin, no tty.
+      {"command", {"batlehub-sandbox", "--in", in.in_url, "--out", in.out_url}},
+      {"stdin", false},
+      {"tty", false},
+      {"env", {{{"name", "HOME"}, {"value", "/work"}}, {{"name", "PATH"}, {"value", std::string(wire::kSandboxPath)}}}},
+      {"workingDir", "/work"},
+      {"resources", {{"limits", {{"memory", mem}, {"cpu", "1"}}}, {"requests", {{"memory", mem}, {"cpu", "250m"}}}}},
+      {"securityContext",
+       {{"allowPrivilegeEscalation", false},
+        {"readOnlyRootFilesystem", true},
+        {"privileged", false},
+        {"runAsNonRoot", true},
+        {"runAsUser", 65532},
+        {"runAsGroup", 65532},
+        {"capabilities", {{"drop", {"ALL"}}}},
+        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+      {"volumeMounts", {{{"name", "work"}, {"mountPath", "/work"}}}},
+  };
+  json spec = {
+      {"restartPolicy", "Never"},
+      {"activeDeadlineSeconds", in.active_deadline_secs},
+      {"serviceAccountName", in.service_account},
+      {"automountServiceAccountToken", false},
+      // No *_SERVICE_HOST variables telling the scanner the cluster's shape.
+      {"enableServiceLinks", false},
+      {"hostNetwork", false},
+      {"hostPID", false},
+      {"hostIPC", false},
+      {"securityContext",
+       {{"runAsNonRoot", true},
+        {"runAsUser", 65532},
+        {"runAsGroup", 65532},
+        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+      {"containers", {container}},
+      // Charged to the memory limit (RFC 0022 §4.2), which is why max_extracted_mb must be
+      // below memory_limit_mb.
+      {"volumes",
+       {{{"name", "work"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", std::to_string(in.work_mb) + "Mi"}}}}}},
+  };
+  if (!in.runtime_class.empty()) spec["runtimeClassName"] = in.runtime_class;
+  if (!in.node_selector.empty()) spec["nodeSelector"] = in.node_selector;
+  if (!in.image_pull_secrets.empty()) {
+    json secrets = json::array();
+    for (const auto& s : in.image_pull_secrets) secrets.push_back({{"name", s}});
+    spec["imagePullSecrets"] = secrets;
+  }
+  return json{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"generateName", pod_name_prefix(in.scanner)}, {"namespace", in.namespace_}, {"labels", labels}}},
+      {"spec", spec}};
+}
+
+}  // namespace batlehub::adapters
