@@ -266,13 +266,22 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run(const core::RunSpec& spe
   if (!m) return Unexpected(m.error());
   auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
   auto ran = contain(spec.label, bundle->path(), *image, spec.network, spec.limits, deadline);
+  return outcome(spec, ran, deadline, [&] { return collect(bundle->path(), spec.argv[0]); });
+}
+
+// What a contained run came to, the same on both transports: a container past its deadline
+// is a timeout; otherwise its result, read by `collect`, and a container that wrote none is
+// a crash named with what the engine said.
+Expected<core::RunOutput, SandboxError> OciRuntime::outcome(
+    const core::RunSpec& spec, const Expected<Launched, SandboxError>& ran, std::chrono::milliseconds deadline,
+    const std::function<Expected<core::RunOutput, SandboxError>()>& collect_result) const {
   if (!ran) return Unexpected(ran.error());
   if (ran->timed_out) {
     return Unexpected(SandboxError{Kind::kRunTimeout, "the " + engine_name(options_.engine) + " container of " +
                                                           spec.label.scanner + " ran past " +
                                                           std::to_string(deadline.count()) + " ms and was removed"});
   }
-  auto out = collect(bundle->path(), spec.argv[0]);
+  auto out = collect_result();
   if (!out && out.error().reason == SandboxError::Reason::kNoResult) {
     // 137 from the engine is its container's pid 1 killed by SIGKILL: the agent itself went,
     // which under --memory is the cgroup's OOM killer (the agent's children it reports).
@@ -292,21 +301,11 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run_through_storage(const co
   if (!staged) return Unexpected(staged.error());
   FinishOnExit finish(*options_.bundles, *staged);
   auto ran = contain(spec.label, "", image, spec.network, spec.limits, deadline, &*staged);
-  if (!ran) return Unexpected(ran.error());
-  if (ran->timed_out) {
-    return Unexpected(SandboxError{Kind::kRunTimeout, "the " + engine_name(options_.engine) + " container of " +
-                                                          spec.label.scanner + " ran past " +
-                                                          std::to_string(deadline.count()) + " ms and was removed"});
-  }
-  auto tar = options_.bundles->read_result(*staged);
-  if (!tar) {
-    if (tar.error().reason == SandboxError::Reason::kNoResult) {
-      return Unexpected(SandboxError{Kind::kCrashed, "the container never answered — " + ran->how +
-                                                         " and no result came back: \"" + ran->stderr_tail + "\""});
-    }
-    return Unexpected(tar.error());
-  }
-  return collect_tar(*tar, spec.argv[0]);
+  return outcome(spec, ran, deadline, [&]() -> Expected<core::RunOutput, SandboxError> {
+    auto tar = options_.bundles->read_result(*staged);
+    if (!tar) return Unexpected(tar.error());
+    return collect_tar(*tar, spec.argv[0]);
+  });
 }
 
 Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTarget& target) {

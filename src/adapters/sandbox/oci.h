@@ -137,6 +137,10 @@ class OciRuntime final : public core::SandboxRuntime {
                                                  std::chrono::milliseconds deadline, const StagedRun* staged = nullptr);
   Expected<core::RunOutput, core::SandboxError> run_through_storage(const core::RunSpec& spec,
                                                                     const std::string& image);
+  // What a contained run came to on either transport (`collect_result` reads its result).
+  Expected<core::RunOutput, core::SandboxError> outcome(
+      const core::RunSpec& spec, const Expected<Launched, core::SandboxError>& ran, std::chrono::milliseconds deadline,
+      const std::function<Expected<core::RunOutput, core::SandboxError>()>& collect_result) const;
   // `<binary> <args…>` with the engine's environment, bounded; its exit code and output.
   struct Engine {
     std::optional<int> exit_code;
