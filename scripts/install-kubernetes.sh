@@ -3,7 +3,7 @@
 # helm, from the Go module proxy, cached by version outside the tree. Idempotent: a kept
 # machine never rebuilds.
 #
-#   kube-apiserver, kube-controller-manager, kubelet, kubectl  v1.37.2
+#   kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kubectl  v1.37.2
 #       k8s.io/kubernetes at that tag, each of its k8s.io/* staging modules (its go.mod's
 #       `=> ./staging/...` lines) replaced by the published v0.37.2, built static
 #       (CGO_ENABLED=0) into /opt/batlehub/peers/kubernetes-1.37.2/bin
@@ -18,7 +18,7 @@ K8S_VERSION=1.37.2
 HELM_VERSION=3.21.4
 k8s_dir="$prefix/kubernetes-$K8S_VERSION"
 helm_dir="$prefix/helm-$HELM_VERSION"
-commands=(kube-apiserver kube-controller-manager kubelet kubectl)
+commands=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
 
 say() { echo "install-kubernetes: $*"; }
 die() { echo "install-kubernetes: $*" >&2; exit 1; }
@@ -28,13 +28,12 @@ if [ -z "$go_bin" ]; then
   if command -v go >/dev/null 2>&1; then go_bin="$(command -v go)"; else go_bin=/usr/local/go/bin/go; fi
 fi
 
-installed() {
-  for c in "${commands[@]}"; do [ -x "$k8s_dir/bin/$c" ] || return 1; done
-}
+missing=()
+for c in "${commands[@]}"; do [ -x "$k8s_dir/bin/$c" ] || missing+=("$c"); done
 
-# Each version-named directory is written whole or not at all: builds go to a scratch
-# directory renamed into place, so an interrupted build never looks installed.
-if ! installed; then
+# Each binary is written whole or not at all: it is built in a scratch directory and
+# renamed into place, so an interrupted build never looks installed.
+if [ "${#missing[@]}" -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || die "must run as root to install Kubernetes $K8S_VERSION into $k8s_dir"
   [ -x "$go_bin" ] || die "Kubernetes is built from the Go module proxy; no 'go' found (set GO=/path/to/go)"
   mkdir -p "$prefix"
@@ -66,15 +65,14 @@ if ! installed; then
     echo ")"
   } > tools.go
   "$go_bin" mod tidy
-  mkdir -p bin
-  for c in "${commands[@]}"; do
+  mkdir -p bin "$k8s_dir/bin"
+  for c in "${missing[@]}"; do
     t0=$(date +%s)
     "$go_bin" build -trimpath -ldflags "-s -w" -o "bin/$c" "k8s.io/kubernetes/cmd/$c"
+    chmod a+rx "bin/$c"
+    mv "bin/$c" "$k8s_dir/bin/$c"
     say "$c $K8S_VERSION built in $(( $(date +%s) - t0 ))s"
   done
-  rm -rf "$k8s_dir"
-  mkdir -p "$k8s_dir"
-  mv bin "$k8s_dir/bin"
   chmod -R a+rX "$k8s_dir"
   cd /
 fi
