@@ -87,6 +87,10 @@ struct KubernetesConfig {
   std::map<std::string, std::string> node_selector;
   std::vector<std::string> image_pull_secrets;
   std::int64_t orphan_after_secs = 900;
+  // Ours: a worker outside the cluster names a kubeconfig (its current context, or
+  // `context`); "" = the in-cluster service account's token and CA, as the RFC has it.
+  std::string kubeconfig;
+  std::string context;
   bool operator==(const KubernetesConfig&) const = default;
 };
 

@@ -59,6 +59,8 @@ void read_kubernetes(Table t, KubernetesConfig& out) {
   if (auto v = t.string_map("node_selector")) out.node_selector = *v;
   if (auto v = t.strings("image_pull_secrets")) out.image_pull_secrets = *v;
   if (auto v = t.integer("orphan_after_secs")) out.orphan_after_secs = *v;
+  if (auto v = t.str("kubeconfig")) out.kubeconfig = *v;
+  if (auto v = t.str("context")) out.context = *v;
   t.finish();
 }
 

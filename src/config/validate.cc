@@ -203,6 +203,16 @@ class Validator {
       }
     }
     range("worker.sandbox.kubernetes.orphan_after_secs", s.kubernetes.orphan_after_secs, 1, kInt32Max);
+    if (!s.kubernetes.kubeconfig.empty() && s.kubernetes.kubeconfig.front() != '/') {
+      refuse("worker.sandbox.kubernetes.kubeconfig",
+             "kubeconfig = " + quoted(s.kubernetes.kubeconfig) + " must be an absolute path");
+    }
+    if (!s.kubernetes.context.empty() && s.kubernetes.kubeconfig.empty()) {
+      refuse("worker.sandbox.kubernetes.context",
+             "context = " + quoted(s.kubernetes.context) +
+                 " names a kubeconfig context, and no kubeconfig is set (in the cluster the worker uses its "
+                 "service account)");
+    }
   }
 
   // One path segment with a trailing '/', and never a prefix the proxy reads (§4.3, §7).

@@ -11,6 +11,7 @@
 #include "adapters/queue/postgres_queue.h"
 #include "adapters/queue/sqlite_queue.h"
 #include "adapters/sandbox/bwrap.h"
+#include "adapters/sandbox/kubernetes.h"
 #include "adapters/sandbox/none.h"
 #include "adapters/sandbox/oci.h"
 #include "adapters/storage/local_backends.h"
@@ -126,10 +127,34 @@ Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runti
       }
       return std::unique_ptr<core::SandboxRuntime>(std::make_unique<adapters::OciRuntime>(o));
     }
-    case config::RuntimeKind::kKubernetes:
-      return Unexpected(
-          "runtime \"" + std::string(config::to_string(s.runtime)) +
-          "\" is not in this build yet; use \"bwrap\" (this worker does not fall back to another runtime)");
+    case config::RuntimeKind::kKubernetes: {
+      const auto& k = s.kubernetes;
+      auto creds = k.kubeconfig.empty() ? adapters::in_cluster_credentials(env)
+                                        : adapters::load_kubeconfig(k.kubeconfig, k.context);
+      if (!creds) return Unexpected("the kubernetes runtime cannot reach its API server: " + creds.error());
+      adapters::KubernetesOptions o;
+      o.api = std::make_shared<adapters::KubeApi>(std::move(*creds));
+      o.namespace_ = k.namespace_;
+      if (o.namespace_.empty() && o.api->credentials().namespace_.empty()) {
+        return Unexpected("the kubernetes runtime has no namespace: set [worker.sandbox.kubernetes] namespace (" +
+                          o.api->credentials().source + " names none)");
+      }
+      o.service_account = k.service_account;
+      o.runtime_class = k.runtime_class;
+      o.node_selector = k.node_selector;
+      o.image_pull_secrets = k.image_pull_secrets;
+      for (const auto& sc : c.scanners) {
+        if (config::runs_in_sandbox(sc.type)) o.images[sc.name] = config::image_for(c, sc, env);
+      }
+      o.default_image = !k.image.empty() ? k.image : env("BATLEHUB_IMAGE").value_or("");
+      o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
+      o.probe_canaries = s.probe_canaries;
+      o.orphan_after = std::chrono::seconds(k.orphan_after_secs);
+      auto bundles = build_bundle_store(c, env, adapters::oci_worker_label());
+      if (!bundles) return Unexpected(bundles.error());
+      o.bundles = std::move(*bundles);
+      return std::unique_ptr<core::SandboxRuntime>(std::make_unique<adapters::KubernetesRuntime>(std::move(o)));
+    }
   }
   return Unexpected(std::string("unknown runtime"));
 }

@@ -25,8 +25,8 @@ Expected<std::shared_ptr<adapters::BundleStore>, std::string> build_bundle_store
                                                                                  const config::Env& env,
                                                                                  const std::string& worker);
 
-// The runtime [worker.sandbox] names. kubernetes is refused until it lands: a runtime that
-// cannot be built is an error, never a fallback to another.
+// The runtime [worker.sandbox] names. A runtime that cannot be built (kubernetes without
+// credentials, an S3-less storage transport) is an error, never a fallback to another.
 Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runtime(const config::Config& c,
                                                                                    const config::Env& env);
 

@@ -370,7 +370,25 @@ orphan_after_secs = 1800
             (std::map<std::string, std::string>{{"kubernetes.io/arch", "amd64"}, {"pool", "sandbox"}}));
   EXPECT_EQ(k.image_pull_secrets, (std::vector<std::string>{"ghcr"}));
   EXPECT_EQ(k.orphan_after_secs, 1800);
+  EXPECT_EQ(k.kubeconfig, "");  // in the cluster: the service account's credentials
   EXPECT_TRUE(l.warnings.empty());
+}
+
+TEST(Load, AWorkerOutsideTheClusterNamesAnAbsoluteKubeconfigAndMayNameItsContext) {
+  Loaded l =
+      loads(with_s3("[worker.sandbox]\nruntime = \"kubernetes\"\n[worker.sandbox.kubernetes]\nkubeconfig = "
+                    "\"/etc/batlehub/kubeconfig\"\n"
+                    "context = \"scan\"\n"));
+  EXPECT_EQ(l.config.worker.sandbox.kubernetes.kubeconfig, "/etc/batlehub/kubeconfig");
+  EXPECT_EQ(l.config.worker.sandbox.kubernetes.context, "scan");
+  EXPECT_NE(refusal(with_s3("[worker.sandbox]\nruntime = \"kubernetes\"\n[worker.sandbox.kubernetes]\n"
+                            "kubeconfig = \"kube/config\"\n"))
+                .find("worker.sandbox.kubernetes.kubeconfig: kubeconfig = \"kube/config\" must be an absolute path"),
+            std::string::npos);
+  EXPECT_NE(
+      refusal(with_s3("[worker.sandbox]\nruntime = \"kubernetes\"\n[worker.sandbox.kubernetes]\ncontext = \"x\"\n"))
+          .find("no kubeconfig is set"),
+      std::string::npos);
 }
 
 TEST(Load, AScannersTypeDefaultsToItsNameOnlyForAKnownType) {
@@ -797,7 +815,8 @@ bucket = "sandbox-bundles"
 access_key_id = "AK"
 secret_access_key = "SK"
 )";
-  const std::string head = "[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\ntransport = \"storage\"\n";
+  const std::string head =
+      "[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\ntransport = \"storage\"\n";
   EXPECT_NE(error_of(head + std::string(kS3)).message.find("transport = \"storage\" needs storage_network"),
             std::string::npos);
   EXPECT_NE(error_of(head + "storage_network = \"host\"\n" + std::string(kS3)).message.find("no wall at all"),
@@ -815,11 +834,11 @@ TEST(TheS3Backend, ItsEndpointBucketAndKeysAreCheckedAtLoad) {
   };
   EXPECT_NE(error_of(backend("endpoint = \"s3.example\"\nbucket = \"bkt\"\n")).message.find("must start with https://"),
             std::string::npos);
-  EXPECT_NE(error_of(backend("endpoint = \"https://s3.example/bkt\"\nbucket = \"bkt\"\n")).message.find(
-                "a scheme and an authority only"),
+  EXPECT_NE(error_of(backend("endpoint = \"https://s3.example/bkt\"\nbucket = \"bkt\"\n"))
+                .message.find("a scheme and an authority only"),
             std::string::npos);
-  EXPECT_NE(error_of(backend("endpoint = \"https://s3.example\"\nbucket = \"My_Bucket\"\n")).message.find(
-                "is not an S3 bucket name"),
+  EXPECT_NE(error_of(backend("endpoint = \"https://s3.example\"\nbucket = \"My_Bucket\"\n"))
+                .message.find("is not an S3 bucket name"),
             std::string::npos);
   EXPECT_NE(error_of(backend("endpoint = \"https://s3.example\"\nbucket = \"bkt\"\naccess_key_id = \"AK\"\n"))
                 .message.find("go together"),
@@ -830,9 +849,10 @@ TEST(TheS3Backend, ItsEndpointBucketAndKeysAreCheckedAtLoad) {
   EXPECT_NE(error_of(backend("endpoint = \"http://127.0.0.1:9000\"\nbucket = \"bkt\"\nca_file = \"/ca.pem\"\n"))
                 .message.find("https:// endpoint only"),
             std::string::npos);
-  Loaded l = loads(backend("endpoint = \"https://s3.example:9000\"\nbucket = \"bkt\"\nregion = \"eu-west-3\"\n"
-                           "access_key_id = \"AK\"\nsecret_access_key = \"SK\"\nsession_token = \"T\"\n"
-                           "ca_file = \"/etc/batlehub/s3-ca.pem\"\npath_style = false\n"));
+  Loaded l =
+      loads(backend("endpoint = \"https://s3.example:9000\"\nbucket = \"bkt\"\nregion = \"eu-west-3\"\n"
+                    "access_key_id = \"AK\"\nsecret_access_key = \"SK\"\nsession_token = \"T\"\n"
+                    "ca_file = \"/etc/batlehub/s3-ca.pem\"\npath_style = false\n"));
   const auto* b = l.config.storage.find("s3");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->session_token, "T");
@@ -1158,10 +1178,12 @@ TEST(TheProbeCanaryRule, AddressesOfThisMachineAreKeptInOrder) {
 }
 
 TEST(TheProbeCanaryRule, ANameOrAnAddressWithoutAPortIsRefusedWithItsLine) {
-  EXPECT_EQ(refusal("[worker.sandbox]\nrooms_dir = \"/srv/rooms\"\nprobe_canaries = [\"127.0.0.1:9\", \"resolver.example:53\"]\n"),
-            "config.toml:3: worker.sandbox.probe_canaries[1]: probe canary \"resolver.example:53\" is not an address and a "
-            "port (\"a.b.c.d:port\" or \"[v6]:port\"): a canary is an address, never a name, because a sandbox may be "
-            "allowed its resolver");
+  EXPECT_EQ(
+      refusal("[worker.sandbox]\nrooms_dir = \"/srv/rooms\"\nprobe_canaries = [\"127.0.0.1:9\", "
+              "\"resolver.example:53\"]\n"),
+      "config.toml:3: worker.sandbox.probe_canaries[1]: probe canary \"resolver.example:53\" is not an address and a "
+      "port (\"a.b.c.d:port\" or \"[v6]:port\"): a canary is an address, never a name, because a sandbox may be "
+      "allowed its resolver");
   for (const char* bad : {"127.0.0.1", "127.0.0.1:0", "127.0.0.1:65536", "::1:53", "[::1]", ""}) {
     EXPECT_NE(refusal("[worker.sandbox]\nprobe_canaries = [\"" + std::string(bad) + "\"]\n").find("probe_canaries[0]"),
               std::string::npos)
@@ -1174,14 +1196,16 @@ TEST(TheProbeCanaryRule, ANameOrAnAddressWithoutAPortIsRefusedWithItsLine) {
 TEST(TheProbeCanaryRule, AtMostWhatAManifestCarriesBesideTheWorkersOwnTwo) {
   std::string many = "[worker.sandbox]\nprobe_canaries = [";
   for (int i = 0; i < 63; ++i) many += (i ? ", " : "") + std::string("\"127.0.0.1:") + std::to_string(1000 + i) + "\"";
-  EXPECT_EQ(refusal(many + "]\n"),
-            "config.toml:2: worker.sandbox.probe_canaries: probe_canaries lists 63 addresses; at most 62 fit beside the "
-            "worker's own two");
+  EXPECT_EQ(
+      refusal(many + "]\n"),
+      "config.toml:2: worker.sandbox.probe_canaries: probe_canaries lists 63 addresses; at most 62 fit beside the "
+      "worker's own two");
 }
 
 TEST(TheCgroupKeys, AreReadAndACgroupParentMustBeAPathBelowEachHierarchysRoot) {
-  Loaded l = loads("[worker.sandbox]\naccept_per_process_limits = true\n[worker.sandbox.bwrap]\n"
-                   "cgroup_parent = \"/batlehub.slice/runs\"\n");
+  Loaded l = loads(
+      "[worker.sandbox]\naccept_per_process_limits = true\n[worker.sandbox.bwrap]\n"
+      "cgroup_parent = \"/batlehub.slice/runs\"\n");
   EXPECT_TRUE(l.config.worker.sandbox.accept_per_process_limits);
   EXPECT_EQ(l.config.worker.sandbox.bwrap.cgroup_parent, "/batlehub.slice/runs");
   EXPECT_EQ(refusal("[worker.sandbox.bwrap]\ncgroup_parent = \"/a/../b\"\n"),

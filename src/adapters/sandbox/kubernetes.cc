@@ -1,0 +1,391 @@
+#include "adapters/sandbox/kubernetes.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "adapters/sandbox/oci.h"
+#include "adapters/sandbox/probe_support.h"
+#include "adapters/sandbox/run_dir.h"
+
+namespace batlehub::adapters {
+
+namespace {
+
+using core::SandboxError;
+using Kind = core::SandboxError::Kind;
+using nlohmann::json;
+
+std::string hostname() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::string json_str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// What the sandbox may have written: a container's termination message is the file
+// /dev/termination-log inside it. Kept short and printable before it goes into an error.
+std::string tame(std::string s) {
+  if (s.size() > 256) s.resize(256);
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return s;
+}
+
+const json& child(const json& j, const char* key) {
+  static const json kNull;
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : kNull;
+}
+
+// A waiting container that will never run without someone changing something: an image
+// that is not there (runs never pull it in this project's images, and a typo never appears),
+// a config the kubelet refuses.
+bool cannot_start(const std::string& reason) {
+  static const char* const kReasons[] = {"ErrImageNeverPull",          "ErrImagePull",         "ImagePullBackOff",
+                                         "InvalidImageName",           "CreateContainerError", "RunContainerError",
+                                         "CreateContainerConfigError", "ImageInspectError"};
+  return std::any_of(std::begin(kReasons), std::end(kReasons), [&](const char* r) { return reason == r; });
+}
+
+// "2026-12-03T11:30:00Z", as the API writes every timestamp: seconds since the epoch, or 0.
+std::int64_t parse_time(const std::string& s) {
+  std::tm tm{};
+  const char* end = ::strptime(s.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (end == nullptr || *end != '\0') return 0;
+  return static_cast<std::int64_t>(::timegm(&tm));
+}
+
+SandboxError api_error(const std::string& what, const Expected<KubeResponse, std::string>& r) {
+  if (!r) return SandboxError{Kind::kIo, what + ": " + r.error()};
+  // 403 (Pod Security, the Role, the quota) and 422 (an invalid pod) are the cluster
+  // refusing what it was asked: a configuration to change, not a request to retry.
+  const Kind kind = r->status == 403 || r->status == 422 ? Kind::kConfig : Kind::kIo;
+  return SandboxError{kind, what + ": " + std::to_string(r->status) + " " + r->message()};
+}
+
+}  // namespace
+
+PodState pod_state(const json& pod) {
+  PodState s;
+  const json& status = child(pod, "status");
+  s.phase = json_str(status, "phase");
+  s.reason = json_str(status, "reason");
+  s.detail = json_str(status, "message");
+  auto statuses = status.find("containerStatuses");
+  if (statuses != status.end() && statuses->is_array()) {
+    for (const auto& cs : *statuses) {
+      if (!cs.is_object()) continue;
+      const json& state = child(cs, "state");
+      if (const json& t = child(state, "terminated"); !t.is_null()) {
+        if (s.reason.empty()) s.reason = json_str(t, "reason");
+        std::string code;
+        if (auto c = t.find("exitCode"); c != t.end() && c->is_number_integer()) {
+          code = "exit code " + std::to_string(c->get<std::int64_t>());
+        }
+        const std::string msg = tame(json_str(t, "message"));
+        if (s.detail.empty()) s.detail = code + (msg.empty() ? "" : (code.empty() ? "" : ": ") + msg);
+      } else if (const json& w = child(state, "waiting"); !w.is_null()) {
+        const std::string reason = json_str(w, "reason");
+        if (cannot_start(reason)) {
+          s.where = PodState::Where::kCannotStart;
+          s.reason = reason;
+          s.detail = json_str(w, "message");
+          return s;
+        }
+      }
+    }
+  }
+  if (s.phase == "Succeeded" || s.phase == "Failed") s.where = PodState::Where::kEnded;
+  return s;
+}
+
+KubernetesRuntime::KubernetesRuntime(KubernetesOptions o) : options_(std::move(o)), worker_(oci_worker_label()) {
+  namespace_ = !options_.namespace_.empty() ? options_.namespace_
+               : options_.api               ? options_.api->credentials().namespace_
+                                            : "";
+}
+
+std::string KubernetesRuntime::pods_path() const {
+  return "/api/v1/namespaces/" + kube_escape(namespace_) + "/pods";
+}
+
+Expected<std::string, SandboxError> KubernetesRuntime::image_of(const std::string& room,
+                                                                const std::optional<std::string>& given) const {
+  if (given && !given->empty()) return *given;
+  if (auto it = options_.images.find(room); it != options_.images.end() && !it->second.empty()) return it->second;
+  if (!options_.default_image.empty()) return options_.default_image;
+  return Unexpected(SandboxError{Kind::kConfig, "no image for '" + room +
+                                                    "': set image on the scanner or in [worker.sandbox.kubernetes], "
+                                                    "or start the worker from an image that sets BATLEHUB_IMAGE"});
+}
+
+void KubernetesRuntime::delete_pod(const std::string& pod) const {
+  // Zero grace: the agent ignores SIGTERM (it is pid 1 and waits on its scanner), so any
+  // grace period would only be waited out.
+  (void)options_.api->call("DELETE", pods_path() + "/" + kube_escape(pod) + "?gracePeriodSeconds=0",
+                           R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})");
+}
+
+Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::watch_to_end(
+    const std::string& pod, std::string resource_version, std::chrono::steady_clock::time_point until) {
+  PodEnd end;
+  end.name = pod;
+  const std::string get = pods_path() + "/" + kube_escape(pod);
+  for (;;) {
+    if (std::chrono::steady_clock::now() >= until) {
+      end.timed_out = true;
+      return end;
+    }
+    std::optional<PodState> done;
+    bool gone = false;
+    const auto secs = std::chrono::ceil<std::chrono::seconds>(until - std::chrono::steady_clock::now()).count();
+    const std::string path =
+        pods_path() + "?watch=true&allowWatchBookmarks=false&fieldSelector=" + kube_escape("metadata.name=" + pod) +
+        "&resourceVersion=" + kube_escape(resource_version) +
+        "&timeoutSeconds=" + std::to_string(std::max<long>(1, secs));
+    auto w = options_.api->watch(path, until, [&](const std::string& type, const json& obj) {
+      if (type == "ERROR") {
+        resource_version.clear();  // 410 Gone and the like: read the pod again, then watch from there
+        return false;
+      }
+      if (type == "DELETED") {
+        gone = true;
+        return false;
+      }
+      resource_version = json_str(child(obj, "metadata"), "resourceVersion");
+      PodState s = pod_state(obj);
+      if (s.where != PodState::Where::kRunning) {
+        done = s;
+        return false;
+      }
+      return true;
+    });
+    if (done) {
+      end.state = *done;
+      return end;
+    }
+    if (gone) {
+      end.state.where = PodState::Where::kEnded;
+      end.state.reason = "Deleted";
+      end.state.detail = "the pod was deleted by someone else while it ran";
+      return end;
+    }
+    if (!w) return Unexpected(SandboxError{Kind::kIo, w.error()});
+    if (*w == KubeApi::WatchEnd::kDeadline) continue;  // the loop's head says so
+    if (resource_version.empty()) {
+      // Start again from the pod as it is now.
+      auto r = options_.api->call("GET", get);
+      if (!r || r->status != 200) return Unexpected(api_error("reading pod " + pod, r));
+      auto obj = json::parse(r->body, nullptr, false);
+      if (!obj.is_object()) return Unexpected(SandboxError{Kind::kIo, "reading pod " + pod + ": not JSON"});
+      PodState s = pod_state(obj);
+      if (s.where != PodState::Where::kRunning) {
+        end.state = s;
+        return end;
+      }
+      resource_version = json_str(child(obj, "metadata"), "resourceVersion");
+    }
+  }
+}
+
+Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::contain(const core::RunLabel& label,
+                                                                             const std::string& image, bool network,
+                                                                             const core::Limits& limits,
+                                                                             std::chrono::milliseconds deadline,
+                                                                             const StagedRun& staged) {
+  if (!options_.api) return Unexpected(SandboxError{Kind::kConfig, "the kubernetes runtime has no API server"});
+  PodManifestInput in;
+  in.namespace_ = namespace_;
+  in.scanner = label.scanner;
+  in.worker = worker_;
+  in.job = label.job;
+  in.network = network;
+  in.active_deadline_secs = std::chrono::ceil<std::chrono::seconds>(deadline).count();
+  in.service_account = options_.service_account;
+  in.runtime_class = options_.runtime_class;
+  in.node_selector = options_.node_selector;
+  in.image_pull_secrets = options_.image_pull_secrets;
+  in.image = image;
+  in.in_url = staged.manifest_url;
+  in.out_url = staged.out_url;
+  in.memory_mb = limits.memory_limit_mb;
+  in.work_mb = limits.max_extracted_mb;
+  json pod = pod_manifest(in);
+  if (edit_pod_for_tests_) edit_pod_for_tests_(pod);
+
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  auto created = options_.api->call("POST", pods_path(), pod.dump());
+  if (!created || created->status != 201) {
+    return Unexpected(api_error("creating a pod for " + label.scanner + " in namespace " + namespace_, created));
+  }
+  auto obj = json::parse(created->body, nullptr, false);
+  const json& meta = obj.is_object() ? child(obj, "metadata") : obj;
+  const std::string name = json_str(meta, "name");
+  if (name.empty()) return Unexpected(SandboxError{Kind::kIo, "the API server created a pod and named none"});
+  {
+    std::lock_guard lock(mu_);
+    in_flight_.insert(name);
+  }
+  auto ended = watch_to_end(name, json_str(meta, "resourceVersion"), until);
+  delete_pod(name);
+  {
+    std::lock_guard lock(mu_);
+    in_flight_.erase(name);
+  }
+  return ended;
+}
+
+Expected<core::RunOutput, SandboxError> KubernetesRuntime::run(const core::RunSpec& spec) {
+  if (spec.argv.empty()) return Unexpected(SandboxError{Kind::kConfig, "a run needs an argv"});
+  if (!options_.bundles) {
+    return Unexpected(
+        SandboxError{Kind::kConfig, "the kubernetes runtime moves bundles through storage, and has none"});
+  }
+  auto image = image_of(spec.label.scanner, spec.image);
+  if (!image) return Unexpected(image.error());
+  const auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
+  auto staged = options_.bundles->stage(spec, std::chrono::ceil<std::chrono::seconds>(deadline));
+  if (!staged) return Unexpected(staged.error());
+  FinishOnExit finish(*options_.bundles, *staged);
+  auto ended = contain(spec.label, *image, spec.network, spec.limits, deadline, *staged);
+  if (!ended) return Unexpected(ended.error());
+  const PodState& s = ended->state;
+  if (ended->timed_out || s.reason == "DeadlineExceeded") {
+    return Unexpected(SandboxError{Kind::kRunTimeout, "the pod " + ended->name + " of " + spec.label.scanner +
+                                                          " ran past " + std::to_string(deadline.count()) +
+                                                          " ms and was deleted"});
+  }
+  if (s.where == PodState::Where::kCannotStart) {
+    return Unexpected(SandboxError{Kind::kCrashed, "the pod " + ended->name + " could not start its container: " +
+                                                       s.reason + (s.detail.empty() ? "" : ": " + s.detail)});
+  }
+  auto tar = options_.bundles->read_result(*staged);
+  if (!tar) {
+    if (tar.error().reason != SandboxError::Reason::kNoResult) return Unexpected(tar.error());
+    // The agent itself went: under the container's memory limit that is the OOM killer.
+    const Kind kind = s.reason == "OOMKilled" ? Kind::kOutOfMemory : Kind::kCrashed;
+    return Unexpected(SandboxError{kind, "the pod " + ended->name + " ended " + s.phase + " (" + s.reason +
+                                             (s.detail.empty() ? "" : ", " + s.detail) + ") and no result came back"});
+  }
+  return collect_tar(*tar, spec.argv[0]);
+}
+
+Expected<core::ProbeReport, SandboxError> KubernetesRuntime::probe(const core::ProbeTarget& target) {
+  auto t0 = std::chrono::steady_clock::now();
+  core::ProbeReport rep;
+  rep.runtime = "kubernetes";
+  rep.room = target.room;
+  auto done = [&]() -> Expected<core::ProbeReport, SandboxError> {
+    rep.elapsed_ms = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+    return rep;
+  };
+  auto image = image_of(target.room, target.image);
+  if (!image) {
+    rep.no_result_reason = image.error().message;
+    return done();
+  }
+  if (!options_.bundles) {
+    return Unexpected(
+        SandboxError{Kind::kConfig, "the kubernetes runtime moves bundles through storage, and has none"});
+  }
+  // The bundle's own fetch proves the one destination the pod's network allows; the
+  // canaries (the worker's listener among them), that it allows nothing else.
+  CanaryListener listener;
+  const wire::Manifest m = probe_manifest(target, canaries_for(listener.port(), options_.probe_canaries));
+  const core::RunLabel label{"probe", target.room, 1};
+  const auto deadline = std::chrono::milliseconds(m.timeout_ms) + options_.start_timeout;
+  auto staged = options_.bundles->stage_manifest(m, label, std::chrono::ceil<std::chrono::seconds>(deadline));
+  if (!staged) return Unexpected(staged.error());
+  FinishOnExit finish(*options_.bundles, *staged);
+  auto ended = contain(label, *image, false, target.limits, deadline, *staged);
+  if (!ended) return Unexpected(ended.error());
+  const PodState& s = ended->state;
+  const std::string how = ended->timed_out ? "the pod " + ended->name + " ran past its deadline"
+                                           : "the pod " + ended->name + " ended " + s.phase + " (" + s.reason + ")";
+  auto tar = options_.bundles->read_result(*staged);
+  fill_probe_report(rep, tar ? read_result_tar(*tar) : Expected<wire::RunResult, SandboxError>(Unexpected(tar.error())),
+                    how, s.detail);
+  return done();
+}
+
+Expected<std::size_t, SandboxError> KubernetesRuntime::sweep(std::chrono::seconds older_than) {
+  if (!options_.api) return Unexpected(SandboxError{Kind::kConfig, "the kubernetes runtime has no API server"});
+  const std::string selector = "app.kubernetes.io/component=sandbox," + std::string(kPodWorkerLabel);
+  auto r = options_.api->call("GET", pods_path() + "?labelSelector=" + kube_escape(selector));
+  if (!r || r->status != 200) return Unexpected(api_error("listing the sandbox pods of namespace " + namespace_, r));
+  auto list = json::parse(r->body, nullptr, false);
+  auto items = list.is_object() ? list.find("items") : list.end();
+  if (!list.is_object() || items == list.end() || !items->is_array()) {
+    return Unexpected(SandboxError{Kind::kIo, "listing the sandbox pods: not a list"});
+  }
+  const std::string me = label_value(worker_);
+  const std::string here = "_" + label_value(hostname());
+  const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+  const std::int64_t grace = std::max(older_than, options_.orphan_after).count();
+  std::size_t removed = 0;
+  for (const auto& pod : *items) {
+    if (!pod.is_object()) continue;
+    const json& meta = child(pod, "metadata");
+    const std::string name = json_str(meta, "name");
+    const std::string worker = json_str(child(meta, "labels"), kPodWorkerLabel);
+    if (name.empty()) continue;
+    bool orphan = false;
+    if (worker == me) {
+      // Labelled with this worker and not in flight here: a previous life's (in a container
+      // the worker is pid 1 on every restart, with the same hostname).
+      std::lock_guard lock(mu_);
+      orphan = !in_flight_.contains(name);
+    } else if (worker.ends_with(here)) {
+      const std::string pid = worker.substr(0, worker.size() - here.size());
+      orphan = !pid.empty() && pid.size() < 10 && pid.find_first_not_of("0123456789") == std::string::npos &&
+               ::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH;
+    }
+    if (!orphan) {
+      const std::int64_t created = parse_time(json_str(meta, "creationTimestamp"));
+      std::int64_t active = 0;
+      const json& spec = child(pod, "spec");
+      if (auto a = spec.find("activeDeadlineSeconds"); a != spec.end() && a->is_number_integer()) {
+        active = a->get<std::int64_t>();
+      }
+      orphan = created > 0 && now > created + active + grace;
+    }
+    if (!orphan) continue;
+    auto d = options_.api->call("DELETE", pods_path() + "/" + kube_escape(name) + "?gracePeriodSeconds=0",
+                                R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})");
+    if (d && (d->status == 200 || d->status == 202)) ++removed;
+  }
+  if (options_.bundles) {
+    // Bundle keys listed on the leaf backend itself, never through the router (§4.2).
+    auto keys = options_.bundles->sweep(std::max(older_than, options_.orphan_after));
+    if (!keys) return Unexpected(SandboxError{Kind::kIo, "sweeping bundle keys: " + keys.error().message});
+    removed += *keys;
+  }
+  return removed;
+}
+
+void KubernetesRuntime::close_job(const std::string& job) {
+  if (options_.bundles) options_.bundles->close_job(job);
+}
+
+std::string KubernetesRuntime::hint() const {
+  return "kubernetes needs the worker's credentials (in-cluster, or [worker.sandbox.kubernetes] kubeconfig) bound to "
+         "a Role with pods create/get/list/watch/delete in namespace '" +
+         namespace_ +
+         "', that namespace labelled pod-security.kubernetes.io/enforce=restricted, each scanner's image on the "
+         "nodes or pullable, and a network where a pod labelled io.batlehub/network=storage reaches the storage "
+         "endpoint and nothing else (the chart's NetworkPolicies, with a CNI that enforces them). See "
+         "docs/operations/kubernetes.md";
+}
+
+}  // namespace batlehub::adapters
