@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,8 +29,8 @@
 namespace batlehub::agent {
 
 using wire::Assertion;
-using wire::Check;
 using wire::AssertionVerdict;
+using wire::Check;
 
 namespace {
 
@@ -41,17 +42,28 @@ Assertion make(Check c, bool ok, std::string evidence) {
 
 std::string errno_name(int e) {
   switch (e) {
-    case ENETUNREACH: return "ENETUNREACH";
-    case EHOSTUNREACH: return "EHOSTUNREACH";
-    case EACCES: return "EACCES";
-    case EPERM: return "EPERM";
-    case ECONNREFUSED: return "ECONNREFUSED";
-    case EROFS: return "EROFS";
-    case ENOENT: return "ENOENT";
-    case ENOSYS: return "ENOSYS";
-    case EINVAL: return "EINVAL";
-    case EAFNOSUPPORT: return "EAFNOSUPPORT";
-    default: return "errno " + std::to_string(e);
+    case ENETUNREACH:
+      return "ENETUNREACH";
+    case EHOSTUNREACH:
+      return "EHOSTUNREACH";
+    case EACCES:
+      return "EACCES";
+    case EPERM:
+      return "EPERM";
+    case ECONNREFUSED:
+      return "ECONNREFUSED";
+    case EROFS:
+      return "EROFS";
+    case ENOENT:
+      return "ENOENT";
+    case ENOSYS:
+      return "ENOSYS";
+    case EINVAL:
+      return "EINVAL";
+    case EAFNOSUPPORT:
+      return "EAFNOSUPPORT";
+    default:
+      return "errno " + std::to_string(e);
   }
 }
 
@@ -103,7 +115,8 @@ std::string try_canary(const std::string& canary, bool& reached) {
   if (errno != EINPROGRESS) {
     int e = errno;
     reached = e == ECONNREFUSED && !is_loopback(ss);
-    return canary + ": " + errno_name(e) + " at once" + (e == ECONNREFUSED && !reached ? " (the sandbox's own loopback)" : "");
+    return canary + ": " + errno_name(e) + " at once" +
+           (e == ECONNREFUSED && !reached ? " (the sandbox's own loopback)" : "");
   }
   pollfd p{s.get(), POLLOUT, 0};
   int r = ::poll(&p, 1, kCanaryWaitMs);
@@ -183,13 +196,16 @@ bool has_option(const std::string& opts, std::string_view o) {
   return false;
 }
 
+std::string status_field(const std::string& status, std::string_view name);
+
 Assertion check_work_dir(const std::string& work_dir) {
   auto mounts = read_mounts();
   if (mounts.empty()) return make(Check::kOneWritableDir, false, "/proc/self/mounts is unreadable");
   const MountInfo* best = nullptr;
   for (const auto& m : mounts) {
-    bool covers = work_dir == m.point || m.point == "/" ||
-                  (work_dir.starts_with(m.point) && work_dir.size() > m.point.size() && work_dir[m.point.size()] == '/');
+    bool covers =
+        work_dir == m.point || m.point == "/" ||
+        (work_dir.starts_with(m.point) && work_dir.size() > m.point.size() && work_dir[m.point.size()] == '/');
     if (covers && (best == nullptr || m.point.size() >= best->point.size())) best = &m;
   }
   if (best == nullptr) return make(Check::kOneWritableDir, false, "no mount covers " + work_dir);
@@ -205,10 +221,39 @@ Assertion check_work_dir(const std::string& work_dir) {
   bool nodev = has_option(best->options, "nodev");
   std::string ev = work_dir + " is on " + best->point + " (" + best->options + ")" +
                    (writable ? ", writable" : ", not writable: " + errno_name(e));
+  // The kubelet mounts an emptyDir without nosuid and nodev, and no pod field adds them.
+  // What those flags guard against is then proven instead, in this very sandbox:
+  //  - nosuid: a setuid file in the work dir raises no one's privileges when no process
+  //    here can gain any — no_new_privs is set on this process (the pod's
+  //    allowPrivilegeEscalation: false; the walls set it again on the scanner, which the
+  //    no_new_privs assertion proves), and it is inherited and cannot be unset;
+  //  - nodev: a device node in the work dir opens a device only if one can be made there,
+  //    and mknod is refused without CAP_MKNOD (the archive's own device entries are never
+  //    extracted).
+  if (writable && !nosuid) {
+    const std::string status = base::read_small_file("/proc/self/status");
+    const std::string nnp = status_field(status, "NoNewPrivs");
+    nosuid = nnp == "1";
+    ev += "; no nosuid: NoNewPrivs: " + (nnp.empty() ? std::string("unknown") : nnp) +
+          (nosuid ? " (setuid bits are inert)" : " (a setuid file here would raise privileges)");
+  }
+  if (writable && !nodev) {
+    const std::string node = work_dir + "/.batlehub-probe-dev";
+    errno = 0;
+    const int r = ::mknod(node.c_str(), S_IFCHR | 0600, makedev(1, 3));
+    const int mknod_errno = errno;
+    if (r == 0) ::unlink(node.c_str());
+    nodev = r != 0 && (mknod_errno == EPERM || mknod_errno == EACCES);
+    ev += "; no nodev: mknod of a character device " +
+          (r == 0 ? std::string("succeeded (a device node here would open a device)")
+                  : "refused: " + errno_name(mknod_errno));
+  }
   return make(Check::kOneWritableDir, writable && nosuid && nodev, ev);
 }
 
-std::string key_of(const std::string& kv) { return kv.substr(0, kv.find('=')); }
+std::string key_of(const std::string& kv) {
+  return kv.substr(0, kv.find('='));
+}
 
 Assertion check_environment(const std::vector<std::string>& env) {
   std::string unexpected;
@@ -226,7 +271,8 @@ Assertion check_environment(const std::vector<std::string>& env) {
     if (!unexpected.empty()) unexpected += ", ";
     unexpected += k;  // names only: a value may be a secret
   }
-  if (unexpected.empty()) return make(Check::kEmptyEnvironment, true, std::to_string(env.size()) + " variables, all expected");
+  if (unexpected.empty())
+    return make(Check::kEmptyEnvironment, true, std::to_string(env.size()) + " variables, all expected");
   return make(Check::kEmptyEnvironment, false, "unexpected variables: " + unexpected);
 }
 
@@ -250,7 +296,7 @@ Assertion check_unprivileged() {
 
 Assertion check_credentials(const std::vector<std::string>& env) {
   std::string found;
-  struct stat st{};
+  struct stat st {};
   const char* token = "/var/run/secrets/kubernetes.io/serviceaccount/token";
   if (::stat(token, &st) == 0) found = token;
   for (const auto& kv : env) {
@@ -260,7 +306,8 @@ Assertion check_credentials(const std::vector<std::string>& env) {
       found += k;
     }
   }
-  return make(Check::kNoCredentials, found.empty(), found.empty() ? "no service-account token, no credential variable" : "found " + found);
+  return make(Check::kNoCredentials, found.empty(),
+              found.empty() ? "no service-account token, no credential variable" : "found " + found);
 }
 
 Assertion check_no_shell(const std::string& scanner_path) {
@@ -271,14 +318,17 @@ Assertion check_no_shell(const std::string& scanner_path) {
   for (const auto& d : dirs) {
     for (const char* n : kForbiddenInRoom) {
       std::string p = d + "/" + n;
-      struct stat st{};
+      struct stat st {};
       if (::lstat(p.c_str(), &st) == 0) {
         if (!found.empty()) found += ", ";
         found += p;
       }
     }
   }
-  return make(Check::kNoShell, found.empty(), found.empty() ? "no sh, bash, dash, busybox or batlehub in " + std::to_string(dirs.size()) + " directories" : "found " + found);
+  return make(Check::kNoShell, found.empty(),
+              found.empty()
+                  ? "no sh, bash, dash, busybox or batlehub in " + std::to_string(dirs.size()) + " directories"
+                  : "found " + found);
 }
 
 // What the child under the walls reports back (fixed layout: it may not allocate).
@@ -382,7 +432,8 @@ void add_walled_checks(const ProbeContext& ctx, std::vector<Assertion>& out) {
     std::string why = w.wall_stage < 0 ? "the walled child could not report"
                                        : "installing the walls failed at stage " + std::to_string(w.wall_stage) + ": " +
                                              std::strerror(w.wall_errno);
-    for (Check c : {Check::kSeccompFilter, Check::kNoNewPrivs, Check::kCanarySyscall, Check::kClone3Enosys, Check::kRlimits}) {
+    for (Check c :
+         {Check::kSeccompFilter, Check::kNoNewPrivs, Check::kCanarySyscall, Check::kClone3Enosys, Check::kRlimits}) {
       out.push_back(make(c, false, why));
     }
     return;
@@ -404,7 +455,8 @@ void add_walled_checks(const ProbeContext& ctx, std::vector<Assertion>& out) {
     bool match = got.cur == want.value && got.max == want.value;
     ok = ok && match;
     if (!ev.empty()) ev += ", ";
-    ev += std::string(rlimit_name(got.resource)) + "=" + std::to_string(got.cur) + (match ? "" : " (wanted " + std::to_string(want.value) + ")");
+    ev += std::string(rlimit_name(got.resource)) + "=" + std::to_string(got.cur) +
+          (match ? "" : " (wanted " + std::to_string(want.value) + ")");
   }
   out.push_back(make(Check::kRlimits, ok, ev.empty() ? "no limit set" : ev));
 }
@@ -481,7 +533,7 @@ wire::AgentProbeReport run_probe(const wire::Manifest& m, const ProbeContext& ct
     for (const auto& named : m.probe->commands) {
       // A bare name is found where a run's argv[0] would be: on the scanner's PATH.
       const std::string c = base::resolve_command(named, ctx.scanner_path).value_or(named);
-      struct stat st{};
+      struct stat st {};
       bool ok = c.starts_with('/') && ::stat(c.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0;
       if (!ok) {
         if (!missing.empty()) missing += ", ";
@@ -496,7 +548,8 @@ wire::AgentProbeReport run_probe(const wire::Manifest& m, const ProbeContext& ct
     }
   }
   a.push_back(make(Check::kCommandsExist, missing.empty(),
-                   missing.empty() ? std::to_string(found) + " command(s) found and hashed" : "missing or not executable: " + missing));
+                   missing.empty() ? std::to_string(found) + " command(s) found and hashed"
+                                   : "missing or not executable: " + missing));
   a.push_back(make(Check::kWireVersion, m.wire == wire::kWireVersion,
                    "manifest wire " + std::to_string(m.wire) + ", agent wire " + std::to_string(wire::kWireVersion)));
   pid_t pid = ::getpid(), ppid = ::getppid();
@@ -505,7 +558,8 @@ wire::AgentProbeReport run_probe(const wire::Manifest& m, const ProbeContext& ct
   add_walled_checks(ctx, a);
   // What one run may take as a whole (RFC 0022 §4.2's cost): its memory and what it may
   // write to memory-backed mounts (/tmp, and /work on the image runtimes).
-  std::uint64_t cost = m.limits.memory_limit_mb == 0 ? 0 : m.limits.memory_limit_mb * wire::kMiB + m.extract_policy.max_extracted_bytes;
+  std::uint64_t cost =
+      m.limits.memory_limit_mb == 0 ? 0 : m.limits.memory_limit_mb * wire::kMiB + m.extract_policy.max_extracted_bytes;
   a.push_back(check_bounded(Check::kMemoryBounded, "memory", cost, "bytes"));
   a.push_back(check_bounded(Check::kPidsBounded, "pids", wire::kRunPidsMax, "tasks"));
   return rep;

@@ -56,8 +56,10 @@ TEST(PodManifest, every_field_of_the_rfcs_pod_is_there) {
   EXPECT_EQ(c["workingDir"], "/work");
   EXPECT_EQ(c["resources"]["limits"], (json{{"memory", "2048Mi"}, {"cpu", "1"}}));
   EXPECT_EQ(c["resources"]["requests"], (json{{"memory", "2048Mi"}, {"cpu", "250m"}}));
-  EXPECT_EQ(c["volumeMounts"], (json{{{"name", "work"}, {"mountPath", "/work"}}}));
-  EXPECT_EQ(spec["volumes"], (json{{{"name", "work"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", "512Mi"}}}}}));
+  EXPECT_EQ(c["volumeMounts"],
+            (json{{{"name", "work"}, {"mountPath", "/work"}}, {{"name", "tmp"}, {"mountPath", "/tmp"}}}));
+  EXPECT_EQ(spec["volumes"], (json{{{"name", "work"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", "512Mi"}}}},
+                                   {{"name", "tmp"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", "512Mi"}}}}}));
 }
 
 // The restricted profile's checks, one by one (kubernetes.io/docs/concepts/security/pod-security-standards).

@@ -66,7 +66,9 @@ nlohmann::json pod_manifest(const PodManifestInput& in) {
         {"runAsGroup", 65532},
         {"capabilities", {{"drop", {"ALL"}}}},
         {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
-      {"volumeMounts", {{{"name", "work"}, {"mountPath", "/work"}}}},
+      // /tmp as well as /work, as the oci runtime has them: the root is read-only, and a
+      // scanner's runtime (Go's, Python's) writes its temporary files there.
+      {"volumeMounts", {{{"name", "work"}, {"mountPath", "/work"}}, {{"name", "tmp"}, {"mountPath", "/tmp"}}}},
   };
   json spec = {
       {"restartPolicy", "Never"},
@@ -87,7 +89,8 @@ nlohmann::json pod_manifest(const PodManifestInput& in) {
       // Charged to the memory limit (RFC 0022 §4.2), which is why max_extracted_mb must be
       // below memory_limit_mb.
       {"volumes",
-       {{{"name", "work"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", std::to_string(in.work_mb) + "Mi"}}}}}},
+       {{{"name", "work"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", std::to_string(in.work_mb) + "Mi"}}}},
+        {{"name", "tmp"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", std::to_string(in.work_mb) + "Mi"}}}}}},
   };
   if (!in.runtime_class.empty()) spec["runtimeClassName"] = in.runtime_class;
   if (!in.node_selector.empty()) spec["nodeSelector"] = in.node_selector;
