@@ -1,4 +1,4 @@
-// batlehub: the worker's command line — probe, scan, worker, submit, wait, why.
+// batlehub: the worker's command line — probe, scan, worker, submit, wait, why, check-config.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -86,6 +86,13 @@ int main(int argc, char** argv) {
   why_cmd->add_flag("--json", why.json, "Print the recorded verdict as JSON");
   why_cmd->add_option("coordinate", why.coordinate, "<registry>:<name>@<version>")->required();
 
+  std::string check_path;
+  auto* check_cmd = app.add_subcommand("check-config", "Load and validate a configuration file as the worker does at start; opens and probes nothing");
+  check_cmd->add_option("--config", check_path, "The TOML configuration")->required();
+  check_cmd->footer(
+      "Prints the runtime and the scanners, then each warning. Exit codes: 0 valid; 2 usage, or the file is refused\n"
+      "(the loader's file:line: key: message on stdout). Reads BATLEHUB_UNSAFE_NO_SANDBOX and BATLEHUB_IMAGE as the worker does.");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -108,6 +115,18 @@ int main(int argc, char** argv) {
     return static_cast<int>(batlehub::server::scan_command(scan, batlehub::config::process_env(), std::cout));
   }
   const auto env = batlehub::config::process_env();
+  if (*check_cmd) {
+    auto loaded = batlehub::config::load_file(check_path, env);
+    if (!loaded) {
+      std::cout << loaded.error().describe() << "\n";
+      return 2;
+    }
+    std::cout << "runtime " << batlehub::config::to_string(loaded->config.worker.sandbox.runtime) << "\nscanners";
+    for (const auto& s : loaded->config.scanners) std::cout << " " << s.name;
+    std::cout << "\n";
+    for (const auto& w : loaded->warnings) std::cout << "warning: " << w << "\n";
+    return 0;
+  }
   if (*worker_cmd) return static_cast<int>(batlehub::server::worker_command(worker, env, std::cout));
   if (*submit_cmd) {
     if (!read_kind("submit", submit_kind, submit.naming)) return 2;

@@ -1,0 +1,479 @@
+#!/bin/bash
+# The Helm chart (deploy/helm/batlehub), offline: `helm lint --strict` and `helm template` for
+# every runtime, the objects each renders asserted as data, and every rendered config.toml
+# loaded by the real worker's loader (`batlehub check-config`).
+#
+#   helm_chart_test.sh CHART_DIR BATLEHUB_BIN HELM_BIN KUBECTL_BIN
+#
+# What it proves (RFC 0022 §5.3, §6.5, §9):
+#   * runtime kubernetes renders exactly a Role (pods: create get list watch delete; no
+#     subresource), its RoleBinding to the worker's ServiceAccount, the sandbox ServiceAccount
+#     (automountServiceAccountToken: false), two NetworkPolicies and a ResourceQuota sized
+#     replicas × pool × (memory_limit_mb + max_extracted_mb) — and the Namespace, labelled
+#     restricted, only with createNamespace;
+#   * bwrap, oci and none render none of those, and the same manifests but for the ConfigMap
+#     and the Deployment's securityContext (none also carries BATLEHUB_UNSAFE_NO_SANDBOX=1);
+#     kubernetes changes nothing else either but the worker's own token;
+#   * no Secret value can reach the ConfigMap;
+#   * each runtime's config.toml is accepted by `batlehub check-config`, with the environment
+#     the Deployment gives the worker.
+# Skips (exit 77) only when helm is not installed. Never contacts anything: helm runs with its
+# homes in a temporary directory and no kubeconfig.
+set -euo pipefail
+
+if [ $# -ne 4 ]; then
+  echo "usage: $0 CHART_DIR BATLEHUB_BIN HELM_BIN KUBECTL_BIN" >&2
+  exit 2
+fi
+CHART=$1 BATLEHUB=$2 HELM=$3 KUBECTL=$4
+if [ ! -x "$HELM" ]; then
+  echo "skip: helm is not installed at $HELM (scripts/install-kubernetes.sh installs it)"
+  exit 77
+fi
+[ -x "$BATLEHUB" ] || { echo "FAIL: batlehub is not built at $BATLEHUB" >&2; exit 1; }
+if ! python3 -c "import yaml" 2>/dev/null || [ "${BATLEHUB_TEST_NO_PYYAML:-0}" = 1 ]; then
+  [ -x "$KUBECTL" ] || { echo "FAIL: neither PyYAML nor kubectl ($KUBECTL) to read the manifests with" >&2; exit 1; }
+  echo "PyYAML is not installed: the manifests are read through kubectl annotate --local -o json"
+fi
+
+WORK=$(mktemp -d -t batlehub-helm-chart.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+exec python3 - "$CHART" "$BATLEHUB" "$HELM" "$KUBECTL" "$WORK" "$(dirname "$0")" <<'PY'
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+
+chart, batlehub, helm_bin, kubectl, work, here = sys.argv[1:7]
+sys.path.insert(0, here)
+from helm_render import Helm, by_key, key, of_kind  # noqa: E402
+
+h = Helm(helm_bin, kubectl, chart, work)
+failures = []
+RUNTIMES = ["none", "bwrap", "oci", "kubernetes"]
+SANDBOX_NS = "batlehub-sandbox"
+RELEASE_NS = "batlehub"
+
+
+def check(name, cond, detail=""):
+    print(f"{'ok  ' if cond else 'FAIL'} {name}")
+    if not cond:
+        failures.append(name)
+        if detail:
+            print("     " + str(detail).replace("\n", "\n     "))
+    return cond
+
+
+# Values every runtime is rendered with: the kubernetes ones included, so that the other
+# runtimes are seen to ignore them. Addresses are loopback only (scripts/check-addresses.py).
+BASE = {
+    "replicaCount": 3,
+    "worker": {
+        "poolSlots": 2,
+        "sandbox": {
+            "memoryLimitMb": 1024,
+            "maxExtractedMb": 256,
+            "unsafeNoSandbox": True,  # read only under runtime none
+            "probeCanaries": ["127.0.0.1:9"],
+            "bundleBackend": "s3",
+            "kubernetes": {
+                "namespace": SANDBOX_NS,
+                "runtimeClass": "gvisor",
+                "nodeSelector": {"batlehub.io/pool": "sandbox"},
+                "imagePullSecrets": ["regcred"],
+                "storageEgress": [
+                    {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "minio"}},
+                     "podSelector": {"matchLabels": {"app": "minio"}}, "ports": [{"port": 9000}]},
+                    {"cidr": "127.0.0.1/32", "ports": [{"port": 9000, "protocol": "TCP"}]},
+                ],
+                "egressAllowlist": [
+                    {"cidr": "127.0.0.0/8", "except": ["127.0.0.53/32"], "ports": [{"port": 443}]},
+                ],
+            },
+        },
+    },
+    "storage": {
+        "default": "s3",
+        "backends": [{"name": "s3", "type": "s3", "endpoint": "http://minio.minio.svc:9000", "bucket": "cache"}],
+        "s3Credentials": {"existingSecret": "batlehub-s3", "accessKeyIdKey": "access-key",
+                          "secretAccessKeyKey": "secret-key", "sessionTokenKey": "session-token"},
+    },
+    "database": {"url": "postgresql://batlehub@postgres.batlehub.svc:5432/batlehub",
+                 "passwordSecret": {"name": "batlehub-pg", "key": "pg-password"}},
+    "scanners": [
+        {"name": "guarddog", "command": "guarddog", "ecosystems": ["npm", "pypi"],
+         "image": {"repository": "registry.test/batlehub-sandbox-guarddog",
+                   "digest": "sha256:" + "0" * 64},
+         "escalation": {"kinds": ["malware_signal"], "count": 2, "from": "high", "to": "critical"}},
+        {"name": "postmortem", "command": "postmortem", "online": True,
+         "image": {"repository": "registry.test/batlehub-sandbox-postmortem"}},
+        {"name": "trivy", "enabled": True, "endpoint": "http://trivy.batlehub.svc:4954", "timeoutSecs": 120,
+         "image": {"repository": "registry.test/batlehub-sandbox-trivy", "tag": "0.1.0"}},
+        {"name": "disabled-one", "enabled": False, "type": "yara", "rules": "/x.yar"},
+        {"name": "osv"},
+    ],
+}
+base = h.values_file(BASE)
+EXPECTED_SCANNERS = "scanners guarddog postmortem trivy osv"
+
+
+def runtime(r):
+    return [f"worker.sandbox.runtime={r}"]
+
+
+def config_toml(objs):
+    cms = of_kind(objs, "ConfigMap")
+    assert len(cms) == 1, cms
+    return cms[0]["data"]["config.toml"]
+
+
+def deployment(objs):
+    ds = of_kind(objs, "Deployment")
+    assert len(ds) == 1, ds
+    return ds[0]
+
+
+def worker_container(objs):
+    return deployment(objs)["spec"]["template"]["spec"]["containers"][0]
+
+
+# ---- helm lint --strict, every runtime, with the chart's defaults and with BASE -------------
+for r in RUNTIMES:
+    extra = ["worker.sandbox.unsafeNoSandbox=true"] if r == "none" else []
+    for label, values in (("defaults", []), ("base values", [base])):
+        p = h.lint(values, runtime(r) + extra)
+        check(f"helm lint --strict: runtime {r}, {label}", p.returncode == 0, p.stdout + p.stderr)
+
+# ---- helm template, every runtime ------------------------------------------------------------
+rendered = {r: h.template([base], runtime(r), namespace=RELEASE_NS) for r in RUNTIMES}
+keys = {r: set(by_key(rendered[r])) for r in RUNTIMES}
+for r in RUNTIMES:
+    a, b = (h.template_raw([base], runtime(r), namespace=RELEASE_NS).stdout for _ in range(2))
+    check(f"runtime {r}: the same values render the same manifests (an upgrade changes nothing)", a == b and a)
+
+SANDBOX_KINDS = {"Role", "RoleBinding", "NetworkPolicy", "ResourceQuota", "Namespace", "CiliumNetworkPolicy",
+                 "ClusterRole", "ClusterRoleBinding", "Secret"}
+worker_sa = ("ServiceAccount", RELEASE_NS, "t-batlehub")
+for r in ("none", "bwrap", "oci"):
+    kinds = sorted(k for k in keys[r] if k[0] in SANDBOX_KINDS)
+    check(f"runtime {r}: no Role, RoleBinding, NetworkPolicy, ResourceQuota, Namespace", not kinds, kinds)
+    sas = sorted(k for k in keys[r] if k[0] == "ServiceAccount")
+    check(f"runtime {r}: the worker's ServiceAccount only", sas == [worker_sa], sas)
+    check(f"runtime {r}: nothing in the sandbox namespace", not [k for k in keys[r] if k[1] == SANDBOX_NS])
+    check(f"runtime {r}: the objects are ServiceAccount, ConfigMap, Deployment",
+          sorted(k[0] for k in keys[r]) == ["ConfigMap", "Deployment", "ServiceAccount"], sorted(keys[r]))
+
+extra_k8s = keys["kubernetes"] - keys["bwrap"]
+check("runtime kubernetes: everything bwrap renders, and more", keys["bwrap"] <= keys["kubernetes"])
+EXPECTED_EXTRA = {
+    ("Role", SANDBOX_NS, "t-batlehub-sandbox-runner"),
+    ("RoleBinding", SANDBOX_NS, "t-batlehub-sandbox-runner"),
+    ("ServiceAccount", SANDBOX_NS, "batlehub-sandbox"),
+    ("NetworkPolicy", SANDBOX_NS, "t-batlehub-sandbox-storage"),
+    ("NetworkPolicy", SANDBOX_NS, "t-batlehub-sandbox-egress"),
+    ("ResourceQuota", SANDBOX_NS, "t-batlehub-sandbox"),
+}
+check("runtime kubernetes adds exactly: Role, RoleBinding, sandbox ServiceAccount, 2 NetworkPolicies, ResourceQuota",
+      extra_k8s == EXPECTED_EXTRA, sorted(extra_k8s ^ EXPECTED_EXTRA))
+
+k = by_key(rendered["kubernetes"])
+role = k.get(("Role", SANDBOX_NS, "t-batlehub-sandbox-runner"), {})
+rules = role.get("rules", [])
+check("Role: one rule", len(rules) == 1, rules)
+if rules:
+    rule = rules[0]
+    check("Role: apiGroups exactly [\"\"]", rule.get("apiGroups") == [""], rule)
+    check("Role: resources exactly [pods] (no subresource: no pods/log, pods/exec, pods/attach)",
+          rule.get("resources") == ["pods"], rule)
+    check("Role: verbs exactly {create, get, list, watch, delete}",
+          sorted(rule.get("verbs", [])) == sorted(["create", "get", "list", "watch", "delete"])
+          and len(rule["verbs"]) == 5, rule)
+    check("Role: no resourceNames or nonResourceURLs", set(rule) == {"apiGroups", "resources", "verbs"}, rule)
+rb = k.get(("RoleBinding", SANDBOX_NS, "t-batlehub-sandbox-runner"), {})
+check("RoleBinding: to the Role", rb.get("roleRef") ==
+      {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "t-batlehub-sandbox-runner"}, rb.get("roleRef"))
+check("RoleBinding: to the worker's ServiceAccount, and only it",
+      rb.get("subjects") == [{"kind": "ServiceAccount", "name": "t-batlehub", "namespace": RELEASE_NS}],
+      rb.get("subjects"))
+check("the Deployment runs as that ServiceAccount",
+      deployment(rendered["kubernetes"])["spec"]["template"]["spec"]["serviceAccountName"] == "t-batlehub")
+sbx_sa = k.get(("ServiceAccount", SANDBOX_NS, "batlehub-sandbox"), {})
+check("sandbox ServiceAccount: automountServiceAccountToken false",
+      sbx_sa.get("automountServiceAccountToken") is False, sbx_sa)
+rbs = of_kind(rendered["kubernetes"], "RoleBinding")
+check("nothing is bound to the sandbox ServiceAccount",
+      not [s for b in rbs for s in b.get("subjects", []) if s.get("name") == "batlehub-sandbox"])
+
+DNS_RULE = {"to": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+                    "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}],
+            "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]}
+STORAGE_RULES = [
+    {"to": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "minio"}},
+             "podSelector": {"matchLabels": {"app": "minio"}}}], "ports": [{"protocol": "TCP", "port": 9000}]},
+    {"to": [{"ipBlock": {"cidr": "127.0.0.1/32"}}], "ports": [{"protocol": "TCP", "port": 9000}]},
+]
+ALLOW_RULES = [{"to": [{"ipBlock": {"cidr": "127.0.0.0/8", "except": ["127.0.0.53/32"]}}],
+                "ports": [{"protocol": "TCP", "port": 443}]}]
+for name, label, egress in (("t-batlehub-sandbox-storage", "storage", STORAGE_RULES + [DNS_RULE]),
+                            ("t-batlehub-sandbox-egress", "egress", STORAGE_RULES + [DNS_RULE] + ALLOW_RULES)):
+    np_ = k.get(("NetworkPolicy", SANDBOX_NS, name), {}).get("spec", {})
+    check(f"NetworkPolicy {label}: selects io.batlehub/network={label}",
+          np_.get("podSelector") == {"matchLabels": {"io.batlehub/network": label}}, np_.get("podSelector"))
+    check(f"NetworkPolicy {label}: Ingress and Egress, no ingress rule",
+          sorted(np_.get("policyTypes", [])) == ["Egress", "Ingress"] and not np_.get("ingress"), np_)
+    check(f"NetworkPolicy {label}: egress is the storage endpoint + DNS 53/UDP+TCP"
+          + (" + the allowlist" if label == "egress" else ""), np_.get("egress") == egress,
+          json.dumps(np_.get("egress"), indent=1))
+
+quota = k.get(("ResourceQuota", SANDBOX_NS, "t-batlehub-sandbox"), {}).get("spec", {})
+# replicas 3 × pool 2 = 6; × (1024 + 256) Mi = 7680 Mi
+check("ResourceQuota: replicas 3 × pool 2 × (1024 + 256) Mi",
+      quota.get("hard") == {"pods": "6", "limits.cpu": "6", "limits.memory": "7680Mi", "requests.memory": "7680Mi"},
+      quota)
+check("ResourceQuota: unscoped in a dedicated namespace", "scopes" not in quota, quota)
+check("config.toml: pool_slots is the pool the quota is sized for",
+      re.search(r"(?m)^pool_slots = 2$", config_toml(rendered["kubernetes"])) is not None)
+
+# ---- the rendered manifests are unchanged by the runtime, but for what must change ------------
+def normalized(objs, drop_automount=False):
+    out = {}
+    for o in copy.deepcopy(objs):
+        kk = key(o)
+        if o["kind"] == "ConfigMap":
+            o["data"] = "<config.toml>"
+        if o["kind"] == "Deployment":
+            tpl = o["spec"]["template"]
+            tpl["metadata"]["annotations"].pop("checksum/config", None)  # the ConfigMap's hash
+            spec = tpl["spec"]
+            spec.pop("securityContext", None)
+            if drop_automount:
+                spec.pop("automountServiceAccountToken", None)
+            for c in spec["containers"]:
+                c.pop("securityContext", None)
+                c["env"] = [e for e in c.get("env", []) if e["name"] != "BATLEHUB_UNSAFE_NO_SANDBOX"]
+        out[kk] = o
+    return out
+
+
+nb = normalized(rendered["bwrap"])
+for r in ("oci", "none"):
+    nr = normalized(rendered[r])
+    diff = sorted(kk for kk in set(nb) | set(nr) if nb.get(kk) != nr.get(kk))
+    check(f"runtime {r} renders what bwrap renders, but the ConfigMap and the Deployment's securityContext",
+          not diff, diff)
+nk = normalized(rendered["kubernetes"], drop_automount=True)
+nbk = normalized(rendered["bwrap"], drop_automount=True)
+diff = sorted(kk for kk in nbk if nbk[kk] != nk.get(kk))
+check("runtime kubernetes changes nothing bwrap renders but the ConfigMap, the securityContext and the worker's token",
+      not diff, diff)
+none_env = [e for e in worker_container(rendered["none"])["env"] if e["name"] == "BATLEHUB_UNSAFE_NO_SANDBOX"]
+check("runtime none: BATLEHUB_UNSAFE_NO_SANDBOX=1 in the worker's environment",
+      none_env == [{"name": "BATLEHUB_UNSAFE_NO_SANDBOX", "value": "1"}], none_env)
+for r in ("bwrap", "oci", "kubernetes"):
+    check(f"runtime {r}: no BATLEHUB_UNSAFE_NO_SANDBOX",
+          not [e for e in worker_container(rendered[r])["env"] if e["name"] == "BATLEHUB_UNSAFE_NO_SANDBOX"])
+for r in RUNTIMES:
+    spec = deployment(rendered[r])["spec"]["template"]["spec"]
+    want = r == "kubernetes"
+    check(f"runtime {r}: the worker's token {'is mounted (in-cluster credentials)' if want else 'is not mounted'}",
+          spec.get("automountServiceAccountToken") is want, spec.get("automountServiceAccountToken"))
+    sc = worker_container(rendered[r]).get("securityContext", {})
+    psc = spec.get("securityContext", {})
+    check(f"runtime {r}: the worker needs no privilege (non-root, drop ALL, read-only root, RuntimeDefault seccomp)",
+          sc.get("runAsNonRoot") is True and sc.get("allowPrivilegeEscalation") is False
+          and sc.get("privileged") is False and sc.get("capabilities") == {"drop": ["ALL"]}
+          and sc.get("readOnlyRootFilesystem") is True and sc.get("seccompProfile") == {"type": "RuntimeDefault"}
+          and "add" not in sc.get("capabilities", {})
+          and psc.get("runAsNonRoot") is True and psc.get("seccompProfile") == {"type": "RuntimeDefault"}, (psc, sc))
+
+# bwrap's own profile values reach the securityContext on bwrap only.
+prof = ["worker.sandbox.bwrap.seccompProfile.type=Localhost",
+        "worker.sandbox.bwrap.seccompProfile.localhostProfile=profiles/batlehub-bwrap.json",
+        "worker.sandbox.bwrap.appArmorProfile.type=Localhost",
+        "worker.sandbox.bwrap.appArmorProfile.localhostProfile=batlehub-bwrap"]
+bw = worker_container(h.template([base], runtime("bwrap") + prof)).get("securityContext", {})
+check("bwrap: worker.sandbox.bwrap.seccompProfile / appArmorProfile set the worker's profiles",
+      bw.get("seccompProfile") == {"type": "Localhost", "localhostProfile": "profiles/batlehub-bwrap.json"}
+      and bw.get("appArmorProfile") == {"type": "Localhost", "localhostProfile": "batlehub-bwrap"}, bw)
+ks = worker_container(h.template([base], runtime("kubernetes") + prof)).get("securityContext", {})
+check("kubernetes: the bwrap profile values change nothing",
+      ks.get("seccompProfile") == {"type": "RuntimeDefault"} and "appArmorProfile" not in ks, ks)
+
+# ---- the quota's size, the pool, the namespace -------------------------------------------------
+def quota_of(objs):
+    qs = of_kind(objs, "ResourceQuota")
+    return qs[0]["spec"] if len(qs) == 1 else None
+
+
+# pool from the worker's memory limit: ⌊6144 Mi ÷ (2048 + 512)⌋ = 2; replicas 2 → 4 pods, 10240 Mi
+objs = h.template([base], runtime("kubernetes") + ["worker.poolSlots=0", "resources.limits.memory=6Gi",
+                                                  "worker.sandbox.memoryLimitMb=2048",
+                                                  "worker.sandbox.maxExtractedMb=512", "replicaCount=2"])
+check("ResourceQuota: pool ⌊6Gi ÷ 2560 Mi⌋ = 2 from resources.limits.memory, replicas 2",
+      quota_of(objs)["hard"] == {"pods": "4", "limits.cpu": "4", "limits.memory": "10240Mi",
+                                 "requests.memory": "10240Mi"}, quota_of(objs))
+check("… and pool_slots = 2 in config.toml", re.search(r"(?m)^pool_slots = 2$", config_toml(objs)) is not None)
+# no pool_slots, no memory limit: one (RFC 0022 §5.3: "one until 0018-bis lands")
+objs = h.template([base], runtime("kubernetes") + ["worker.poolSlots=0", "replicaCount=1"])
+check("ResourceQuota: pool 1 when neither poolSlots nor a memory limit says more",
+      quota_of(objs)["hard"] == {"pods": "1", "limits.cpu": "1", "limits.memory": "1280Mi",
+                                 "requests.memory": "1280Mi"}, quota_of(objs))
+check("… and pool_slots = 1 in config.toml", re.search(r"(?m)^pool_slots = 1$", config_toml(objs)) is not None)
+check("bwrap: pool_slots as given (0: the worker derives it)",
+      re.search(r"(?m)^pool_slots = 0$", config_toml(h.template([base], runtime("bwrap") + ["worker.poolSlots=0"])))
+      is not None)
+objs = h.template([base], runtime("kubernetes") + ["worker.sandbox.kubernetes.resourceQuota.enabled=false"])
+check("resourceQuota.enabled=false: no ResourceQuota", quota_of(objs) is None)
+
+# namespace "" = the release namespace: everything there, and the quota counts sandbox pods only
+objs = h.template([base], runtime("kubernetes") + ["worker.sandbox.kubernetes.namespace="], namespace="team-a")
+sandboxish = [o for o in objs if o["kind"] in ("Role", "RoleBinding", "NetworkPolicy", "ResourceQuota")]
+check("namespace \"\": the sandbox objects go to the release namespace",
+      len(sandboxish) == 5 and all(o["metadata"]["namespace"] == "team-a" for o in sandboxish),
+      [key(o) for o in sandboxish])
+check("… and the quota is scoped to Terminating pods (sandbox pods, never the worker's)",
+      quota_of(objs).get("scopes") == ["Terminating"], quota_of(objs))
+check("… and config.toml names it", 'namespace = "team-a"' in config_toml(objs))
+
+# ---- the Namespace, only on request ------------------------------------------------------------
+check("createNamespace false (the default): no Namespace", not of_kind(rendered["kubernetes"], "Namespace"))
+objs = h.template([base], runtime("kubernetes") + ["worker.sandbox.kubernetes.createNamespace=true"])
+nss = of_kind(objs, "Namespace")
+check("createNamespace true: the sandbox Namespace, enforcing restricted",
+      len(nss) == 1 and nss[0]["metadata"]["name"] == SANDBOX_NS
+      and nss[0]["metadata"]["labels"].get("pod-security.kubernetes.io/enforce") == "restricted", nss)
+for r in ("none", "bwrap", "oci"):
+    objs = h.template([base], runtime(r) + ["worker.sandbox.kubernetes.createNamespace=true"])
+    check(f"runtime {r}: createNamespace true renders no Namespace", not of_kind(objs, "Namespace"))
+p = h.template_raw([base], runtime("kubernetes") + ["worker.sandbox.kubernetes.namespace=",
+                                                   "worker.sandbox.kubernetes.createNamespace=true"])
+check("createNamespace with the release's own namespace is refused", p.returncode != 0
+      and "createNamespace needs" in p.stderr, p.stderr)
+
+# ---- FQDN rules: a CiliumNetworkPolicy beside each NetworkPolicy ---------------------------------
+fq = copy.deepcopy(BASE)
+fq["worker"]["sandbox"]["kubernetes"]["storageEgress"].append({"fqdn": "s3.storage.test", "ports": [{"port": 443}]})
+fq["worker"]["sandbox"]["kubernetes"]["egressAllowlist"].append({"matchPattern": "*.registry.test",
+                                                                 "ports": [{"port": 443}]})
+objs = h.template([h.values_file(fq)], runtime("kubernetes"))
+cnps = {o["metadata"]["name"]: o for o in of_kind(objs, "CiliumNetworkPolicy")}
+check("fqdn rules: one CiliumNetworkPolicy per policy",
+      sorted(cnps) == ["t-batlehub-sandbox-egress-fqdn", "t-batlehub-sandbox-storage-fqdn"], sorted(cnps))
+if len(cnps) == 2:
+    st = [r for r in cnps["t-batlehub-sandbox-storage-fqdn"]["spec"]["egress"] if "toFQDNs" in r]
+    eg = [r for r in cnps["t-batlehub-sandbox-egress-fqdn"]["spec"]["egress"] if "toFQDNs" in r]
+    check("… storage: the endpoint's name only", [r["toFQDNs"] for r in st] == [[{"matchName": "s3.storage.test"}]], st)
+    check("… egress: the endpoint's name and the allowlist's pattern",
+          [r["toFQDNs"] for r in eg] == [[{"matchName": "s3.storage.test"}], [{"matchPattern": "*.registry.test"}]], eg)
+    check("… selecting on the same label", cnps["t-batlehub-sandbox-storage-fqdn"]["spec"]["endpointSelector"]
+          == {"matchLabels": {"io.batlehub/network": "storage"}})
+nps = {o["metadata"]["name"]: o for o in of_kind(objs, "NetworkPolicy")}
+check("… and the NetworkPolicies are unchanged by them",
+      nps == {o["metadata"]["name"]: o for o in of_kind(rendered["kubernetes"], "NetworkPolicy")})
+bad = copy.deepcopy(BASE)
+bad["worker"]["sandbox"]["kubernetes"]["storageEgress"] = [{"cidr": "127.0.0.1/32", "fqdn": "x.test"}]
+p = h.template_raw([h.values_file(bad)], runtime("kubernetes"))
+check("a rule of two forms at once is refused", p.returncode != 0 and "exactly one of" in p.stderr, p.stderr)
+
+# ---- secrets -----------------------------------------------------------------------------------
+for r in RUNTIMES:
+    toml = config_toml(rendered[r])
+    check(f"runtime {r}: no kind Secret rendered", not of_kind(rendered[r], "Secret"))
+    words = [w for w in ("access_key_id", "secret_access_key", "session_token", "password", "batlehub-s3",
+                         "batlehub-pg", "pg-password", "secret-key", "kubeconfig") if w in toml]
+    check(f"runtime {r}: the ConfigMap names no credential, secret or kubeconfig", not words, words)
+    env = {e["name"]: e for e in worker_container(rendered[r])["env"]}
+    for var, sk in (("AWS_ACCESS_KEY_ID", ("batlehub-s3", "access-key")),
+                    ("AWS_SECRET_ACCESS_KEY", ("batlehub-s3", "secret-key")),
+                    ("AWS_SESSION_TOKEN", ("batlehub-s3", "session-token")),
+                    ("PGPASSWORD", ("batlehub-pg", "pg-password"))):
+        e = env.get(var, {})
+        ref = e.get("valueFrom", {}).get("secretKeyRef", {})
+        check(f"runtime {r}: {var} from Secret {sk[0]} key {sk[1]}, never a value",
+              "value" not in e and (ref.get("name"), ref.get("key")) == sk, e)
+CANARY = "canary-9f4c2e-never-rendered"
+for field in ("accessKeyId", "secretAccessKey", "sessionToken"):
+    leak = copy.deepcopy(BASE)
+    leak["storage"]["backends"][0][field] = CANARY
+    for r in RUNTIMES:
+        p = h.template_raw([h.values_file(leak)], runtime(r))
+        ok = p.returncode != 0 and CANARY not in p.stdout and CANARY not in p.stderr
+        if r == "kubernetes" or not ok:
+            check(f"storage.backends[].{field} is refused (runtime {r}), and its value never printed", ok,
+                  p.stdout[-300:] + p.stderr)
+p = h.template_raw([base], runtime("bwrap") + ["database.url=postgresql://u:" + CANARY + "@db.test/x"])
+check("a database.url carrying a password is refused", p.returncode != 0 and CANARY not in p.stdout
+      and "passwordSecret" in p.stderr, p.stderr)
+p = h.template_raw([base], runtime("kubernetes") + ["worker.sandbox.kubernetes.kubeconfig=/etc/kubeconfig"])
+check("worker.sandbox.kubernetes.kubeconfig is refused (in a cluster the worker uses its ServiceAccount)",
+      p.returncode != 0 and "kubeconfig" in p.stderr, p.stderr)
+
+# ---- refusals -----------------------------------------------------------------------------------
+p = h.template_raw([], runtime("none"))
+check("runtime none without worker.sandbox.unsafeNoSandbox is refused",
+      p.returncode != 0 and "BATLEHUB_UNSAFE_NO_SANDBOX" in p.stderr, p.stderr)
+p = h.template_raw([], runtime("firecracker"))
+check("an unknown runtime is refused", p.returncode != 0 and "runtime" in p.stderr, p.stderr)
+
+# ---- every config.toml loads in the real worker's loader ------------------------------------------
+def loads(name, objs, want_runtime, want_scanners, want_warning=None):
+    toml = config_toml(objs)
+    path = os.path.join(work, f"config-{len(os.listdir(work))}.toml")
+    with open(path, "w") as f:
+        f.write(toml)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    for e in worker_container(objs).get("env", []):  # the literal ones; secrets never reach here
+        if "value" in e:
+            env[e["name"]] = e["value"]
+    p = subprocess.run([batlehub, "check-config", "--config", path], capture_output=True, text=True, env=env,
+                       timeout=60)
+    lines = p.stdout.splitlines()
+    warnings = [l for l in lines if l.startswith("warning: ")]
+    ok = (p.returncode == 0 and lines[:2] == [f"runtime {want_runtime}", want_scanners]
+          and (warnings == [] if want_warning is None else len(warnings) == 1 and want_warning in warnings[0]))
+    check(f"batlehub check-config accepts the {name} config.toml", ok,
+          f"exit {p.returncode}\n{p.stdout}{p.stderr}\n--- config.toml\n{toml}")
+
+
+for r in RUNTIMES:
+    loads(f"runtime {r}", rendered[r], r, EXPECTED_SCANNERS,
+          'runtime = "none": scanners run in' if r == "none" else None)
+for r in ("none", "bwrap", "oci"):
+    sets = runtime(r) + (["worker.sandbox.unsafeNoSandbox=true"] if r == "none" else [])
+    loads(f"chart defaults' runtime {r}", h.template([], sets), r, "scanners guarddog",
+          'runtime = "none": scanners run in' if r == "none" else None)
+# kubernetes needs storage that presigns, which the defaults do not declare: the worker's rule 17
+path = os.path.join(work, "defaults-kubernetes.toml")
+with open(path, "w") as f:
+    f.write(config_toml(h.template([], runtime("kubernetes"))))
+p = subprocess.run([batlehub, "check-config", "--config", path], capture_output=True, text=True,
+                   env={"PATH": "/usr/bin:/bin"}, timeout=60)
+check("chart defaults' runtime kubernetes: refused by the worker until storage names an s3 backend (rule 17)",
+      p.returncode == 2 and "cannot presign a URL" in p.stdout, p.stdout)
+loads("shared-namespace kubernetes", h.template([base], runtime("kubernetes") + ["worker.sandbox.kubernetes.namespace="]),
+      "kubernetes", EXPECTED_SCANNERS)
+odd = copy.deepcopy(BASE)
+odd["worker"]["registries"] = ['np"m', "py\\pi"]
+odd["worker"]["sandbox"]["kubernetes"]["nodeSelector"] = {"a.test/b": 'q"uote', "z": "\\"}
+odd["scanners"][0]["name"] = "guard_dog"
+odd["scanners"][0]["type"] = "guarddog"
+objs = h.template([h.values_file(odd)], runtime("kubernetes"))
+loads("kubernetes config with quotes and backslashes in its strings", objs, "kubernetes",
+      "scanners guard_dog postmortem trivy osv")
+check("… which reach the TOML escaped", 'registries = ["np\\"m", "py\\\\pi"]' in config_toml(objs), config_toml(objs))
+# and the other way: a value the worker refuses is refused by check-config, so the test can fail
+objs = h.template([base], runtime("kubernetes") + ["worker.sandbox.maxExtractedMb=1024"])
+path = os.path.join(work, "refused.toml")
+with open(path, "w") as f:
+    f.write(config_toml(objs))
+p = subprocess.run([batlehub, "check-config", "--config", path], capture_output=True, text=True,
+                   env={"PATH": "/usr/bin:/bin", "BATLEHUB_IMAGE": "w:1"}, timeout=60)
+check("a config.toml the worker refuses (max_extracted_mb = memory_limit_mb) fails check-config",
+      p.returncode == 2 and "max_extracted_mb = 1024 is not below memory_limit_mb = 1024" in p.stdout, p.stdout)
+
+print(f"{len(failures)} failure(s)" if failures else "every check passed")
+sys.exit(1 if failures else 0)
+PY
