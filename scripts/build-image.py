@@ -5,6 +5,8 @@ the room tree (the bytes bwrap binds read-only as /), for the `oci` runtime.
   build-image.py --room /opt/sandbox/yara --engine podman
   build-image.py --room /opt/sandbox/yara --engine docker --docker-host unix:///run/d/docker.sock \\
                  --tag batlehub-sandbox-yara:0.1.0
+  build-image.py --room /opt/sandbox/yara --engine containerd --containerd-address DIR/containerd/containerd.sock
+  build-image.py --remove --engine containerd --containerd-address SOCK --tag TAG   # drops the tag again
 
 How: the room is written into a tar in a temporary directory and the tar is *imported*
 (`podman import` / `docker import`), not built: no Containerfile, no builder (buildah,
@@ -23,6 +25,17 @@ builder's COPY so that what the image holds is decided in one place:
     no ENTRYPOINT and no CMD — the runtime names the agent (`<image> batlehub-sandbox --in …
     --out …`, RFC 0022 §5.3) — and the label io.batlehub.room-digest.
 
+containerd (the test cluster's, scripts/k8s-peer.sh: a kubelet's pods find their images there)
+has no `import --change`: the same layer is wrapped, with the same config, as a docker archive
+(`docker save`'s layout: manifest.json, the config, the layer) and loaded with
+`ctr -a SOCK -n k8s.io images import`, which also unpacks it for the CRI's snapshotter. A tag
+without a registry is stored the way containerd and the kubelet spell it (NAME:V is
+docker.io/library/NAME:V); a pod names the tag as given, with imagePullPolicy IfNotPresent,
+and nothing is ever pulled.
+
+--remove drops the tag from the engine instead (`podman|docker image rm TAG`,
+`ctr … images rm TAG`); containerd collects the content nothing names any more.
+
 The room directory itself is only read. The room must pass scripts/build-room.py's own
 check (the agent present and static, no shell, the mount points).
 
@@ -37,6 +50,7 @@ being CMakeLists.txt's `project(batlehub VERSION x.y.z)`. Prints one line: what 
 import argparse
 import hashlib
 import importlib.util
+import io
 import json
 import os
 import re
@@ -58,6 +72,7 @@ MOUNT_POINTS = ["work", "bundle"]
 PATH = "/usr/local/bin:/usr/bin:/bin"
 DIGEST_LABEL = "io.batlehub.room-digest"
 ROOM_LABEL = "io.batlehub.room"
+CONTAINERD_NAMESPACE = "k8s.io"  # the CRI plugin's: the images a kubelet's pods can run
 
 
 def fail(msg):
@@ -138,10 +153,93 @@ def write_tar(room, paths, out):
 
 
 def engine_cmd(args):
+    if args.engine == "containerd":
+        return [args.engine_binary or "ctr", "-a", args.containerd_address, "-n", CONTAINERD_NAMESPACE]
     cmd = [args.engine_binary or args.engine]
     if args.engine == "docker" and args.docker_host:
         cmd += ["-H", args.docker_host]
     return cmd
+
+
+def containerd_name(tag):
+    """The reference containerd stores (and the kubelet asks the CRI for) when an image is
+    called `tag`: docker's normalisation, NAME:V being docker.io/library/NAME:V."""
+    first, sep, rest = tag.partition("/")
+    if not sep:
+        return "docker.io/library/" + tag
+    if "." in first or ":" in first or first == "localhost":
+        return tag
+    return "docker.io/" + tag
+
+
+def containerd_images(cmd):
+    """{ref: manifest digest} of every image in the namespace."""
+    r = subprocess.run(cmd + ["images", "ls"], capture_output=True, text=True)
+    rows = [line.split() for line in r.stdout.splitlines()[1:]] if r.returncode == 0 else []
+    return {row[0]: row[2] for row in rows if len(row) >= 3}
+
+
+def containerd_drop_unnamed(cmd, digest):
+    """The CRI names each image it sees by its id too (sha256:<config digest>); once no tag
+    names that image's manifest any more, that name goes as well, and the content with it."""
+    images = containerd_images(cmd)
+    if any(d == digest and not ref.startswith("sha256:") for ref, d in images.items()):
+        return
+    for ref, d in images.items():
+        if d == digest and ref.startswith("sha256:"):
+            subprocess.run(cmd + ["images", "rm", ref], capture_output=True)
+
+
+def containerd_inspect(cmd, tag):
+    """(manifest digest, labels of the image's config) of the image `tag` names, or (None, {})."""
+    name = containerd_name(tag)
+    r = subprocess.run(cmd + ["images", "ls", f"name=={name}"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, {}
+    rows = [line.split() for line in r.stdout.splitlines()[1:] if line.split()[:1] == [name]]
+    if not rows:
+        return None, {}
+    digest = rows[0][2]
+
+    def blob(d):
+        b = subprocess.run(cmd + ["content", "get", d], capture_output=True)
+        return json.loads(b.stdout) if b.returncode == 0 else None
+
+    try:
+        manifest = blob(digest)
+        config = blob(manifest["config"]["digest"]) if manifest else None
+        labels = (config or {}).get("config", {}).get("Labels") or {}
+    except (ValueError, KeyError, TypeError):
+        labels = {}
+    return digest, labels
+
+
+def write_docker_archive(layer, out, tag, config):
+    """A docker archive (what `docker save` writes) holding one image: the uncompressed
+    layer tar `layer` under the image config `config` (its "config" part: User, Env, …),
+    tagged `tag`. Returns the image's id, the config's digest."""
+    h = hashlib.sha256()
+    with open(layer, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    diff_id = "sha256:" + h.hexdigest()
+    image_config = json.dumps({
+        "architecture": "amd64", "os": "linux", "config": config,
+        "rootfs": {"type": "layers", "diff_ids": [diff_id]},
+        "history": [{"created_by": "batlehub build-image.py"}],
+    }, sort_keys=True).encode()
+    config_id = hashlib.sha256(image_config).hexdigest()
+    manifest = json.dumps([{"Config": f"{config_id}.json", "RepoTags": [tag],
+                            "Layers": [f"{h.hexdigest()}/layer.tar"]}]).encode()
+    with tarfile.open(out, "w") as tar:
+        def put(name, data):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        put(f"{config_id}.json", image_config)
+        tar.add(layer, arcname=f"{h.hexdigest()}/layer.tar")
+        put("manifest.json", manifest)
+    return "sha256:" + config_id
 
 
 def inspect(cmd, tag):
@@ -162,17 +260,47 @@ def short(image_id):
     return image_id.split(":", 1)[-1][:12]
 
 
+def remove(cmd, args):
+    if not args.tag:
+        fail("--remove needs --tag")
+    if args.engine == "containerd":
+        digest = containerd_images(cmd).get(containerd_name(args.tag))
+        r = subprocess.run(cmd + ["images", "rm", containerd_name(args.tag)], capture_output=True, text=True)
+        gone = r.returncode == 0 or "not found" in (r.stderr + r.stdout)
+        if digest:
+            containerd_drop_unnamed(cmd, digest)
+    else:
+        r = subprocess.run(cmd + ["image", "rm", args.tag], capture_output=True, text=True)
+        gone = r.returncode == 0 or inspect(cmd, args.tag)[0] is None
+    if not gone:
+        fail(f"removing {args.tag} failed ({r.returncode}): {(r.stderr or r.stdout).strip()}")
+    print(f"build-image: {args.tag} removed")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--room", required=True, help="the room directory (scripts/build-room.py --out)")
-    ap.add_argument("--engine", required=True, choices=["podman", "docker"])
-    ap.add_argument("--engine-binary", help="the engine's CLI (default: its name, looked up on PATH)")
+    ap.add_argument("--room", help="the room directory (scripts/build-room.py --out)")
+    ap.add_argument("--engine", required=True, choices=["podman", "docker", "containerd"])
+    ap.add_argument("--engine-binary", help="the engine's CLI (default: its name, looked up on PATH; ctr for containerd)")
     ap.add_argument("--docker-host", help="docker only: the daemon, e.g. unix:///run/d/docker.sock "
                     "(default: the CLI's own, $DOCKER_HOST)")
+    ap.add_argument("--containerd-address", help="containerd only (required): its socket, e.g. "
+                    "<k8s-peer DIR>/containerd/containerd.sock; images go to its namespace " + CONTAINERD_NAMESPACE)
     ap.add_argument("--tag", help="NAME:VERSION (default: batlehub-sandbox-<room's name>:<project version>)")
+    ap.add_argument("--remove", action="store_true", help="remove the image --tag names instead of building one")
     args = ap.parse_args()
     if args.docker_host and args.engine != "docker":
         fail("--docker-host is for --engine docker")
+    if args.engine == "containerd" and not args.containerd_address:
+        fail("--engine containerd needs --containerd-address SOCKET")
+    if args.containerd_address and args.engine != "containerd":
+        fail("--containerd-address is for --engine containerd")
+    cmd = engine_cmd(args)
+    if args.remove:
+        remove(cmd, args)
+        return
+    if not args.room:
+        fail("--room is required (or --remove)")
 
     room = os.path.abspath(args.room)
     if not os.path.isdir(room):
@@ -185,33 +313,46 @@ def main():
     if problems:
         fail(f"refusing the room {room}: " + "; ".join(problems) + " (rebuild it with scripts/build-room.py)")
 
-    cmd = engine_cmd(args)
     paths = walk(room)
     digest = room_digest(room, paths)
-    old_id, labels = inspect(cmd, tag)
-    where = args.engine + (f" at {args.docker_host}" if args.docker_host else "")
+    containerd = args.engine == "containerd"
+    look = (lambda: containerd_inspect(cmd, tag)) if containerd else (lambda: inspect(cmd, tag))
+    old_id, labels = look()
+    where = args.engine + (f" at {args.docker_host}" if args.docker_host else "") + \
+        (f" at {args.containerd_address}" if containerd else "")
     if old_id and labels.get(DIGEST_LABEL) == digest:
         print(f"build-image: {tag} ({where}) up to date, {short(old_id)} from {room}")
         return
 
-    changes = [f"USER {SANDBOX_UID}:{SANDBOX_UID}", "WORKDIR /work", f"ENV PATH={PATH}",
-               f"LABEL {DIGEST_LABEL}={digest}", f"LABEL {ROOM_LABEL}={name}"]
+    labels = {DIGEST_LABEL: digest, ROOM_LABEL: name}
     with tempfile.TemporaryDirectory(prefix="batlehub-image-") as ctx:
         tar = os.path.join(ctx, "room.tar")
         write_tar(room, paths, tar)
-        imp = cmd + ["import"]
-        for c in changes:
-            imp += ["--change", c]
-        imp += ["--message", f"batlehub room {name} ({digest})", tar, tag]
+        if containerd:
+            # The config `import --change` gives the other two, written out.
+            archive = os.path.join(ctx, "image.tar")
+            write_docker_archive(tar, archive, containerd_name(tag), {
+                "User": f"{SANDBOX_UID}:{SANDBOX_UID}", "WorkingDir": "/work", "Env": [f"PATH={PATH}"],
+                "Labels": labels})
+            imp = cmd + ["images", "import", archive]
+        else:
+            imp = cmd + ["import"]
+            for c in [f"USER {SANDBOX_UID}:{SANDBOX_UID}", "WORKDIR /work", f"ENV PATH={PATH}"] + \
+                    [f"LABEL {k}={v}" for k, v in labels.items()]:
+                imp += ["--change", c]
+            imp += ["--message", f"batlehub room {name} ({digest})", tar, tag]
         r = subprocess.run(imp, capture_output=True, text=True)
         if r.returncode != 0:
             fail(f"{' '.join(imp[:2])} import failed ({r.returncode}): {(r.stderr or r.stdout).strip()}")
-    new_id, labels = inspect(cmd, tag)
+    new_id, labels = look()
     if not new_id or labels.get(DIGEST_LABEL) != digest:
-        fail(f"{tag} was imported but `image inspect` does not show it with {DIGEST_LABEL}={digest}")
+        fail(f"{tag} was imported but does not show {DIGEST_LABEL}={digest}")
     if old_id and old_id != new_id:
         # The previous image of this tag, now untagged; kept if a container or a tag uses it.
-        subprocess.run(cmd + ["image", "rm", old_id], capture_output=True)
+        if containerd:
+            containerd_drop_unnamed(cmd, old_id)
+        else:
+            subprocess.run(cmd + ["image", "rm", old_id], capture_output=True)
     print(f"build-image: {tag} ({where}) built, {short(new_id)} from {room}")
 
 

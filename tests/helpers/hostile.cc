@@ -17,6 +17,8 @@
 //   hostile exit CODE TEXT      print TEXT to stdout, exit CODE
 //   hostile cat PATH            copy PATH to stdout
 //   hostile connect HOST PORT   try a TCP connection; print "connected" or the errno
+//   hostile http HOST PORT PATH send GET PATH (HTTP/1.0); print the response's status line,
+//                               or the errno, or "no response"
 //   hostile write PATH          try to create PATH; print "written" or the errno
 //   hostile forkbomb            fork until refused; say how far it got; exit, leaving them all
 //   hostile alloc MIB           allocate and touch MIB MiB; "allocated" or where it stopped
@@ -281,6 +283,39 @@ int main(int argc, char** argv) {
     }
     std::printf("connect %s\n", strerrorname_np(errno));
     return 1;
+  }
+  if (mode == "http") {
+    // http HOST PORT PATH: whether something that speaks HTTP answers there (a relay's
+    // listener alone accepts the connection, then closes it).
+    if (argc != 5) {
+      std::fputs("usage: hostile http HOST PORT PATH\n", stderr);
+      return 2;
+    }
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(std::atoi(argv[3])));
+    inet_pton(AF_INET, argv[2], &a.sin_addr);
+    if (connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+      std::printf("connect %s\n", strerrorname_np(errno));
+      return 1;
+    }
+    const std::string req = std::string("GET ") + argv[4] + " HTTP/1.0\r\nHost: " + argv[2] + ":" + argv[3] + "\r\n\r\n";
+    if (write(s, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
+      std::printf("write %s\n", strerrorname_np(errno));
+      return 1;
+    }
+    std::string got;
+    char buf[512];
+    ssize_t n;
+    while (got.find("\r\n") == std::string::npos && (n = read(s, buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+    const auto eol = got.find("\r\n");
+    if (eol == std::string::npos) {
+      std::puts("no response");
+      return 1;
+    }
+    std::printf("%s\n", got.substr(0, eol).c_str());
+    return 0;
   }
   if (mode == "write") {
     // write PATH: try to create PATH; "written", or the errno.

@@ -1,0 +1,579 @@
+#!/usr/bin/env bash
+# A throwaway single-node Kubernetes for the tests (docs: test-peers.md, "Kubernetes"): etcd,
+# kube-apiserver, kube-controller-manager, kube-scheduler, a containerd of its own and a
+# kubelet, all on loopback, pods that really run. As root.
+#
+#   scripts/k8s-peer.sh start DIR --s3-port PORT [--relay PATH]   # prints DIR/kubeconfig once the node is Ready
+#   scripts/k8s-peer.sh stop DIR
+#   scripts/k8s-peer.sh missing [--relay PATH]   # prints what `start` would lack, one per line; exit 1 if anything
+#
+# What a test finds (tests/k8s_fixture.cmake passes it on):
+#   DIR/kubeconfig                  admin (a client certificate in system:masters), https://127.0.0.1:6443;
+#                                   written last: it exists only once the node is Ready
+#   DIR/pod-logs/NS_POD_UID/CONTAINER/0.log   a container's output (CRI log format), also `kubectl logs`
+#   DIR/containerd/containerd.sock  the cluster's containerd; images go to its namespace k8s.io:
+#                                   scripts/build-image.py --engine containerd --containerd-address SOCK
+#   the node "batlehub-node"        pods are scheduled onto it by kube-scheduler (no nodeName needed)
+# The API server issues ServiceAccount tokens (`kubectl create token`); PodSecurity and
+# ResourceQuota admission are on (kube-controller-manager keeps quota status), RBAC decides.
+#
+# The storage network. A pod's network is a bridge (bhsbx0) without a gateway and a 127.100.0.x
+# address from host-local IPAM — an address that leads nowhere — then `loopback`, then this
+# project's plugin batlehub-storage-relay (scripts/k8s-storage-relay-cni.py, installed into
+# DIR/cni/bin beside links to the stock plugins of /usr/lib/cni). For each pod it starts
+# `netns-relay NETNS PORT PORT` (tests/helpers/netns_relay.cc): 127.0.0.1:PORT inside the pod
+# is the tests' S3 server on the host's 127.0.0.1:PORT, the host:port the worker signs presigned
+# URLs for. Nothing else is reachable from a pod: it has no default route, and every 127.x
+# destination is its own namespace's `lo` (the API server's 127.0.0.1:6443 is refused there).
+# Not a routable pod subnet: no test of this project may dial anything but loopback, and a
+# 127.x subnet on the bridge cannot reach the host either, since every namespace's local table
+# owns all of 127.0.0.0/8.
+#
+# Nothing is ever pulled: the pause image is built here (a static C program) and imported, the
+# sandbox images are imported by build-image.py, and containerd runs with HTTP(S)_PROXY set to
+# 127.0.0.1:9 (nothing listens), so that a pod naming an image that is not there fails on
+# loopback rather than reaching for a registry.
+#
+# Everything lives under DIR: certificates, etcd's data, logs (*.log), pid files (run/), the
+# containerd root and state, the kubelet's root and pod logs, the CNI configuration, plugins
+# and IPAM state. Outside DIR the kubelet and the CRI still touch: host sysctls (saved before
+# the kubelet starts, restored by `stop`), the bhsbx0 bridge, /sys/fs/cgroup/*/batlehub-k8s,
+# /run/netns/cni-*, /var/lib/kubelet (device plugins), /var/log/containers and the CNI cache in
+# /var/lib/cni — `stop` removes what this cluster made there. Fixed loopback ports: etcd
+# 23790/23800, API server 6443, controller-manager 10257, scheduler 10259, kubelet 10250
+# (healthz 10248): one cluster per machine.
+#
+# `start` first stops whatever DIR's pid files name (a killed run is cleaned up), starts
+# afresh (empty etcd, empty containerd), and on any failure prints the failing component's
+# log tail, stops everything and exits 1. When a binary it needs is missing it says which
+# and exits 0 without starting anything: the tests that need the cluster then skip, naming
+# it (`missing` tells them). `stop` is harmless when nothing runs, and works after a failed
+# or killed start.
+#
+# Measured on this project's 2-core machine: etcd started → node Ready in ~15 s (API server
+# /readyz ~6 s of it, the node's first Ready status most of the rest); a pod create →
+# Succeeded ~2 s.
+#
+# Environment: K8S_BIN (default /opt/batlehub/peers/kubernetes-1.37.2/bin, from
+# scripts/install-kubernetes.sh), NETNS_RELAY (the relay when --relay is not given),
+# K8S_PEER_TIMEOUT (seconds per stage, default 120).
+set -euo pipefail
+
+K8S_BIN="${K8S_BIN:-/opt/batlehub/peers/kubernetes-1.37.2/bin}"
+TIMEOUT="${K8S_PEER_TIMEOUT:-120}"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+NODE=batlehub-node
+BRIDGE=bhsbx0
+NETWORK=batlehub-storage
+POD_SUBNET=127.100.0.0/24
+SERVICE_RANGE=127.96.0.0/24      # virtual ClusterIPs: no kube-proxy, nothing routes them
+ETCD_PORT=23790 ETCD_PEER_PORT=23800 API_PORT=6443 KCM_PORT=10257 SCHED_PORT=10259
+KUBELET_PORT=10250 KUBELET_HEALTHZ_PORT=10248
+PAUSE_IMAGE=localhost/batlehub-pause:1
+# The kubelet's cgroup root (cgroupfs driver): the pods' cgroups are CGROUP_ROOT/kubepods/…
+# in every hierarchy, this cluster's alone.
+CGROUP_ROOT=batlehub-k8s
+# The sysctls the kubelet sets on start (kernel.panic=10, kernel.panic_on_oops=1,
+# vm.overcommit_memory=1, …): saved before it runs, restored by `stop`.
+SYSCTLS=(kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom
+  kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
+# The components, in the order they start; `stop` ends them in the reverse order. The names
+# are their pid files (DIR/run/NAME.pid) and what /proc/PID/comm must start with.
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet)
+
+usage() {
+  echo "usage: $0 start DIR --s3-port PORT [--relay PATH] | stop DIR | missing [--relay PATH]" >&2
+  exit 2
+}
+
+say() { echo "k8s-peer: $*" >&2; }
+die() {
+  say "$*"
+  exit 1
+}
+
+# Running, not a zombie: a component's parent is init once this script is gone, which may
+# take its time to reap it.
+alive() {
+  local stat
+  [[ -n ${1:-} ]] && stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [[ ${stat:0:1} != Z ]]
+}
+
+wait_gone() {
+  local pid=$1 n=$2
+  while alive "$pid" && ((n-- > 0)); do sleep 0.1; done
+  ! alive "$pid"
+}
+
+# The pid in DIR/run/NAME.pid, if that process still runs NAME (comm is cut at 15 bytes).
+pid_of() {
+  local dir=$1 name=$2 pid
+  pid=$(cat "$dir/run/$name.pid" 2>/dev/null) || return 0
+  [[ $pid =~ ^[0-9]+$ ]] || return 0
+  [[ $(cat "/proc/$pid/comm" 2>/dev/null) == "${name:0:15}" ]] || return 0
+  echo "$pid"
+}
+
+terminate() {
+  local pid=$1 tenths=${2:-100}
+  alive "$pid" || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  wait_gone "$pid" "$tenths" || { kill -KILL "$pid" 2>/dev/null || true; wait_gone "$pid" 50 || true; }
+}
+
+# What `start` needs, one missing thing a line (with where it comes from).
+missing() {
+  local relay=$1 b
+  for b in kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl; do
+    [[ -x $K8S_BIN/$b ]] || echo "$K8S_BIN/$b (scripts/install-kubernetes.sh)"
+  done
+  command -v etcd >/dev/null || echo "etcd (apt-get install etcd-server)"
+  for b in containerd containerd-shim-runc-v2 ctr; do
+    command -v $b >/dev/null || echo "$b (apt-get install containerd)"
+  done
+  command -v runc >/dev/null || echo "runc (apt-get install runc)"
+  for b in bridge host-local loopback; do
+    [[ -x /usr/lib/cni/$b ]] || echo "/usr/lib/cni/$b (apt-get install containernetworking-plugins)"
+  done
+  for b in openssl gcc ip curl; do
+    command -v $b >/dev/null || echo "$b"
+  done
+  [[ -x /usr/bin/python3 ]] || echo "/usr/bin/python3 (the CNI plugin's interpreter)"
+  if [[ -z $relay ]]; then
+    echo "netns-relay (--relay PATH or NETNS_RELAY: <build tree>/tests/helpers/netns-relay)"
+  elif [[ ! -x $relay ]]; then
+    echo "$relay (the netns-relay helper: cmake --build <tree> --target netns-relay)"
+  fi
+}
+
+# ---------------------------------------------------------------------------------- stop
+
+# The containerd-shim-runc-v2 processes of DIR's containerd: their command line names its
+# socket (a docker peer's containerd has shims of its own, left alone).
+our_shims() {
+  local sock=$1 p
+  for p in $(pgrep -x containerd-shim 2>/dev/null); do
+    tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "-address $sock " && echo "$p"
+  done
+}
+
+# Every process in the pods' cgroups.
+kill_pods() {
+  local c p
+  for c in /sys/fs/cgroup/*/"$CGROUP_ROOT"; do
+    [[ -d $c ]] || continue
+    for p in $(find "$c" -name cgroup.procs -exec cat {} + 2>/dev/null); do
+      kill -KILL "$p" 2>/dev/null || true
+    done
+  done
+}
+
+stop_cluster() {
+  local dir=$1 pid name i sock m f p
+  [[ -d $dir ]] || return 0
+  dir=$(cd "$dir" && pwd -P)
+  sock=$dir/containerd/containerd.sock
+  # Pods first, while the kubelet and the API server can still tear them down (sandboxes,
+  # CNI DEL: the relays), then whatever is left by force.
+  if [[ -n $(pid_of "$dir" kubelet) && -n $(pid_of "$dir" kube-apiserver) && -f $dir/admin.kubeconfig ]]; then
+    timeout 20 "$K8S_BIN/kubectl" --kubeconfig="$dir/admin.kubeconfig" delete pods --all --all-namespaces \
+      --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
+    for i in $(seq 150); do
+      compgen -G "$dir/cni/relay/*.json" >/dev/null || break
+      sleep 0.1
+    done
+  fi
+  for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
+    name=${COMPONENTS[i]}
+    pid=$(pid_of "$dir" "$name")
+    case $name in
+      containerd)
+        # The pods' processes, then containerd, then its shims (which outlive it by design).
+        kill_pods
+        terminate "$pid" 50
+        for p in $(our_shims "$sock"); do terminate "$p" 10; done
+        # A shim killed leaves its socket (/run/containerd/s/…), named in its task's bundle.
+        for f in "$dir"/containerd/state/io.containerd.runtime.v2.task/*/*/address; do
+          [[ -f $f ]] || continue
+          m=$(cat "$f" 2>/dev/null) m=${m#unix://}
+          [[ $m == /run/containerd/s/* && -S $m ]] && rm -f -- "$m"
+        done
+        ;;
+      etcd) terminate "$pid" 50 ;;
+      # Nothing of theirs outlives the cluster: no graceful shutdown (seconds each).
+      *) terminate "$pid" 0 ;;
+    esac
+    rm -f -- "$dir/run/$name.pid"
+  done
+  # Relays a pod's CNI DEL did not get to, and the network namespaces the CRI left mounted.
+  for f in "$dir"/cni/relay/*.json; do
+    [[ -f $f ]] || continue
+    read -r p m < <(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["pid"], d["netns"])' "$f" 2>/dev/null) || true
+    [[ $p =~ ^[0-9]+$ && $(cat "/proc/$p/comm" 2>/dev/null) == netns-relay ]] && kill -KILL "$p" 2>/dev/null || true
+    if [[ $m == /var/run/netns/cni-* || $m == /run/netns/cni-* ]]; then
+      umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+      rm -f -- "$m"
+    fi
+    rm -f -- "$f" "${f%.json}.log"
+  done
+  if [[ -f $dir/sysctl.saved ]]; then
+    while IFS='=' read -r name m; do
+      sysctl -q -w "$name=$m" >/dev/null 2>&1 || say "could not restore $name=$m"
+    done <"$dir/sysctl.saved"
+    rm -f -- "$dir/sysctl.saved"
+  fi
+  ip link show "$BRIDGE" >/dev/null 2>&1 && { ip link del "$BRIDGE" 2>/dev/null || say "could not remove the bridge $BRIDGE"; }
+  # Every mount under DIR (pod volumes, container root filesystems, sandboxes' /dev/shm),
+  # innermost first.
+  while read -r m; do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+  done < <(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r)
+  # The pods' cgroups, deepest first, and the root made for them.
+  for m in /sys/fs/cgroup/*/"$CGROUP_ROOT"; do
+    [[ -d $m ]] && find "$m" -depth -type d -exec rmdir {} + 2>/dev/null || true
+  done
+  # What the kubelet and the CRI keep outside DIR, whatever a run left there.
+  rm -f -- /var/lib/kubelet/device-plugins/kubelet.sock
+  [[ -f $dir/made-var-lib-kubelet ]] && rm -rf --one-file-system -- /var/lib/kubelet
+  for f in /var/log/containers/*; do
+    [[ -L $f && $(readlink "$f") == "$dir/"* ]] && rm -f -- "$f"
+  done
+  [[ -f $dir/made-var-log-containers ]] && rmdir /var/log/containers 2>/dev/null || true
+  rm -f -- /var/lib/cni/results/"$NETWORK"-* 2>/dev/null || true
+  rm -f -- "$dir"/made-var-*
+  if awk -v d="$dir/" 'index($2, d) == 1 { found = 1 } END { exit !found }' /proc/self/mounts; then
+    say "mounts remain under $dir; its state is kept"
+    return 1
+  fi
+  rm -rf --one-file-system -- "$dir/containerd" "$dir/kubelet" "$dir/etcd" "$dir/cni/ipam" "$dir/pod-logs" "$dir/run"
+  rm -f -- "$dir/kubeconfig"
+}
+
+# --------------------------------------------------------------------------------- start
+
+log_tail() {
+  local f=$1
+  [[ -f $f ]] || return 0
+  say "the last lines of $f:"
+  tail -n 25 "$f" >&2
+}
+
+# wait_for WHAT LOG PID COMMAND…: COMMAND until it succeeds, TIMEOUT seconds at most, while
+# PID (the component it waits for) runs.
+wait_for() {
+  local what=$1 log=$2 pid=$3 n=$((TIMEOUT * 10))
+  shift 3
+  until "$@" >/dev/null 2>&1; do
+    if ! alive "$pid"; then
+      log_tail "$log"
+      die "$what: the process exited"
+    fi
+    if ((n-- <= 0)); then
+      log_tail "$log"
+      die "$what: not within ${TIMEOUT}s"
+    fi
+    sleep 0.1
+  done
+}
+
+# launch NAME LOG COMMAND…: in a session of its own (a signal to ctest's process group does
+# not reach it), every stream to its log or /dev/null (nothing waits on its output).
+launch() {
+  local name=$1 log=$2
+  shift 2
+  setsid "$@" </dev/null >"$log" 2>&1 &
+  echo $! >"$D/run/$name.pid"
+  LAST_PID=$!
+}
+
+port_free() { ! ss -Htln "sport = :$1" | grep -q .; }
+
+certificates() {
+  local o=(openssl)
+  cd "$D/pki"
+  "${o[@]}" genrsa -out sa.key 2048 2>/dev/null
+  "${o[@]}" rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+  "${o[@]}" req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 30 -subj /CN=batlehub-test-ca 2>/dev/null
+  "${o[@]}" req -newkey rsa:2048 -nodes -keyout apiserver.key -out apiserver.csr -subj /CN=kube-apiserver 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >apiserver.ext
+  "${o[@]}" x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 30 \
+    -extfile apiserver.ext -out apiserver.crt 2>/dev/null
+  "${o[@]}" req -newkey rsa:2048 -nodes -keyout admin.key -out admin.csr -subj "/O=system:masters/CN=batlehub-admin" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' >client.ext
+  "${o[@]}" x509 -req -in admin.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 30 \
+    -extfile client.ext -out admin.crt 2>/dev/null
+  chmod 600 ./*.key
+  cd - >/dev/null
+}
+
+# The pause image every pod's sandbox holds (registry.k8s.io is not reachable): a static
+# program that waits for a signal, in a one-layer image, built once per DIR and imported.
+pause_image() {
+  local p=$D/pause
+  if [[ ! -f $p/pause.tar ]]; then
+    mkdir -p "$p/root"
+    cat >"$p/pause.c" <<'EOF'
+#include <signal.h>
+#include <unistd.h>
+static void leave(int sig) { (void)sig; _exit(0); }
+int main(void) {
+  signal(SIGINT, leave);
+  signal(SIGTERM, leave);
+  for (;;) pause();
+}
+EOF
+    gcc -O2 -static -o "$p/root/pause" "$p/pause.c"
+    tar -C "$p/root" --owner=0 --group=0 -cf "$p/layer.tar" pause
+    /usr/bin/python3 - "$HERE/build-image.py" "$p/layer.tar" "$p/pause.tar.new" "$PAUSE_IMAGE" <<'EOF'
+import importlib.util, sys
+sys.dont_write_bytecode = True
+spec = importlib.util.spec_from_file_location("build_image", sys.argv[1])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+m.write_docker_archive(sys.argv[2], sys.argv[3], sys.argv[4], {"Entrypoint": ["/pause"], "User": "65535:65535"})
+EOF
+    mv -f -- "$p/pause.tar.new" "$p/pause.tar"
+  fi
+  ctr -a "$SOCK" -n k8s.io images import "$p/pause.tar" >/dev/null
+}
+
+start_cluster() {
+  local dir=$1 s3_port=$2 relay=$3 lacking t0 t1 name pid m
+  [[ $(id -u) -eq 0 ]] || die "the kubelet and containerd run as root: run the tests as root"
+  [[ $s3_port =~ ^[0-9]+$ ]] || usage
+  mkdir -p -- "$dir"
+  D=$(cd "$dir" && pwd -P)
+  rm -f -- "$D/kubeconfig"
+  lacking=$(missing "$relay")
+  if [[ -n $lacking ]]; then
+    say "not started; missing:"
+    sed 's/^/  /' <<<"$lacking" >&2
+    say "the tests that need the cluster will skip"
+    return 0
+  fi
+  relay=$(realpath -- "$relay")
+  stop_cluster "$D" || die "could not clean up the previous run in $D"
+  SOCK=$D/containerd/containerd.sock
+  ((${#SOCK} <= 100)) || die "$D is too long for containerd's sockets ($SOCK.ttrpc must fit in 107 bytes)"
+  for name in $ETCD_PORT $ETCD_PEER_PORT $API_PORT $KCM_PORT $SCHED_PORT $KUBELET_PORT $KUBELET_HEALTHZ_PORT; do
+    port_free "$name" || die "127.0.0.1:$name is taken (another cluster?): $(ss -Htlnp "sport = :$name" | head -n 1)"
+  done
+  # From here on a failure stops what started.
+  trap 'rc=$?; trap - EXIT; if ((rc != 0)); then say "start failed; stopping"; stop_cluster "$D" || true; fi; exit $rc' EXIT
+  mkdir -p -- "$D/run" "$D/pki" "$D/etcd" "$D/containerd" "$D/kubelet" "$D/pod-logs" \
+    "$D/cni/bin" "$D/cni/conf" "$D/cni/ipam" "$D/cni/relay"
+  certificates
+  local ca=$D/pki/ca.crt
+  cat >"$D/admin.kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: batlehub-test
+  cluster: {server: "https://127.0.0.1:$API_PORT", certificate-authority: "$ca"}
+users:
+- name: admin
+  user: {client-certificate: "$D/pki/admin.crt", client-key: "$D/pki/admin.key"}
+contexts:
+- name: admin
+  context: {cluster: batlehub-test, user: admin}
+current-context: admin
+EOF
+  local K=("$K8S_BIN/kubectl" --kubeconfig="$D/admin.kubeconfig")
+
+  t0=$(date +%s.%N)
+  launch etcd "$D/etcd.log" etcd --name batlehub-test --data-dir "$D/etcd/data" \
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster "batlehub-test=http://127.0.0.1:$ETCD_PEER_PORT" --unsafe-no-fsync
+  wait_for "etcd on 127.0.0.1:$ETCD_PORT" "$D/etcd.log" "$LAST_PID" \
+    curl -sf --max-time 2 "http://127.0.0.1:$ETCD_PORT/health"
+
+  launch kube-apiserver "$D/kube-apiserver.log" "$K8S_BIN/kube-apiserver" \
+    --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$API_PORT" \
+    --tls-cert-file="$D/pki/apiserver.crt" --tls-private-key-file="$D/pki/apiserver.key" \
+    --client-ca-file="$ca" --authorization-mode=Node,RBAC \
+    --service-account-issuer=https://kubernetes.default.svc \
+    --service-account-key-file="$D/pki/sa.pub" --service-account-signing-key-file="$D/pki/sa.key" \
+    --service-cluster-ip-range="$SERVICE_RANGE" --endpoint-reconciler-type=none \
+    --kubelet-client-certificate="$D/pki/admin.crt" --kubelet-client-key="$D/pki/admin.key" \
+    --kubelet-preferred-address-types=InternalIP --cert-dir="$D/pki/apiserver-generated"
+  wait_for "kube-apiserver /readyz on 127.0.0.1:$API_PORT" "$D/kube-apiserver.log" "$LAST_PID" \
+    curl -sf --max-time 2 --cacert "$ca" --cert "$D/pki/admin.crt" --key "$D/pki/admin.key" \
+    "https://127.0.0.1:$API_PORT/readyz"
+
+  # Quota status, the ServiceAccount controller (every namespace's "default"), namespace
+  # deletion, garbage collection; no node IPAM (the CNI's host-local hands out addresses).
+  launch kube-controller-manager "$D/kube-controller-manager.log" "$K8S_BIN/kube-controller-manager" \
+    --kubeconfig="$D/admin.kubeconfig" --bind-address=127.0.0.1 --secure-port="$KCM_PORT" --leader-elect=false \
+    --controllers='*,-nodeipam' --use-service-account-credentials=false \
+    --service-account-private-key-file="$D/pki/sa.key" --root-ca-file="$ca" \
+    --cluster-signing-cert-file="$ca" --cluster-signing-key-file="$D/pki/ca.key"
+  local kcm_pid=$LAST_PID
+  launch kube-scheduler "$D/kube-scheduler.log" "$K8S_BIN/kube-scheduler" \
+    --kubeconfig="$D/admin.kubeconfig" --authentication-kubeconfig="$D/admin.kubeconfig" \
+    --authorization-kubeconfig="$D/admin.kubeconfig" \
+    --bind-address=127.0.0.1 --secure-port="$SCHED_PORT" --leader-elect=false
+  local sched_pid=$LAST_PID
+
+  # The CNI chain (see the top of this file) and its plugins.
+  for m in /usr/lib/cni/*; do ln -sfn -- "$m" "$D/cni/bin/$(basename "$m")"; done
+  install -m 0755 -- "$HERE/k8s-storage-relay-cni.py" "$D/cni/bin/batlehub-storage-relay"
+  cat >"$D/cni/conf/10-$NETWORK.conflist" <<EOF
+{
+  "cniVersion": "0.4.0",
+  "name": "$NETWORK",
+  "plugins": [
+    {"type": "bridge", "bridge": "$BRIDGE", "isGateway": false, "ipMasq": false, "hairpinMode": false,
+     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_SUBNET"}]], "dataDir": "$D/cni/ipam"}},
+    {"type": "loopback"},
+    {"type": "batlehub-storage-relay", "relay": "$relay", "port": $s3_port, "stateDir": "$D/cni/relay"}
+  ]
+}
+EOF
+  # containerd: its own root, state, socket and runc root, so that the docker peers' own
+  # containerd instances are never disturbed. restrict_oom_score_adj: without
+  # CAP_SYS_RESOURCE here, runc fails to set the score the CRI asks for.
+  cat >"$D/containerd/config.toml" <<EOF
+version = 2
+root = "$D/containerd/root"
+state = "$D/containerd/state"
+[grpc]
+  address = "$SOCK"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$D/containerd/opt"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$PAUSE_IMAGE"
+  restrict_oom_score_adj = true
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  enable_selinux = false
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        Root = "$D/containerd/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "$D/cni/bin"
+    conf_dir = "$D/cni/conf"
+    max_conf_num = 1
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$D/containerd/certs.d"
+EOF
+  mkdir -p -- "$D/containerd/certs.d"
+  launch containerd "$D/containerd.log" env HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 \
+    http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 NO_PROXY= no_proxy= \
+    containerd --config "$D/containerd/config.toml"
+  wait_for "containerd on $SOCK" "$D/containerd.log" "$LAST_PID" ctr -a "$SOCK" version
+  pause_image
+
+  # What the kubelet changes on the host, noted before it runs.
+  for name in "${SYSCTLS[@]}"; do echo "$name=$(sysctl -n "$name")"; done >"$D/sysctl.saved.new"
+  mv -f -- "$D/sysctl.saved.new" "$D/sysctl.saved"
+  for m in /sys/fs/cgroup/*/; do
+    [[ -f $m/cgroup.procs ]] || continue
+    mkdir -p -- "$m$CGROUP_ROOT"
+    # cgroup v1 cpuset: a new cgroup has no cpus and no memory nodes until given its parent's.
+    [[ -f $m/cpuset.cpus ]] && cat "$m/cpuset.cpus" >"$m$CGROUP_ROOT/cpuset.cpus" && cat "$m/cpuset.mems" >"$m$CGROUP_ROOT/cpuset.mems"
+  done
+  [[ -e /var/lib/kubelet ]] || touch "$D/made-var-lib-kubelet"
+  [[ -e /var/log/containers ]] || touch "$D/made-var-log-containers"
+  cat >"$D/kubelet.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: 127.0.0.1
+port: $KUBELET_PORT
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: $KUBELET_HEALTHZ_PORT
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: false}
+  x509: {clientCAFile: "$ca"}
+authorization: {mode: AlwaysAllow}
+containerRuntimeEndpoint: "unix://$SOCK"
+cgroupDriver: cgroupfs
+cgroupRoot: /$CGROUP_ROOT
+failCgroupV1: false
+failSwapOn: false
+makeIPTablesUtilChains: false
+resolvConf: ""
+podLogsDir: "$D/pod-logs"
+evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+serializeImagePulls: false
+EOF
+  launch kubelet "$D/kubelet.log" "$K8S_BIN/kubelet" --config="$D/kubelet.yaml" \
+    --kubeconfig="$D/admin.kubeconfig" --root-dir="$D/kubelet" --cert-dir="$D/kubelet/pki" \
+    --hostname-override="$NODE" --node-ip=127.0.0.1
+  local kubelet_pid=$LAST_PID
+  # The kubelet refuses to report a loopback node address ("nodeIP can't be loopback
+  # address") and reports none; written here (the kubelet leaves it be), the API server
+  # reaches the kubelet on 127.0.0.1:10250 for `kubectl logs`. Without --node-ip the kubelet
+  # would resolve its name instead, through a DNS server off this machine.
+  node_ready() {
+    local st
+    st=$("${K[@]}" get node "$NODE" -o jsonpath='{.status.addresses[?(@.type=="InternalIP")].address} {.status.conditions[?(@.type=="Ready")].status}') || return 1
+    if [[ $st != 127.0.0.1\ * ]]; then
+      "${K[@]}" patch node "$NODE" --subresource=status --type=merge -p \
+        '{"status":{"addresses":[{"type":"InternalIP","address":"127.0.0.1"},{"type":"Hostname","address":"'"$NODE"'"}]}}'
+      return 1
+    fi
+    [[ $st == *\ True ]]
+  }
+  wait_for "node $NODE Ready" "$D/kubelet.log" "$kubelet_pid" node_ready
+  t1=$(date +%s.%N)
+  # Pods can be created once the ServiceAccount controller made "default" (and the other
+  # two still run).
+  wait_for "the ServiceAccount default/default" "$D/kube-controller-manager.log" "$kcm_pid" \
+    "${K[@]}" get serviceaccount default --namespace default
+  alive "$sched_pid" || { log_tail "$D/kube-scheduler.log"; die "kube-scheduler exited"; }
+  for name in "${SYSCTLS[@]}"; do
+    m=$(grep "^$name=" "$D/sysctl.saved" | cut -d= -f2-)
+    [[ $(sysctl -n "$name") == "$m" ]] || say "the kubelet set $name=$(sysctl -n "$name") (was $m; \`stop\` restores it)"
+  done
+  cp -f -- "$D/admin.kubeconfig" "$D/kubeconfig.new"
+  mv -f -- "$D/kubeconfig.new" "$D/kubeconfig"
+  trap - EXIT
+  say "node $NODE Ready $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')s after etcd started"
+  echo "$D/kubeconfig"
+}
+
+relay_arg() {
+  RELAY=${NETNS_RELAY:-}
+  while (($#)); do
+    case $1 in
+      --relay) (($# >= 2)) || usage; RELAY=$2; shift 2 ;;
+      *) usage ;;
+    esac
+  done
+}
+
+case ${1:-} in
+  start)
+    (($# >= 4)) || usage
+    dir=$2
+    [[ $3 == --s3-port ]] || usage
+    port=$4
+    shift 4
+    relay_arg "$@"
+    start_cluster "$dir" "$port" "$RELAY"
+    ;;
+  stop)
+    [[ $# -eq 2 ]] || usage
+    stop_cluster "$2"
+    ;;
+  missing)
+    shift
+    relay_arg "$@"
+    out=$(missing "$RELAY")
+    [[ -z $out ]] || { echo "$out"; exit 1; }
+    ;;
+  *) usage ;;
+esac

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The test cluster itself (scripts/k8s-peer.sh, fixture "k8s"), end to end: a restricted
+# namespace, an image of the `hostile` room imported into the cluster's containerd, two
+# pods scheduled and run under the restricted Pod Security profile. One reaches the tests'
+# S3 server at 127.0.0.1:S3_PORT (the storage network: a TCP connection, and an HTTP answer
+# from versitygw itself, 403 to an unsigned GET — not just the relay's listener); the
+# other, at the API server's 127.0.0.1:6443, is refused: the host's other loopback services
+# are not in a pod's reach.
+# Also: a ServiceAccount token minted with `kubectl create token` authenticates, and a
+# container's output reads back through the API (`kubectl logs`).
+#
+#   k8s_cluster_test.sh SOURCE_DIR K8S_DIR S3_PORT AGENT HOSTILE RELAY
+#
+# Fails when the cluster is not there; skips (77), naming it, only when something the
+# cluster needs is not installed (`k8s-peer.sh missing`).
+set -euo pipefail
+
+[[ $# -eq 6 ]] || { echo "usage: $0 SOURCE_DIR K8S_DIR S3_PORT AGENT HOSTILE RELAY" >&2; exit 2; }
+src=$1 dir=$2 s3_port=$3 agent=$4 hostile=$5 relay=$6
+K8S_BIN="${K8S_BIN:-/opt/batlehub/peers/kubernetes-1.37.2/bin}"
+
+if lacking=$("$src/scripts/k8s-peer.sh" missing --relay "$relay"); then :; else
+  echo "skip: the test cluster cannot run here; missing: $(echo "$lacking" | paste -sd ';')"
+  exit 77
+fi
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+[[ -f $dir/kubeconfig ]] || fail "no cluster: $dir/kubeconfig is absent (did k8s.start run? see $dir/*.log)"
+sock=$dir/containerd/containerd.sock
+k=("$K8S_BIN/kubectl" --kubeconfig="$dir/kubeconfig" --request-timeout=30s)
+ns=bh-k8s-cluster-$$
+tag=localhost/batlehub-test-hostile:$$
+work=$(mktemp -d "${TMPDIR:-/tmp}/k8s-cluster-test.XXXXXX")
+cleanup() {
+  "${k[@]}" delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
+  python3 "$src/scripts/build-image.py" --remove --engine containerd --containerd-address "$sock" --tag "$tag" >/dev/null 2>&1 || true
+  rm -rf -- "$work"
+}
+trap cleanup EXIT
+
+"${k[@]}" get node batlehub-node >/dev/null || fail "the API server does not answer, or the node batlehub-node is not registered"
+
+"${k[@]}" apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: $ns
+  labels: {pod-security.kubernetes.io/enforce: restricted, pod-security.kubernetes.io/enforce-version: latest}
+EOF
+# Pods are admitted once the ServiceAccount controller has made the namespace's "default".
+for _ in $(seq 300); do
+  "${k[@]}" -n "$ns" get serviceaccount default >/dev/null 2>&1 && break
+  sleep 0.1
+done
+token=$("${k[@]}" -n "$ns" create token default --duration=10m) || fail "kubectl create token"
+# Alone: beside the kubeconfig's client certificate, the certificate would win.
+ca=$("${k[@]}" config view --raw -o jsonpath='{.clusters[0].cluster.certificate-authority}')
+who=$("$K8S_BIN/kubectl" --kubeconfig=/dev/null --server=https://127.0.0.1:6443 --certificate-authority="$ca" \
+  --token="$token" auth whoami -o jsonpath='{.status.userInfo.username}') ||
+  fail "the minted token does not authenticate"
+[[ $who == "system:serviceaccount:$ns:default" ]] || fail "the token authenticates as '$who'"
+
+python3 "$src/scripts/build-room.py" --name hostile --agent "$agent" --binary "$hostile:/usr/bin/hostile" \
+  --out "$work/hostile" >/dev/null
+python3 "$src/scripts/build-image.py" --room "$work/hostile" --engine containerd --containerd-address "$sock" --tag "$tag"
+
+# The sandbox's pod shape, restricted: no root, no capabilities, no token, a read-only root.
+pod() {
+  cat <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: $ns}
+spec:
+  restartPolicy: Never
+  automountServiceAccountToken: false
+  enableServiceLinks: false
+  securityContext:
+    runAsNonRoot: true
+    runAsUser: 65532
+    runAsGroup: 65532
+    seccompProfile: {type: RuntimeDefault}
+  containers:
+  - name: hostile
+    image: $tag
+    imagePullPolicy: IfNotPresent
+    command: [hostile, $2]
+    terminationMessagePolicy: FallbackToLogsOnError
+    resources: {limits: {cpu: 500m, memory: 64Mi}}
+    securityContext:
+      allowPrivilegeEscalation: false
+      readOnlyRootFilesystem: true
+      capabilities: {drop: [ALL]}
+EOF
+}
+
+# PHASE EXIT_CODE MESSAGE of a pod that ended, within 120 s.
+outcome() {
+  local st
+  for _ in $(seq 1200); do
+    st=$("${k[@]}" -n "$ns" get pod "$1" -o jsonpath='{.status.phase}|{.status.containerStatuses[0].state.terminated.exitCode}|{.status.containerStatuses[0].state.terminated.message}')
+    case $st in Succeeded\|* | Failed\|*) echo "$st"; return 0 ;; esac
+    sleep 0.1
+  done
+  "${k[@]}" -n "$ns" describe pod "$1" >&2 || true
+  fail "pod $1 did not end within 120s (last: $st)"
+}
+
+t0=$(date +%s.%N)
+pod storage "connect, \"127.0.0.1\", \"$s3_port\"" | "${k[@]}" create -f - >/dev/null
+pod apiserver 'connect, "127.0.0.1", "6443"' | "${k[@]}" create -f - >/dev/null
+pod s3http "http, \"127.0.0.1\", \"$s3_port\", /" | "${k[@]}" create -f - >/dev/null
+storage=$(outcome storage)
+t1=$(date +%s.%N)
+apiserver=$(outcome apiserver)
+s3http=$(outcome s3http)
+echo "storage pod: $storage ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')s from create)"
+echo "apiserver pod: $apiserver"
+echo "s3http pod: $s3http"
+
+node=$("${k[@]}" -n "$ns" get pod storage -o jsonpath='{.spec.nodeName}')
+[[ $node == batlehub-node ]] || fail "the storage pod was scheduled to '$node'"
+[[ $storage == "Succeeded|0|"* ]] || fail "127.0.0.1:$s3_port (the S3 server) from a pod: $storage"
+[[ $apiserver == "Failed|1|connect ECONNREFUSED"* ]] || fail "127.0.0.1:6443 (the API server) from a pod: $apiserver"
+logs=$("${k[@]}" -n "$ns" logs storage) || fail "kubectl logs"
+[[ $logs == connected ]] || fail "kubectl logs of the storage pod: '$logs'"
+[[ $s3http == Succeeded\|0\|* ]] || fail "GET / of 127.0.0.1:$s3_port from a pod: $s3http"
+logs=$("${k[@]}" -n "$ns" logs s3http) || fail "kubectl logs"
+[[ $logs == "HTTP/1.1 403 Forbidden" ]] || fail "GET / of 127.0.0.1:$s3_port from a pod: '$logs', not the S3 server's 403"
+echo "PASS"
