@@ -32,7 +32,8 @@
 # Nothing is ever pulled: the pause image is built here (a static C program) and imported, the
 # sandbox images are imported by build-image.py, and containerd runs with HTTP(S)_PROXY set to
 # 127.0.0.1:9 (nothing listens), so that a pod naming an image that is not there fails on
-# loopback rather than reaching for a registry.
+# loopback ("proxyconnect tcp: dial tcp 127.0.0.1:9: connect: connection refused", checked
+# with containerd in an empty network namespace) rather than resolving and dialling a registry.
 #
 # Everything lives under DIR: certificates, etcd's data, logs (*.log), pid files (run/), the
 # containerd root and state, the kubelet's root and pod logs, the CNI configuration, plugins
@@ -43,16 +44,18 @@
 # 23790/23800, API server 6443, controller-manager 10257, scheduler 10259, kubelet 10250
 # (healthz 10248): one cluster per machine.
 #
-# `start` first stops whatever DIR's pid files name (a killed run is cleaned up), starts
+# `start` first stops whatever DIR's pid files name (a killed run is cleaned up; so is another
+# directory's cluster that no longer runs, and one that still runs makes it fail), starts
 # afresh (empty etcd, empty containerd), and on any failure prints the failing component's
 # log tail, stops everything and exits 1. When a binary it needs is missing it says which
 # and exits 0 without starting anything: the tests that need the cluster then skip, naming
 # it (`missing` tells them). `stop` is harmless when nothing runs, and works after a failed
 # or killed start.
 #
-# Measured on this project's 2-core machine: etcd started → node Ready in ~15 s (API server
-# /readyz ~6 s of it, the node's first Ready status most of the rest); a pod create →
-# Succeeded ~2 s.
+# Measured on this project's 2-core machine (2 cores, other work beside): etcd started → node
+# Ready 5.0–7.2 s (`start` as a whole ~8 s; ~13 s in a fresh DIR, which first compiles the
+# pause image); a pod create → Succeeded 2.3–3.0 s (scheduled, sandbox with its relay, one
+# container, the kubelet's 1 s relist); `stop` ~1 s.
 #
 # Environment: K8S_BIN (default /opt/batlehub/peers/kubernetes-1.37.2/bin, from
 # scripts/install-kubernetes.sh), NETNS_RELAY (the relay when --relay is not given),
@@ -73,6 +76,11 @@ PAUSE_IMAGE=localhost/batlehub-pause:1
 # The kubelet's cgroup root (cgroupfs driver): the pods' cgroups are CGROUP_ROOT/kubepods/…
 # in every hierarchy, this cluster's alone.
 CGROUP_ROOT=batlehub-k8s
+# The one cluster per machine (fixed ports, one bridge, one cgroup root): the directory of
+# the cluster that owns the host's share (the bridge, the cgroups, the sysctls, /var/lib/kubelet).
+# Another directory's `start` refuses while that cluster runs, and cleans up after it once it
+# does not; a `stop` touches the host's share only when it owns it.
+OWNER_FILE=/run/batlehub-k8s-peer.owner
 # The sysctls the kubelet sets on start (kernel.panic=10, kernel.panic_on_oops=1,
 # vm.overcommit_memory=1, …): saved before it runs, restored by `stop`.
 SYSCTLS=(kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom
@@ -112,7 +120,7 @@ pid_of() {
   local dir=$1 name=$2 pid
   pid=$(cat "$dir/run/$name.pid" 2>/dev/null) || return 0
   [[ $pid =~ ^[0-9]+$ ]] || return 0
-  [[ $(cat "/proc/$pid/comm" 2>/dev/null) == "${name:0:15}" ]] || return 0
+  [[ $(cat "/proc/$pid/comm" 2>/dev/null) == "${name:0:15}" ]] && alive "$pid" || return 0
   echo "$pid"
 }
 
@@ -170,10 +178,49 @@ kill_pods() {
   done
 }
 
+cluster_alive() {
+  local name
+  for name in "${COMPONENTS[@]}"; do
+    [[ -n $(pid_of "$1" "$name") ]] && return 0
+  done
+  return 1
+}
+
+# The host's share: what the kubelet and the CRI keep outside DIR, whatever a run left there.
+clean_host() {
+  local dir=$1 name value m f
+  if [[ -f $dir/sysctl.saved ]]; then
+    while IFS='=' read -r name value; do
+      sysctl -q -w "$name=$value" >/dev/null 2>&1 || say "could not restore $name=$value"
+    done <"$dir/sysctl.saved"
+    rm -f -- "$dir/sysctl.saved"
+  fi
+  if ip link show "$BRIDGE" >/dev/null 2>&1; then
+    ip link del "$BRIDGE" 2>/dev/null || say "could not remove the bridge $BRIDGE"
+  fi
+  # The pods' cgroups, deepest first, and the root made for them.
+  for m in /sys/fs/cgroup/*/"$CGROUP_ROOT"; do
+    [[ -d $m ]] && find "$m" -depth -type d -exec rmdir {} + 2>/dev/null || true
+  done
+  rm -f -- /var/lib/kubelet/device-plugins/kubelet.sock
+  [[ -f $dir/made-var-lib-kubelet ]] && rm -rf --one-file-system -- /var/lib/kubelet
+  for f in /var/log/containers/*; do
+    [[ -L $f && $(readlink "$f") == "$dir/"* ]] && rm -f -- "$f"
+  done
+  [[ -f $dir/made-var-log-containers ]] && rmdir /var/log/containers 2>/dev/null || true
+  rm -f -- /var/lib/cni/results/"$NETWORK"-* 2>/dev/null || true
+  rm -f -- "$dir"/made-var-*
+  rm -f -- "$OWNER_FILE"
+}
+
 stop_cluster() {
-  local dir=$1 pid name i sock m f p
-  [[ -d $dir ]] || return 0
+  local dir=$1 pid name i sock m f p owned=false
+  if [[ ! -d $dir ]]; then
+    [[ $(cat "$OWNER_FILE" 2>/dev/null) == "$dir" ]] && clean_host "$dir"
+    return 0
+  fi
   dir=$(cd "$dir" && pwd -P)
+  [[ $(cat "$OWNER_FILE" 2>/dev/null) == "$dir" ]] && owned=true
   sock=$dir/containerd/containerd.sock
   # Pods first, while the kubelet and the API server can still tear them down (sandboxes,
   # CNI DEL: the relays), then whatever is left by force.
@@ -191,7 +238,7 @@ stop_cluster() {
     case $name in
       containerd)
         # The pods' processes, then containerd, then its shims (which outlive it by design).
-        kill_pods
+        $owned && kill_pods
         terminate "$pid" 50
         for p in $(our_shims "$sock"); do terminate "$p" 10; done
         # A shim killed leaves its socket (/run/containerd/s/…), named in its task's bundle.
@@ -218,31 +265,12 @@ stop_cluster() {
     fi
     rm -f -- "$f" "${f%.json}.log"
   done
-  if [[ -f $dir/sysctl.saved ]]; then
-    while IFS='=' read -r name m; do
-      sysctl -q -w "$name=$m" >/dev/null 2>&1 || say "could not restore $name=$m"
-    done <"$dir/sysctl.saved"
-    rm -f -- "$dir/sysctl.saved"
-  fi
-  ip link show "$BRIDGE" >/dev/null 2>&1 && { ip link del "$BRIDGE" 2>/dev/null || say "could not remove the bridge $BRIDGE"; }
   # Every mount under DIR (pod volumes, container root filesystems, sandboxes' /dev/shm),
   # innermost first.
   while read -r m; do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
   done < <(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r)
-  # The pods' cgroups, deepest first, and the root made for them.
-  for m in /sys/fs/cgroup/*/"$CGROUP_ROOT"; do
-    [[ -d $m ]] && find "$m" -depth -type d -exec rmdir {} + 2>/dev/null || true
-  done
-  # What the kubelet and the CRI keep outside DIR, whatever a run left there.
-  rm -f -- /var/lib/kubelet/device-plugins/kubelet.sock
-  [[ -f $dir/made-var-lib-kubelet ]] && rm -rf --one-file-system -- /var/lib/kubelet
-  for f in /var/log/containers/*; do
-    [[ -L $f && $(readlink "$f") == "$dir/"* ]] && rm -f -- "$f"
-  done
-  [[ -f $dir/made-var-log-containers ]] && rmdir /var/log/containers 2>/dev/null || true
-  rm -f -- /var/lib/cni/results/"$NETWORK"-* 2>/dev/null || true
-  rm -f -- "$dir"/made-var-*
+  $owned && clean_host "$dir"
   if awk -v d="$dir/" 'index($2, d) == 1 { found = 1 } END { exit !found }' /proc/self/mounts; then
     say "mounts remain under $dir; its state is kept"
     return 1
@@ -286,6 +314,7 @@ launch() {
   setsid "$@" </dev/null >"$log" 2>&1 &
   echo $! >"$D/run/$name.pid"
   LAST_PID=$!
+  disown "$LAST_PID"  # no "Killed" notice from this shell when `stop` ends it
 }
 
 port_free() { ! ss -Htln "sport = :$1" | grep -q .; }
@@ -340,7 +369,7 @@ EOF
 }
 
 start_cluster() {
-  local dir=$1 s3_port=$2 relay=$3 lacking t0 t1 name pid m
+  local dir=$1 s3_port=$2 relay=$3 lacking t0 t1 name pid m owner
   [[ $(id -u) -eq 0 ]] || die "the kubelet and containerd run as root: run the tests as root"
   [[ $s3_port =~ ^[0-9]+$ ]] || usage
   mkdir -p -- "$dir"
@@ -354,12 +383,18 @@ start_cluster() {
     return 0
   fi
   relay=$(realpath -- "$relay")
+  owner=$(cat "$OWNER_FILE" 2>/dev/null) || owner=
+  if [[ -n $owner && $owner != "$D" ]]; then
+    cluster_alive "$owner" && die "the test cluster of $owner runs (one per machine: its ports, its bridge); \`$0 stop $owner\` ends it"
+    stop_cluster "$owner" || die "could not clean up after the cluster of $owner"
+  fi
   stop_cluster "$D" || die "could not clean up the previous run in $D"
   SOCK=$D/containerd/containerd.sock
   ((${#SOCK} <= 100)) || die "$D is too long for containerd's sockets ($SOCK.ttrpc must fit in 107 bytes)"
   for name in $ETCD_PORT $ETCD_PEER_PORT $API_PORT $KCM_PORT $SCHED_PORT $KUBELET_PORT $KUBELET_HEALTHZ_PORT; do
     port_free "$name" || die "127.0.0.1:$name is taken (another cluster?): $(ss -Htlnp "sport = :$name" | head -n 1)"
   done
+  echo "$D" >"$OWNER_FILE"
   # From here on a failure stops what started.
   trap 'rc=$?; trap - EXIT; if ((rc != 0)); then say "start failed; stopping"; stop_cluster "$D" || true; fi; exit $rc' EXIT
   mkdir -p -- "$D/run" "$D/pki" "$D/etcd" "$D/containerd" "$D/kubelet" "$D/pod-logs" \
