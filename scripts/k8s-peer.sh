@@ -543,6 +543,10 @@ evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.availa
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 serializeImagePulls: false
+# A pod spec cannot bound its processes; only the kubelet can, per pod. Without it the
+# sandbox probe's pids_bounded fails (as it must: a fork bomb would take the node's pids),
+# so this cluster is configured as docs/operations/kubernetes.md asks an operator's to be.
+podPidsLimit: 256
 EOF
   launch kubelet "$D/kubelet.log" "$K8S_BIN/kubelet" --config="$D/kubelet.yaml" \
     --kubeconfig="$D/admin.kubeconfig" --root-dir="$D/kubelet" --cert-dir="$D/kubelet/pki" \

@@ -17,8 +17,10 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "base/cgroup.h"
 #include "base/command_path.h"
@@ -464,6 +466,45 @@ void add_walled_checks(const ProbeContext& ctx, std::vector<Assertion>& out) {
 // The run's own cgroup and its limit for one controller, read from inside: the limit must
 // exist (a run bounded only per process, by rlimits, fails) and be no looser than `most`
 // (0: any finite bound). The evidence names the file that sets it.
+// How many more processes this sandbox may start, measured: children forked (each blocked
+// on a pipe, then gone) until fork refuses or `most` + 1 run. nullopt when all of them ran.
+// For a bound the visible cgroup tree cannot show: a pod's pids.max is on the pod's cgroup
+// (the kubelet's podPidsLimit), above the container's, which is all a container sees of
+// cgroupfs. Only async-signal-safe calls in the children: the agent may have threads.
+struct ForkMeasure {
+  std::uint64_t started = 0;
+  int err = 0;
+};
+std::optional<ForkMeasure> measure_fork_bound(std::uint64_t most) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return ForkMeasure{0, errno};
+  std::vector<pid_t> children;
+  ForkMeasure m;
+  bool refused = false;
+  while (children.size() <= most) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(fds[1]);
+      char c;
+      while (::read(fds[0], &c, 1) < 0 && errno == EINTR) {
+      }
+      ::_exit(0);
+    }
+    if (pid < 0) {
+      m.err = errno;
+      refused = true;
+      break;
+    }
+    children.push_back(pid);
+  }
+  m.started = children.size();
+  ::close(fds[1]);  // every child's read returns 0: they all leave
+  ::close(fds[0]);
+  for (pid_t c : children) ::waitpid(c, nullptr, 0);
+  if (!refused) return std::nullopt;
+  return m;
+}
+
 Assertion check_bounded(Check check, std::string_view controller, std::uint64_t most, std::string_view unit) {
   namespace cg = base::cgroup;
   auto memberships = cg::parse_proc_cgroup(base::read_small_file("/proc/self/cgroup"));
@@ -478,7 +519,23 @@ Assertion check_bounded(Check check, std::string_view controller, std::uint64_t 
   std::string_view file = cg::limit_file(controller, where->version);
   auto bound = cg::tightest(*where, file);
   std::string at = std::string(where->version == cg::Version::kV2 ? "cgroup v2 " : "cgroup v1 ") + where->path;
-  if (!bound) return make(check, false, at + ": " + std::string(file) + " is unlimited up to " + where->mount_point);
+  if (!bound) {
+    const std::string unlimited = at + ": " + std::string(file) + " is unlimited up to " + where->mount_point;
+    if (check != Check::kPidsBounded || most == 0) return make(check, false, unlimited);
+    // What cannot be read may still be measured (a pod's bound is above what it sees).
+    rlimit nproc{};
+    ::getrlimit(RLIMIT_NPROC, &nproc);
+    const std::string rl = nproc.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(nproc.rlim_cur);
+    auto measured = measure_fork_bound(most);
+    if (!measured) {
+      return make(check, false,
+                  unlimited + ", and " + std::to_string(most + 1) + " more processes started without refusal");
+    }
+    return make(check, measured->err == EAGAIN,
+                unlimited + ", but fork was refused (" + errno_name(measured->err) + ") after " +
+                    std::to_string(measured->started) + " more processes, within the run's " + std::to_string(most) +
+                    " " + std::string(unit) + ": a bound above the visible tree (RLIMIT_NPROC " + rl + ")");
+  }
   std::string ev = at + ": " + bound->where + " = " + std::to_string(bound->value) + " " + std::string(unit);
   if (most != 0 && bound->value > most) {
     return make(check, false, ev + ", looser than the run's " + std::to_string(most) + " " + std::string(unit));

@@ -1,0 +1,322 @@
+// The kubernetes runtime on a real cluster (the ctest fixture "k8s": etcd, the API server,
+// the controller manager, the scheduler, containerd and a kubelet on loopback), in a sandbox
+// namespace the Helm chart made, with the credentials of the chart's worker ServiceAccount:
+// pods really run the agent, bundles and results go through the tests' S3 server, and Pod
+// Security, the quota and the Role are the API server's own.
+//
+// Not here: NetworkPolicy. No network plugin available on these machines enforces it (the
+// policies' objects are validated by helm.dry_run). The pods' network is the cluster's
+// storage network instead (scripts/k8s-peer.sh): the S3 server at 127.0.0.1:<port> and
+// nothing else, which the probe proves from inside.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include "adapters/sandbox/kubernetes.h"
+#include "adapters/sandbox/oci.h"
+#include "config/config.h"
+#include "k8s_cluster.h"
+#include "server/builders.h"
+
+namespace batlehub::adapters {
+
+class KubernetesRuntimePeer {
+ public:
+  static void edit_pod(KubernetesRuntime& r, std::function<void(nlohmann::json&)> edit) {
+    r.edit_pod_for_tests_ = std::move(edit);
+  }
+};
+
+namespace {
+
+using namespace batlehub::testing;
+using Kind = core::SandboxError::Kind;
+
+class KubernetesRuntimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = k8s_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    ns_ = std::make_unique<SandboxNamespace>("rt");
+    ASSERT_TRUE(ns_->ok()) << "the chart's sandbox namespace could not be made (k8s_sandbox_namespace.py up)";
+    fs::create_directories(s_.root() / "rooms");
+    ASSERT_TRUE(build_room(s_.root() / "rooms", "hostile"));
+    image_ = "localhost/batlehub-test-hostile:" + std::to_string(::getpid());
+    ASSERT_EQ(import_into_cluster(s_.root() / "rooms" / "hostile", image_), "");
+    s3_ = test_s3();
+    ASSERT_NE(s3_, nullptr);
+    prefix_ = "k8s-" + std::to_string(::getpid()) + "/";
+  }
+  void TearDown() override {
+    if (!image_.empty()) remove_from_cluster(image_);
+    ns_.reset();
+  }
+
+  KubernetesOptions options(const std::string& worker = oci_worker_label()) {
+    return test_k8s_options(ns_->worker_kubeconfig(), image_, s3_, prefix_, worker);
+  }
+
+  std::vector<std::string> keys() {
+    std::vector<std::string> out;
+    auto l = s3_->list(prefix_);
+    EXPECT_TRUE(l) << l.error().message;
+    if (l) {
+      for (const auto& o : *l) out.push_back(o.key);
+    }
+    return out;
+  }
+
+  // The names of the pods labelled with `worker` in the sandbox namespace, or "(failed)".
+  std::string pods_of(const std::string& worker) {
+    return SandboxNamespace::admin("get pods -n " + ns_->sandbox() + " -l " + kPodWorkerLabel + "=" +
+                                   label_value(worker) + " -o name")
+        .value_or("(failed)");
+  }
+
+  core::ProbeTarget target() {
+    return core::ProbeTarget{"hostile", std::nullopt, {"/usr/bin/hostile"}, core::Limits{}};
+  }
+
+  static const wire::Assertion* assertion(const core::ProbeReport& r, wire::Check c) {
+    for (const auto& a : r.agent.assertions) {
+      if (a.check == c) return &a;
+    }
+    return nullptr;
+  }
+
+  Scratch s_;
+  std::unique_ptr<SandboxNamespace> ns_;
+  std::string image_;
+  std::shared_ptr<core::StorageBackend> s3_;
+  std::string prefix_;
+};
+
+TEST_F(KubernetesRuntimeTest, a_run_in_a_pod_gives_what_the_agent_gives_everywhere_and_leaves_no_pod_and_no_key) {
+  KubernetesRuntime k(options());
+  auto o = k.run(fixture_run_spec());
+  ASSERT_TRUE(o) << o.error().message;
+  EXPECT_EQ(o->status, 0) << o->stderr_tail;
+  EXPECT_EQ(o->stdout_bytes, "module.exports = 42;\n");
+  EXPECT_EQ(o->report.extract.refused_by_type, 1u);  // the symlink out of the package
+  EXPECT_EQ(pods_of(k.worker_label()), "");
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
+TEST_F(KubernetesRuntimeTest, the_scanner_sees_only_home_path_and_what_the_kubelet_adds) {
+  KubernetesRuntime k(options());
+  core::RunSpec spec = fixture_run_spec();
+  spec.argv = {"hostile", "env"};
+  auto o = k.run(spec);
+  ASSERT_TRUE(o) << o.error().message;
+  // No presigned URL, no worker variable, no service link: HOME, PATH, the pod's HOSTNAME and
+  // the API service's address, which the kubelet sets whatever enableServiceLinks says.
+  std::istringstream lines(o->stdout_bytes);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string key = line.substr(0, line.find('='));
+    EXPECT_TRUE(key == "HOME" || key == "PATH" || key == "HOSTNAME" || key.starts_with("KUBERNETES_SERVICE_") ||
+                key.starts_with("KUBERNETES_PORT"))
+        << line;
+  }
+  EXPECT_EQ(o->stdout_bytes.find("X-Amz"), std::string::npos);
+}
+
+TEST_F(KubernetesRuntimeTest, the_probe_passes_in_a_pod_and_proves_the_work_dir_without_nosuid_and_nodev) {
+  KubernetesRuntime k(options());
+  auto r = k.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->passed()) << r->first_failure().value_or("");
+  EXPECT_EQ(r->runtime, "kubernetes");
+  const auto* work = assertion(*r, wire::Check::kOneWritableDir);
+  ASSERT_NE(work, nullptr);
+  // The kubelet's emptyDir has neither flag; what they guard against is proven instead.
+  EXPECT_NE(work->evidence.find("no nosuid: NoNewPrivs: 1"), std::string::npos) << work->evidence;
+  EXPECT_NE(work->evidence.find("mknod of a character device refused: EPERM"), std::string::npos) << work->evidence;
+  const auto* env = assertion(*r, wire::Check::kEmptyEnvironment);
+  ASSERT_NE(env, nullptr);
+  EXPECT_EQ(env->verdict, wire::AssertionVerdict::kPass) << env->evidence;
+  EXPECT_EQ(pods_of(k.worker_label()), "");
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
+TEST_F(KubernetesRuntimeTest, the_probe_fails_no_network_when_the_storage_endpoint_itself_is_named_a_canary) {
+  KubernetesOptions o = options();
+  // Reachable by design (the bundle comes from there): proof that a canary that answers fails.
+  o.probe_canaries = {"127.0.0.1:" + std::to_string(BATLEHUB_TEST_S3_PORT)};
+  auto r = KubernetesRuntime(o).probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_FALSE(r->passed());
+  EXPECT_NE(r->first_failure().value_or("").find("no_network"), std::string::npos) << r->first_failure().value_or("");
+}
+
+TEST_F(KubernetesRuntimeTest, a_pod_that_may_gain_privileges_fails_one_writable_dir) {
+  // The release namespace enforces no Pod Security, so the weakened pod is admitted there
+  // (as the cluster's admin: the worker's Role is in the sandbox namespace only); the probe
+  // must then catch it.
+  auto creds = load_kubeconfig(BATLEHUB_TEST_K8S_KUBECONFIG);
+  ASSERT_TRUE(creds) << creds.error();
+  KubernetesOptions o = options();
+  o.api = std::make_shared<KubeApi>(std::move(*creds));
+  o.namespace_ = ns_->release();
+  o.service_account = "default";  // the chart's sandbox ServiceAccount is in the sandbox namespace
+  for (int i = 0; i < 100 && !SandboxNamespace::admin("get serviceaccount default -n " + ns_->release()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the controller manager makes it
+  }
+  KubernetesRuntime k(o);
+  KubernetesRuntimePeer::edit_pod(k, [](nlohmann::json& pod) {
+    for (auto& c : pod["spec"]["containers"]) c["securityContext"]["allowPrivilegeEscalation"] = true;
+  });
+  auto r = k.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_FALSE(r->passed());
+  const auto* work = assertion(*r, wire::Check::kOneWritableDir);
+  ASSERT_NE(work, nullptr);
+  EXPECT_EQ(work->verdict, wire::AssertionVerdict::kFail) << work->evidence;
+  EXPECT_NE(work->evidence.find("NoNewPrivs: 0 (a setuid file here would raise privileges)"), std::string::npos)
+      << work->evidence;
+}
+
+TEST_F(KubernetesRuntimeTest, pod_security_refuses_a_weakened_pod_and_the_run_says_so_and_leaves_no_key) {
+  KubernetesRuntime k(options());
+  KubernetesRuntimePeer::edit_pod(k, [](nlohmann::json& pod) {
+    for (auto& c : pod["spec"]["containers"]) c["securityContext"]["capabilities"]["drop"] = nlohmann::json::array();
+  });
+  auto o = k.run(fixture_run_spec());
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().kind, Kind::kConfig);
+  EXPECT_NE(o.error().message.find("403"), std::string::npos) << o.error().message;
+  EXPECT_NE(o.error().message.find("PodSecurity \"restricted"), std::string::npos) << o.error().message;
+  EXPECT_NE(o.error().message.find("capabilities"), std::string::npos) << o.error().message;
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
+TEST_F(KubernetesRuntimeTest, the_quota_refuses_a_pod_over_it) {
+  // The chart's quota: 1 replica × 2 slots × (2048 + 512) MiB of limits.memory.
+  auto quota = SandboxNamespace::admin("get resourcequota -n " + ns_->sandbox() +
+                                       " -o jsonpath='{.items[0].spec.hard.limits\\.memory}'");
+  ASSERT_TRUE(quota);
+  EXPECT_EQ(*quota, "5Gi");  // the chart's 5120Mi, as the API server spells it
+  KubernetesRuntime k(options());
+  core::RunSpec spec = fixture_run_spec();
+  spec.limits.memory_limit_mb = 6144;
+  auto o = k.run(spec);
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().kind, Kind::kConfig);
+  EXPECT_NE(o.error().message.find("exceeded quota"), std::string::npos) << o.error().message;
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
+TEST_F(KubernetesRuntimeTest, a_pod_whose_image_is_not_there_fails_before_its_deadline_naming_why) {
+  KubernetesOptions o = options();
+  o.default_image = "localhost/batlehub-test-absent:" + std::to_string(::getpid());
+  KubernetesRuntime k(o);
+  core::RunSpec spec = fixture_run_spec();
+  spec.timeout = std::chrono::seconds(600);
+  auto r = k.run(spec);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, Kind::kCrashed);
+  EXPECT_NE(r.error().message.find("could not start its container: Err"), std::string::npos) << r.error().message;
+  EXPECT_EQ(pods_of(k.worker_label()), "");
+}
+
+TEST_F(KubernetesRuntimeTest, a_killed_worker_leaves_a_pod_and_keys_that_the_next_sweep_removes) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    KubernetesRuntime k(options());
+    core::RunSpec spec = fixture_run_spec();
+    spec.argv = {"hostile", "hang"};
+    spec.timeout = std::chrono::seconds(600);
+    (void)k.run(spec);
+    ::_exit(0);
+  }
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string worker = std::to_string(child) + "@" + host;
+  std::string pods;
+  for (int i = 0; i < 300 && pods.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    pods = pods_of(worker);
+  }
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ASSERT_NE(pods, "") << "the worker's pod never appeared";
+  ASSERT_FALSE(keys().empty()) << "the run's bundle keys should still be there";
+
+  KubernetesRuntime next(options());
+  auto swept = next.sweep(std::chrono::seconds(0));
+  ASSERT_TRUE(swept) << swept.error().message;
+  EXPECT_GE(*swept, 2u);  // the pod, and its manifest key at least
+  std::string left = pods_of(worker);
+  for (int i = 0; i < 150 && !left.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    left = pods_of(worker);
+  }
+  EXPECT_EQ(left, "");
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
+TEST_F(KubernetesRuntimeTest, the_workers_role_may_run_pods_and_nothing_else) {
+  auto creds = load_kubeconfig(ns_->worker_kubeconfig());
+  ASSERT_TRUE(creds) << creds.error();
+  KubeApi api(*creds);
+  const std::string pods = "/api/v1/namespaces/" + ns_->sandbox() + "/pods";
+  auto status = [&](std::string_view method, const std::string& path) {
+    auto r = api.call(method, path, method == "POST" ? "{}" : "");
+    return r ? r->status : -1;
+  };
+  EXPECT_EQ(status("GET", pods), 200);
+  EXPECT_EQ(status("GET", pods + "/any/log"), 403);
+  EXPECT_EQ(status("POST", pods + "/any/exec?command=true&stdout=true"), 403);
+  EXPECT_EQ(status("POST", pods + "/any/attach?stdout=true"), 403);
+  EXPECT_EQ(status("GET", "/api/v1/namespaces/" + ns_->sandbox() + "/secrets"), 403);
+  EXPECT_EQ(status("GET", "/api/v1/namespaces/" + ns_->release() + "/pods"), 403);
+  EXPECT_EQ(status("GET", "/api/v1/namespaces/" + ns_->sandbox() + "/serviceaccounts"), 403);
+}
+
+TEST_F(KubernetesRuntimeTest, in_cluster_credentials_reach_the_api_server_as_the_service_account) {
+  // The directory the kubelet would mount, made from the worker's token and the cluster's CA.
+  auto creds = load_kubeconfig(ns_->worker_kubeconfig());
+  ASSERT_TRUE(creds) << creds.error();
+  const fs::path sa = s_.root() / "serviceaccount";
+  fs::create_directories(sa);
+  std::ofstream(sa / "token") << creds->token << "\n";
+  std::ofstream(sa / "ca.crt") << creds->ca_pem;
+  std::ofstream(sa / "namespace") << ns_->sandbox() << "\n";
+  auto in = in_cluster_credentials(
+      config::env_of({{"KUBERNETES_SERVICE_HOST", "127.0.0.1"}, {"KUBERNETES_SERVICE_PORT", "6443"}}), sa.string());
+  ASSERT_TRUE(in) << in.error();
+  EXPECT_EQ(in->namespace_, ns_->sandbox());
+  auto r = KubeApi(*in).call("GET", "/api/v1/namespaces/" + in->namespace_ + "/pods");
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->status, 200) << r->message();
+  // A CA that did not sign the server's certificate is refused, never skipped.
+  KubeCredentials wrong = *in;
+  wrong.ca_pem.clear();  // the system's roots, which never signed the test cluster's certificate
+  auto refused = KubeApi(wrong).call("GET", "/api/v1/namespaces/" + in->namespace_ + "/pods");
+  EXPECT_FALSE(refused);
+}
+
+TEST_F(KubernetesRuntimeTest, the_operators_config_builds_a_runtime_whose_probe_passes) {
+  const fs::path toml = s_.root() / "config.toml";
+  std::ofstream(toml) << "[storage]\ndefault = \"s3\"\n[storage.backends.s3]\ntype = \"s3\"\nendpoint = \""
+                      << s3_endpoint() << "\"\nbucket = \"" << BATLEHUB_TEST_S3_BUCKET
+                      << "\"\n[worker.sandbox]\nruntime = \"kubernetes\"\nprobe_canaries = []\nbundle_prefix = \""
+                      << prefix_ << "\"\nstart_timeout_secs = 90\n[worker.sandbox.kubernetes]\nkubeconfig = \""
+                      << ns_->worker_kubeconfig() << "\"\nimage = \"" << image_ << "\"\n";
+  auto env = config::env_of(
+      {{"AWS_ACCESS_KEY_ID", BATLEHUB_TEST_S3_ACCESS_KEY}, {"AWS_SECRET_ACCESS_KEY", BATLEHUB_TEST_S3_SECRET_KEY}});
+  auto loaded = config::load_file(toml.string(), env);
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  auto runtime = server::build_sandbox_runtime(loaded->config, env);
+  ASSERT_TRUE(runtime) << runtime.error();
+  EXPECT_EQ((*runtime)->name(), "kubernetes");
+  auto r = (*runtime)->probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->passed()) << r->first_failure().value_or("");
+}
+
+}  // namespace
+}  // namespace batlehub::adapters
