@@ -9,8 +9,8 @@
 #       (CGO_ENABLED=0) into /opt/batlehub/peers/kubernetes-1.37.2/bin
 #   helm v3.21.4  into /opt/batlehub/peers/helm-3.21.4/helm
 #
-# Cold, on 2 cores: kube-apiserver ~17 min, then the other three ~5 min (a shared build
-# cache), helm ~2 min. Not yet part of `make test`: the runtime that needs it is issue 14.
+# Cold, on 2 cores: kube-apiserver ~17 min, then the other four ~5 min (a shared build
+# cache), helm ~2 min. `make peers` (and so `make test`) runs it.
 # Environment: GO (default: `go` on PATH, else /usr/local/go/bin/go).
 set -euo pipefail
 prefix=/opt/batlehub/peers

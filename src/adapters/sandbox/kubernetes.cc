@@ -383,8 +383,9 @@ std::string KubernetesRuntime::hint() const {
          "a Role with pods create/get/list/watch/delete in namespace '" +
          namespace_ +
          "', that namespace labelled pod-security.kubernetes.io/enforce=restricted, each scanner's image on the "
-         "nodes or pullable, and a network where a pod labelled io.batlehub/network=storage reaches the storage "
-         "endpoint and nothing else (the chart's NetworkPolicies, with a CNI that enforces them). See "
+         "nodes or pullable, kubelets with podPidsLimit at most 256 (pids_bounded: a pod spec cannot bound its "
+         "processes), and a network where a pod labelled io.batlehub/network=storage reaches the storage endpoint "
+         "and nothing else (the chart's NetworkPolicies, with a CNI that enforces them; no_network). See "
          "docs/operations/kubernetes.md";
 }
 
