@@ -221,6 +221,27 @@ TEST_F(KubernetesRuntimeTest, a_pod_whose_image_is_not_there_fails_before_its_de
   EXPECT_EQ(pods_of(k.worker_label()), "");
 }
 
+TEST_F(KubernetesRuntimeTest, a_pod_that_never_answers_is_a_timeout_at_its_deadline_and_is_gone) {
+  KubernetesOptions o = options();
+  o.start_timeout = std::chrono::seconds(3);
+  KubernetesRuntime k(o);
+  // Not the agent: a program that never fetches its bundle and never writes a result.
+  KubernetesRuntimePeer::edit_pod(k, [](nlohmann::json& pod) {
+    pod["spec"]["containers"][0]["command"] = {"hostile", "hang"};
+  });
+  core::RunSpec spec = fixture_run_spec();
+  spec.timeout = std::chrono::seconds(2);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = k.run(spec);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, Kind::kRunTimeout) << r.error().message;
+  EXPECT_NE(r.error().message.find("ran past 5000 ms and was deleted"), std::string::npos) << r.error().message;
+  // Bounded by the deadline, not by the watch's own timeout or the pod's end.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));
+  EXPECT_EQ(pods_of(k.worker_label()), "");
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
 TEST_F(KubernetesRuntimeTest, a_killed_worker_leaves_a_pod_and_keys_that_the_next_sweep_removes) {
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);

@@ -26,37 +26,6 @@ std::string hostname() {
   return buf;
 }
 
-std::string json_str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-// What the sandbox may have written: a container's termination message is the file
-// /dev/termination-log inside it. Kept short and printable before it goes into an error.
-std::string tame(std::string s) {
-  if (s.size() > 256) s.resize(256);
-  for (char& c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  }
-  return s;
-}
-
-const json& child(const json& j, const char* key) {
-  static const json kNull;
-  auto it = j.find(key);
-  return it != j.end() && it->is_object() ? *it : kNull;
-}
-
-// A waiting container that will never run without someone changing something: an image
-// that is not there (runs never pull it in this project's images, and a typo never appears),
-// a config the kubelet refuses.
-bool cannot_start(const std::string& reason) {
-  static const char* const kReasons[] = {"ErrImageNeverPull",          "ErrImagePull",         "ImagePullBackOff",
-                                         "InvalidImageName",           "CreateContainerError", "RunContainerError",
-                                         "CreateContainerConfigError", "ImageInspectError"};
-  return std::any_of(std::begin(kReasons), std::end(kReasons), [&](const char* r) { return reason == r; });
-}
-
 // "2026-12-03T11:30:00Z", as the API writes every timestamp: seconds since the epoch, or 0.
 std::int64_t parse_time(const std::string& s) {
   std::tm tm{};
@@ -74,40 +43,6 @@ SandboxError api_error(const std::string& what, const Expected<KubeResponse, std
 }
 
 }  // namespace
-
-PodState pod_state(const json& pod) {
-  PodState s;
-  const json& status = child(pod, "status");
-  s.phase = json_str(status, "phase");
-  s.reason = json_str(status, "reason");
-  s.detail = json_str(status, "message");
-  auto statuses = status.find("containerStatuses");
-  if (statuses != status.end() && statuses->is_array()) {
-    for (const auto& cs : *statuses) {
-      if (!cs.is_object()) continue;
-      const json& state = child(cs, "state");
-      if (const json& t = child(state, "terminated"); !t.is_null()) {
-        if (s.reason.empty()) s.reason = json_str(t, "reason");
-        std::string code;
-        if (auto c = t.find("exitCode"); c != t.end() && c->is_number_integer()) {
-          code = "exit code " + std::to_string(c->get<std::int64_t>());
-        }
-        const std::string msg = tame(json_str(t, "message"));
-        if (s.detail.empty()) s.detail = code + (msg.empty() ? "" : (code.empty() ? "" : ": ") + msg);
-      } else if (const json& w = child(state, "waiting"); !w.is_null()) {
-        const std::string reason = json_str(w, "reason");
-        if (cannot_start(reason)) {
-          s.where = PodState::Where::kCannotStart;
-          s.reason = reason;
-          s.detail = json_str(w, "message");
-          return s;
-        }
-      }
-    }
-  }
-  if (s.phase == "Succeeded" || s.phase == "Failed") s.where = PodState::Where::kEnded;
-  return s;
-}
 
 KubernetesRuntime::KubernetesRuntime(KubernetesOptions o) : options_(std::move(o)), worker_(oci_worker_label()) {
   namespace_ = !options_.namespace_.empty() ? options_.namespace_
@@ -162,7 +97,7 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::watch_to_en
         gone = true;
         return false;
       }
-      resource_version = json_str(child(obj, "metadata"), "resourceVersion");
+      resource_version = pod_field(pod_object(obj, "metadata"), "resourceVersion");
       PodState s = pod_state(obj);
       if (s.where != PodState::Where::kRunning) {
         done = s;
@@ -193,7 +128,7 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::watch_to_en
         end.state = s;
         return end;
       }
-      resource_version = json_str(child(obj, "metadata"), "resourceVersion");
+      resource_version = pod_field(pod_object(obj, "metadata"), "resourceVersion");
     }
   }
 }
@@ -229,14 +164,14 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::contain(con
     return Unexpected(api_error("creating a pod for " + label.scanner + " in namespace " + namespace_, created));
   }
   auto obj = json::parse(created->body, nullptr, false);
-  const json& meta = obj.is_object() ? child(obj, "metadata") : obj;
-  const std::string name = json_str(meta, "name");
+  const json& meta = obj.is_object() ? pod_object(obj, "metadata") : obj;
+  const std::string name = pod_field(meta, "name");
   if (name.empty()) return Unexpected(SandboxError{Kind::kIo, "the API server created a pod and named none"});
   {
     std::lock_guard lock(mu_);
     in_flight_.insert(name);
   }
-  auto ended = watch_to_end(name, json_str(meta, "resourceVersion"), until);
+  auto ended = watch_to_end(name, pod_field(meta, "resourceVersion"), until);
   delete_pod(name);
   {
     std::lock_guard lock(mu_);
@@ -336,9 +271,9 @@ Expected<std::size_t, SandboxError> KubernetesRuntime::sweep(std::chrono::second
   std::size_t removed = 0;
   for (const auto& pod : *items) {
     if (!pod.is_object()) continue;
-    const json& meta = child(pod, "metadata");
-    const std::string name = json_str(meta, "name");
-    const std::string worker = json_str(child(meta, "labels"), kPodWorkerLabel);
+    const json& meta = pod_object(pod, "metadata");
+    const std::string name = pod_field(meta, "name");
+    const std::string worker = pod_field(pod_object(meta, "labels"), kPodWorkerLabel);
     if (name.empty()) continue;
     bool orphan = false;
     if (worker == me) {
@@ -352,9 +287,9 @@ Expected<std::size_t, SandboxError> KubernetesRuntime::sweep(std::chrono::second
                ::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH;
     }
     if (!orphan) {
-      const std::int64_t created = parse_time(json_str(meta, "creationTimestamp"));
+      const std::int64_t created = parse_time(pod_field(meta, "creationTimestamp"));
       std::int64_t active = 0;
-      const json& spec = child(pod, "spec");
+      const json& spec = pod_object(pod, "spec");
       if (auto a = spec.find("activeDeadlineSeconds"); a != spec.end() && a->is_number_integer()) {
         active = a->get<std::int64_t>();
       }

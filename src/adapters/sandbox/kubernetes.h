@@ -44,18 +44,6 @@ struct KubernetesOptions {
   std::shared_ptr<BundleStore> bundles;  // required: a pod shares no filesystem with the worker
 };
 
-// Where a pod stands, from its object as the API returns it: ended (Succeeded, Failed), or
-// never going to start (a container waiting on an image that is not there, a config error),
-// or still on its way (kRunning, which includes Pending). A pure function, tested as data.
-struct PodState {
-  enum class Where { kRunning, kEnded, kCannotStart };
-  Where where = Where::kRunning;
-  std::string phase;
-  std::string reason;  // the pod's (DeadlineExceeded), else the container's (OOMKilled, ErrImageNeverPull…)
-  std::string detail;  // the pod's or the container's message, its exit code
-};
-PodState pod_state(const nlohmann::json& pod);
-
 class KubernetesRuntime final : public core::SandboxRuntime {
  public:
   explicit KubernetesRuntime(KubernetesOptions o);

@@ -1,6 +1,8 @@
 #include "adapters/sandbox/pod_manifest.h"
 
+#include <algorithm>
 #include <cctype>
+#include <iterator>
 
 #include "wire/sandbox_path.h"
 
@@ -104,6 +106,77 @@ nlohmann::json pod_manifest(const PodManifestInput& in) {
       {"kind", "Pod"},
       {"metadata", {{"generateName", pod_name_prefix(in.scanner)}, {"namespace", in.namespace_}, {"labels", labels}}},
       {"spec", spec}};
+}
+
+namespace {
+
+using nlohmann::json;
+
+// What the sandbox may have written: a container's termination message is the file
+// /dev/termination-log inside it. Kept short and printable before it goes into an error.
+std::string tame(std::string s) {
+  if (s.size() > 256) s.resize(256);
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return s;
+}
+
+// A waiting container that will never run without someone changing something: an image
+// that is not there (runs never pull it in this project's images, and a typo never appears),
+// a config the kubelet refuses.
+bool cannot_start(const std::string& reason) {
+  static const char* const kReasons[] = {"ErrImageNeverPull",          "ErrImagePull",         "ImagePullBackOff",
+                                         "InvalidImageName",           "CreateContainerError", "RunContainerError",
+                                         "CreateContainerConfigError", "ImageInspectError"};
+  return std::any_of(std::begin(kReasons), std::end(kReasons), [&](const char* r) { return reason == r; });
+}
+
+}  // namespace
+
+std::string pod_field(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+const json& pod_object(const json& j, const char* key) {
+  static const json kNull;
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : kNull;
+}
+
+PodState pod_state(const json& pod) {
+  PodState s;
+  const json& status = pod_object(pod, "status");
+  s.phase = pod_field(status, "phase");
+  s.reason = pod_field(status, "reason");
+  s.detail = pod_field(status, "message");
+  auto statuses = status.find("containerStatuses");
+  if (statuses != status.end() && statuses->is_array()) {
+    for (const auto& cs : *statuses) {
+      if (!cs.is_object()) continue;
+      const json& state = pod_object(cs, "state");
+      if (const json& t = pod_object(state, "terminated"); !t.is_null()) {
+        if (s.reason.empty()) s.reason = pod_field(t, "reason");
+        std::string code;
+        if (auto c = t.find("exitCode"); c != t.end() && c->is_number_integer()) {
+          code = "exit code " + std::to_string(c->get<std::int64_t>());
+        }
+        const std::string msg = tame(pod_field(t, "message"));
+        if (s.detail.empty()) s.detail = code + (msg.empty() ? "" : (code.empty() ? "" : ": ") + msg);
+      } else if (const json& w = pod_object(state, "waiting"); !w.is_null()) {
+        const std::string reason = pod_field(w, "reason");
+        if (cannot_start(reason)) {
+          s.where = PodState::Where::kCannotStart;
+          s.reason = reason;
+          s.detail = pod_field(w, "message");
+          return s;
+        }
+      }
+    }
+  }
+  if (s.phase == "Succeeded" || s.phase == "Failed") s.where = PodState::Where::kEnded;
+  return s;
 }
 
 }  // namespace batlehub::adapters

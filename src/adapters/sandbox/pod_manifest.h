@@ -1,7 +1,9 @@
 // The `kubernetes` runtime's pod, as a pure function (RFC 0022 §5.3): one pod per run,
 // field by field from the RFC, and what the restricted Pod Security Standard asks of every
-// pod. Tested as data here; the runtime that creates it, and the API server's own
-// validation and admission of it, come with the runtime (issue 14).
+// pod; and, the other way, what a pod object the API server returns says of how it ended
+// (pod_state). Pure functions, tested as data (pod_manifest_test.cc, kube_api_test.cc) and
+// fuzzed (fuzz_pod_state); the API server's own validation and admission of the pod are
+// tested where the runtime creates it (kubernetes_runtime_test.cc).
 #pragma once
 
 #include <cstdint>
@@ -45,5 +47,22 @@ std::string label_value(std::string_view s);
 // generateName's prefix from a scanner's name: "batlehub-sbx-<name>-", lowercase DNS-1123,
 // short enough for the API server's random suffix.
 std::string pod_name_prefix(std::string_view scanner);
+
+// Where a pod stands, from its object as the API returns it: ended (Succeeded, Failed), or
+// never going to start (a container waiting on an image that is not there, a config error),
+// or still on its way (kRunning, which includes Pending). A pure function, tested as data.
+struct PodState {
+  enum class Where { kRunning, kEnded, kCannotStart };
+  Where where = Where::kRunning;
+  std::string phase;
+  std::string reason;  // the pod's (DeadlineExceeded), else the container's (OOMKilled, ErrImageNeverPull…)
+  std::string detail;  // the pod's or the container's message, its exit code
+};
+PodState pod_state(const nlohmann::json& pod);
+
+// A string field of a pod object (or of one of its parts), "" when absent or not a string;
+// a member object, or null. What the API returns is read with these and never throws.
+std::string pod_field(const nlohmann::json& j, const char* key);
+const nlohmann::json& pod_object(const nlohmann::json& j, const char* key);
 
 }  // namespace batlehub::adapters
