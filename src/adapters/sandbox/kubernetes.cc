@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "adapters/sandbox/image_choice.h"
 #include "adapters/sandbox/oci.h"
 #include "adapters/sandbox/probe_support.h"
 #include "adapters/sandbox/run_dir.h"
@@ -52,16 +53,6 @@ KubernetesRuntime::KubernetesRuntime(KubernetesOptions o) : options_(std::move(o
 
 std::string KubernetesRuntime::pods_path() const {
   return "/api/v1/namespaces/" + kube_escape(namespace_) + "/pods";
-}
-
-Expected<std::string, SandboxError> KubernetesRuntime::image_of(const std::string& room,
-                                                                const std::optional<std::string>& given) const {
-  if (given && !given->empty()) return *given;
-  if (auto it = options_.images.find(room); it != options_.images.end() && !it->second.empty()) return it->second;
-  if (!options_.default_image.empty()) return options_.default_image;
-  return Unexpected(SandboxError{Kind::kConfig, "no image for '" + room +
-                                                    "': set image on the scanner or in [worker.sandbox.kubernetes], "
-                                                    "or start the worker from an image that sets BATLEHUB_IMAGE"});
 }
 
 void KubernetesRuntime::delete_pod(const std::string& pod) const {
@@ -186,7 +177,8 @@ Expected<core::RunOutput, SandboxError> KubernetesRuntime::run(const core::RunSp
     return Unexpected(
         SandboxError{Kind::kConfig, "the kubernetes runtime moves bundles through storage, and has none"});
   }
-  auto image = image_of(spec.label.scanner, spec.image);
+  auto image = choose_image(options_.images, options_.default_image, spec.label.scanner, spec.image,
+                            "[worker.sandbox.kubernetes]");
   if (!image) return Unexpected(image.error());
   const auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
   auto staged = options_.bundles->stage(spec, std::chrono::ceil<std::chrono::seconds>(deadline));
@@ -225,7 +217,8 @@ Expected<core::ProbeReport, SandboxError> KubernetesRuntime::probe(const core::P
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
     return rep;
   };
-  auto image = image_of(target.room, target.image);
+  auto image =
+      choose_image(options_.images, options_.default_image, target.room, target.image, "[worker.sandbox.kubernetes]");
   if (!image) {
     rep.no_result_reason = image.error().message;
     return done();

@@ -76,8 +76,6 @@ class KubernetesRuntime final : public core::SandboxRuntime {
   Expected<PodEnd, core::SandboxError> watch_to_end(const std::string& pod, std::string resource_version,
                                                     std::chrono::steady_clock::time_point until);
   void delete_pod(const std::string& pod) const;
-  Expected<std::string, core::SandboxError> image_of(const std::string& room,
-                                                     const std::optional<std::string>& given) const;
   std::string pods_path() const;
 
   friend class KubernetesRuntimePeer;

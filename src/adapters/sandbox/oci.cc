@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "adapters/sandbox/bwrap.h"
+#include "adapters/sandbox/image_choice.h"
 #include "adapters/sandbox/launcher.h"
 #include "adapters/sandbox/probe_support.h"
 #include "adapters/sandbox/run_dir.h"
@@ -177,16 +178,6 @@ void OciRuntime::remove(const std::string& container) const {
   engine({"rm", "-f", container}, std::chrono::seconds(60));
 }
 
-Expected<std::string, SandboxError> OciRuntime::image_of(const std::string& room,
-                                                         const std::optional<std::string>& given) const {
-  if (given && !given->empty()) return *given;
-  if (auto it = options_.images.find(room); it != options_.images.end() && !it->second.empty()) return it->second;
-  if (!options_.default_image.empty()) return options_.default_image;
-  return Unexpected(SandboxError{Kind::kConfig, "no image for '" + room +
-                                                    "': set image on the scanner or in [worker.sandbox.oci], or "
-                                                    "start the worker from an image that sets BATLEHUB_IMAGE"});
-}
-
 Expected<OciBundleDir, SandboxError> OciBundleDir::make(const std::string& run_dir, OciEngineKind engine) {
   // Open to every uid (0777, chmod'ed past the umask): see the header.
   OciBundleDir b(run_dir + "/bundle");
@@ -255,7 +246,8 @@ Expected<Launched, SandboxError> OciRuntime::contain(const core::RunLabel& label
 
 Expected<core::RunOutput, SandboxError> OciRuntime::run(const core::RunSpec& spec) {
   if (spec.argv.empty()) return Unexpected(SandboxError{Kind::kConfig, "a run needs an argv"});
-  auto image = image_of(spec.label.scanner, spec.image);
+  auto image =
+      choose_image(options_.images, options_.default_image, spec.label.scanner, spec.image, "[worker.sandbox.oci]");
   if (!image) return Unexpected(image.error());
   if (options_.bundles) return run_through_storage(spec, *image);
   auto dir = TempDir::create_owned(options_.scratch_dir, "run", spec.label.scanner);
@@ -318,7 +310,7 @@ Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTar
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
     return rep;
   };
-  auto image = image_of(target.room, target.image);
+  auto image = choose_image(options_.images, options_.default_image, target.room, target.image, "[worker.sandbox.oci]");
   if (!image) {
     rep.no_result_reason = image.error().message;
     return done();

@@ -149,8 +149,6 @@ class OciRuntime final : public core::SandboxRuntime {
   };
   Engine engine(const std::vector<std::string>& args, std::chrono::seconds timeout) const;
   void remove(const std::string& container) const;
-  Expected<std::string, core::SandboxError> image_of(const std::string& room,
-                                                     const std::optional<std::string>& given) const;
 
   friend class OciRuntimePeer;
   std::function<void(std::vector<std::string>&)> edit_argv_for_tests_;
