@@ -274,21 +274,6 @@ void cleanup_all(const std::string& logs) {
   stop_s3();
 }
 
-// A port nothing listens on now, for the bench's own S3 server.
-int free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) die(std::string("socket: ") + std::strerror(errno));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-    die(std::string("bind 127.0.0.1:0: ") + std::strerror(errno));
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 // The relay into `netns`, started by fork+exec; its pid once it printed "ready".
 pid_t start_relay(const std::string& relay, const std::string& netns, int port, const std::string& err_path) {
   int out[2];

@@ -1,13 +1,16 @@
-// What the benchmarks (bench_extract, bench_runtimes, bench_oci, bench_storage) share: how
-// they read their command line and fail, how they time a child process, their statistics,
-// and what they print about the machine. One header of inline functions, so that the
-// programs' figures are computed alike and their command lines answer alike.
+// What the benchmarks (bench_extract, bench_runtimes, bench_oci, bench_storage,
+// bench_kubernetes) share: how they read their command line and fail, how they time a child
+// process, their statistics, and what they print about the machine. One header of inline
+// functions, so that the programs' figures are computed alike and their command lines answer
+// alike.
 #pragma once
 
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/magic.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
@@ -250,6 +253,22 @@ inline std::uint64_t tree_bytes(const std::string& root) {
     if (e.is_regular_file(ec) && !e.is_symlink(ec)) n += e.file_size(ec);
   }
   return n;
+}
+
+// A loopback port nothing listens on now, for a server of the bench's own (bench_storage's
+// and bench_kubernetes' S3 server).
+inline int free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) die(std::string("socket: ") + std::strerror(errno));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    die(std::string("bind 127.0.0.1:0: ") + std::strerror(errno));
+  ::close(fd);
+  return ntohs(a.sin_port);
 }
 
 // Removes `<prefix><pid>` directories under `root` left by runs that were killed (their pid

@@ -9,11 +9,18 @@
 #   BENCH_OCI_REPS      repetitions of each measured run of bench_oci (default 10; a container
 #                       run takes 0.3-1 s)
 #   BENCH_STORAGE_REPS  repetitions of each measured run of bench_storage (default 10)
+#   BENCH_K8S_REPS      repetitions of each measured pod of bench_kubernetes (default 10; a
+#                       pod takes 2-3 s, a round three pods)
 #
 # bench_oci and bench_storage run as root (skipped with the reason otherwise): on podman
 # always, and on docker through a throwaway daemon (scripts/docker-peer.sh) in a temporary
 # directory, stopped on the way out; docker is skipped, with the reason, when that daemon
 # cannot start. bench_storage starts its own S3 server (versitygw) on a loopback port.
+#
+# bench_kubernetes also runs as root (it says it skipped, and why, otherwise, or when a binary
+# of the cluster is missing): it starts its own S3 server and the single-node cluster of
+# scripts/k8s-peer.sh in a temporary directory, and stops both on the way out. One cluster
+# runs per machine: while another runs (someone's tests), it waits up to 10 minutes for it.
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -25,9 +32,10 @@ bench=$build/bench/bench_extract
 runtimes=$build/bench/bench_runtimes
 oci=$build/bench/bench_oci
 storage=$build/bench/bench_storage
+k8s=$build/bench/bench_kubernetes
 agent=$build/src/agent/batlehub-sandbox
 scripts=$(cd "$(dirname "$0")/../scripts" && pwd)
-for f in "$bench" "$runtimes" "$oci" "$storage" "$agent"; do
+for f in "$bench" "$runtimes" "$oci" "$storage" "$k8s" "$agent"; do
   if [[ ! -x $f ]]; then
     echo "$0: $f is missing; build first (cmake --build --preset release, or make bench)" >&2
     exit 1
@@ -74,6 +82,10 @@ else
   stop_docker
   trap - EXIT
 fi
+
+echo
+echo "== bench_kubernetes ($(date -u +%Y-%m-%dT%H:%MZ))"
+"$k8s" --agent "$agent" --reps "${BENCH_K8S_REPS:-10}"
 
 echo
 echo "== bench_worker ($(date -u +%Y-%m-%dT%H:%MZ))"
