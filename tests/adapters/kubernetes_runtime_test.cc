@@ -279,6 +279,30 @@ TEST_F(KubernetesRuntimeTest, a_killed_worker_leaves_a_pod_and_keys_that_the_nex
   EXPECT_EQ(keys(), std::vector<std::string>{});
 }
 
+TEST_F(KubernetesRuntimeTest, a_sweep_while_this_worker_runs_leaves_its_pod_alone) {
+  KubernetesRuntime k(options());
+  core::RunSpec spec = fixture_run_spec();
+  spec.argv = {"hostile", "hang"};
+  spec.timeout = std::chrono::seconds(8);  // the agent ends the scanner then, and writes its result
+  Expected<core::RunOutput, core::SandboxError> ran = Unexpected(core::SandboxError{});
+  std::thread run([&] { ran = k.run(spec); });
+  std::string pods;
+  for (int i = 0; i < 300 && pods.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    pods = pods_of(k.worker_label());
+  }
+  // The idle pass of another pool slot: the same runtime, the same worker label.
+  auto swept = k.sweep(std::chrono::seconds(0));
+  run.join();
+  ASSERT_NE(pods, "") << "the run's pod never appeared";
+  ASSERT_TRUE(swept) << swept.error().message;
+  EXPECT_EQ(*swept, 0u);
+  // Its pod lived to write a result: the agent's own timeout, not the pod's deletion.
+  ASSERT_FALSE(ran);
+  EXPECT_EQ(ran.error().kind, Kind::kRunTimeout);
+  EXPECT_NE(ran.error().message.find("hostile ran past its timeout"), std::string::npos) << ran.error().message;
+}
+
 TEST_F(KubernetesRuntimeTest, the_workers_role_may_run_pods_and_nothing_else) {
   auto creds = load_kubeconfig(ns_->worker_kubeconfig());
   ASSERT_TRUE(creds) << creds.error();

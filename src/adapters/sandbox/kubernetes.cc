@@ -150,18 +150,25 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::contain(con
   if (edit_pod_for_tests_) edit_pod_for_tests_(pod);
 
   const auto until = std::chrono::steady_clock::now() + deadline;
+  {
+    // A pod exists on the server before its name is known here: until it is in flight,
+    // the sweep must not take a pod of this worker's for a previous life's.
+    std::lock_guard lock(mu_);
+    ++creating_;
+  }
   auto created = options_.api->call("POST", pods_path(), pod.dump());
+  auto obj = created && created->status == 201 ? json::parse(created->body, nullptr, false) : json();
+  const json& meta = obj.is_object() ? pod_object(obj, "metadata") : obj;
+  const std::string name = pod_field(meta, "name");
+  {
+    std::lock_guard lock(mu_);
+    --creating_;
+    if (!name.empty()) in_flight_.insert(name);
+  }
   if (!created || created->status != 201) {
     return Unexpected(api_error("creating a pod for " + label.scanner + " in namespace " + namespace_, created));
   }
-  auto obj = json::parse(created->body, nullptr, false);
-  const json& meta = obj.is_object() ? pod_object(obj, "metadata") : obj;
-  const std::string name = pod_field(meta, "name");
   if (name.empty()) return Unexpected(SandboxError{Kind::kIo, "the API server created a pod and named none"});
-  {
-    std::lock_guard lock(mu_);
-    in_flight_.insert(name);
-  }
   auto ended = watch_to_end(name, pod_field(meta, "resourceVersion"), until);
   delete_pod(name);
   {
@@ -273,7 +280,7 @@ Expected<std::size_t, SandboxError> KubernetesRuntime::sweep(std::chrono::second
       // Labelled with this worker and not in flight here: a previous life's (in a container
       // the worker is pid 1 on every restart, with the same hostname).
       std::lock_guard lock(mu_);
-      orphan = !in_flight_.contains(name);
+      orphan = creating_ == 0 && !in_flight_.contains(name);
     } else if (worker.ends_with(here)) {
       const std::string pid = worker.substr(0, worker.size() - here.size());
       orphan = !pid.empty() && pid.size() < 10 && pid.find_first_not_of("0123456789") == std::string::npos &&

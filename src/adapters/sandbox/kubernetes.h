@@ -86,6 +86,7 @@ class KubernetesRuntime final : public core::SandboxRuntime {
   std::string worker_;
   mutable std::mutex mu_;
   std::set<std::string> in_flight_;  // pods this process created and has not deleted
+  std::size_t creating_ = 0;         // pods being created, whose names are not known yet
 };
 
 }  // namespace batlehub::adapters
