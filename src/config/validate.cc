@@ -468,17 +468,30 @@ class Validator {
     range(join_key(key, "count"), e.count, 1, kInt32Max);
   }
 
-  // A table for another runtime is inert: a warning, not a refusal (§4.3).
+  // A table for another runtime is inert: a warning, not a refusal (§4.3). One exception:
+  // oci's sweep reads [worker.sandbox.kubernetes] orphan_after_secs (how long past its
+  // deadline a container and its bundle keys are left), so under oci a kubernetes table
+  // that sets that alone is not inert, and one that sets more says which key is read.
   void inert_tables() {
     const SandboxConfig& s = c_.worker.sandbox;
-    auto inert = [&](bool present, RuntimeKind owner, const char* table) {
+    auto inert = [&](bool present, RuntimeKind owner, const char* table, const std::string& but = "") {
       if (!present || s.runtime == owner) return;
-      warn(std::string("worker.sandbox.") + table, std::string("[worker.sandbox.") + table +
-                                                       "] has no effect under runtime " + runtime_name(s.runtime) +
-                                                       "; it is read by the " + table + " runtime only");
+      warn(std::string("worker.sandbox.") + table,
+           std::string("[worker.sandbox.") + table + "] has no effect under runtime " + runtime_name(s.runtime) + but +
+               (but.empty() ? "; it is" : "; the rest is") + " read by the " + table + " runtime only");
     };
     inert(s.has_bwrap_table, RuntimeKind::kBwrap, "bwrap");
     inert(s.has_oci_table, RuntimeKind::kOci, "oci");
+    if (s.runtime == RuntimeKind::kOci) {
+      KubernetesConfig rest = s.kubernetes;
+      rest.orphan_after_secs = KubernetesConfig{}.orphan_after_secs;
+      const bool orphan_age_alone = rest == KubernetesConfig{} && s.kubernetes != KubernetesConfig{};
+      if (!orphan_age_alone) {
+        inert(s.has_kubernetes_table, RuntimeKind::kKubernetes, "kubernetes",
+              " but for orphan_after_secs, which oci's sweep reads too");
+      }
+      return;
+    }
     inert(s.has_kubernetes_table, RuntimeKind::kKubernetes, "kubernetes");
   }
 

@@ -1171,8 +1171,29 @@ TEST(TheInertTableRule, ATableForAnotherRuntimeIsAWarning) {
       "[worker.sandbox.kubernetes]\n");
   EXPECT_EQ(o.warnings, (std::vector<std::string>{
                             "config.toml:5: worker.sandbox.kubernetes: [worker.sandbox.kubernetes] has no effect under "
-                            "runtime 'oci'; it is read by the kubernetes runtime only"}));
+                            "runtime 'oci' but for orphan_after_secs, which oci's sweep reads too; the rest is read by "
+                            "the kubernetes runtime only"}));
   EXPECT_TRUE(loads("[worker.sandbox.bwrap]\n").warnings.empty());
+}
+
+TEST(TheInertTableRule, UnderOciAKubernetesTableSettingOnlyTheOrphanAgeIsRead) {
+  // builders.cc hands oci [worker.sandbox.kubernetes] orphan_after_secs as its sweep's grace.
+  Loaded l = loads(
+      "[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\n"
+      "[worker.sandbox.kubernetes]\norphan_after_secs = 3600\n");
+  EXPECT_TRUE(l.warnings.empty());
+  EXPECT_EQ(l.config.worker.sandbox.kubernetes.orphan_after_secs, 3600);
+  EXPECT_EQ(loads("[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\n"
+                  "[worker.sandbox.kubernetes]\norphan_after_secs = 3600\nnamespace = \"n\"\n")
+                .warnings,
+            (std::vector<std::string>{
+                "config.toml:5: worker.sandbox.kubernetes: [worker.sandbox.kubernetes] has no effect under runtime "
+                "'oci' but for orphan_after_secs, which oci's sweep reads too; the rest is read by the kubernetes "
+                "runtime only"}));
+  // Under bwrap nothing of it is read.
+  EXPECT_EQ(loads("[worker.sandbox.kubernetes]\norphan_after_secs = 3600\n").warnings,
+            (std::vector<std::string>{"config.toml:1: worker.sandbox.kubernetes: [worker.sandbox.kubernetes] has no "
+                                      "effect under runtime 'bwrap'; it is read by the kubernetes runtime only"}));
 }
 
 struct PrefixCase {
