@@ -10,8 +10,8 @@ namespace batlehub::config {
 
 namespace {
 
-using base::Names;
 using base::name_of;
+using base::Names;
 using base::value_of;
 
 constexpr Names<RuntimeKind, 4> kRuntimeNames{{{RuntimeKind::kNone, "none"},
@@ -19,35 +19,68 @@ constexpr Names<RuntimeKind, 4> kRuntimeNames{{{RuntimeKind::kNone, "none"},
                                                {RuntimeKind::kOci, "oci"},
                                                {RuntimeKind::kKubernetes, "kubernetes"}}};
 constexpr Names<OciEngine, 2> kEngineNames{{{OciEngine::kPodman, "podman"}, {OciEngine::kDocker, "docker"}}};
-constexpr Names<OciTransport, 2> kTransportNames{{{OciTransport::kMount, "mount"}, {OciTransport::kStorage, "storage"}}};
-constexpr Names<ScannerType, 5> kScannerTypeNames{{{ScannerType::kPostmortem, "postmortem"},
+constexpr Names<OciTransport, 2> kTransportNames{
+    {{OciTransport::kMount, "mount"}, {OciTransport::kStorage, "storage"}}};
+constexpr Names<ScannerType, 8> kScannerTypeNames{{{ScannerType::kPostmortem, "postmortem"},
                                                    {ScannerType::kGuarddog, "guarddog"},
                                                    {ScannerType::kTrivy, "trivy"},
                                                    {ScannerType::kYara, "yara"},
-                                                   {ScannerType::kOsv, "osv"}}};
-constexpr Names<StorageType, 3> kStorageTypeNames{{{StorageType::kFilesystem, "filesystem"},
-                                                   {StorageType::kS3, "s3"},
-                                                   {StorageType::kInMemory, "in_memory"}}};
+                                                   {ScannerType::kOsv, "osv"},
+                                                   {ScannerType::kMlab, "mlab"},
+                                                   {ScannerType::kSigstore, "sigstore"},
+                                                   {ScannerType::kSocket, "socket"}}};
+constexpr Names<StorageType, 3> kStorageTypeNames{
+    {{StorageType::kFilesystem, "filesystem"}, {StorageType::kS3, "s3"}, {StorageType::kInMemory, "in_memory"}}};
 
 }  // namespace
 
-std::string_view to_string(RuntimeKind r) { return name_of(kRuntimeNames, r); }
-std::optional<RuntimeKind> parse_runtime(std::string_view s) { return value_of(kRuntimeNames, s); }
+std::string_view to_string(RuntimeKind r) {
+  return name_of(kRuntimeNames, r);
+}
+std::optional<RuntimeKind> parse_runtime(std::string_view s) {
+  return value_of(kRuntimeNames, s);
+}
 
 bool is_image_runtime(RuntimeKind r) {
   return r == RuntimeKind::kOci || r == RuntimeKind::kKubernetes;
 }
 
-std::string_view to_string(OciEngine e) { return name_of(kEngineNames, e); }
-std::string_view to_string(OciTransport t) { return name_of(kTransportNames, t); }
-std::string_view to_string(ScannerType t) { return name_of(kScannerTypeNames, t); }
-std::optional<ScannerType> parse_scanner_type(std::string_view s) { return value_of(kScannerTypeNames, s); }
-
-bool runs_in_sandbox(ScannerType t) {
-  return t != ScannerType::kOsv;
+std::string_view to_string(OciEngine e) {
+  return name_of(kEngineNames, e);
+}
+std::string_view to_string(OciTransport t) {
+  return name_of(kTransportNames, t);
+}
+std::string_view to_string(ScannerType t) {
+  return name_of(kScannerTypeNames, t);
+}
+std::optional<ScannerType> parse_scanner_type(std::string_view s) {
+  return value_of(kScannerTypeNames, s);
 }
 
-std::string_view to_string(StorageType t) { return name_of(kStorageTypeNames, t); }
+bool runs_in_sandbox(ScannerType t) {
+  switch (t) {
+    case ScannerType::kPostmortem:
+    case ScannerType::kGuarddog:
+    case ScannerType::kTrivy:
+    case ScannerType::kYara:
+      return true;
+    case ScannerType::kOsv:
+    case ScannerType::kMlab:
+    case ScannerType::kSigstore:
+    case ScannerType::kSocket:
+      return false;
+  }
+  return false;
+}
+
+bool in_this_build(ScannerType t) {
+  return runs_in_sandbox(t);
+}
+
+std::string_view to_string(StorageType t) {
+  return name_of(kStorageTypeNames, t);
+}
 
 bool can_presign(StorageType t) {
   return t == StorageType::kS3;

@@ -3,8 +3,10 @@
 // a value type, with a loader that refuses what it does not understand and a validator
 // that applies every rule of RFC 0022 §4.3. docs/configuration.md is the reference.
 //
-// Everything else in a batlehub config file ([server], [registries], [stats], …) belongs
-// to other parts of batlehub and is ignored here.
+// Everything else in a batlehub config file ([stats], [cache], the rest of [server],
+// [database] and [registries], …) belongs to other parts of batlehub and is ignored here;
+// each registry's security table is read leniently, never refused, for what a scanner not
+// in this build costs it.
 #pragma once
 
 #include <cstddef>
@@ -16,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/expected.h"
 #include "core/env.h"
 #include "core/findings.h"
-#include "base/expected.h"
 
 namespace batlehub::config {
 
@@ -38,11 +40,19 @@ std::string_view to_string(OciEngine e);
 enum class OciTransport { kMount, kStorage };
 std::string_view to_string(OciTransport t);
 
-enum class ScannerType { kPostmortem, kGuarddog, kTrivy, kYara, kOsv };
+// Every scanner type of upstream's [scanners.<name>] (upstream-today.md §5.2), so that an
+// upstream file loads unchanged (RFC 0022 §9).
+enum class ScannerType { kPostmortem, kGuarddog, kTrivy, kYara, kOsv, kMlab, kSigstore, kSocket };
 std::string_view to_string(ScannerType t);
 std::optional<ScannerType> parse_scanner_type(std::string_view s);
-// Every type but osv (a network scanner that runs in the worker) runs in the sandbox.
+// The binary scanners (postmortem, guarddog, trivy, yara) run in the sandbox. The network
+// scanners (osv, mlab, sigstore, socket) run no artifact-derived code and make HTTP calls
+// from the worker upstream; RFC 0022 §3 leaves them outside the sandbox.
 bool runs_in_sandbox(ScannerType t);
+// Whether this build runs scanners of this type: the sandboxed ones only. A network
+// scanner is loaded and checked as upstream checks it, then reported at start as not in
+// this build (a warning) and never run: this build has no HTTP client for any of them.
+bool in_this_build(ScannerType t);
 
 // An escalation's `from`/`to` are the findings' own severities (one type for the concept);
 // the loader accepts low, medium, high and critical, never "unknown".
@@ -204,8 +214,17 @@ struct ScannerConfig {
   // yara: an absolute path on the worker host to a rules file; the worker ships its
   // bytes in the bundle, the sandbox never sees the host path.
   std::string rules;
-  // osv
+  // yara, upstream's key (exactly one of rules and rules_dir): an absolute directory on the
+  // worker host whose *.yar and *.yara files, in name order, are shipped as one rules text.
+  std::string rules_dir;
+  // osv, mlab, socket: the API to ask ("" = the service's public one)
   std::string api_url;
+  // mlab, socket (required for socket, as upstream validates it)
+  std::string api_key;
+  // sigstore: the Rekor transparency log ("" = the public one), and what a signature is
+  // required for
+  std::string rekor_url;
+  std::vector<std::string> require_for;
 
   std::optional<Escalation> escalation;
 
@@ -245,6 +264,24 @@ struct StorageConfig {
 };
 
 // ---------------------------------------------------------------------------------------
+// [registries]: the proxy's. Only what says which scanners a registry's verdicts wait for is
+// read, never refused, so that a warning can say what a scanner not in this build costs.
+
+// One registry's security table: upstream's `[[registries]]` element followed by
+// `[registries.security]`, or a `[registries.<name>.security]` table.
+struct RegistrySecurity {
+  std::string registry;  // its `name`, else the table's name
+  std::string key;       // the security table's dotted key, e.g. "registries[0].security"
+  // Upstream's defaults (upstream-today.md §5.3): osv, which exists implicitly.
+  std::vector<std::string> scanners = {"osv"};
+  std::vector<std::string> required_scanners = {"osv"};
+  // A quarantine whose only cause is SCAN_PENDING is warned once the version is this old;
+  // 0 = never.
+  std::int64_t mature_age_secs = 86400;
+  bool operator==(const RegistrySecurity&) const = default;
+};
+
+// ---------------------------------------------------------------------------------------
 
 struct Config {
   WorkerConfig worker;
@@ -255,6 +292,8 @@ struct Config {
   // Whether any [registries.<name>.security] table exists. Recorded for completeness: the
   // none rule applies whether or not one does (docs/configuration.md).
   bool has_security_registry = false;
+  // Each registry's security table, in file order.
+  std::vector<RegistrySecurity> security_registries;
 
   const ScannerConfig* find_scanner(std::string_view name) const;
   bool operator==(const Config&) const = default;
@@ -325,7 +364,8 @@ Expected<Loaded, ConfigError> load_file(const std::string& path, const Env& env)
 Expected<Loaded, ConfigError> load_string(std::string_view toml, std::string_view source_name, const Env& env);
 
 // Every value rule and every rule of RFC 0022 §4.3, in a fixed order; the first refusal
-// is returned. On success, the warnings (inert runtime tables, the none runtime in use).
+// is returned. On success, the warnings (inert runtime tables, the none runtime in use, each
+// scanner not in this build and what each registry that names it loses).
 // `origin` only gives refusals their line; a Config built in code validates without one.
 Expected<std::vector<std::string>, ConfigError> validate(const Config& c, const Env& env, const Origin& origin = {});
 

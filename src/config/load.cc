@@ -15,8 +15,8 @@
 
 #include <toml++/toml.h>
 
-#include "config/config.h"
 #include "base/file.h"
+#include "config/config.h"
 #include "config/text.h"
 #include "config/toml_reader.h"
 
@@ -29,7 +29,8 @@ constexpr std::array kRuntimes = {RuntimeKind::kNone, RuntimeKind::kBwrap, Runti
 constexpr std::array kEngines = {OciEngine::kPodman, OciEngine::kDocker};
 constexpr std::array kTransports = {OciTransport::kMount, OciTransport::kStorage};
 constexpr std::array kScannerTypes = {ScannerType::kPostmortem, ScannerType::kGuarddog, ScannerType::kTrivy,
-                                      ScannerType::kYara, ScannerType::kOsv};
+                                      ScannerType::kYara,       ScannerType::kOsv,      ScannerType::kMlab,
+                                      ScannerType::kSigstore,   ScannerType::kSocket};
 constexpr std::array kSeverities = {Severity::kLow, Severity::kMedium, Severity::kHigh, Severity::kCritical};
 constexpr std::array kStorageTypes = {StorageType::kFilesystem, StorageType::kS3, StorageType::kInMemory};
 
@@ -159,13 +160,32 @@ ScannerConfig read_scanner(Loader& l, const std::string& name, const toml::table
       if (auto v = t.integer("timeout_secs")) s.timeout_secs = *v;
       if (auto v = t.str("image")) s.image = *v;
       break;
-    case ScannerType::kYara:
+    case ScannerType::kYara: {
       s.command = "yara";
       if (auto v = t.str("command")) s.command = *v;
-      s.rules = t.required_str("rules", why + " (the path of a rules file on the worker host)");
+      // Ours is a rules file; upstream's is rules_dir. Either loads; validate() refuses both.
+      auto rules = t.str("rules");
+      auto rules_dir = t.str("rules_dir");
+      if (!rules && !rules_dir) (void)t.required_str("rules", why + " (the path of a rules file on the worker host)");
+      s.rules = rules.value_or("");
+      s.rules_dir = rules_dir.value_or("");
       if (auto v = t.str("image")) s.image = *v;
       break;
+    }
+    // The network scanners: upstream's keys, read and checked, never run (in_this_build).
     case ScannerType::kOsv:
+      if (auto v = t.str("api_url")) s.api_url = *v;
+      break;
+    case ScannerType::kMlab:
+      if (auto v = t.str("api_key")) s.api_key = *v;
+      if (auto v = t.str("api_url")) s.api_url = *v;
+      break;
+    case ScannerType::kSigstore:
+      if (auto v = t.str("rekor_url")) s.rekor_url = *v;
+      if (auto v = t.strings("require_for")) s.require_for = *v;
+      break;
+    case ScannerType::kSocket:
+      if (auto v = t.str("api_key")) s.api_key = *v;
       if (auto v = t.str("api_url")) s.api_url = *v;
       break;
   }
@@ -237,15 +257,54 @@ StorageConfig read_storage(Loader& l, Table t) {
   return out;
 }
 
-// [registries.<name>.security]: recorded, nothing else read.
-bool has_security_registry(const toml::node& registries) {
-  const auto* t = registries.as_table();
-  if (t == nullptr) return false;
-  for (const auto& [k, v] : *t) {
-    const auto* reg = v.as_table();
-    if (reg != nullptr && reg->get("security") != nullptr && reg->get("security")->is_table()) return true;
+// The strings of an array, or nullopt when the node is not an array; anything else in it is
+// skipped. [registries] is the proxy's to check, never refused here.
+std::optional<std::vector<std::string>> lenient_strings(const toml::node* n) {
+  const auto* a = n != nullptr ? n->as_array() : nullptr;
+  if (a == nullptr) return std::nullopt;
+  std::vector<std::string> out;
+  for (const auto& e : *a) {
+    if (const auto* s = e.as_string()) out.push_back(s->get());
   }
-  return false;
+  return out;
+}
+
+// One registry's security table, when it has one: the scanners its verdicts wait for.
+void read_security(Loader& l, const toml::table& reg, std::string registry, const std::string& key,
+                   std::vector<RegistrySecurity>& out) {
+  const toml::node* sec_node = reg.get("security");
+  const auto* sec = sec_node != nullptr ? sec_node->as_table() : nullptr;
+  if (sec == nullptr) return;
+  if (const auto* name = reg.get("name"); name != nullptr && name->is_string()) registry = name->as_string()->get();
+  RegistrySecurity r;
+  r.registry = std::move(registry);
+  r.key = join_key(key, "security");
+  l.note(r.key, line_of(sec->source()));
+  for (const auto& [k, v] : *sec) l.note(join_key(r.key, k.str()), line_of(k.source()));
+  if (auto v = lenient_strings(sec->get("scanners"))) r.scanners = std::move(*v);
+  if (auto v = lenient_strings(sec->get("required_scanners"))) r.required_scanners = std::move(*v);
+  if (const auto* m = sec->get("mature_age_secs"); m != nullptr && m->is_integer()) {
+    r.mature_age_secs = m->as_integer()->get();
+  }
+  out.push_back(std::move(r));
+}
+
+// [registries]: upstream's array of tables (`[[registries]]`, each followed by its own
+// `[registries.security]`), or a table of registries (`[registries.<name>.security]`).
+std::vector<RegistrySecurity> security_registries(Loader& l, const toml::node& registries) {
+  std::vector<RegistrySecurity> out;
+  if (const auto* a = registries.as_array()) {
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      const std::string key = "registries[" + std::to_string(i) + "]";
+      if (const auto* reg = a->get(i)->as_table()) read_security(l, *reg, key, key, out);
+    }
+  } else if (const auto* t = registries.as_table()) {
+    for (const auto& [k, v] : in_file_order(*t)) {
+      const std::string name(k->str());
+      if (const auto* reg = v->as_table()) read_security(l, *reg, name, join_key("registries", name), out);
+    }
+  }
+  return out;
 }
 
 Config read_document(Loader& l, const toml::table& root) {
@@ -261,7 +320,8 @@ Config read_document(Loader& l, const toml::table& root) {
     } else if (name == "storage") {
       c.storage = read_storage(l, Table(l, as_table_or_refuse(l, *v, "storage"), "storage"));
     } else if (name == "registries") {
-      c.has_security_registry = has_security_registry(*v);
+      c.security_registries = security_registries(l, *v);
+      c.has_security_registry = !c.security_registries.empty();
     } else if (name == "server") {
       // No finish(): [server]'s other keys (roles, tls, …) are the proxy's.
       Table t(l, as_table_or_refuse(l, *v, "server"), "server");
@@ -271,7 +331,7 @@ Config read_document(Loader& l, const toml::table& root) {
       Table t(l, as_table_or_refuse(l, *v, "database"), "database");
       if (auto u = t.str("url")) c.database.url = *u;
     }
-    // Anything else ([server], [stats], …) belongs to other parts of batlehub.
+    // Anything else ([stats], [cache], …) belongs to other parts of batlehub.
   }
   return c;
 }
@@ -320,8 +380,10 @@ Expected<Loaded, ConfigError> load_file(const std::string& path, const Env& env)
     switch (e.kind) {
       case base::FileError::Kind::kOpen:
         return Unexpected(file_error(path, std::string("cannot be opened: ") + std::strerror(e.err)));
-      case base::FileError::Kind::kNotRegular: return Unexpected(file_error(path, "is not a regular file"));
-      case base::FileError::Kind::kTooLarge: return Unexpected(file_error(path, size_message(e.size)));
+      case base::FileError::Kind::kNotRegular:
+        return Unexpected(file_error(path, "is not a regular file"));
+      case base::FileError::Kind::kTooLarge:
+        return Unexpected(file_error(path, size_message(e.size)));
       case base::FileError::Kind::kStat:
       case base::FileError::Kind::kRead:
         return Unexpected(file_error(path, std::string("cannot be read: ") + std::strerror(e.err)));

@@ -51,9 +51,10 @@ inline std::string_view kind_of(const toml::node& n) {
   return "nothing";
 }
 
-// "a guarddog scanner", "an osv scanner", "an s3 backend".
+// "a guarddog scanner", "an osv scanner", "an s3 backend", "an mlab scanner" (said em-lab).
 inline std::string a_or_an(std::string_view word) {
-  const bool an = !word.empty() && (std::string_view("aeiou").find(word[0]) != std::string_view::npos || word == "s3");
+  const bool an = !word.empty() &&
+                  (std::string_view("aeiou").find(word[0]) != std::string_view::npos || word == "s3" || word == "mlab");
   return (an ? "an " : "a ") + std::string(word);
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,6 +75,7 @@ class Validator {
     memory_backed_work();
     for (const auto& s : c_.scanners) scanner(s);
     inert_tables();
+    not_in_this_build();
     return std::move(warnings_);
   }
 
@@ -389,14 +391,17 @@ class Validator {
         break;
       case ScannerType::kYara:
         not_empty(join_key(base, "command"), s.command);
-        if (s.rules.empty() || s.rules.front() != '/') {
-          refuse(join_key(base, "rules"),
-                 "rules = " + quoted(s.rules) +
-                     " must be an absolute path on the worker host (the worker reads the file and ships its bytes "
-                     "in the bundle)");
+        yara_rules(base, s);
+        break;
+      case ScannerType::kSocket:
+        // Upstream's schema has api_key optional and its validation requires it.
+        if (s.api_key.empty()) {
+          refuse(join_key(base, "api_key"), "api_key is required for a socket scanner (socket.dev's API key)");
         }
         break;
       case ScannerType::kOsv:
+      case ScannerType::kMlab:
+      case ScannerType::kSigstore:
         break;
     }
     if (s.type == ScannerType::kGuarddog) {
@@ -427,6 +432,29 @@ class Validator {
     }
   }
 
+  // rules (ours, a file) or rules_dir (upstream's, a directory): one of them, absolute, on
+  // the worker host; the worker reads it and ships the bytes, the sandbox never sees the path.
+  void yara_rules(const std::string& base, const ScannerConfig& s) {
+    if (!s.rules.empty() && !s.rules_dir.empty()) {
+      refuse(join_key(base, "rules_dir"), "rules and rules_dir are both set: name a rules file or a directory of them");
+    }
+    if (!s.rules_dir.empty()) {
+      if (s.rules_dir.front() != '/') {
+        refuse(join_key(base, "rules_dir"),
+               "rules_dir = " + quoted(s.rules_dir) +
+                   " must be an absolute path on the worker host (the worker reads its *.yar and *.yara files and "
+                   "ships their bytes in the bundle)");
+      }
+      return;
+    }
+    if (s.rules.empty() || s.rules.front() != '/') {
+      refuse(join_key(base, "rules"),
+             "rules = " + quoted(s.rules) +
+                 " must be an absolute path on the worker host (the worker reads the file and ships its bytes "
+                 "in the bundle)");
+    }
+  }
+
   void escalation(const std::string& base, const Escalation& e) {
     const std::string key = join_key(base, "escalation");
     if (e.kinds.empty()) refuse(join_key(key, "kinds"), "kinds must name at least one finding kind");
@@ -440,18 +468,75 @@ class Validator {
     range(join_key(key, "count"), e.count, 1, kInt32Max);
   }
 
-  // A table for another runtime is inert: a warning, not a refusal (§4.3).
+  // A table for another runtime is inert: a warning, not a refusal (§4.3). One exception:
+  // oci's sweep reads [worker.sandbox.kubernetes] orphan_after_secs (how long past its
+  // deadline a container and its bundle keys are left), so under oci a kubernetes table
+  // that sets that alone is not inert, and one that sets more says which key is read.
   void inert_tables() {
     const SandboxConfig& s = c_.worker.sandbox;
-    auto inert = [&](bool present, RuntimeKind owner, const char* table) {
+    auto inert = [&](bool present, RuntimeKind owner, const char* table, const std::string& but = "") {
       if (!present || s.runtime == owner) return;
-      warn(std::string("worker.sandbox.") + table, std::string("[worker.sandbox.") + table +
-                                                       "] has no effect under runtime " + runtime_name(s.runtime) +
-                                                       "; it is read by the " + table + " runtime only");
+      warn(std::string("worker.sandbox.") + table,
+           std::string("[worker.sandbox.") + table + "] has no effect under runtime " + runtime_name(s.runtime) + but +
+               (but.empty() ? "; it is" : "; the rest is") + " read by the " + table + " runtime only");
     };
     inert(s.has_bwrap_table, RuntimeKind::kBwrap, "bwrap");
     inert(s.has_oci_table, RuntimeKind::kOci, "oci");
+    if (s.runtime == RuntimeKind::kOci) {
+      KubernetesConfig rest = s.kubernetes;
+      rest.orphan_after_secs = KubernetesConfig{}.orphan_after_secs;
+      const bool orphan_age_alone = rest == KubernetesConfig{} && s.kubernetes != KubernetesConfig{};
+      if (!orphan_age_alone) {
+        inert(s.has_kubernetes_table, RuntimeKind::kKubernetes, "kubernetes",
+              " but for orphan_after_secs, which oci's sweep reads too");
+      }
+      return;
+    }
     inert(s.has_kubernetes_table, RuntimeKind::kKubernetes, "kubernetes");
+  }
+
+  // Upstream's network scanners load (RFC 0022 §9: no config change is needed) and are said
+  // once, at start, not to run here: each table, then what each registry naming one loses.
+  void not_in_this_build() {
+    for (const auto& s : c_.scanners) {
+      if (in_this_build(s.type)) continue;
+      warn(join_key("scanners", s.name), "scanner " + quoted(s.name, '\'') + " (type " +
+                                             std::string(to_string(s.type)) +
+                                             ") is not in this build: it is loaded and checked, and never run (a "
+                                             "network scanner, outside the sandbox: RFC 0022 §3)");
+    }
+    for (const auto& r : c_.security_registries) {
+      for (const auto& name : r.required_scanners) {
+        if (auto what = unbuilt(name)) {
+          warn(join_key(r.key, "required_scanners"),
+               "registry " + quoted(r.registry, '\'') + " requires scanner " + quoted(name, '\'') + " (" + *what +
+                   "), which is not in this build: it never answers, so every version stays SCAN_PENDING, " +
+                   (r.mature_age_secs > 0 ? "quarantined until " + std::to_string(r.mature_age_secs) +
+                                                " s (mature_age_secs) after its publication, then warned"
+                                          : std::string("quarantined for ever (mature_age_secs = 0)")));
+        }
+      }
+      for (const auto& name : r.scanners) {
+        const auto& req = r.required_scanners;
+        if (std::find(req.begin(), req.end(), name) != req.end()) continue;  // said above
+        if (auto what = unbuilt(name)) {
+          warn(join_key(r.key, "scanners"), "registry " + quoted(r.registry, '\'') + " lists scanner " +
+                                                quoted(name, '\'') + " (" + *what +
+                                                "), which is not in this build: its verdicts get no finding from it");
+        }
+      }
+    }
+  }
+
+  // "type socket" when `name` is a scanner this build does not run; upstream's osv exists
+  // without a table. nullopt for a scanner that runs, or a name no table declares.
+  std::optional<std::string> unbuilt(const std::string& name) const {
+    if (const ScannerConfig* s = c_.find_scanner(name)) {
+      if (in_this_build(s->type)) return std::nullopt;
+      return "type " + std::string(to_string(s->type));
+    }
+    if (name == to_string(ScannerType::kOsv)) return std::string("type osv, upstream's implicit one");
+    return std::nullopt;
   }
 
   const Config& c_;

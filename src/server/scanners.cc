@@ -2,14 +2,16 @@
 
 #include <sys/stat.h>
 
-#include <filesystem>
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <vector>
 
 #include "adapters/scanners/guarddog.h"
-#include "base/file.h"
 #include "adapters/scanners/postmortem.h"
 #include "adapters/scanners/trivy.h"
 #include "adapters/scanners/yara.h"
+#include "base/file.h"
 #include "server/builders.h"
 
 namespace batlehub::server {
@@ -25,14 +27,50 @@ Expected<std::string, std::string> read_rules(const std::string& path) {
   if (!file) {
     const base::FileError& e = file.error();
     switch (e.kind) {
-      case base::FileError::Kind::kNotRegular: return Unexpected("yara rules " + path + ": not a regular file");
+      case base::FileError::Kind::kNotRegular:
+        return Unexpected("yara rules " + path + ": not a regular file");
       case base::FileError::Kind::kTooLarge:
         return Unexpected("yara rules " + path + " are " + std::to_string(e.size) + " bytes, more than 4 MiB");
-      default: return Unexpected("yara rules " + path + ": " + std::strerror(e.err));
+      default:
+        return Unexpected("yara rules " + path + ": " + std::strerror(e.err));
     }
   }
   if (file->bytes.size() != file->size_at_open) return Unexpected("yara rules " + path + ": short read");
   return std::move(file->bytes);
+}
+
+// Upstream's rules_dir: every *.yar and *.yara file under it, in path order, joined into one
+// rules text within the same 4 MiB — the bundle carries one inline rules entry, and the
+// sandbox never sees the host's directory (so an `include` there cannot be followed).
+Expected<std::string, std::string> read_rules_dir(const std::string& dir) {
+  constexpr std::uint64_t kMaxRules = 4 * 1024 * 1024;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    const fs::path& p = it->path();
+    if ((p.extension() == ".yar" || p.extension() == ".yara") && it->is_regular_file(ec)) files.push_back(p);
+  }
+  if (ec) return Unexpected("yara rules_dir " + dir + ": " + ec.message());
+  if (files.empty()) return Unexpected("yara rules_dir " + dir + " holds no .yar or .yara file");
+  std::sort(files.begin(), files.end());
+  std::string out;
+  for (const fs::path& p : files) {
+    if (out.size() >= kMaxRules) {
+      return Unexpected("yara rules_dir " + dir + " holds more than 4 MiB of rules (at " + p.string() + ")");
+    }
+    auto file = base::read_regular_file(p.string(), kMaxRules - out.size());
+    if (!file) {
+      const base::FileError& e = file.error();
+      if (e.kind == base::FileError::Kind::kTooLarge) {
+        return Unexpected("yara rules_dir " + dir + " holds more than 4 MiB of rules (at " + p.string() + ")");
+      }
+      return Unexpected("yara rules " + p.string() + ": " + std::strerror(e.err));
+    }
+    out += file->bytes;
+    out += '\n';
+  }
+  return out;
 }
 
 }  // namespace
@@ -78,7 +116,7 @@ Expected<std::vector<std::unique_ptr<core::Scanner>>, std::string> build_scanner
         break;
       }
       case config::ScannerType::kYara: {
-        auto rules = read_rules(s.rules);
+        auto rules = s.rules_dir.empty() ? read_rules(s.rules) : read_rules_dir(s.rules_dir);
         if (!rules) return Unexpected("[scanners." + s.name + "] " + rules.error());
         adapters::YaraOptions o;
         o.name = s.name;
@@ -90,7 +128,10 @@ Expected<std::vector<std::unique_ptr<core::Scanner>>, std::string> build_scanner
         break;
       }
       case config::ScannerType::kOsv:
-        break;  // a network scanner: not run in a sandbox, and not part of `batlehub scan`
+      case config::ScannerType::kMlab:
+      case config::ScannerType::kSigstore:
+      case config::ScannerType::kSocket:
+        break;  // a network scanner, not in this build: the loader's warning said so at start
     }
   }
   return out;

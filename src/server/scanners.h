@@ -14,8 +14,10 @@ namespace batlehub::server {
 // (scripts/install-scanners.sh installs rooms/rules/batlehub-default.yar there).
 inline constexpr const char* kDefaultYaraRules = "/usr/local/share/batlehub/rules/default.yar";
 
-// One scanner per sandboxed [scanners.<name>]. YARA's rules file is read here, on the
-// worker, and travels in each run's bundle as bytes. osv (a network scanner) is not built.
+// One scanner per sandboxed [scanners.<name>]. YARA's rules file (or rules_dir) is read
+// here, on the worker, and travels in each run's bundle as bytes. The network scanners
+// (osv, mlab, sigstore, socket) are not in this build: none is built, and the loader's
+// warnings name each one.
 Expected<std::vector<std::unique_ptr<core::Scanner>>, std::string> build_scanners(const config::Config& c,
                                                                                   const config::Env& env);
 

@@ -398,9 +398,10 @@ TEST(Load, AScannersTypeDefaultsToItsNameOnlyForAKnownType) {
   EXPECT_EQ(l.config.find_scanner("trivy")->type, ScannerType::kTrivy);
   EXPECT_EQ(refusal("\n[scanners.egress]\ncommand = \"probe\"\n"),
             "config.toml:2: scanners.egress.type: [scanners.egress] has no type, and 'egress' is not the name of a "
-            "scanner type; set type = one of postmortem, guarddog, trivy, yara, osv");
-  EXPECT_EQ(refusal("[scanners.x]\ntype = \"socket\"\n"),
-            "config.toml:2: scanners.x.type: type = \"socket\" is not one of postmortem, guarddog, trivy, yara, osv");
+            "scanner type; set type = one of postmortem, guarddog, trivy, yara, osv, mlab, sigstore, socket");
+  EXPECT_EQ(refusal("[scanners.x]\ntype = \"firewall\"\n"),
+            "config.toml:2: scanners.x.type: type = \"firewall\" is not one of postmortem, guarddog, trivy, yara, osv, "
+            "mlab, sigstore, socket");
 }
 
 TEST(Load, EscalationMayBeATableOfItsOwn) {
@@ -695,6 +696,195 @@ TEST(RfcExamples, TheFullBlockOf41LoadsWithTheDefaultsAndTwoWarnings) {
                         }));
 }
 
+// ---------------------------------------------------------------------------------------
+// Upstream configurations load unchanged (RFC 0022 §9); the network scanners this build
+// does not run are warnings (docs/configuration.md, "Scanners not in this build")
+
+// What the loader says of a scanner of an unbuilt type, at the table's line.
+std::string not_built(const std::string& file, int line, const std::string& name, const std::string& type) {
+  return file + ":" + std::to_string(line) + ": scanners." + name + ": scanner '" + name + "' (type " + type +
+         ") is not in this build: it is loaded and checked, and never run (a network scanner, outside the sandbox: "
+         "RFC 0022 §3)";
+}
+
+TEST(UpstreamConfig, ACompleteOneLoadsWithEveryScannerTypeAndItsKeys) {
+  Loaded l = load_fixture("upstream-complete.toml");
+  const Config& c = l.config;
+  EXPECT_EQ(c.worker.max_concurrent, 4);
+  EXPECT_EQ(c.worker.job_timeout_secs, 600);
+  EXPECT_EQ(c.worker.max_attempts, 3);
+  EXPECT_EQ(c.worker.sandbox, defaults().worker.sandbox);  // upstream's keys, at upstream's defaults
+  EXPECT_EQ(c.database.url, "postgres://batlehub@127.0.0.1:5432/batlehub");
+  EXPECT_EQ(c.server.host, "0.0.0.0");
+
+  ASSERT_EQ(c.scanners.size(), 8u);
+  const std::vector<std::pair<std::string, ScannerType>> in_order = {
+      {"osv", ScannerType::kOsv},           {"trivy", ScannerType::kTrivy}, {"postmortem", ScannerType::kPostmortem},
+      {"guarddog", ScannerType::kGuarddog}, {"mlab", ScannerType::kMlab},   {"sigstore", ScannerType::kSigstore},
+      {"socket", ScannerType::kSocket},     {"yara", ScannerType::kYara}};
+  for (std::size_t i = 0; i < in_order.size(); ++i) {
+    EXPECT_EQ(c.scanners[i].name, in_order[i].first);
+    EXPECT_EQ(c.scanners[i].type, in_order[i].second) << in_order[i].first;
+  }
+  const ScannerConfig& osv = *c.find_scanner("osv");
+  EXPECT_EQ(osv.api_url, "http://127.0.0.1:9/osv");
+  ASSERT_TRUE(osv.escalation);
+  EXPECT_EQ(osv.escalation->count, 3);
+  const ScannerConfig& trivy = *c.find_scanner("trivy");
+  EXPECT_EQ(trivy.timeout_secs, 120);
+  ASSERT_TRUE(trivy.escalation);
+  EXPECT_EQ(trivy.escalation->from, Severity::kMedium);
+  EXPECT_EQ(c.find_scanner("postmortem")->escalation->kinds,
+            (std::vector<std::string>{"malware_signal", "install_hook"}));
+  EXPECT_EQ(c.find_scanner("guarddog")->ecosystems, (std::vector<std::string>{"npm", "pypi"}));
+  const ScannerConfig& mlab = *c.find_scanner("mlab");
+  EXPECT_EQ(mlab.api_key, "mlab-test-key");
+  EXPECT_EQ(mlab.api_url, "http://127.0.0.1:9/mlab");
+  const ScannerConfig& sigstore = *c.find_scanner("sigstore");
+  EXPECT_EQ(sigstore.rekor_url, "http://127.0.0.1:9/rekor");
+  EXPECT_EQ(sigstore.require_for, std::vector<std::string>{"npm"});
+  const ScannerConfig& socket = *c.find_scanner("socket");
+  EXPECT_EQ(socket.api_key, "socket-test-key");
+  EXPECT_EQ(socket.api_url, "http://127.0.0.1:9/socket");
+  ASSERT_TRUE(socket.escalation);
+  EXPECT_EQ(socket.escalation->kinds, std::vector<std::string>{"malware_signal"});
+  const ScannerConfig& yara = *c.find_scanner("yara");
+  EXPECT_EQ(yara.rules_dir, "/etc/batlehub/yara");
+  EXPECT_EQ(yara.rules, "");
+  EXPECT_EQ(yara.command, "yara");
+
+  // [[registries]] with their [registries.security]: what their verdicts wait for.
+  EXPECT_TRUE(c.has_security_registry);
+  ASSERT_EQ(c.security_registries.size(), 2u);
+  const RegistrySecurity& npm = c.security_registries[0];
+  EXPECT_EQ(npm.registry, "npm");
+  EXPECT_EQ(npm.key, "registries[0].security");
+  EXPECT_EQ(npm.scanners, (std::vector<std::string>{"osv", "guarddog", "postmortem", "socket", "yara"}));
+  EXPECT_EQ(npm.required_scanners, (std::vector<std::string>{"osv", "guarddog"}));
+  EXPECT_EQ(npm.mature_age_secs, 86400);
+  const RegistrySecurity& pypi = c.security_registries[1];
+  EXPECT_EQ(pypi.registry, "pypi");
+  EXPECT_EQ(pypi.scanners, std::vector<std::string>{"osv"});  // upstream's defaults
+  EXPECT_EQ(pypi.required_scanners, std::vector<std::string>{"osv"});
+  EXPECT_EQ(pypi.mature_age_secs, 0);
+}
+
+TEST(UpstreamConfig, EachNetworkScannerAndWhatEachRegistryLosesIsAWarningOnce) {
+  Loaded l = load_fixture("upstream-complete.toml");
+  const std::string f = kFixtures + "/upstream-complete.toml";
+  EXPECT_EQ(l.warnings,
+            (std::vector<std::string>{
+                not_built(f, 38, "osv", "osv"),
+                not_built(f, 66, "mlab", "mlab"),
+                not_built(f, 71, "sigstore", "sigstore"),
+                not_built(f, 76, "socket", "socket"),
+                f + ":102: registries[0].security.required_scanners: registry 'npm' requires scanner 'osv' (type "
+                    "osv), which is not in this build: it never answers, so every version stays SCAN_PENDING, "
+                    "quarantined until 86400 s (mature_age_secs) after its publication, then warned",
+                f + ":101: registries[0].security.scanners: registry 'npm' lists scanner 'socket' (type socket), "
+                    "which is not in this build: its verdicts get no finding from it",
+                f + ":117: registries[1].security.required_scanners: registry 'pypi' requires scanner 'osv' (type "
+                    "osv), which is not in this build: it never answers, so every version stays SCAN_PENDING, "
+                    "quarantined for ever (mature_age_secs = 0)",
+            }));
+}
+
+TEST(UpstreamConfig, EveryScannerTypeLoadsAloneUnderItsOwnName) {
+  Loaded l = loads(R"([scanners.mlab]
+[scanners.sigstore]
+[scanners.socket]
+api_key = "k"
+)");
+  ASSERT_EQ(l.config.scanners.size(), 3u);
+  EXPECT_EQ(l.config.scanners[0].type, ScannerType::kMlab);
+  EXPECT_EQ(l.config.scanners[0].api_key, "");  // optional for mlab
+  EXPECT_EQ(l.config.scanners[1].type, ScannerType::kSigstore);
+  EXPECT_TRUE(l.config.scanners[1].require_for.empty());
+  EXPECT_EQ(l.config.scanners[2].type, ScannerType::kSocket);
+  EXPECT_EQ(l.warnings, (std::vector<std::string>{not_built("config.toml", 1, "mlab", "mlab"),
+                                                  not_built("config.toml", 2, "sigstore", "sigstore"),
+                                                  not_built("config.toml", 3, "socket", "socket")}));
+  for (ScannerType t : {ScannerType::kOsv, ScannerType::kMlab, ScannerType::kSigstore, ScannerType::kSocket}) {
+    EXPECT_FALSE(in_this_build(t)) << to_string(t);
+    EXPECT_FALSE(runs_in_sandbox(t)) << to_string(t);
+  }
+  for (ScannerType t : {ScannerType::kPostmortem, ScannerType::kGuarddog, ScannerType::kTrivy, ScannerType::kYara}) {
+    EXPECT_TRUE(in_this_build(t)) << to_string(t);
+  }
+}
+
+TEST(UpstreamConfig, SocketsApiKeyIsRequiredAsUpstreamValidatesIt) {
+  EXPECT_EQ(refusal("[scanners.socket]\napi_url = \"http://127.0.0.1:9\"\n"),
+            "config.toml:1: scanners.socket.api_key: api_key is required for a socket scanner (socket.dev's API key)");
+  EXPECT_EQ(refusal("[scanners.socket]\napi_key = \"\"\n"),
+            "config.toml:2: scanners.socket.api_key: api_key is required for a socket scanner (socket.dev's API key)");
+}
+
+TEST(UpstreamConfig, TheNetworkScannersKeysAreCheckedLikeEveryOtherTables) {
+  EXPECT_EQ(refusal("[scanners.mlab]\napi_kee = \"k\"\n"),
+            "config.toml:2: scanners.mlab.api_kee: unknown key 'api_kee' in [scanners.mlab] (an mlab scanner) (did "
+            "you mean 'api_key'?)");
+  EXPECT_EQ(refusal("[scanners.sigstore]\nrequire_for = \"npm\"\n"),
+            "config.toml:2: scanners.sigstore.require_for: expected an array of strings, not a string");
+  EXPECT_EQ(refusal("[scanners.sigstore]\napi_key = \"k\"\n"),
+            "config.toml:2: scanners.sigstore.api_key: unknown key 'api_key' in [scanners.sigstore] (a sigstore "
+            "scanner)");
+  EXPECT_EQ(refusal("[scanners.socket]\napi_key = \"k\"\nimage = \"x\"\n"),
+            "config.toml:3: scanners.socket.image: unknown key 'image' in [scanners.socket] (a socket scanner)");
+  EXPECT_EQ(refusal("[scanners.x]\ntype = \"clamav\"\n"),
+            "config.toml:2: scanners.x.type: type = \"clamav\" is not one of postmortem, guarddog, trivy, yara, osv, "
+            "mlab, sigstore, socket");
+}
+
+TEST(UpstreamConfig, YaraTakesUpstreamsRulesDirOrOurRulesFileNotBoth) {
+  EXPECT_EQ(loads("[scanners.yara]\nrules_dir = \"/etc/batlehub/yara\"\n").config.scanners[0].rules_dir,
+            "/etc/batlehub/yara");
+  EXPECT_EQ(refusal("[scanners.yara]\nrules_dir = \"yara\"\n"),
+            "config.toml:2: scanners.yara.rules_dir: rules_dir = \"yara\" must be an absolute path on the worker host "
+            "(the worker reads its *.yar and *.yara files and ships their bytes in the bundle)");
+  EXPECT_EQ(refusal("[scanners.yara]\nrules = \"/r.yar\"\nrules_dir = \"/etc/batlehub/yara\"\n"),
+            "config.toml:3: scanners.yara.rules_dir: rules and rules_dir are both set: name a rules file or a "
+            "directory of them");
+}
+
+TEST(UpstreamConfig, ARequiredScannerNotInThisBuildSaysItHoldsEveryVersionPending) {
+  // The table-of-registries spelling, beside upstream's [[registries]].
+  Loaded l = loads(R"([scanners.guarddog]
+command = "guarddog"
+[scanners.socket]
+api_key = "k"
+[registries.npm.security]
+scanners = ["guarddog", "socket"]
+required_scanners = ["guarddog", "socket", "nowhere"]
+)");
+  EXPECT_EQ(l.warnings, (std::vector<std::string>{
+                            not_built("config.toml", 3, "socket", "socket"),
+                            "config.toml:7: registries.npm.security.required_scanners: registry 'npm' requires "
+                            "scanner 'socket' (type socket), which is not in this build: it never answers, so every "
+                            "version stays SCAN_PENDING, quarantined until 86400 s (mature_age_secs) after its "
+                            "publication, then warned",
+                        }));
+  // A security table that names nothing: upstream's default is the implicit osv, required.
+  EXPECT_EQ(loads("[registries.npm]\nupstream = \"x\"\n[registries.npm.security]\nmode = \"block\"\n").warnings,
+            (std::vector<std::string>{
+                "config.toml:3: registries.npm.security.required_scanners: registry 'npm' requires scanner 'osv' "
+                "(type osv, upstream's implicit one), which is not in this build: it never answers, so every version "
+                "stays SCAN_PENDING, quarantined until 86400 s (mature_age_secs) after its publication, then warned"}));
+  // Only scanners this build runs: nothing to say.
+  EXPECT_TRUE(loads("[scanners.guarddog]\ncommand = \"g\"\n[[registries]]\nname = \"npm\"\n[registries.security]\n"
+                    "scanners = [\"guarddog\"]\nrequired_scanners = [\"guarddog\"]\n")
+                  .warnings.empty());
+  // [registries] is the proxy's: whatever its shape, nothing there is refused here.
+  // (scanners = 3 is upstream's default, the implicit osv, not required here: one warning.)
+  EXPECT_EQ(loads("[[registries]]\n[registries.security]\nscanners = 3\nrequired_scanners = [1, \"g\"]\n"
+                  "mature_age_secs = \"x\"\n")
+                .warnings,
+            (std::vector<std::string>{
+                "config.toml:3: registries[0].security.scanners: registry 'registries[0]' lists scanner 'osv' (type "
+                "osv, upstream's implicit one), which is not in this build: its verdicts get no finding from it"}));
+  EXPECT_TRUE(loads("registries = 3\n").warnings.empty());
+}
+
 // The worked examples of docs/configuration.md load as the page says.
 std::string doc_example(std::string_view heading) {
   std::ifstream in(BATLEHUB_CONFIG_DOC);
@@ -981,8 +1171,29 @@ TEST(TheInertTableRule, ATableForAnotherRuntimeIsAWarning) {
       "[worker.sandbox.kubernetes]\n");
   EXPECT_EQ(o.warnings, (std::vector<std::string>{
                             "config.toml:5: worker.sandbox.kubernetes: [worker.sandbox.kubernetes] has no effect under "
-                            "runtime 'oci'; it is read by the kubernetes runtime only"}));
+                            "runtime 'oci' but for orphan_after_secs, which oci's sweep reads too; the rest is read by "
+                            "the kubernetes runtime only"}));
   EXPECT_TRUE(loads("[worker.sandbox.bwrap]\n").warnings.empty());
+}
+
+TEST(TheInertTableRule, UnderOciAKubernetesTableSettingOnlyTheOrphanAgeIsRead) {
+  // builders.cc hands oci [worker.sandbox.kubernetes] orphan_after_secs as its sweep's grace.
+  Loaded l = loads(
+      "[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\n"
+      "[worker.sandbox.kubernetes]\norphan_after_secs = 3600\n");
+  EXPECT_TRUE(l.warnings.empty());
+  EXPECT_EQ(l.config.worker.sandbox.kubernetes.orphan_after_secs, 3600);
+  EXPECT_EQ(loads("[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\n"
+                  "[worker.sandbox.kubernetes]\norphan_after_secs = 3600\nnamespace = \"n\"\n")
+                .warnings,
+            (std::vector<std::string>{
+                "config.toml:5: worker.sandbox.kubernetes: [worker.sandbox.kubernetes] has no effect under runtime "
+                "'oci' but for orphan_after_secs, which oci's sweep reads too; the rest is read by the kubernetes "
+                "runtime only"}));
+  // Under bwrap nothing of it is read.
+  EXPECT_EQ(loads("[worker.sandbox.kubernetes]\norphan_after_secs = 3600\n").warnings,
+            (std::vector<std::string>{"config.toml:1: worker.sandbox.kubernetes: [worker.sandbox.kubernetes] has no "
+                                      "effect under runtime 'bwrap'; it is read by the kubernetes runtime only"}));
 }
 
 struct PrefixCase {

@@ -2,10 +2,14 @@
 """`batlehub check-config --config FILE`: the loader and the validator as the worker runs them,
 and nothing else (no queue, no listener, no probe).
 
-    check_config_test.py BATLEHUB_BIN
+    check_config_test.py BATLEHUB_BIN UPSTREAM_COMPLETE_TOML
 
 Exit 0: the runtime and the scanners on stdout, then one "warning: …" line per warning.
 Exit 2: the loader's "file:line: key: message" on stdout, or a usage error.
+
+UPSTREAM_COMPLETE_TOML (tests/config/fixtures/upstream-complete.toml) is a complete upstream
+configuration: check-config loads it unchanged and names each network scanner not in this
+build; `batlehub scan` and `batlehub worker` say the same at start, on stderr.
 """
 import os
 import subprocess
@@ -13,6 +17,7 @@ import sys
 import tempfile
 
 BIN = sys.argv[1]
+UPSTREAM = sys.argv[2]
 failures = []
 
 
@@ -62,9 +67,13 @@ endpoint = "http://minio.batlehub.svc:9000"
 bucket = "cache"
 """
 
+# osv is a network scanner this build does not run: loaded, and said so.
+OSV_AT = "warning: FILE:{}: scanners.osv: scanner 'osv' (type osv) is not in this build: it is loaded and checked, " \
+         "and never run (a network scanner, outside the sandbox: RFC 0022 §3)\n"
+
 expect("an empty file is today's defaults", run(""), 0, "runtime bwrap\nscanners\n")
-expect("a kubernetes config: its runtime and scanners, in file order", run(KUBERNETES), 0,
-       "runtime kubernetes\nscanners guarddog osv\n")
+expect("a kubernetes config: its runtime and scanners, in file order, and osv not in this build",
+       run(KUBERNETES), 0, "runtime kubernetes\nscanners guarddog osv\n" + OSV_AT.format(14))
 expect("an unknown key is the loader's refusal, with its line",
        run('[worker.sandbox]\nmemory_limit = 1\n'), 2,
        "FILE:2: worker.sandbox.memory_limit: unknown key 'memory_limit' in [worker.sandbox] "
@@ -80,9 +89,71 @@ no_image = KUBERNETES.replace('image = "batlehub-sandbox-guarddog:0.1.0"\n', "")
 expect("a sandboxed scanner with no image from anywhere is refused (rule 27)", run(no_image), 2,
        contains="scanner 'guarddog' has no image to run from under runtime 'kubernetes'")
 expect("… and BATLEHUB_IMAGE is read, as the worker reads it", run(no_image, {"BATLEHUB_IMAGE": "w:1"}), 0,
-       "runtime kubernetes\nscanners guarddog osv\n")
+       "runtime kubernetes\nscanners guarddog osv\n" + OSV_AT.format(13))
 expect("a file that does not exist", run("", args=["--config", "/nonexistent/config.toml"]), 2,
        "/nonexistent/config.toml: cannot be opened: No such file or directory\n")
 expect("--config is required", run("", args=[]), 2)
+
+# ---- a complete upstream configuration loads unchanged (RFC 0022 §9) -------------------------------
+with open(UPSTREAM) as f:
+    upstream = f.read()
+
+
+def not_built(line, name):
+    return (f"FILE:{line}: scanners.{name}: scanner '{name}' (type {name}) is not in this build: it is loaded and "
+            "checked, and never run (a network scanner, outside the sandbox: RFC 0022 §3)")
+
+
+PENDING = ("registry '{}' requires scanner 'osv' (type osv), which is not in this build: it never answers, so every "
+           "version stays SCAN_PENDING, quarantined {}")
+UPSTREAM_WARNINGS = [
+    not_built(38, "osv"), not_built(66, "mlab"), not_built(71, "sigstore"), not_built(76, "socket"),
+    "FILE:102: registries[0].security.required_scanners: " +
+    PENDING.format("npm", "until 86400 s (mature_age_secs) after its publication, then warned"),
+    "FILE:101: registries[0].security.scanners: registry 'npm' lists scanner 'socket' (type socket), which is not "
+    "in this build: its verdicts get no finding from it",
+    "FILE:117: registries[1].security.required_scanners: " + PENDING.format("pypi", "for ever (mature_age_secs = 0)"),
+]
+expect("check-config loads the complete upstream config: every scanner, then one warning per scanner not in this "
+       "build and per registry that waits on one", run(upstream), 0,
+       "runtime bwrap\nscanners osv trivy postmortem guarddog mlab sigstore socket yara\n" +
+       "".join(f"warning: {w}\n" for w in UPSTREAM_WARNINGS))
+expect("… while an unknown scanner type is still the loader's refusal, with its line",
+       run(upstream.replace('type    = "mlab"', 'type    = "mlabs"')), 2,
+       "FILE:67: scanners.mlab.type: type = \"mlabs\" is not one of postmortem, guarddog, trivy, yara, osv, mlab, "
+       "sigstore, socket\n")
+expect("… and socket without its api_key is refused, as upstream validates it",
+       run(upstream.replace('api_key = "socket-test-key"\n', "")), 2,
+       "FILE:76: scanners.socket.api_key: api_key is required for a socket scanner (socket.dev's API key)\n")
+
+
+def start(command, extra):
+    """`batlehub <command>` on the upstream file, run only until it stops on a yara rules_dir that is
+    not there (exit 2), before any sandbox: what it said at start, on stderr."""
+    with tempfile.TemporaryDirectory() as tmp:
+        text = (upstream.replace('rules_dir = "/etc/batlehub/yara"', f'rules_dir = "{tmp}/no-rules"')
+                .replace('url             = "postgres://batlehub@127.0.0.1:5432/batlehub"', 'url = ""')
+                .replace("[worker]\n", f'[worker]\nstate_dir = "{tmp}/state"\n')
+                .replace('host  = "0.0.0.0"\nport  = 8080', 'host = "127.0.0.1"\nport = 0'))
+        path = os.path.join(tmp, "upstream.toml")
+        with open(path, "w") as f:
+            f.write(text)
+        p = subprocess.run([BIN, command, "--config", path] + extra, capture_output=True, text=True,
+                           env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, timeout=30)
+        return p.returncode, p.stdout.replace(path, "FILE").replace(tmp, "TMP"), \
+            p.stderr.replace(path, "FILE").replace(tmp, "TMP")
+
+
+for command, extra in (("scan", ["/nonexistent/left-pad-1.3.0.tgz"]), ("worker", [])):
+    code, out, err = start(command, extra)
+    said = [l for l in err.splitlines() if l.startswith("WARN config: ")]
+    # The derived file moved [worker] down by one line (its state_dir) before the tables warned about.
+    want = [f"WARN config: {w}" for w in UPSTREAM_WARNINGS]
+    want = [w.replace(f"FILE:{n}:", f"FILE:{n + 1}:") for w, n in zip(want, (38, 66, 71, 76, 102, 101, 117))]
+    ok = code == 2 and said == want and "yara rules_dir TMP/no-rules" in out + err
+    print(f"{'ok  ' if ok else 'FAIL'} batlehub {command} says each scanner not in this build once, at start: exit {code}")
+    if not ok:
+        failures.append(f"batlehub {command}")
+        print(f"  expected exit 2 and, on stderr:\n    " + "\n    ".join(want) + f"\n  stdout: {out!r}\n  stderr: {err!r}")
 
 sys.exit(1 if failures else 0)
