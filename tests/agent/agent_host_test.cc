@@ -1,6 +1,7 @@
-// The agent's rlimits on a host that will not give them all (RFC 0022 §4.2: rlimits are
-// best-effort): the agent binary run for real under a lowered hard limit, with no
-// CAP_SYS_RESOURCE to raise it, and under a host that refuses to set one limit at all.
+// The agent on hosts that will not give it all its walls, the agent binary run for real:
+// its rlimits (RFC 0022 §4.2: best-effort) under a lowered hard limit with no
+// CAP_SYS_RESOURCE to raise it, and under a host that refuses to set one limit at all; and
+// no_new_privs on a host that only pretends to set it.
 #include <gtest/gtest.h>
 #include <linux/capability.h>
 #include <seccomp.h>
@@ -168,6 +169,40 @@ TEST_F(AgentLimits, a_limit_the_host_will_not_set_at_all_fails_rlimits_naming_it
   ASSERT_TRUE(run.result.failure);
   EXPECT_EQ(run.result.failure->kind, wire::FailureKind::kSpawn);
   EXPECT_NE(run.result.failure->message.find("setrlimit failed"), std::string::npos) << run.result.failure->message;
+}
+
+// A host whose seccomp profile answers prctl(PR_SET_NO_NEW_PRIVS) with success and does
+// nothing (this process is root: CAP_SYS_ADMIN lets it load a filter without no_new_privs,
+// and lets the agent's walled child load its own). The scanner's child then runs under the
+// agent's filter with NoNewPrivs: 0 — the one wall missing — which only reading it back shows:
+// the bwrap runtime sets no_new_privs itself, and without it and CAP_SYS_ADMIN no filter loads.
+bool fakes_no_new_privs() {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (ctx == nullptr) return false;
+  bool ok =
+      seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) == 0 &&
+      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_NO_NEW_PRIVS)) == 0 &&
+      seccomp_load(ctx) == 0;
+  seccomp_release(ctx);
+  return ok;
+}
+
+TEST(AgentWalls, a_host_that_only_pretends_to_set_no_new_privs_fails_no_new_privs) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs CAP_SYS_ADMIN to load a filter without no_new_privs";
+  Scratch s;
+  Outcome o = run_agent_on_host(s, probe_manifest(), fakes_no_new_privs);
+  ASSERT_TRUE(o.have_result) << o.error << " (agent exit " << o.exit_status << ")";
+  ASSERT_TRUE(o.result.probe);
+  auto nnp = assertion(o, wire::Check::kNoNewPrivs);
+  EXPECT_EQ(nnp.verdict, wire::AssertionVerdict::kFail);
+  EXPECT_EQ(nnp.evidence, "NoNewPrivs: 0");
+  // The filter is there (one more than the host's), the rest of the walls hold.
+  for (auto c :
+       {wire::Check::kSeccompFilter, wire::Check::kCanarySyscall, wire::Check::kClone3Enosys, wire::Check::kRlimits}) {
+    EXPECT_EQ(assertion(o, c).verdict, wire::AssertionVerdict::kPass) << assertion(o, c).evidence;
+  }
+  EXPECT_EQ(assertion(o, wire::Check::kSeccompFilter).evidence,
+            "Seccomp: 2, Seccomp_filters: 2 (1 before the agent's)");
 }
 
 }  // namespace
