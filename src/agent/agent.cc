@@ -15,14 +15,15 @@
 #include "agent/out_tar.h"
 #include "agent/probe.h"
 #include "agent/seccomp_policy.h"
+#include "agent/transport.h"
+#include "agent/url.h"
+#include "agent/version.h"
+#include "agent/walls.h"
+#include "agent/workdir.h"
 #include "base/cgroup.h"
 #include "base/command_path.h"
 #include "base/spawn.h"
-#include "agent/transport.h"
-#include "agent/url.h"
 #include "base/utf8.h"
-#include "agent/version.h"
-#include "agent/workdir.h"
 #include "wire/caps.h"
 
 extern char** environ;
@@ -111,15 +112,16 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
   AgentRun run;
   wire::RunResult& r = run.result;
   r = fresh_result();
-  auto prog = compile(deny_list());
+  auto prog = compile(scanner_rules());
   if (!prog) {
     r.failure = wire::Failure{FailureKind::kInternal, "building the seccomp filter: " + prog.error()};
     return run;
   }
-  std::vector<RlimitSetting> limits = rlimits_for(m.limits);
+  // Best-effort (RFC 0022 §4.2): a limit above what the host allows is lowered to it, and said.
+  std::vector<RlimitSetting> limits = fit_to_host(rlimits_for(m.limits), r.rlimits_lowered);
 
   if (m.probe) {
-    ProbeContext ctx{options.work_dir, options.scanner_path, current_environment(), &*prog, limits};
+    ProbeContext ctx{options.work_dir, options.scanner_path, current_environment(), &*prog, limits, r.rlimits_lowered};
     r.probe = run_probe(m, ctx);
     return run;
   }
@@ -145,7 +147,7 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
   spec.argv = m.argv;
   spec.env = scanner_environment(options.work_dir, options.scanner_path);
   spec.cwd_fd = work->fd();
-  spec.walls = base::ChildWalls{.identity = std::nullopt, .rlimits = limits, .seccomp = &*prog};
+  spec.walls = scanner_walls(limits, &*prog);
   spec.timeout = std::chrono::milliseconds(m.timeout_ms);
   spec.stdout_cap = wire::kStdoutCapBytes;
   // The OOM killer's count of the sandbox's memory cgroup, before and after: in a container

@@ -7,6 +7,7 @@
 
 #include "base/spawn.h"
 #include "wire/manifest.h"
+#include "wire/run_result.h"
 
 namespace batlehub::agent {
 
@@ -25,6 +26,15 @@ using base::RlimitSetting;
 inline constexpr rlim_t kScannerMaxProcesses = 1024;
 
 std::vector<RlimitSetting> rlimits_for(const wire::Rlimits& limits);
+
+// `wanted` as this host lets the scanner have it. rlimits are best-effort (RFC 0022 §4.2): a
+// value above this process's hard limit that it may not raise (no CAP_SYS_RESOURCE where it
+// counts — tried in a child, since a capability in a user namespace of its own does not) is
+// lowered to the hard limit, which is tighter than asked, never looser; each lowering is
+// appended to `lowered` for the result and the probe. A limit the host would refuse for
+// another reason is left as asked: setting it then fails, and the probe's rlimits names it.
+std::vector<RlimitSetting> fit_to_host(const std::vector<RlimitSetting>& wanted,
+                                       std::vector<wire::LoweredRlimit>& lowered);
 
 const char* rlimit_name(int resource);
 

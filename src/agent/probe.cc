@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -22,6 +23,7 @@
 #include <sstream>
 #include <vector>
 
+#include "agent/walls.h"
 #include "base/cgroup.h"
 #include "base/command_path.h"
 #include "base/fd.h"
@@ -335,6 +337,8 @@ Assertion check_no_shell(const std::string& scanner_path) {
 
 // What the child under the walls reports back (fixed layout: it may not allocate).
 struct WalledReport {
+  // The stage of no_new_privs and the seccomp filter that failed (the rlimits are set one by
+  // one before them, each with its own errno), or -1 when the child could not report.
   int wall_stage = 0;
   int wall_errno = 0;
   char seccomp[16] = {};
@@ -349,6 +353,7 @@ struct WalledReport {
     int resource;
     rlim_t cur;
     rlim_t max;
+    int set_errno;  // setrlimit's errno when this limit could not be set, else 0
   } limits[8] = {};
 };
 
@@ -366,8 +371,24 @@ void copy_field(const char* status, std::size_t n, const char* name, char* out, 
   }
 }
 
+// A child under the walls a run's scanner gets (scanner_walls(): this build's), reporting
+// what it reads of itself. Its rlimits are installed one at a time through apply_walls, as
+// a run's child installs them, so that a limit the host refuses is named with its errno and
+// the walls after it (no_new_privs, the filter) are still installed and proven.
 WalledReport probe_under_walls(const ProbeContext& ctx) {
   WalledReport rep{};
+  const base::ChildWalls walls = scanner_walls(ctx.rlimits, ctx.seccomp);
+  const std::size_t n_expected = std::min<std::size_t>(ctx.rlimits.size(), 8);
+  // Everything the child uses is built here: it may not allocate (the agent may be a thread
+  // of the worker).
+  std::vector<base::ChildWalls> one_each;
+  for (std::size_t i = 0; i < walls.rlimits.size() && i < n_expected; ++i) {
+    one_each.push_back(base::ChildWalls{.identity = std::nullopt, .rlimits = {walls.rlimits[i]}, .seccomp = nullptr});
+  }
+  base::ChildWalls rest = walls;
+  rest.rlimits.clear();
+  sock_fprog prog{};
+  if (rest.seccomp) prog = rest.seccomp->fprog();
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     rep.wall_stage = -1;
@@ -375,24 +396,25 @@ WalledReport probe_under_walls(const ProbeContext& ctx) {
     return rep;
   }
   base::Fd r(fds[0]), w(fds[1]);
-  sock_fprog prog{};
-  if (ctx.seccomp) prog = ctx.seccomp->fprog();
-  base::ChildWalls walls{.identity = std::nullopt, .rlimits = ctx.rlimits, .seccomp = ctx.seccomp};
   pid_t pid = ::fork();
   if (pid == 0) {
     WalledReport c{};
-    base::WallFailure f = base::apply_walls(walls, ctx.seccomp ? &prog : nullptr);
+    for (std::size_t i = 0; i < one_each.size(); ++i) {
+      base::WallFailure f = base::apply_walls(one_each[i], nullptr);
+      if (f.stage == base::WallStage::kRlimit) c.limits[i].set_errno = f.err;
+    }
+    base::WallFailure f = base::apply_walls(rest, rest.seccomp ? &prog : nullptr);
     c.wall_stage = static_cast<int>(f.stage);
     c.wall_errno = f.err;
+    char status[8192];
+    int sfd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    ssize_t n = sfd >= 0 ? ::read(sfd, status, sizeof status) : -1;
+    if (n > 0) {
+      copy_field(status, static_cast<std::size_t>(n), "Seccomp:", c.seccomp, sizeof c.seccomp);
+      copy_field(status, static_cast<std::size_t>(n), "NoNewPrivs:", c.nnp, sizeof c.nnp);
+      copy_field(status, static_cast<std::size_t>(n), "Seccomp_filters:", c.filters, sizeof c.filters);
+    }
     if (f.stage == base::WallStage::kNone) {
-      char status[8192];
-      int sfd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-      ssize_t n = sfd >= 0 ? ::read(sfd, status, sizeof status) : -1;
-      if (n > 0) {
-        copy_field(status, static_cast<std::size_t>(n), "Seccomp:", c.seccomp, sizeof c.seccomp);
-        copy_field(status, static_cast<std::size_t>(n), "NoNewPrivs:", c.nnp, sizeof c.nnp);
-        copy_field(status, static_cast<std::size_t>(n), "Seccomp_filters:", c.filters, sizeof c.filters);
-      }
       // personality(0xffffffff) only reads the persona: unfiltered it answers, filtered EPERM.
       errno = 0;
       c.canary_ret = ::syscall(SYS_personality, 0xffffffffUL);
@@ -401,13 +423,16 @@ WalledReport probe_under_walls(const ProbeContext& ctx) {
       errno = 0;
       c.clone3_ret = ::syscall(SYS_clone3, nullptr, 0);
       c.clone3_errno = errno;
-      for (const auto& l : walls.rlimits) {
-        if (c.n_limits >= 8) break;
-        rlimit got{};
-        ::getrlimit(l.resource, &got);
-        c.limits[c.n_limits++] = {l.resource, got.rlim_cur, got.rlim_max};
-      }
     }
+    // What each limit the manifest asked for came to, whatever this build set.
+    for (std::size_t i = 0; i < n_expected; ++i) {
+      rlimit got{};
+      ::getrlimit(ctx.rlimits[i].resource, &got);
+      c.limits[i].resource = ctx.rlimits[i].resource;
+      c.limits[i].cur = got.rlim_cur;
+      c.limits[i].max = got.rlim_max;
+    }
+    c.n_limits = static_cast<int>(n_expected);
     ssize_t ignored = ::write(w.get(), &c, sizeof c);
     (void)ignored;
     ::_exit(0);
@@ -428,39 +453,104 @@ WalledReport probe_under_walls(const ProbeContext& ctx) {
   return rep;
 }
 
-void add_walled_checks(const ProbeContext& ctx, std::vector<Assertion>& out) {
-  WalledReport w = probe_under_walls(ctx);
-  if (w.wall_stage != 0) {
-    std::string why = w.wall_stage < 0 ? "the walled child could not report"
-                                       : "installing the walls failed at stage " + std::to_string(w.wall_stage) + ": " +
-                                             std::strerror(w.wall_errno);
-    for (Check c :
-         {Check::kSeccompFilter, Check::kNoNewPrivs, Check::kCanarySyscall, Check::kClone3Enosys, Check::kRlimits}) {
-      out.push_back(make(c, false, why));
-    }
-    return;
-  }
-  out.push_back(make(Check::kSeccompFilter, std::string(w.seccomp) == "2",
-                     std::string("Seccomp: ") + w.seccomp + ", Seccomp_filters: " + w.filters));
-  out.push_back(make(Check::kNoNewPrivs, std::string(w.nnp) == "1", std::string("NoNewPrivs: ") + w.nnp));
-  out.push_back(make(Check::kCanarySyscall, w.canary_ret == -1 && w.canary_errno == EPERM,
-                     "personality(0xffffffff) returned " + std::to_string(w.canary_ret) +
-                         (w.canary_ret == -1 ? " " + errno_name(w.canary_errno) : "")));
-  out.push_back(make(Check::kClone3Enosys, w.clone3_ret == -1 && w.clone3_errno == ENOSYS,
-                     "clone3 returned " + std::to_string(w.clone3_ret) +
-                         (w.clone3_ret == -1 ? " " + errno_name(w.clone3_errno) : "")));
-  bool ok = w.n_limits == static_cast<int>(ctx.rlimits.size());
+std::string limit_value(rlim_t v) {
+  return v == RLIM_INFINITY ? std::string("unlimited") : std::to_string(v);
+}
+
+Assertion check_rlimits(const ProbeContext& ctx, const WalledReport& w) {
+  bool ok = w.n_limits == static_cast<int>(std::min<std::size_t>(ctx.rlimits.size(), 8));
+  bool lowered_any = false;
   std::string ev;
   for (int i = 0; i < w.n_limits; ++i) {
     const auto& want = ctx.rlimits[static_cast<std::size_t>(i)];
     const auto& got = w.limits[i];
+    const std::string name = rlimit_name(want.resource);
+    if (!ev.empty()) ev += ", ";
+    if (got.set_errno != 0) {
+      ok = false;
+      ev += name + " could not be set to " + limit_value(want.value) + ": " + errno_name(got.set_errno) + " (it is " +
+            limit_value(got.cur) + ")";
+      continue;
+    }
     bool match = got.cur == want.value && got.max == want.value;
     ok = ok && match;
-    if (!ev.empty()) ev += ", ";
-    ev += std::string(rlimit_name(got.resource)) + "=" + std::to_string(got.cur) +
-          (match ? "" : " (wanted " + std::to_string(want.value) + ")");
+    ev += name + "=" + limit_value(got.cur);
+    if (!match) {
+      ev += " (wanted " + limit_value(want.value) + ")";
+      continue;
+    }
+    for (const auto& l : ctx.lowered) {
+      if (l.resource == name) {
+        lowered_any = true;
+        ev += " (lowered from " + std::to_string(l.asked) + ": the host's hard limit)";
+      }
+    }
   }
-  out.push_back(make(Check::kRlimits, ok, ev.empty() ? "no limit set" : ev));
+  if (!ok) return make(Check::kRlimits, false, ev.empty() ? "no limit set" : ev);
+  if (lowered_any) return Assertion{Check::kRlimits, AssertionVerdict::kWarn, ev};
+  return make(Check::kRlimits, true, ev.empty() ? "no limit set" : ev);
+}
+
+// The number in a Seccomp_filters line, or -1 when there is none (a kernel before 5.9).
+long filter_count(std::string_view v) {
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string_view::npos) return -1;
+  return std::stol(std::string(v));
+}
+
+void add_walled_checks(const ProbeContext& ctx, std::vector<Assertion>& out) {
+  // The filters this process already runs under (an engine's profile, a pod's RuntimeDefault):
+  // the walled child must run under one more, the agent's own.
+  const long before = filter_count(status_field(base::read_small_file("/proc/self/status", 16384), "Seccomp_filters"));
+  WalledReport w = probe_under_walls(ctx);
+  if (w.wall_stage < 0) {
+    for (Check c :
+         {Check::kSeccompFilter, Check::kNoNewPrivs, Check::kCanarySyscall, Check::kClone3Enosys, Check::kRlimits}) {
+      out.push_back(make(c, false, "the walled child could not report"));
+    }
+    return;
+  }
+  const auto stage = static_cast<base::WallStage>(w.wall_stage);
+  const std::string failed = stage == base::WallStage::kNone
+                                 ? ""
+                                 : std::string(stage == base::WallStage::kNoNewPrivs ? "prctl(PR_SET_NO_NEW_PRIVS)"
+                                               : stage == base::WallStage::kSeccomp
+                                                   ? "prctl(PR_SET_SECCOMP)"
+                                                   : "installing the walls at stage " + std::to_string(w.wall_stage)) +
+                                       " failed: " + errno_name(w.wall_errno);
+  const std::string not_checked = "not checked: " + failed;
+  std::vector<Assertion> block;
+  {
+    const long after = filter_count(w.filters);
+    const bool added = before < 0 || after < 0 || after > before;
+    std::string ev = std::string("Seccomp: ") + w.seccomp + ", Seccomp_filters: " + w.filters;
+    if (before > 0) ev += " (" + std::to_string(before) + " before the agent's)";
+    if (!added) ev += ": no filter of the agent's own";
+    if (stage == base::WallStage::kSeccomp) ev = failed;
+    if (stage == base::WallStage::kNoNewPrivs) ev = not_checked;
+    block.push_back(
+        make(Check::kSeccompFilter, std::string(w.seccomp) == "2" && added && stage == base::WallStage::kNone, ev));
+  }
+  block.push_back(make(Check::kNoNewPrivs, std::string(w.nnp) == "1" && stage != base::WallStage::kNoNewPrivs,
+                       stage == base::WallStage::kNoNewPrivs ? failed : std::string("NoNewPrivs: ") + w.nnp));
+  if (stage == base::WallStage::kNone) {
+    block.push_back(make(Check::kCanarySyscall, w.canary_ret == -1 && w.canary_errno == EPERM,
+                         "personality(0xffffffff) returned " + std::to_string(w.canary_ret) +
+                             (w.canary_ret == -1 ? " " + errno_name(w.canary_errno) : "")));
+    block.push_back(make(Check::kClone3Enosys, w.clone3_ret == -1 && w.clone3_errno == ENOSYS,
+                         "clone3 returned " + std::to_string(w.clone3_ret) +
+                             (w.clone3_ret == -1 ? " " + errno_name(w.clone3_errno) : "")));
+  } else {
+    block.push_back(make(Check::kCanarySyscall, false, not_checked));
+    block.push_back(make(Check::kClone3Enosys, false, not_checked));
+  }
+  block.push_back(check_rlimits(ctx, w));
+  // The wall whose installation failed first, so that the probe's first failure names it and
+  // not one that only went unchecked because of it.
+  const Check culprit = stage == base::WallStage::kNoNewPrivs ? Check::kNoNewPrivs : Check::kSeccompFilter;
+  if (stage != base::WallStage::kNone) {
+    std::stable_partition(block.begin(), block.end(), [&](const Assertion& a) { return a.check == culprit; });
+  }
+  out.insert(out.end(), block.begin(), block.end());
 }
 
 // The run's own cgroup and its limit for one controller, read from inside: the limit must

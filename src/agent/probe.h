@@ -18,8 +18,12 @@ struct ProbeContext {
   // The environment the agent itself received (not the scanner's, which is always exactly
   // HOME and PATH).
   std::vector<std::string> environment;
+  // The agent's filter and the rlimits the manifest asks for, as fit_to_host() fitted them:
+  // what a run's scanner gets (scanner_walls()), and what the walled child must read back.
   const SeccompProgram* seccomp = nullptr;
   std::vector<RlimitSetting> rlimits;
+  // The limits fit_to_host() lowered to the host's hard limit: a warning, not a failure.
+  std::vector<wire::LoweredRlimit> lowered;
 };
 
 wire::AgentProbeReport run_probe(const wire::Manifest& manifest, const ProbeContext& ctx);

@@ -1,6 +1,8 @@
 #include "wire/run_result.h"
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <utility>
 
 #include "base/names.h"
@@ -75,6 +77,7 @@ E read_enum(const Names<E, N>& names, ObjectReader& r, std::string_view key) {
 constexpr std::size_t kStderrTailMaxBytes = kStderrTailChars * 4;
 constexpr std::size_t kEvidenceMaxBytes = 4096;
 constexpr std::size_t kMessageMaxBytes = 8192;
+constexpr std::size_t kMaxLoweredRlimits = std::size(kRlimitNames);
 
 RunResult read_result(const json& doc) {
   ObjectReader r(doc, "");
@@ -104,6 +107,24 @@ RunResult read_result(const json& doc) {
   out.stdout_over_cap = r.boolean("stdout_over_cap");
   if (const json* v = r.optional("oom_kills")) out.oom_kills = detail::as_u64(*v, "/oom_kills", UINT32_MAX);
   out.stderr_tail = r.string("stderr_tail", kStderrTailMaxBytes);
+  if (r.optional("rlimits_lowered") != nullptr) {
+    const json& ls = r.array("rlimits_lowered", kMaxLoweredRlimits);
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      ObjectReader lr(ls[i], "/rlimits_lowered/" + std::to_string(i));
+      LoweredRlimit l;
+      l.resource = lr.string("resource", 32);
+      if (std::find_if(std::begin(kRlimitNames), std::end(kRlimitNames),
+                       [&](const char* n) { return l.resource == n; }) == std::end(kRlimitNames)) {
+        refuse(lr.path("resource"), "'" + l.resource + "' is not a limit this wire version knows");
+      }
+      l.asked = lr.u64("asked", UINT64_MAX);
+      l.applied = lr.u64("applied", UINT64_MAX);
+      if (l.applied >= l.asked)
+        refuse(lr.path("applied"), "must be below what was asked (a limit is only ever lowered)");
+      lr.finish();
+      out.rlimits_lowered.push_back(std::move(l));
+    }
+  }
   {
     ObjectReader e(r.object("extract"), "/extract");
     out.extract.files = e.u64("files", UINT64_MAX);
@@ -203,6 +224,15 @@ std::string serialize(const RunResult& r) {
       {"failure", r.failure ? json{{"kind", to_string(r.failure->kind)}, {"message", r.failure->message}}
                             : json(nullptr)},
   };
+  // Only when some limit was lowered: a result without is what a reader from before this key
+  // reads (docs/wire-format.md).
+  if (!r.rlimits_lowered.empty()) {
+    json ls = json::array();
+    for (const auto& l : r.rlimits_lowered) {
+      ls.push_back({{"resource", l.resource}, {"asked", l.asked}, {"applied", l.applied}});
+    }
+    doc["rlimits_lowered"] = std::move(ls);
+  }
   if (r.probe) {
     json as = json::array();
     for (const auto& a : r.probe->assertions) {

@@ -88,6 +88,20 @@ struct AgentProbeReport {
   bool operator==(const AgentProbeReport&) const = default;
 };
 
+// A limit the host would not let the agent raise to what the manifest asked: rlimits are
+// best-effort (RFC 0022 §4.2), so the scanner ran under the host's hard limit instead — never
+// looser than asked, only tighter.
+struct LoweredRlimit {
+  std::string resource;  // "RLIMIT_NPROC", "RLIMIT_CPU", … (kRlimitNames)
+  std::uint64_t asked = 0;
+  std::uint64_t applied = 0;  // the host's hard limit, below `asked`
+  bool operator==(const LoweredRlimit&) const = default;
+};
+
+// The names a LoweredRlimit's resource may take.
+inline constexpr const char* kRlimitNames[] = {"RLIMIT_DATA", "RLIMIT_CPU",   "RLIMIT_CORE",
+                                               "RLIMIT_AS",   "RLIMIT_NPROC", "RLIMIT_NOFILE"};
+
 struct RunResult {
   int wire = 0;
   std::string agent_version;
@@ -103,6 +117,9 @@ struct RunResult {
   // a pod), only the inside can tell a scanner killed for memory from one that crashed.
   std::uint64_t oom_kills = 0;
   std::string stderr_tail;         // the last kStderrTailChars characters
+  // The limits the scanner (or the probe's walled child) ran under below what was asked,
+  // because the host's hard limit is lower. Empty, and absent from result.json, when none was.
+  std::vector<LoweredRlimit> rlimits_lowered;
   ExtractReport extract;
   Timings timings;
   std::optional<Failure> failure;

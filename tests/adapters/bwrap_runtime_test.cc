@@ -3,7 +3,9 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "adapters/sandbox/bwrap.h"
@@ -144,6 +146,105 @@ TEST_F(BwrapRuntimeTest, an_environment_variable_leaked_into_the_sandbox_fails_o
   auto r = bwrap.probe(target());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(failure_of(*r), "empty_environment: unexpected variables: AWS_SECRET_ACCESS_KEY");
+}
+
+TEST_F(BwrapRuntimeTest, a_run_whose_work_dir_is_not_writable_fails_on_one_writable_dir) {
+  BwrapRuntime bwrap(options());
+  BwrapRuntimePeer::work_in_the_root(bwrap);
+  auto r = bwrap.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(failure_of(*r).rfind("one_writable_dir: / is on / (ro,", 0), 0u) << failure_of(*r);
+  EXPECT_NE(failure_of(*r).find("not writable: EROFS"), std::string::npos) << failure_of(*r);
+}
+
+TEST_F(BwrapRuntimeTest, a_run_as_root_inside_fails_on_unprivileged) {
+  BwrapRuntime bwrap(options());
+  BwrapRuntimePeer::root_inside(bwrap);
+  auto r = bwrap.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(failure_of(*r).rfind("unprivileged: euid 0, CapEff 0000", 0), 0u) << failure_of(*r);
+  EXPECT_EQ(failure_of(*r).find("CapEff 0000000000000000"), std::string::npos) << failure_of(*r);
+}
+
+TEST_F(BwrapRuntimeTest, a_room_without_a_command_the_scanner_needs_fails_on_commands_exist) {
+  BwrapRuntime bwrap(options());
+  auto t = target();
+  t.commands.push_back("/usr/bin/postmortem");
+  auto r = bwrap.probe(t);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(failure_of(*r), "commands_exist: missing or not executable: /usr/bin/postmortem");
+}
+
+// The agent's own walls, each left out by a test-only agent in the room (agent/walls.h).
+struct AgentWall {
+  const char* wall;
+  const char* evidence;  // how the probe's first failure begins
+};
+
+TEST_F(BwrapRuntimeTest, a_room_whose_agent_leaves_out_one_of_its_walls_fails_on_that_wall) {
+  for (const AgentWall& w : {AgentWall{"seccomp_filter", "seccomp_filter: Seccomp: 0, Seccomp_filters: 0"},
+                             AgentWall{"canary_syscall", "canary_syscall: personality(0xffffffff) returned "},
+                             AgentWall{"clone3_enosys", "clone3_enosys: clone3 returned -1 "},
+                             AgentWall{"rlimits", "rlimits: RLIMIT_DATA=unlimited (wanted "}}) {
+    SCOPED_TRACE(w.wall);
+    const std::string room = std::string("without-") + w.wall;
+    ASSERT_TRUE(build_room(rooms_, room, "", weakened_agent_bin(w.wall)));
+    BwrapRuntime bwrap(options());
+    auto r = bwrap.probe(target(room));
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(failure_of(*r).rfind(w.evidence, 0), 0u) << failure_of(*r);
+  }
+}
+
+TEST_F(BwrapRuntimeTest, a_host_whose_hard_nproc_is_below_1024_runs_under_it_and_the_probe_warns) {
+  // A worker whose hard RLIMIT_NPROC is 500 (bwrap, and the agent in it, inherit it and may
+  // not raise it): in a child process, since this one may not raise it back afterwards. The
+  // child reports one line per fact; the assertions are made here.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string out;
+    rlimit low{500, 500};
+    if (::setrlimit(RLIMIT_NPROC, &low) != 0) {
+      out = "setrlimit failed\n";
+    } else {
+      BwrapRuntime bwrap(options());
+      auto p = bwrap.probe(target());
+      out += "probe: " + (p ? failure_of(*p) : "error " + p.error().message) + "\n";
+      for (const auto& a : p ? p->agent.assertions : std::vector<wire::Assertion>{}) {
+        if (a.check == wire::Check::kRlimits)
+          out += "rlimits: " + std::string(wire::to_string(a.verdict)) + " " + a.evidence + "\n";
+      }
+      core::RunSpec spec;
+      spec.label.scanner = "hostile";
+      spec.argv = {"hostile", "nproc"};
+      spec.timeout = std::chrono::seconds(20);
+      auto run = bwrap.run(spec);
+      out += "run: " + (run ? run->stdout_bytes : "error " + run.error().message + "\n");
+      for (const auto& l : run ? run->report.rlimits_lowered : std::vector<wire::LoweredRlimit>{}) {
+        out += "lowered: " + l.resource + " " + std::to_string(l.asked) + " " + std::to_string(l.applied) + "\n";
+      }
+    }
+    ssize_t ignored = ::write(fds[1], out.data(), out.size());
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string got;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  ::waitpid(pid, nullptr, 0);
+  // The probe passes, rlimits a warning naming the lowered limit; the run runs under it and
+  // its result says so.
+  EXPECT_NE(got.find("probe: (passed)\n"), std::string::npos) << got;
+  EXPECT_NE(got.find("rlimits: warn "), std::string::npos) << got;
+  EXPECT_NE(got.find("RLIMIT_NPROC=500 (lowered from 1024: the host's hard limit)"), std::string::npos) << got;
+  EXPECT_NE(got.find("run: RLIMIT_NPROC 500 500\n"), std::string::npos) << got;
+  EXPECT_NE(got.find("lowered: RLIMIT_NPROC 1024 500\n"), std::string::npos) << got;
 }
 
 TEST_F(BwrapRuntimeTest, an_agent_of_another_wire_version_fails_on_wire_version) {

@@ -178,6 +178,34 @@ TEST_F(KubernetesRuntimeTest, a_pod_that_may_gain_privileges_fails_one_writable_
       << work->evidence;
 }
 
+TEST_F(KubernetesRuntimeTest, a_pod_running_as_root_fails_unprivileged) {
+  // As a_pod_that_may_gain_privileges_fails_one_writable_dir: the release namespace admits
+  // the weakened pod, and the probe must catch it. (Written beside the oci and bwrap tests
+  // of the same wall; run by the lead, on the project's one cluster.)
+  auto creds = load_kubeconfig(BATLEHUB_TEST_K8S_KUBECONFIG);
+  ASSERT_TRUE(creds) << creds.error();
+  KubernetesOptions o = options();
+  o.api = std::make_shared<KubeApi>(std::move(*creds));
+  o.namespace_ = ns_->release();
+  o.service_account = "default";
+  for (int i = 0; i < 100 && !SandboxNamespace::admin("get serviceaccount default -n " + ns_->release()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  KubernetesRuntime k(o);
+  KubernetesRuntimePeer::edit_pod(k, [](nlohmann::json& pod) {
+    pod["spec"]["securityContext"]["runAsNonRoot"] = false;
+    pod["spec"]["securityContext"]["runAsUser"] = 0;
+    for (auto& c : pod["spec"]["containers"]) {
+      c["securityContext"]["runAsNonRoot"] = false;
+      c["securityContext"]["runAsUser"] = 0;
+    }
+  });
+  auto r = k.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->first_failure().value_or("").rfind("unprivileged: euid 0, CapEff ", 0), 0u)
+      << r->first_failure().value_or("(passed)");
+}
+
 TEST_F(KubernetesRuntimeTest, pod_security_refuses_a_weakened_pod_and_the_run_says_so_and_leaves_no_key) {
   KubernetesRuntime k(options());
   KubernetesRuntimePeer::edit_pod(k, [](nlohmann::json& pod) {

@@ -1,8 +1,10 @@
 // The oci runtime for real, on podman and on docker: an image built from a room
 // (scripts/build-image.py, the same tree bwrap binds), a run that gives what `none` and
 // bwrap give, the probe passing and failing no_network when extra_args put the container on
-// the host's network, a timeout that leaves no container, and a worker killed with -9 whose
-// container the next runtime's sweep removes.
+// the host's network, every other assertion made to fail once (OciRuntimePeer's argv edits,
+// images holding a test-only agent that leaves one of its own walls out), a timeout that
+// leaves no container, and a worker killed with -9 whose container the next runtime's sweep
+// removes.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,6 +16,7 @@
 #include "adapters/sandbox/none.h"
 #include "adapters/sandbox/oci.h"
 #include "engines.h"
+#include "oci_runtime_peer.h"
 
 namespace batlehub::adapters {
 namespace {
@@ -42,6 +45,12 @@ class OciRuntimeTest : public ::testing::TestWithParam<TestEngine> {
   std::string containers_of(const std::string& worker) { return batlehub::testing::containers_of(GetParam(), worker); }
 
   static std::string failure_of(const core::ProbeReport& r) { return r.first_failure().value_or("(passed)"); }
+  static std::string evidence_of(const core::ProbeReport& r, wire::Check c) {
+    for (const auto& a : r.agent.assertions) {
+      if (a.check == c) return std::string(wire::to_string(a.verdict)) + " " + a.evidence;
+    }
+    return "(not made)";
+  }
 
   Scratch s_;
   fs::path rooms_;
@@ -117,6 +126,77 @@ TEST_P(OciRuntimeTest, a_leaked_credential_fails_the_probe_and_the_engines_own_v
   ASSERT_TRUE(r) << r.error().message;
   // Names only, never a value; HOSTNAME (and podman's container=) are not named.
   EXPECT_EQ(failure_of(*r), "empty_environment: unexpected variables: AWS_SECRET_ACCESS_KEY");
+}
+
+TEST_P(OciRuntimeTest, a_work_dir_that_is_not_the_one_safe_writable_dir_fails_one_writable_dir) {
+  OciRuntime oci(options());
+  // docker: /work mounted suid, and no no_new_privs. podman's containers inherit no_new_privs
+  // from the podman process the worker starts, so there the agent starts in / instead.
+  const bool podman = GetParam() == kPodman;
+  if (podman) {
+    OciRuntimePeer::work_in_the_root(oci);
+  } else {
+    OciRuntimePeer::setuid_work_dir(oci);
+  }
+  auto r = oci.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  const std::string where = podman ? "one_writable_dir: / is on / (ro," : "one_writable_dir: /work is on /work (";
+  const std::string why =
+      podman ? "not writable: EROFS" : "no nosuid: NoNewPrivs: 0 (a setuid file here would raise privileges)";
+  EXPECT_EQ(failure_of(*r).rfind(where, 0), 0u)
+      << failure_of(*r) << "; one_writable_dir: " << evidence_of(*r, wire::Check::kOneWritableDir);
+  EXPECT_NE(failure_of(*r).find(why), std::string::npos) << failure_of(*r);
+}
+
+TEST_P(OciRuntimeTest, a_container_running_as_root_fails_unprivileged) {
+  OciRuntime oci(options());
+  OciRuntimePeer::root_inside(oci);
+  auto r = oci.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(failure_of(*r).rfind("unprivileged: euid 0, CapEff ", 0), 0u) << failure_of(*r);
+}
+
+TEST_P(OciRuntimeTest, an_image_without_a_command_the_scanner_needs_fails_commands_exist) {
+  OciRuntime oci(options());
+  auto t = target();
+  t.commands.push_back("/usr/bin/postmortem");
+  auto r = oci.probe(t);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(failure_of(*r), "commands_exist: missing or not executable: /usr/bin/postmortem");
+}
+
+TEST_P(OciRuntimeTest, an_image_whose_agent_leaves_out_one_of_its_walls_fails_on_that_wall) {
+  struct AgentWall {
+    const char* wall;
+    const char* evidence;         // how the probe's first failure begins
+    bool without_engine_seccomp;  // the engine's profile is a second layer of this wall
+  };
+  for (const AgentWall& w : {
+           // The engine's own filter is there (Seccomp: 2); the agent's is not on top of it.
+           AgentWall{"seccomp_filter", "seccomp_filter: Seccomp: 2, Seccomp_filters: 1", false},
+           AgentWall{"canary_syscall", "canary_syscall: personality(0xffffffff) returned ", true},
+           AgentWall{"clone3_enosys", "clone3_enosys: clone3 returned -1 ", true},
+           AgentWall{"rlimits", "rlimits: RLIMIT_DATA=", false},
+       }) {
+    SCOPED_TRACE(w.wall);
+    const std::string room = std::string("without-") + w.wall;
+    ASSERT_TRUE(build_room(rooms_, room, "", weakened_agent_bin(w.wall)));
+    const std::string image = test_image_tag(room);
+    ASSERT_EQ(import_room_image(GetParam(), rooms_ / room, image), "");
+    auto o = test_oci_options(GetParam(), image, s_.work());
+    OciRuntime oci(o);
+    if (w.without_engine_seccomp) OciRuntimePeer::no_engine_seccomp(oci);
+    auto r = oci.probe(target());
+    remove_image(GetParam(), image);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(failure_of(*r).rfind(w.evidence, 0), 0u) << failure_of(*r);
+    if (std::string(w.wall) == "seccomp_filter") {
+      EXPECT_NE(failure_of(*r).find("no filter of the agent's own"), std::string::npos) << failure_of(*r);
+    }
+    if (std::string(w.wall) == "rlimits") {
+      EXPECT_NE(failure_of(*r).find("(wanted "), std::string::npos) << failure_of(*r);
+    }
+  }
 }
 
 TEST_P(OciRuntimeTest, a_run_past_its_deadline_is_a_timeout_and_leaves_no_container) {

@@ -42,6 +42,15 @@ inline core::RunSpec fixture_run_spec() {
 
 inline bool have_bwrap() { return ::access("/usr/bin/bwrap", X_OK) == 0; }
 
+#ifdef BATLEHUB_WEAKENED_AGENTS_DIR
+// The test-only agent that leaves `wall` (seccomp_filter, canary_syscall, clone3_enosys,
+// rlimits) out of its own walls (tests/helpers/weakened_agent.cc): what a room or an image
+// holds instead of batlehub-sandbox in the tests that prove the probe names that wall.
+inline std::string weakened_agent_bin(const std::string& wall) {
+  return std::string(BATLEHUB_WEAKENED_AGENTS_DIR) + "/batlehub-sandbox-without-" + wall;
+}
+#endif
+
 // Why the bwrap tests cannot run here, or "" when they can.
 inline std::string bwrap_unavailable() {
   if (!BATLEHUB_AGENT_STATIC) {

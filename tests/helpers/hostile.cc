@@ -2,6 +2,7 @@
 //
 //   hostile env                 print the environment, one NAME=value a line
 //   hostile limits              print RLIMIT_DATA, RLIMIT_CPU, RLIMIT_CORE (soft hard)
+//   hostile nproc               print RLIMIT_NPROC (soft hard)
 //   hostile fds                 print the open file descriptors
 //   hostile syscalls            try ptrace, unshare(CLONE_NEWUSER), mount, keyctl, clone3;
 //                               print "name ret errno" and describe them on stderr; exit 3
@@ -153,6 +154,13 @@ int main(int argc, char** argv) {
       std::printf("%s %llu %llu\n", name, static_cast<unsigned long long>(l.rlim_cur),
                   static_cast<unsigned long long>(l.rlim_max));
     }
+    return 0;
+  }
+  if (mode == "nproc") {
+    rlimit l{};
+    getrlimit(RLIMIT_NPROC, &l);
+    std::printf("RLIMIT_NPROC %llu %llu\n", static_cast<unsigned long long>(l.rlim_cur),
+                static_cast<unsigned long long>(l.rlim_max));
     return 0;
   }
   if (mode == "fds") {

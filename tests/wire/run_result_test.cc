@@ -70,6 +70,38 @@ TEST(RunResult, OomKillsRoundTripAndAnOlderAgentsResultWithoutThemReadsAsNone) {
   EXPECT_FALSE(parse_result(doc.dump()));
 }
 
+TEST(RunResult, LoweredRlimitsRoundTripAndAreAbsentWhenNoneWas) {
+  RunResult r = sample();
+  r.rlimits_lowered = {{"RLIMIT_NPROC", 1024, 500}, {"RLIMIT_CPU", 300, 60}};
+  auto back = parse_result(serialize(r));
+  ASSERT_TRUE(back) << back.error().describe("result");
+  EXPECT_EQ(*back, r);
+  // Nothing lowered: no key at all, so a reader from before it reads the result unchanged.
+  auto doc = nlohmann::json::parse(serialize(sample()));
+  EXPECT_FALSE(doc.contains("rlimits_lowered"));
+  doc["rlimits_lowered"] = nullptr;
+  ASSERT_TRUE(parse_result(doc.dump()));
+  EXPECT_TRUE(parse_result(doc.dump())->rlimits_lowered.empty());
+}
+
+TEST(RunResult, ALoweredRlimitIsAKnownLimitBelowWhatWasAsked) {
+  auto with = [](const nlohmann::json& l) {
+    auto doc = nlohmann::json::parse(serialize(sample()));
+    doc["rlimits_lowered"] = nlohmann::json::array({l});
+    return parse_result(doc.dump());
+  };
+  EXPECT_TRUE(with({{"resource", "RLIMIT_NPROC"}, {"asked", 1024}, {"applied", 500}}));
+  auto unknown = with({{"resource", "RLIMIT_STACK"}, {"asked", 1024}, {"applied", 500}});
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().describe("result"),
+            "result /rlimits_lowered/0/resource: 'RLIMIT_STACK' is not a limit this wire version knows");
+  auto raised = with({{"resource", "RLIMIT_CPU"}, {"asked", 300}, {"applied", 300}});
+  ASSERT_FALSE(raised);
+  EXPECT_EQ(raised.error().describe("result"),
+            "result /rlimits_lowered/0/applied: must be below what was asked (a limit is only ever lowered)");
+  EXPECT_FALSE(with({{"resource", "RLIMIT_CPU"}, {"asked", 300}, {"applied", 60}, {"why", "x"}}));
+}
+
 TEST(RunResult, InvalidUtf8InTheStderrTailIsReplacedNotFatal) {
   RunResult r = sample();
   r.stderr_tail = "bad \xff\xfe bytes";
