@@ -27,9 +27,10 @@ deps:
 scanners: deps
 	./scripts/install-scanners.sh
 
-# The test peers that are no Debian package, each built once from the Go module proxy and
-# cached by version under /opt/batlehub/peers: versitygw, the S3 server the storage tests
-# use; kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kubectl and helm,
+# The test peers that are no Debian package, each built once from the Go module proxy (or,
+# for the SARIF validator, fetched from the npm registry and checked against its pinned
+# integrity) and cached by version under /opt/batlehub/peers: versitygw, the S3 server the
+# storage tests use; SARIF Multitool, the validator the SARIF test runs; kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kubectl and helm,
 # the local cluster the kubernetes runtime's tests run pods on (cold: ~25 min on 2 cores).
 peers: deps
 	./scripts/install-peers.sh

@@ -18,13 +18,13 @@ import xml.etree.ElementTree as ET
 
 # The suites that run the real walls and their real peers: bwrap, the run's cgroup, the
 # probe, the escapes, the CLI behind them, the real scanners in their rooms, the engines, and
-# the S3 server the storage transport goes through, and the cluster the kubernetes runtime
-# runs pods on.
+# the S3 server the storage transport goes through, the cluster the kubernetes runtime
+# runs pods on, and the SARIF validator judging real scans.
 WALL_SUITES = re.compile(
     r"^(?:storage\.|k8s\.)?(?:\w+/)?(AgentInBwrap|BwrapRuntimeTest|BwrapCgroupTest|RunCgroupOnThisMachine|Escape|ProbeCli|"
     r"ScanCli|GuardDogReal|TrivyReal|YaraReal|ScannersInImages|WorkerCli|WorkerSoak|worker_tree|IdentifyRun|"
     r"OciRuntimeTest|OciStorageTest|S3BackendTest|S3BundleTest|S3TlsTest|SubmitToStorage|KubernetesRuntimeTest|"
-    r"ScannersInPods)\.")
+    r"ScannersInPods|SarifValidator)\.")
 
 
 def skip_reason(out):

@@ -6,8 +6,13 @@
 #   versitygw 1.8.0   an S3 server (Apache-2.0) the storage tests run on loopback
 #                     (scripts/s3-peer.sh), built from the Go module proxy into
 #                     /opt/batlehub/peers/versitygw-1.8.0/versitygw
+#   SARIF Multitool 5.7.0
+#                     the official SARIF validator (MIT, @microsoft/sarif-multitool-linux
+#                     from the npm registry, its tarball checked against the integrity hash
+#                     pinned here), which the SARIF test runs on `batlehub scan --format sarif`:
+#                     /opt/batlehub/peers/sarif-multitool-5.7.0/Sarif.Multitool
 #
-# Environment: GO (default: `go` on PATH, else /usr/local/go/bin/go).
+# Environment: GO (default: `go` on PATH, else /usr/local/go/bin/go); NPM (default: `npm`).
 set -euo pipefail
 prefix=/opt/batlehub/peers
 
@@ -15,6 +20,17 @@ VERSITYGW_VERSION=1.8.0
 VERSITYGW_MODULE=github.com/versity/versitygw
 versitygw_dir="$prefix/versitygw-$VERSITYGW_VERSION"
 versitygw_bin="$versitygw_dir/versitygw"
+
+SARIF_MULTITOOL_VERSION=5.7.0
+SARIF_MULTITOOL_PACKAGE=@microsoft/sarif-multitool-linux
+# `npm view @microsoft/sarif-multitool-linux@5.7.0 dist.integrity`
+SARIF_MULTITOOL_INTEGRITY=sha512-NxUbpq6ISCWoTQ/NfOYEwEDKq1Heka/rMoJ5R5LMydcAZQX/X7g5mWHcgxDub+0M07LC96tZ5LZHvF1Qy3gjTA==
+sarif_dir="$prefix/sarif-multitool-$SARIF_MULTITOOL_VERSION"
+sarif_bin="$sarif_dir/Sarif.Multitool"
+
+scratches=()
+cleanup() { rm -rf "${scratches[@]}"; }
+trap cleanup EXIT
 
 say() { echo "install-peers: $*"; }
 die() { echo "install-peers: $*" >&2; exit 1; }
@@ -32,7 +48,7 @@ if [ ! -x "$versitygw_bin" ]; then
   say "versitygw $VERSITYGW_VERSION: building $VERSITYGW_MODULE/cmd/versitygw@v$VERSITYGW_VERSION with $("$go_bin" version)"
   mkdir -p "$prefix"
   scratch="$(mktemp -d "$prefix/.versitygw-build.XXXXXX")"
-  trap 'rm -rf "$scratch"' EXIT
+  scratches+=("$scratch")
   CGO_ENABLED=0 GOFLAGS=-mod=mod GOBIN="$scratch" \
     "$go_bin" install -trimpath -ldflags "-s -w" "$VERSITYGW_MODULE/cmd/versitygw@v$VERSITYGW_VERSION"
   [ -x "$scratch/versitygw" ] || die "go install left no versitygw binary"
@@ -43,5 +59,41 @@ if [ ! -x "$versitygw_bin" ]; then
   say "versitygw built in $(( $(date +%s) - t0 ))s"
 fi
 
+# The validator is a self-contained .NET program in one file (no runtime to install); run
+# with DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 it needs no ICU either. The tarball is
+# fetched with npm (`npm pack`, the registry npm is configured for), its sha512 compared with
+# the pinned integrity before anything is unpacked, and its package/ renamed into place
+# whole. npm's install scripts are not run (the package's only one is a chmod, done here).
+if [ ! -x "$sarif_bin" ]; then
+  [ "$(id -u)" -eq 0 ] || die "must run as root to install the SARIF Multitool $SARIF_MULTITOOL_VERSION into $sarif_dir"
+  npm_bin="${NPM:-npm}"
+  command -v "$npm_bin" >/dev/null 2>&1 ||
+    die "the SARIF Multitool comes from the npm registry; no 'npm' found (install Node.js's npm, or set NPM=/path/to/npm)"
+  t0=$(date +%s)
+  say "SARIF Multitool $SARIF_MULTITOOL_VERSION: npm pack $SARIF_MULTITOOL_PACKAGE@$SARIF_MULTITOOL_VERSION"
+  mkdir -p "$prefix"
+  scratch="$(mktemp -d "$prefix/.sarif-multitool.XXXXXX")"
+  scratches+=("$scratch")
+  tgz="$(cd "$scratch" && "$npm_bin" pack --silent --ignore-scripts "$SARIF_MULTITOOL_PACKAGE@$SARIF_MULTITOOL_VERSION" | tail -n1)"
+  [ -f "$scratch/$tgz" ] || die "npm pack left no tarball for $SARIF_MULTITOOL_PACKAGE@$SARIF_MULTITOOL_VERSION"
+  got="sha512-$(openssl dgst -sha512 -binary "$scratch/$tgz" | base64 -w0)"
+  [ "$got" = "$SARIF_MULTITOOL_INTEGRITY" ] ||
+    die "$SARIF_MULTITOOL_PACKAGE@$SARIF_MULTITOOL_VERSION: integrity $got, expected $SARIF_MULTITOOL_INTEGRITY"
+  mkdir "$scratch/unpacked"
+  tar -xzf "$scratch/$tgz" -C "$scratch/unpacked" --no-same-owner
+  [ -f "$scratch/unpacked/package/Sarif.Multitool" ] || die "the tarball has no package/Sarif.Multitool"
+  chmod -R u=rwX,go=rX "$scratch/unpacked/package"
+  chmod 0755 "$scratch/unpacked/package/Sarif.Multitool"
+  got="$(DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$scratch/unpacked/package/Sarif.Multitool" --version 2>&1 | head -n1)"
+  case "$got" in
+    "SARIF Multitool $SARIF_MULTITOOL_VERSION"*) ;;
+    *) die "Sarif.Multitool --version printed '$got', expected SARIF Multitool $SARIF_MULTITOOL_VERSION" ;;
+  esac
+  rm -rf "$sarif_dir"
+  mv "$scratch/unpacked/package" "$sarif_dir"
+  say "SARIF Multitool installed in $(( $(date +%s) - t0 ))s"
+fi
+
 say "installed:"
-printf '  %-9s %-8s %s\n' versitygw "$VERSITYGW_VERSION" "$versitygw_bin"
+printf '  %-15s %-8s %s\n' versitygw "$VERSITYGW_VERSION" "$versitygw_bin"
+printf '  %-15s %-8s %s\n' sarif-multitool "$SARIF_MULTITOOL_VERSION" "$sarif_bin"

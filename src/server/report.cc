@@ -2,9 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iomanip>
 #include <map>
 #include <sstream>
@@ -95,6 +97,27 @@ std::string sarif_level(core::Severity s) {
   }
 }
 
+std::string information_uri(std::string_view type) {
+  if (type == "guarddog") return "https://github.com/DataDog/guarddog";
+  if (type == "trivy") return "https://github.com/aquasecurity/trivy";
+  if (type == "yara") return "https://github.com/VirusTotal/yara";
+  return "https://github.com/batleforc/batlehub";
+}
+
+// file:// and the absolute path, percent-encoded, with the trailing slash a base URI needs.
+std::string archive_base_uri(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  if (ec) abs = path;
+  return "file://" + uri_path(abs.lexically_normal().string()) + "/";
+}
+
+// batlehub, as the converter of every run and the tool of a refusal's.
+json batlehub_driver() {
+  return {
+      {"name", "batlehub"}, {"version", BATLEHUB_VERSION}, {"informationUri", "https://github.com/batleforc/batlehub"}};
+}
+
 json finding_json(const core::Finding& f) {
   json raw = json::parse(f.raw, nullptr, false);
   return {{"scanner", f.scanner},
@@ -142,15 +165,20 @@ std::string render_refusal(ScanFormat f, int exit_code, const std::string& messa
       return json{{"error", e}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     }
     case ScanFormat::kSarif: {
+      // The archive (when there is one) is the run's one base URI, as in render_sarif.
       json notification = {{"level", "error"}, {"message", {{"text", message}}}};
+      json run = {{"tool", {{"driver", batlehub_driver()}}}};
       if (!archive.empty()) {
-        notification["locations"] = json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", archive}}}}}}});
+        notification["locations"] =
+            json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", ""}, {"uriBaseId", "ARCHIVE"}}}}}}});
+        run["originalUriBaseIds"] = {{"ARCHIVE",
+                                      {{"uri", archive_base_uri(archive)},
+                                       {"description", {{"text", "The entries of the archive " + archive + "."}}}}}};
       }
-      json run = {{"tool", {{"driver", {{"name", "batlehub"}, {"informationUri", "https://github.com/batleforc/batlehub"}}}}},
-                  {"invocations", json::array({{{"executionSuccessful", false},
-                                                {"exitCode", exit_code},
-                                                {"toolExecutionNotifications", json::array({notification})}}})},
-                  {"results", json::array()}};
+      run["invocations"] = json::array({{{"executionSuccessful", false},
+                                         {"exitCode", exit_code},
+                                         {"toolExecutionNotifications", json::array({notification})}}});
+      run["results"] = json::array();
       json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", json::array({run})}};
       return log.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     }
@@ -208,35 +236,182 @@ std::string render_json(const std::vector<ScanReport>& rs) {
   return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-std::string render_sarif(const std::vector<ScanReport>& rs) {
-  // One run per scanner, across every artifact: code-scanning tools group by tool.
-  std::map<std::string, json> runs;
-  std::map<std::string, std::map<std::string, json>> rules;
-  for (const auto& r : rs) {
-    for (const auto& f : r.verdict.findings) {
-      std::string rule_id = f.reference ? *f.reference : std::string(core::to_string(f.code));
-      rules[f.scanner][rule_id] = {{"id", rule_id},
-                                   {"shortDescription", {{"text", std::string(core::to_string(f.code))}}},
-                                   {"properties", {{"kind", core::to_string(f.kind)}}}};
-      json result = {{"ruleId", rule_id},
-                     {"level", sarif_level(f.severity)},
-                     {"message", {{"text", f.summary}}},
-                     {"locations",
-                      json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", r.artifact_path}}}}}}})},
-                     {"properties",
-                      {{"severity", core::to_string(f.severity)},
-                       {"code", core::to_string(f.code)},
-                       {"package", r.verdict.package.coordinate()},
-                       {"verdict", core::to_string(r.verdict.state)}}}};
-      runs[f.scanner]["results"].push_back(std::move(result));
+std::string uri_path(std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~' || c == '/') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
     }
   }
+  return out;
+}
+
+namespace {
+
+// An entry's path as a relative reference that stays beneath its base: no leading '/', no
+// "." or ".." segment, not empty.
+bool inside_archive(std::string_view path) {
+  if (path.empty() || path.front() == '/') return false;
+  std::size_t i = 0;
+  while (i <= path.size()) {
+    std::size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    std::string_view seg = path.substr(i, j - i);
+    if (seg.empty() || seg == "." || seg == "..") return false;
+    i = j + 1;
+  }
+  return true;
+}
+
+std::optional<std::uint64_t> line_number(std::string_view s) {
+  if (s.empty() || s.size() > 9) return std::nullopt;
+  std::uint64_t n = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (n == 0) return std::nullopt;
+  return n;
+}
+
+std::string string_at(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
+
+std::optional<FindingPlace> place_of(std::string_view scanner_type, const core::Finding& f) {
+  json raw = json::parse(f.raw, nullptr, false);
+  if (!raw.is_object()) return std::nullopt;
+  FindingPlace p;
+  if (scanner_type == "guarddog") {
+    // "package/index.js:7": the file, then its line after the last colon.
+    std::string loc = string_at(raw, "location");
+    std::size_t colon = loc.rfind(':');
+    auto line = colon == std::string::npos ? std::nullopt : line_number(std::string_view(loc).substr(colon + 1));
+    p.path = line ? loc.substr(0, colon) : loc;
+    p.line = line;
+  } else if (scanner_type == "yara") {
+    // yara scanned the run's scan/tree, where the archive was extracted (yara.h).
+    std::string path = string_at(raw, "path");
+    if (!path.starts_with("scan/tree/")) return std::nullopt;
+    p.path = path.substr(std::string_view("scan/tree/").size());
+  } else {
+    return std::nullopt;
+  }
+  if (!inside_archive(p.path)) return std::nullopt;
+  return p;
+}
+
+std::string render_sarif(const std::vector<ScanReport>& rs, const std::vector<SarifTool>& tools) {
+  // Each archive's base id: its coordinate, made unique when the same one is scanned twice.
+  std::vector<std::string> base_ids;
+  for (const auto& r : rs) {
+    std::string id = r.verdict.package.coordinate();
+    std::string unique = id;
+    for (int n = 2; std::find(base_ids.begin(), base_ids.end(), unique) != base_ids.end(); ++n) {
+      unique = id + "#" + std::to_string(n);
+    }
+    base_ids.push_back(unique);
+  }
+  // The runs: every configured scanner that ran over any archive, in the configuration's
+  // order, then any other a report names (none, unless the caller left it out of `tools`).
+  std::vector<SarifTool> ordered;
+  auto ran_any = [&](const std::string& name) {
+    for (const auto& r : rs) {
+      for (const auto& o : r.ran) {
+        if (o.scanner == name) return true;
+      }
+      for (const auto& f : r.verdict.findings) {
+        if (f.scanner == name) return true;
+      }
+    }
+    return false;
+  };
+  auto known = [&](const std::string& name) {
+    return std::any_of(ordered.begin(), ordered.end(), [&](const SarifTool& t) { return t.name == name; });
+  };
+  for (const auto& t : tools) {
+    if (!known(t.name) && ran_any(t.name)) ordered.push_back(t);
+  }
+  for (const auto& r : rs) {
+    for (const auto& o : r.ran) {
+      if (!known(o.scanner)) ordered.push_back(SarifTool{o.scanner, "", std::nullopt});
+    }
+    for (const auto& f : r.verdict.findings) {
+      if (!known(f.scanner)) ordered.push_back(SarifTool{f.scanner, "", std::nullopt});
+    }
+  }
+
   json out = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", json::array()}};
-  for (auto& [scanner, run] : runs) {
+  for (const SarifTool& tool : ordered) {
+    std::map<std::string, json> rules;
+    json bases = json::object();
+    json invocations = json::array();
+    json results = json::array();
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+      const ScanReport& r = rs[i];
+      const std::string& base = base_ids[i];
+      auto outcome =
+          std::find_if(r.ran.begin(), r.ran.end(), [&](const ScannerOutcome& o) { return o.scanner == tool.name; });
+      bool has_findings = std::any_of(r.verdict.findings.begin(), r.verdict.findings.end(),
+                                      [&](const core::Finding& f) { return f.scanner == tool.name; });
+      if (outcome == r.ran.end() && !has_findings) continue;
+      bases[base] = {{"uri", archive_base_uri(r.artifact_path)},
+                     {"description", {{"text", "The entries of the archive " + r.artifact_path + " (" + base + ")."}}}};
+      json invocation = {{"executionSuccessful", outcome == r.ran.end() || !outcome->failure},
+                         {"properties", {{"analysisTarget", base}}}};
+      if (outcome != r.ran.end() && outcome->failure) {
+        invocation["toolExecutionNotifications"] = json::array(
+            {{{"level", "error"},
+              {"message", {{"text", *outcome->failure}}},
+              {"locations",
+               json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", ""}, {"uriBaseId", base}}}}}}})}}});
+      }
+      invocations.push_back(std::move(invocation));
+      for (const auto& f : r.verdict.findings) {
+        if (f.scanner != tool.name) continue;
+        std::string rule_id = f.reference ? *f.reference : std::string(core::to_string(f.code));
+        rules[rule_id] = {{"id", rule_id},
+                          {"shortDescription", {{"text", std::string(core::to_string(f.code))}}},
+                          {"properties", {{"kind", core::to_string(f.kind)}}}};
+        json result = {{"ruleId", rule_id},
+                       {"level", sarif_level(f.severity)},
+                       {"message", {{"text", f.summary.empty() ? std::string(core::to_string(f.code)) : f.summary}}},
+                       {"analysisTarget", {{"uri", ""}, {"uriBaseId", base}}},
+                       {"properties",
+                        {{"severity", core::to_string(f.severity)},
+                         {"code", core::to_string(f.code)},
+                         {"package", r.verdict.package.coordinate()},
+                         {"verdict", core::to_string(r.verdict.state)}}}};
+        if (auto place = place_of(tool.type, f)) {
+          json where = {{"uri", uri_path(place->path)}, {"uriBaseId", base}};
+          if (place->line) {
+            result["locations"] = json::array(
+                {{{"physicalLocation", {{"artifactLocation", where}, {"region", {{"startLine", *place->line}}}}}}});
+          } else {
+            result["analysisTarget"] = where;
+          }
+        }
+        results.push_back(std::move(result));
+      }
+    }
     json rule_list = json::array();
-    for (auto& [id, rule] : rules[scanner]) rule_list.push_back(rule);
-    out["runs"].push_back({{"tool", {{"driver", {{"name", scanner}, {"informationUri", "https://github.com/batleforc/batlehub"}, {"rules", rule_list}}}}},
-                           {"results", run["results"]}});
+    for (auto& [id, rule] : rules) rule_list.push_back(std::move(rule));
+    json driver = {{"name", tool.name}, {"informationUri", information_uri(tool.type)}, {"rules", rule_list}};
+    if (tool.version) driver["version"] = *tool.version;
+    out["runs"].push_back({{"tool", {{"driver", driver}}},
+                           {"conversion", {{"tool", {{"driver", batlehub_driver()}}}}},
+                           {"originalUriBaseIds", bases},
+                           {"invocations", invocations},
+                           {"results", results}});
   }
   return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

@@ -1,6 +1,8 @@
 #include "server/scan_command.h"
 
+#include <map>
 #include <ostream>
+#include <thread>
 
 #include "adapters/sandbox/blob.h"
 #include "core/scanner.h"
@@ -9,6 +11,7 @@
 #include "server/report.h"
 #include "server/sandbox_pool.h"
 #include "server/scan_service.h"
+#include "server/scanner_versions.h"
 #include "server/scanners.h"
 
 namespace batlehub::server {
@@ -64,6 +67,19 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
   // Behind the walls just proven: a name that says too little is completed by the agent
   // reading the package's own metadata in one of those rooms (scan_service.h).
   const IdentifyPlace place = identify_place(cfg, env);
+  // SARIF names each scanner's version, as the scanner says it in its own room: asked while
+  // the archives are scanned, through the same pool.
+  std::vector<config::ScannerConfig> sandboxed;
+  for (const auto& s : *scanners) {
+    for (const auto& c : cfg.scanners) {
+      if (c.name == s->name()) sandboxed.push_back(c);
+    }
+  }
+  std::map<std::string, std::string> versions;
+  std::jthread asking;
+  if (o.format == ScanFormat::kSarif) {
+    asking = std::jthread([&] { versions = scanner_versions(pool, sandboxed, limits_of(cfg.worker.sandbox)); });
+  }
   for (const std::string& path : o.archives) {
     auto blob = adapters::file_blob(path);
     if (!blob) return refuse(ScanExit::kInput, blob.error(), path);
@@ -81,6 +97,10 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
               rt.name(), pool.size());
     PackageScan scanned = scan_package(chosen, pool, in, o.policy);
     ScanReport rep{std::move(scanned.verdict), path, std::string(rt.name()), now_rfc3339()};
+    for (const ScannerRun& run : scanned.runs) {
+      rep.ran.push_back(
+          ScannerOutcome{run.scanner, run.error ? std::optional(core::describe(*run.error)) : std::nullopt});
+    }
     worst = std::max(worst, exit_for(rep.verdict.state));
     reports.push_back(std::move(rep));
   }
@@ -89,7 +109,17 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
       for (std::size_t i = 0; i < reports.size(); ++i) out << (i ? "\n" : "") << render_text(reports[i]);
       break;
     case ScanFormat::kJson: out << render_json(reports); break;
-    case ScanFormat::kSarif: out << render_sarif(reports); break;
+    case ScanFormat::kSarif: {
+      if (asking.joinable()) asking.join();
+      std::vector<SarifTool> tools;
+      for (const auto& c : sandboxed) {
+        auto v = versions.find(c.name);
+        tools.push_back(SarifTool{c.name, std::string(config::to_string(c.type)),
+                                  v == versions.end() ? std::nullopt : std::optional(v->second)});
+      }
+      out << render_sarif(reports, tools);
+      break;
+    }
   }
   return worst;
 }

@@ -58,8 +58,7 @@ inline std::string slurp(const std::string& path) {
 
 // A sample directory (tests/fixtures/guarddog/samples/<name>) as a .tgz whose entries are
 // the paths under it: `package/…` for npm, `<name>-<version>/…` for an sdist.
-inline std::string pack_sample(const std::string& name) {
-  fs::path root = kFixtures + "guarddog/samples/" + name;
+inline std::string pack_dir(const fs::path& root) {
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     if (e.is_regular_file()) files.push_back(e.path());
@@ -68,6 +67,9 @@ inline std::string pack_sample(const std::string& name) {
   std::vector<TestEntry> entries;
   for (const fs::path& f : files) entries.push_back(file(fs::relative(f, root).string(), slurp(f.string())));
   return make_tgz(entries);
+}
+inline std::string pack_sample(const std::string& name) {
+  return pack_dir(kFixtures + "guarddog/samples/" + name);
 }
 
 // The four samples under tests/fixtures/guarddog/samples, each as its registry ships it.
@@ -143,20 +145,33 @@ inline core::ScanInput with_sbom() {
   return in;
 }
 
-// With a database in its cache (the EMPTY one of tests/fixtures/trivy/empty-db, which
-// trivy will not find stale before 2100), trivy runs its whole scan offline — under the
-// agent's filter, and in its room — and answers: the report of a real run, zero findings.
-inline core::RunOutcome run_trivy_with_empty_db(const adapters::TrivyScanner& s, core::SandboxRuntime& rt,
-                                                const core::ScanInput& in) {
+// The npm sample that ships a lockfile (tests/fixtures/trivy/samples/npm-locked): lodash
+// 4.17.15, which the one-advisory database knows a vulnerability in.
+inline core::ScanInput locked_sample() {
+  core::ScanInput in;
+  in.package = core::Package{core::PackageKind::kNpm, "lodash-user", "1.0.0", "test"};
+  in.artifact = adapters::memory_blob(pack_dir(kFixtures + "trivy/samples/npm-locked"), "lodash-user-1.0.0.tgz");
+  return in;
+}
+
+// With a database in its cache (tests/fixtures/trivy/<db>: the EMPTY one, or the one holding
+// a single advisory; trivy finds neither stale before 2100), trivy runs its whole scan
+// offline — under the agent's filter, and in its room — and answers: the report of a real run.
+inline core::RunOutcome run_trivy_with_db(const adapters::TrivyScanner& s, core::SandboxRuntime& rt,
+                                          const core::ScanInput& in, const std::string& db) {
   auto plan = s.plan(in);
   EXPECT_TRUE(plan);
   if (!plan) return Unexpected(core::SandboxError{core::SandboxError::Kind::kConfig, "no plan"});
   core::RunSpec spec = plan->front();
   for (const char* f : {"trivy.db", "metadata.json"}) {
     spec.bundle.entries.push_back(core::BundleEntry::inline_file(*wire::RelPath::parse(std::string(".trivy/db/") + f),
-                                                                 slurp(kFixtures + "trivy/empty-db/" + f)));
+                                                                 slurp(kFixtures + "trivy/" + db + "/" + f)));
   }
   return rt.run(spec);
+}
+inline core::RunOutcome run_trivy_with_empty_db(const adapters::TrivyScanner& s, core::SandboxRuntime& rt,
+                                                const core::ScanInput& in) {
+  return run_trivy_with_db(s, rt, in, "empty-db");
 }
 
 // The findings as comparable text, one per line (scanner kind code severity reference summary).

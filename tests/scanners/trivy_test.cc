@@ -327,6 +327,53 @@ TEST_F(TrivyReal, trivy_fs_answers_in_the_bwrap_room_as_under_none) {
   EXPECT_EQ(local_scanner().parse({}, {b})->size(), local_scanner().parse({}, {n})->size());
 }
 
+// With the database of tests/fixtures/trivy/one-advisory-db in its cache — one advisory,
+// CVE-2020-8203 in lodash below 4.17.19, HIGH — the real trivy finds it, offline, wherever
+// lodash 4.17.15 is named: in the SBOM recorded for the version, and in the lockfile an
+// archive ships. The finding a user reads: the id, the severity, the package and its fix.
+void expect_the_one_advisory(const TrivyScanner& s, const core::RunOutcome& r, const std::string& where) {
+  ASSERT_TRUE(r) << where << ": " << r.error().message;
+  ASSERT_EQ(r->status, 0) << where << ": " << r->stderr_tail;
+  auto fs = s.parse({}, {r});
+  ASSERT_TRUE(fs) << where << ": " << core::describe(fs.error());
+  ASSERT_EQ(fs->size(), 1u) << where << ":\n" << describe(*fs) << r->stdout_bytes;
+  const Finding& f = fs->front();
+  EXPECT_EQ(f.reference, "CVE-2020-8203") << where;
+  EXPECT_EQ(f.severity, core::Severity::kHigh) << where;
+  EXPECT_EQ(f.kind, core::FindingKind::kVulnerability) << where;
+  EXPECT_EQ(f.code, core::ReasonCode::kVulnerability) << where;
+  EXPECT_EQ(f.summary, "Prototype Pollution in lodash (lodash, fixed in 4.17.19)") << where;
+  json raw = json::parse(f.raw);
+  EXPECT_EQ(raw["InstalledVersion"], "4.17.15") << where;
+  EXPECT_EQ(raw["SeveritySource"], "ghsa") << where;
+}
+
+TEST_F(TrivyReal, with_one_advisory_in_its_database_trivy_finds_it_in_an_sbom_under_none_and_bwrap) {
+  auto none = none_runtime(*scratch_);
+  expect_the_one_advisory(local_scanner(), run_trivy_with_db(local_scanner(), *none, with_sbom(), "one-advisory-db"),
+                          "none, sbom");
+  BATLEHUB_NEED_BWRAP();
+  auto bwrap = bwrap_runtime(*scratch_, rooms_);
+  expect_the_one_advisory(local_scanner(), run_trivy_with_db(local_scanner(), *bwrap, with_sbom(), "one-advisory-db"),
+                          "bwrap, sbom");
+}
+
+TEST_F(TrivyReal, with_one_advisory_in_its_database_trivy_finds_it_in_an_archives_lockfile_under_bwrap) {
+  BATLEHUB_NEED_BWRAP();
+  auto bwrap = bwrap_runtime(*scratch_, rooms_);
+  auto r = run_trivy_with_db(local_scanner(), *bwrap, locked_sample(), "one-advisory-db");
+  expect_the_one_advisory(local_scanner(), r, "bwrap, fs");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(json::parse(r->stdout_bytes)["Results"][0]["Target"], "package/package-lock.json") << r->stdout_bytes;
+  // The same archive with the empty database: a clean answer, so the finding is the
+  // database's, not the sample's.
+  auto clean = run_trivy_with_db(local_scanner(), *bwrap, locked_sample(), "empty-db");
+  ASSERT_TRUE(clean) << clean.error().message;
+  auto none_found = local_scanner().parse({}, {clean});
+  ASSERT_TRUE(none_found) << core::describe(none_found.error());
+  EXPECT_TRUE(none_found->empty()) << describe(*none_found);
+}
+
 TEST_F(TrivyReal, a_server_that_does_not_answer_is_an_upstream_error_too) {
   auto none = none_runtime(*scratch_);
   // A port on loopback nothing listens on: the client-mode path, refused at once.

@@ -107,8 +107,22 @@ TEST_F(ScanCli, json_and_sarif_carry_the_same_findings) {
   EXPECT_EQ(sarif["runs"][0]["tool"]["driver"]["name"], "postmortem");
   ASSERT_EQ(sarif["runs"][0]["results"].size(), 1u);
   EXPECT_EQ(sarif["runs"][0]["results"][0]["level"], "error");
-  EXPECT_EQ(sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-            archive("evil-pad-1.3.1.tgz"));
+  // The archive is the run's base URI, named by its coordinate; postmortem's finding is about
+  // the package as a whole, so its analysis target is that base and it has no file location.
+  EXPECT_EQ(sarif["runs"][0]["originalUriBaseIds"]["local:evil-pad@1.3.1"]["uri"],
+            "file://" + archive("evil-pad-1.3.1.tgz") + "/");
+  EXPECT_EQ(sarif["runs"][0]["results"][0]["analysisTarget"],
+            nlohmann::json({{"uri", ""}, {"uriBaseId", "local:evil-pad@1.3.1"}}));
+  EXPECT_FALSE(sarif["runs"][0]["results"][0].contains("locations"));
+  EXPECT_EQ(sarif["runs"][0]["invocations"][0]["executionSuccessful"], true);
+  EXPECT_EQ(sarif["runs"][0]["conversion"]["tool"]["driver"]["name"], "batlehub");
+  // A clean scan still says which scanners looked: a run with no results.
+  Ran clean = scan({"--config", config().string(), "--format", "sarif", archive("left-pad-1.3.0.tgz")});
+  EXPECT_EQ(clean.status, 0) << clean.out << clean.err;
+  auto cj = nlohmann::json::parse(clean.out);
+  ASSERT_EQ(cj["runs"].size(), 1u) << clean.out;
+  EXPECT_EQ(cj["runs"][0]["tool"]["driver"]["name"], "postmortem");
+  EXPECT_TRUE(cj["runs"][0]["results"].empty());
 }
 
 // A scanner that fails in any way is a SCANNER_ERROR finding, and under the default
@@ -170,6 +184,7 @@ TEST_F(ScanCli, a_refusal_under_json_or_sarif_is_json_on_stdout_with_the_same_ex
   EXPECT_EQ(sj["version"], "2.1.0");
   EXPECT_EQ(sj["runs"][0]["invocations"][0]["executionSuccessful"], false);
   EXPECT_EQ(sj["runs"][0]["invocations"][0]["exitCode"], 4);
+  EXPECT_EQ(sj["runs"][0]["originalUriBaseIds"]["ARCHIVE"]["uri"], "file://" + archive("release.tar.gz") + "/");
 
   // A configuration refused is JSON too.
   Ran cfg = scan({"--config", (s_.root() / "missing.toml").string(), "--format", "json", archive("release.tar.gz")});
