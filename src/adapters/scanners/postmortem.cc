@@ -161,10 +161,8 @@ std::optional<PostmortemLayout> postmortem_layout(PackageKind kind, std::string_
       return l;
     case PackageKind::kRubygems:
       // A .gem is a plain tar of metadata.gz, data.tar.gz and checksums.yaml.gz. Upstream
-      // extracts data.tar.gz in place (its one deliberate nested descent); the agent never
-      // descends a nested archive and the worker never opens one, so here the outer tar
-      // lands at this dir and data.tar.gz stays a file postmortem does not look into. See
-      // PostmortemScanner::plan.
+      // extracted data.tar.gz in place; here the agent does, named by the bundle entry's
+      // `descend` (PostmortemScanner::plan), and postmortem walks the root for Ruby.
       l.dir = "vendor/bundle/gems/" + name + "-" + version;
       l.lockfile_name = "Gemfile.lock";
       l.lockfile = "GEM\n  remote: https://rubygems.org/\n  specs:\n    " + name + " (" + version +
@@ -235,16 +233,11 @@ Expected<std::vector<core::RunSpec>, ScannerError> PostmortemScanner::plan(const
   scan.timeout = options_.timeout;
   scan.network = options_.online;
   // The artifact where the ecosystem keeps a dependency, its single wrapper directory
-  // (`package/`, `<name>-<version>/`) stripped, as upstream's materialise did.
-  //
-  // rubygems: upstream then extracts `<dir>/data.tar.gz` in place and deletes it. That
-  // cannot be said here: the worker never opens an archive, the agent never descends one,
-  // and the inner archive exists only inside the outer. So the gem's outer tar is extracted
-  // and data.tar.gz is NOT descended — postmortem sees metadata.gz, data.tar.gz and
-  // checksums.yaml.gz, not the gem's sources. Restoring upstream's coverage needs a new
-  // entry kind on the wire ("extract member X of the previous archive"), a wire-version
-  // change that is not made here.
-  scan.bundle.entries.push_back(core::BundleEntry::archive(std::move(*dir), in.artifact, /*strip_wrapper=*/true));
+  // (`package/`, `<name>-<version>/`) stripped, as upstream's materialise did; for a gem,
+  // data.tar.gz extracted in its place and removed, as upstream did too — by the agent,
+  // under the same budget as the gem (wire 2's `descend`).
+  scan.bundle.entries.push_back(
+      core::BundleEntry::archive(std::move(*dir), in.artifact, /*strip_wrapper=*/true, sources_member(p.kind)));
   scan.bundle.entries.push_back(
       core::BundleEntry::inline_file(*wire::RelPath::parse(layout->lockfile_name), std::move(layout->lockfile)));
   if (layout->manifest_name) {
