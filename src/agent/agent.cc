@@ -96,7 +96,7 @@ std::optional<wire::Failure> place_entries(const wire::Manifest& m, WorkDir& wor
         return wire::Failure{FailureKind::kWrite, "writing '" + e.path.str() + "': " + std::strerror(errno)};
       }
     } else {
-      ExtractTarget target{&work, dest, e.strip_wrapper};
+      ExtractTarget target{&work, dest, e.strip_wrapper, e.descend ? split(*e.descend) : std::vector<std::string>{}};
       auto rep = extract_fd(in->get(), e.size, target, m.extract_policy);
       if (!rep) return wire::Failure{rep.error().kind, "entry '" + e.path.str() + "': " + rep.error().message};
       r.extract += *rep;

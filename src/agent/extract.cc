@@ -13,6 +13,8 @@
 #include <cstring>
 #include <memory>
 
+#include "base/fd.h"
+
 namespace batlehub::agent {
 
 using wire::ExtractPolicy;
@@ -226,43 +228,40 @@ std::optional<ExtractError> strip_single_wrapper(WorkDir& work, const std::vecto
   return std::nullopt;
 }
 
-Expected<ExtractReport, ExtractError> extract_from(archive* a, ArchiveFormat format, std::uint64_t input_size,
-                                                   const ExtractTarget& target, const ExtractPolicy& policy) {
-  WorkDir& work = *target.work;
-  if (work.exists(target.dest)) {
-    return fail(FailureKind::kWrite, "'" + join_path(target.dest) + "' already exists in the work dir");
-  }
-  if (auto root = work.mkdirs(target.dest); !root) return fail(FailureKind::kWrite, root.error().message);
-
-  Budget budget(policy, input_size);
-  ExtractReport report;
+// Every entry of `a`, written beneath `dest` (which exists), charged to `budget`.
+std::optional<ExtractError> extract_entries(archive* a, ArchiveFormat format, WorkDir& work,
+                                            const std::vector<std::string>& dest, Budget& budget,
+                                            ExtractReport& report) {
   archive_entry* entry = nullptr;
   for (;;) {
     int r = archive_read_next_header(a, &entry);
     if (r == ARCHIVE_EOF) break;
     if (r < ARCHIVE_WARN) {
-      return fail(FailureKind::kMalformed, format_name(format) + " archive is malformed: " +
-                                               (archive_error_string(a) ? archive_error_string(a) : "unknown error"));
+      return ExtractError{FailureKind::kMalformed,
+                          format_name(format) + " archive is malformed: " +
+                              (archive_error_string(a) ? archive_error_string(a) : "unknown error")};
     }
-    if (auto e = budget.count_entry()) return Unexpected(*e);
+    if (auto e = budget.count_entry()) return e;
 
     const char* raw = archive_entry_pathname(entry);
     if (raw == nullptr) raw = archive_entry_pathname_utf8(entry);
-    if (raw == nullptr) return fail(FailureKind::kMalformed, "archive entry has no readable name");
+    if (raw == nullptr) return ExtractError{FailureKind::kMalformed, "archive entry has no readable name"};
     std::string name = raw;
     auto parts = normalise_entry_path(name);
-    if (!parts) return fail(FailureKind::kTraversal, "archive entry '" + name + "' escapes the extraction root (" +
-                                                          parts.error() + ")");
+    if (!parts) {
+      return ExtractError{FailureKind::kTraversal,
+                          "archive entry '" + name + "' escapes the extraction root (" + parts.error() + ")"};
+    }
     if (parts->empty()) continue;  // "." or "./": the root itself
 
     mode_t type = archive_entry_filetype(entry);
     bool hardlink = archive_entry_hardlink(entry) != nullptr;
-    std::vector<std::string> full = target.dest;
+    std::vector<std::string> full = dest;
     full.insert(full.end(), parts->begin(), parts->end());
 
     if (type == AE_IFDIR && !hardlink) {
       auto d = work.mkdirs(full);
-      if (!d) return fail(FailureKind::kWrite, d.error().message);
+      if (!d) return ExtractError{FailureKind::kWrite, d.error().message};
       ++report.directories;
       continue;
     }
@@ -272,15 +271,82 @@ Expected<ExtractReport, ExtractError> extract_from(archive* a, ArchiveFormat for
       continue;
     }
     std::int64_t declared = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : 0;
-    if (declared < 0) return fail(FailureKind::kMalformed, "archive entry '" + name + "' has a negative size");
+    if (declared < 0) return ExtractError{FailureKind::kMalformed, "archive entry '" + name + "' has a negative size"};
     auto out = work.create_file(full, /*exclusive=*/false);
-    if (!out) return fail(FailureKind::kWrite, out.error().message);
-    if (auto e = write_entry_data(a, out->get(), name, declared, budget, report)) return Unexpected(*e);
+    if (!out) return ExtractError{FailureKind::kWrite, out.error().message};
+    if (auto e = write_entry_data(a, out->get(), name, declared, budget, report)) return e;
     ++report.files;
     if (looks_like_nested_archive(parts->back())) ++report.nested_archives;
   }
+  return std::nullopt;
+}
+
+// The member `member` of the extracted tree at `dest`: taken out of the tree (opened, then
+// unlinked, so nothing the inner archive writes can land on the bytes being read), then
+// extracted into the directory that held it under the same budget.
+std::optional<ExtractError> descend_member(WorkDir& work, const std::vector<std::string>& dest,
+                                           const std::vector<std::string>& member, Budget& budget,
+                                           ExtractReport& report) {
+  const std::string shown = join_path(member);
+  auto in_member = [&](ExtractError e) {
+    e.message = "in '" + shown + "': " + e.message;
+    return e;
+  };
+  std::vector<std::string> full = dest;
+  full.insert(full.end(), member.begin(), member.end());
+  std::vector<std::string> parent(full.begin(), full.end() - 1);
+  if (!work.exists(full)) {
+    return ExtractError{FailureKind::kMalformed, "the archive holds no '" + shown + "' to extract"};
+  }
+  auto dir = work.mkdirs(parent);
+  if (!dir) return ExtractError{FailureKind::kWrite, dir.error().message};
+  base::Fd fd(::openat(dir->get(), full.back().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st{};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return ExtractError{FailureKind::kMalformed, "'" + shown + "' in the archive is not a regular file"};
+  }
+  if (::unlinkat(dir->get(), full.back().c_str(), 0) != 0) {
+    return ExtractError{FailureKind::kWrite, "removing '" + shown + "': " + std::strerror(errno)};
+  }
+  // It was counted as an archive left as a file when it was written; it is not one now.
+  if (looks_like_nested_archive(full.back()) && report.nested_archives > 0) --report.nested_archives;
+
+  std::array<unsigned char, 512> head{};
+  ssize_t n = ::pread(fd.get(), head.data(), head.size(), 0);
+  if (n < 0) return ExtractError{FailureKind::kWrite, "reading '" + shown + "': " + std::strerror(errno)};
+  auto format = sniff(std::span(head.data(), static_cast<std::size_t>(n)));
+  if (!format) {
+    return in_member(ExtractError{FailureKind::kUnrecognised,
+                                  "archive format not recognised (not a tar — plain, gzip, xz or bzip2 — nor a zip)"});
+  }
+  ArchivePtr a = new_reader(*format);
+  if (!a || archive_read_open_fd(a.get(), fd.get(), 64 * 1024) != ARCHIVE_OK) {
+    return in_member(ExtractError{FailureKind::kMalformed,
+                                  std::string("cannot open the archive: ") +
+                                      (a && archive_error_string(a.get()) ? archive_error_string(a.get()) : "?")});
+  }
+  if (auto e = extract_entries(a.get(), *format, work, parent, budget, report)) return in_member(std::move(*e));
+  return std::nullopt;
+}
+
+Expected<ExtractReport, ExtractError> extract_from(archive* a, ArchiveFormat format, std::uint64_t input_size,
+                                                   const ExtractTarget& target, const ExtractPolicy& policy) {
+  WorkDir& work = *target.work;
+  if (work.exists(target.dest)) {
+    return fail(FailureKind::kWrite, "'" + join_path(target.dest) + "' already exists in the work dir");
+  }
+  if (auto root = work.mkdirs(target.dest); !root) return fail(FailureKind::kWrite, root.error().message);
+
+  // One budget for the archive and the member it descends: the ratio stays against the
+  // bytes that came over the wire.
+  Budget budget(policy, input_size);
+  ExtractReport report;
+  if (auto e = extract_entries(a, format, work, target.dest, budget, report)) return Unexpected(std::move(*e));
   if (target.strip_wrapper) {
     if (auto e = strip_single_wrapper(work, target.dest)) return Unexpected(*e);
+  }
+  if (!target.descend.empty()) {
+    if (auto e = descend_member(work, target.dest, target.descend, budget, report)) return Unexpected(std::move(*e));
   }
   return report;
 }

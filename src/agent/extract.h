@@ -32,6 +32,12 @@ struct ExtractTarget {
   // Where beneath the work dir; must not exist yet.
   std::vector<std::string> dest;
   bool strip_wrapper = false;
+  // A member to descend (wire::Entry::descend), relative to `dest` once the wrapper is
+  // stripped; empty for none. It must be a regular file holding an archive the sniffer
+  // knows: it is removed, and its contents are extracted into the directory that held it,
+  // charged to the same budget as the archive (entries and bytes counted once for both, the
+  // ratio against the archive's size), so a bomb inside is refused as a bomb.
+  std::vector<std::string> descend;
 };
 
 // Reads the archive from `fd` (its `size` bytes, from offset 0).
@@ -42,7 +48,8 @@ Expected<wire::ExtractReport, ExtractError> extract_memory(std::span<const unsig
                                                           const ExtractTarget& target,
                                                           const wire::ExtractPolicy& policy);
 
-// Whether a file of this name is an archive in its own right (written, never descended).
+// Whether a file of this name is an archive in its own right (written, never descended
+// unless it is the target's `descend`).
 bool looks_like_nested_archive(std::string_view name);
 
 }  // namespace batlehub::agent

@@ -28,6 +28,7 @@ Expected<wire::Manifest, SandboxError> manifest_for(const RunSpec& spec, const I
       w.url = std::move(*url);
       w.size = e.blob->size();
       w.strip_wrapper = e.strip_wrapper;
+      if (e.kind == wire::EntryKind::kArchive) w.descend = e.descend;
     }
     m.entries.push_back(std::move(w));
   }
@@ -50,12 +51,14 @@ BundleEntry BundleEntry::file(wire::RelPath p, std::shared_ptr<const Blob> blob)
   return e;
 }
 
-BundleEntry BundleEntry::archive(wire::RelPath p, std::shared_ptr<const Blob> blob, bool strip_wrapper) {
+BundleEntry BundleEntry::archive(wire::RelPath p, std::shared_ptr<const Blob> blob, bool strip_wrapper,
+                                 std::optional<wire::RelPath> descend) {
   BundleEntry e;
   e.kind = wire::EntryKind::kArchive;
   e.path = std::move(p);
   e.blob = std::move(blob);
   e.strip_wrapper = strip_wrapper;
+  e.descend = std::move(descend);
   return e;
 }
 

@@ -43,10 +43,14 @@ struct BundleEntry {
   std::string bytes;                 // kInline
   std::shared_ptr<const Blob> blob;  // kFile, kArchive
   bool strip_wrapper = false;        // kArchive
+  // kArchive: the member the agent extracts in its place, under the same budget (a gem's
+  // data.tar.gz; wire::Entry::descend).
+  std::optional<wire::RelPath> descend;
 
   static BundleEntry inline_file(wire::RelPath p, std::string bytes);
   static BundleEntry file(wire::RelPath p, std::shared_ptr<const Blob> blob);
-  static BundleEntry archive(wire::RelPath p, std::shared_ptr<const Blob> blob, bool strip_wrapper);
+  static BundleEntry archive(wire::RelPath p, std::shared_ptr<const Blob> blob, bool strip_wrapper,
+                             std::optional<wire::RelPath> descend = std::nullopt);
 };
 
 // The files a run needs, described, never written: a runtime that shares no filesystem

@@ -11,8 +11,8 @@ namespace batlehub::wire {
 
 // The version of manifest.json and result.json this build speaks. A manifest of another
 // version is refused by the agent (which still writes a result saying so), and a result
-// of another version is refused by the worker.
-inline constexpr int kWireVersion = 1;
+// of another version is refused by the worker. 2: an archive entry's `descend`.
+inline constexpr int kWireVersion = 2;
 
 inline constexpr std::size_t kMiB = 1024 * 1024;
 

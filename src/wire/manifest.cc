@@ -71,7 +71,14 @@ Entry read_entry(const json& j, const std::string& where, std::size_t& inline_to
       refuse(r.path("url"), "must be a file:///, http:// or https:// URL");
     }
     e.size = r.u64("size", kMaxInputBytes);
-    if (e.kind == EntryKind::kArchive) e.strip_wrapper = r.boolean_or("strip_wrapper", false);
+    if (e.kind == EntryKind::kArchive) {
+      e.strip_wrapper = r.boolean_or("strip_wrapper", false);
+      if (const json* d = r.optional("descend")) {
+        auto member = RelPath::parse(detail::as_string(*d, r.path("descend"), kMaxRelPathBytes));
+        if (!member) refuse(r.path("descend"), member.error());
+        e.descend = std::move(member).value();
+      }
+    }
   } else {
     refuse(r.path("kind"), "'" + kind + "' is not one of inline, file, archive");
   }
@@ -210,7 +217,10 @@ std::string serialize(const Manifest& m) {
     } else {
       j["url"] = e.url;
       j["size"] = e.size;
-      if (e.kind == EntryKind::kArchive) j["strip_wrapper"] = e.strip_wrapper;
+      if (e.kind == EntryKind::kArchive) {
+        j["strip_wrapper"] = e.strip_wrapper;
+        if (e.descend) j["descend"] = e.descend->str();
+      }
     }
     entries.push_back(std::move(j));
   }

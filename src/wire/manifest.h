@@ -38,6 +38,12 @@ struct Entry {
   // kArchive: when the archive holds one top-level directory and nothing else, its
   // contents land at `path` rather than at `path/<that directory>`.
   bool strip_wrapper = false;
+  // kArchive (wire 2): a member that is an archive of its own (a gem's data.tar.gz),
+  // relative to `path` once the wrapper is stripped. After the archive is placed, the
+  // member is removed and its contents extracted into the directory that held it, under
+  // the same ExtractPolicy budget as the archive (one count of entries and bytes, the
+  // ratio against the archive's `size`).
+  std::optional<RelPath> descend;
 
   bool operator==(const Entry&) const = default;
 };

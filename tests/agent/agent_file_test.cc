@@ -163,11 +163,68 @@ TEST_F(Agent, a_manifest_of_another_wire_version_is_answered_not_run) {
   EXPECT_EQ(o.result.wire, wire::kWireVersion);
   ASSERT_TRUE(o.result.failure);
   EXPECT_EQ(o.result.failure->kind, FailureKind::kWireVersion);
-  EXPECT_NE(o.result.failure->message.find("speaks wire version 1, the manifest speaks 99"), std::string::npos);
+  EXPECT_NE(o.result.failure->message.find("speaks wire version 2, the manifest speaks 99"), std::string::npos);
+}
+
+// Wire 2 (docs/wire-format.md, Versions): a worker of the release before, sending wire 1,
+// gets the same answer — nothing run, a result in this agent's version saying so.
+TEST_F(Agent, a_wire_1_manifest_from_an_older_worker_is_answered_not_run) {
+  auto m = scan_manifest({hostile(), "exit", "0"});
+  std::string text = wire::serialize(m);
+  auto at = text.find("\"wire\": 2");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, 9, "\"wire\": 1");
+  Scratch::write(s_.work() / "manifest.json", text);
+  int rc = run_process({BATLEHUB_AGENT_BIN, "--in", "file://" + (s_.work() / "manifest.json").string(), "--out",
+                        "file://" + (s_.work() / "out.tar").string()},
+                       s_.work(), {});
+  Outcome o = read_outcome(s_.work() / "out.tar", rc);
+  ASSERT_TRUE(o.have_result) << o.error;
+  EXPECT_FALSE(o.result.ran);
+  ASSERT_TRUE(o.result.failure);
+  EXPECT_EQ(o.result.failure->kind, FailureKind::kWireVersion);
+  EXPECT_EQ(o.result.failure->message, "manifest /wire: this agent speaks wire version 2, the manifest speaks 1");
+}
+
+// Wire 2's `descend`: a gem's data.tar.gz extracted in place before the scanner runs, under
+// the gem's budget.
+TEST_F(Agent, a_gems_data_tar_gz_named_by_descend_is_extracted_in_place_before_the_scanner_runs) {
+  fs::path gem = s_.work() / "in" / "evil-0.1.0.gem";
+  Scratch::write(gem, make_tar({file("metadata.gz", "meta"),
+                                file("data.tar.gz", make_tgz({dir("lib/"), file("lib/evil.rb", "puts 1\n")})),
+                                file("checksums.yaml.gz", "sums")}));
+  auto m = scan_manifest({hostile(), "cat", "vendor/bundle/gems/evil-0.1.0/lib/evil.rb"});
+  auto e = url_entry(EntryKind::kArchive, "vendor/bundle/gems/evil-0.1.0", gem, true);
+  e.descend = *wire::RelPath::parse("data.tar.gz");
+  m.entries = {e};
+  Outcome o = run(m);
+  ASSERT_TRUE(o.have_result) << o.error;
+  EXPECT_FALSE(o.result.failure) << o.result.failure->message;
+  EXPECT_EQ(o.result.exit_code, 0);
+  EXPECT_EQ(o.stdout_bytes, "puts 1\n");
+  EXPECT_EQ(o.result.extract.files, 4u);
+  EXPECT_EQ(o.result.extract.directories, 1u);
+  EXPECT_EQ(o.result.extract.nested_archives, 0u);
+  EXPECT_FALSE(fs::exists(s_.work() / "vendor/bundle/gems/evil-0.1.0/data.tar.gz"));
+  EXPECT_TRUE(s_.strays().empty());
+
+  // A bomb inside it: refused as a bomb, the scanner never started.
+  fs::path bomb = s_.work() / "in" / "bomb-0.1.0.gem";
+  Scratch::write(bomb, make_tar({file("metadata.gz", "meta"),
+                                 file("data.tar.gz", make_tgz({file("lib/z.rb", std::string(8 << 20, '\0'))}))}));
+  auto b = url_entry(EntryKind::kArchive, "g", bomb, true);
+  b.descend = *wire::RelPath::parse("data.tar.gz");
+  m.entries = {b};
+  Outcome ob = run(m);
+  ASSERT_TRUE(ob.have_result) << ob.error;
+  EXPECT_FALSE(ob.result.ran);
+  ASSERT_TRUE(ob.result.failure);
+  EXPECT_EQ(ob.result.failure->kind, FailureKind::kBomb);
+  EXPECT_EQ(ob.result.failure->message, "entry 'g': in 'data.tar.gz': archive decompression ratio exceeds 100:1");
 }
 
 TEST_F(Agent, an_invalid_manifest_says_where) {
-  Scratch::write(s_.work() / "manifest.json", "{\"wire\": 1, \"argv\": [\"x\"], \"network\": \"yes\"}");
+  Scratch::write(s_.work() / "manifest.json", "{\"wire\": 2, \"argv\": [\"x\"], \"network\": \"yes\"}");
   int rc = run_process({BATLEHUB_AGENT_BIN, "--in", "file://" + (s_.work() / "manifest.json").string(), "--out",
                         "file://" + (s_.work() / "out.tar").string()},
                        s_.work(), {});

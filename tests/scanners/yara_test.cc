@@ -334,6 +334,56 @@ TEST_F(YaraReal, every_rule_matches_its_malicious_fixture_and_nothing_matches_it
   }
 }
 
+// A gem's files are inside its data.tar.gz: a rule for a string in a .rb file there
+// matches only if the agent descended it (wire 2's `descend`, named by the plan).
+constexpr const char* kGemRule =
+    "rule gem_marker : test { meta: severity = \"high\" strings: $m = \"batlehub-gem-marker-7f3a\" condition: $m }";
+
+std::string gem_bytes(const std::string& rb) {
+  const std::string data = make_tgz({dir("lib/"), file("lib/evil.rb", rb), file("evil.gemspec", "spec\n")});
+  return make_tar({file("metadata.gz", make_tgz({file("metadata", "name: evil\n")})), file("data.tar.gz", data),
+                   file("checksums.yaml.gz", make_tgz({file("checksums.yaml", "---\n")}))});
+}
+
+core::ScanInput gem_input(const std::string& rb) {
+  core::ScanInput in;
+  in.package = core::Package{PackageKind::kRubygems, "evil", "0.1.0", "test"};
+  in.artifact = adapters::memory_blob(gem_bytes(rb), "evil-0.1.0.gem");
+  return in;
+}
+
+TEST(Yara, a_gems_plan_descends_its_data_tar_gz_and_no_other_kinds_does) {
+  auto gem = scanner("rule x { condition: true }").plan(gem_input("x"));
+  ASSERT_TRUE(gem);
+  ASSERT_TRUE(gem->front().bundle.entries[1].descend);
+  EXPECT_EQ(gem->front().bundle.entries[1].descend->str(), "data.tar.gz");
+  auto npm = scanner("rule x { condition: true }").plan(sample_input(PackageKind::kNpm, "npm-benign"));
+  ASSERT_TRUE(npm);
+  EXPECT_FALSE(npm->front().bundle.entries[1].descend);
+}
+
+TEST_F(YaraReal, a_string_in_a_gems_ruby_inside_data_tar_gz_is_matched_under_none_and_bwrap) {
+  // The marker is not in the gem's bytes as they are: only the descended data.tar.gz holds it.
+  ASSERT_EQ(gem_bytes("puts 'batlehub-gem-marker-7f3a'\n").find("batlehub-gem-marker-7f3a"), std::string::npos);
+  auto none = none_runtime(*scratch_);
+  auto got = core::scan_with(scanner(kGemRule), *none, gem_input("puts 'batlehub-gem-marker-7f3a'\n"));
+  ASSERT_TRUE(got) << core::describe(got.error());
+  ASSERT_EQ(got->size(), 1u) << describe(*got);
+  EXPECT_EQ((*got)[0].reference, "gem_marker");
+  EXPECT_EQ((*got)[0].summary, "gem_marker matched lib/evil.rb");
+  EXPECT_EQ((*got)[0].severity, Severity::kHigh);
+  // The same gem without the marker: nothing (the rule is not matching metadata).
+  auto clean = core::scan_with(scanner(kGemRule), *none, gem_input("puts 'hello'\n"));
+  ASSERT_TRUE(clean) << core::describe(clean.error());
+  EXPECT_TRUE(clean->empty()) << describe(*clean);
+
+  BATLEHUB_NEED_BWRAP();
+  auto bwrap = bwrap_runtime(*scratch_, rooms_);
+  auto b = core::scan_with(scanner(kGemRule), *bwrap, gem_input("puts 'batlehub-gem-marker-7f3a'\n"));
+  ASSERT_TRUE(b) << core::describe(b.error());
+  EXPECT_EQ(*b, *got);
+}
+
 TEST_F(YaraReal, under_bwrap_in_its_room_the_samples_give_the_same_findings_as_under_none) {
   BATLEHUB_NEED_BWRAP();
   auto none = none_runtime(*scratch_);

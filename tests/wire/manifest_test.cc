@@ -79,9 +79,60 @@ TEST(Manifest, RefusesAnotherWireVersionAtSlashWire) {
   EXPECT_FALSE(s.error().other_version);
 }
 
+// Wire 2: an archive entry may name one member to descend (a gem's data.tar.gz).
+TEST(Manifest, AnArchiveEntryCarriesItsDescendMemberAsARelPath) {
+  Manifest m = sample();
+  m.entries[1].descend = *RelPath::parse("data.tar.gz");
+  json j = doc_of(m);
+  EXPECT_EQ(j["entries"][1]["descend"], "data.tar.gz");
+  EXPECT_FALSE(j["entries"][0].contains("descend"));
+  EXPECT_FALSE(j["entries"][2].contains("descend"));
+  auto back = parse_manifest(j.dump());
+  ASSERT_TRUE(back) << back.error().describe("manifest");
+  EXPECT_EQ(*back, m);
+  EXPECT_EQ(back->entries[1].descend->str(), "data.tar.gz");
+
+  // null is absent; a nested member is a path like any other.
+  j["entries"][1]["descend"] = nullptr;
+  auto none = parse_manifest(j.dump());
+  ASSERT_TRUE(none) << none.error().describe("manifest");
+  EXPECT_FALSE(none->entries[1].descend);
+  j["entries"][1]["descend"] = "gems/x/data.tar.gz";
+  ASSERT_TRUE(parse_manifest(j.dump()));
+
+  // Refused: a path that is no RelPath, a value that is no string, and on another kind.
+  for (const char* bad : {"../data.tar.gz", "/data.tar.gz", "a//b", "", "a\\b", "./x"}) {
+    j["entries"][1]["descend"] = bad;
+    EXPECT_NE(where_refused(j).find("/entries/1/descend"), std::string::npos) << bad;
+  }
+  j["entries"][1]["descend"] = 7;
+  EXPECT_NE(where_refused(j).find("/entries/1/descend"), std::string::npos);
+  j["entries"][1]["descend"] = std::string(kMaxRelPathBytes + 1, 'a');
+  EXPECT_NE(where_refused(j).find("/entries/1/descend"), std::string::npos);
+  j["entries"][1].erase("descend");
+  for (int i : {0, 2}) {
+    json k = j;
+    k["entries"][i]["descend"] = "data.tar.gz";
+    EXPECT_NE(where_refused(k).find("/entries/" + std::to_string(i)), std::string::npos) << "only an archive descends";
+  }
+}
+
+TEST(Manifest, AVersion1ManifestIsAnotherVersionNotAnOlderSubset) {
+  // Wire 2 added `descend`, and each side speaks exactly one version (docs/wire-format.md,
+  // Versions): an agent of this release refuses a wire 1 manifest as another version, even
+  // one that uses nothing wire 2 added.
+  static_assert(kWireVersion == 2);
+  json j = doc_of(sample());
+  j["wire"] = 1;
+  auto r = parse_manifest(j.dump());
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().other_version);
+  EXPECT_EQ(r.error().message, "this agent speaks wire version 2, the manifest speaks 1");
+}
+
 TEST(Manifest, AWireVersionThatWrapsIsNotOurs) {
   json j = doc_of(sample());
-  j["wire"] = 4294967297LL;  // 2^32 + 1: an int cast would make it 1
+  j["wire"] = 4294967298LL;  // 2^32 + 2: an int cast would make it 2
   auto r = parse_manifest(j.dump());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().where, "/wire");

@@ -111,17 +111,21 @@ TEST(RunResult, InvalidUtf8InTheStderrTailIsReplacedNotFatal) {
 }
 
 TEST(RunResult, RefusesAnotherWireVersion) {
-  json j = json::parse(serialize(sample()));
-  j["wire"] = 2;
-  auto r = parse_result(j.dump());
-  ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().where, "/wire");
-  EXPECT_TRUE(r.error().other_version);
+  // Wire 2's worker refuses the result of an agent of wire 1 (docs/wire-format.md, Versions),
+  // and of any later one.
+  for (int other : {1, kWireVersion + 1}) {
+    json j = json::parse(serialize(sample()));
+    j["wire"] = other;
+    auto r = parse_result(j.dump());
+    ASSERT_FALSE(r) << other;
+    EXPECT_EQ(r.error().where, "/wire");
+    EXPECT_TRUE(r.error().other_version);
+  }
 }
 
 TEST(RunResult, AWireVersionThatWrapsIsNotOurs) {
   json j = json::parse(serialize(sample()));
-  j["wire"] = 4294967297LL;
+  j["wire"] = 4294967298LL;  // 2^32 + 2: an int cast would make it 2, ours
   auto r = parse_result(j.dump());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().where, "/wire");

@@ -45,8 +45,9 @@ struct PostmortemLayout {
   std::string manifest;
 };
 
-// The seven layouts, as upstream writes them; nullopt for a kind postmortem does not cover.
-// Pure text: the caller validates `dir` as a path.
+// The seven layouts, as upstream writes them but for cargo's dir (`src/<name>-<version>`:
+// postmortem reads a Rust project's `<root>/src` and nothing else); nullopt for a kind
+// postmortem does not cover. Pure text: the caller validates `dir` as a path.
 std::optional<PostmortemLayout> postmortem_layout(core::PackageKind kind, std::string_view name,
                                                   std::string_view version);
 
@@ -60,13 +61,18 @@ class PostmortemScanner final : public core::Scanner {
   // [scan] or [scan, timeline]. Unsupported without an artifact, for a kind with no layout,
   // or for a name that cannot be a path inside the work directory.
   Expected<std::vector<core::RunSpec>, core::ScannerError> plan(const core::ScanInput& in) const override;
-  // The scan run decides (0/1 answer, 2 Unsupported, other Crashed); the timeline's
-  // findings are added when it exited 0 and skipped on any other outcome.
+  // The scan run decides: 0 an answer; 1 an answer when stdout holds one, else Crashed
+  // (main() returned an error); 2 Unsupported when stderr says no supported ecosystem was
+  // detected, else Other (clap refused the command line); any other code, or a signal,
+  // Crashed. The timeline's findings are added when it exited 0 and skipped on any other
+  // outcome.
   Expected<std::vector<core::Finding>, core::ScannerError> parse(const core::ScanInput& in,
                                                                  const std::vector<core::RunOutcome>& results) const override;
 
   // The mappings, for tests: `postmortem scan --json` and `postmortem timeline --json`
-  // documents to findings.
+  // documents to findings. Every category of postmortem's enum is mapped by name
+  // (`outdated` is no finding); one it does not define is a SCANNER_ERROR finding naming it.
+  // Severity `info` is unknown, below low.
   std::vector<core::Finding> map_scan(const nlohmann::json& doc) const;
   std::vector<core::Finding> map_timeline(const nlohmann::json& doc, std::string_view version) const;
 

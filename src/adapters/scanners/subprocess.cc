@@ -67,4 +67,9 @@ std::string printable(std::string_view bytes) {
   return out;
 }
 
+std::optional<wire::RelPath> sources_member(core::PackageKind kind) {
+  if (kind == core::PackageKind::kRubygems) return wire::RelPath::parse("data.tar.gz").value();
+  return std::nullopt;
+}
+
 }  // namespace batlehub::adapters

@@ -4,9 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "core/findings.h"
 #include "core/sandbox.h"
 
 namespace batlehub::adapters {
@@ -28,5 +30,10 @@ std::string trimmed_tail(const std::string& tail);
 // Text a scanner or an artifact supplied (a rule message, a file name), made safe to show
 // on one line: invalid UTF-8 replaced, newlines, tabs and other control characters escaped.
 std::string printable(std::string_view bytes);
+
+// The member of a kind's archive that holds the package's files as an archive of its own,
+// for a BundleEntry's `descend` (wire 2): a .gem is a plain tar of metadata.gz, data.tar.gz
+// and checksums.yaml.gz, and its files are in data.tar.gz. nullopt for every other kind.
+std::optional<wire::RelPath> sources_member(core::PackageKind kind);
 
 }  // namespace batlehub::adapters

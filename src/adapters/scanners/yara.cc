@@ -252,7 +252,9 @@ Expected<std::vector<core::RunSpec>, ScannerError> YaraScanner::plan(const core:
   core::RunSpec spec;
   spec.bundle.entries = {
       core::BundleEntry::inline_file(*wire::RelPath::parse("rules.yar"), options_.rules),
-      core::BundleEntry::archive(*wire::RelPath::parse("scan/tree"), in.artifact, false),
+      // A gem's files are in its data.tar.gz: the agent extracts it in place (wire 2).
+      core::BundleEntry::archive(*wire::RelPath::parse("scan/tree"), in.artifact, false,
+                                 sources_member(in.package.kind)),
   };
   spec.argv = {options_.command,       "--recursive", "--print-tags", "--print-meta",
                "--no-follow-symlinks", "rules.yar",   "scan"};

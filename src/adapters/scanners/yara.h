@@ -4,7 +4,8 @@
 // The rules are bytes, never a path: the server reads the operator's rules file on the
 // worker and hands its contents in; they travel in the bundle as the inline entry
 // `rules.yar`. The artifact is an archive entry extracted at `scan/tree` (no wrapper
-// strip); an artifact the agent cannot extract is Unsupported. The argv
+// strip; a gem's data.tar.gz descended in place, wire 2); an artifact the agent cannot
+// extract is Unsupported. The argv
 //
 //   yara --recursive --print-tags --print-meta --no-follow-symlinks rules.yar scan
 //
