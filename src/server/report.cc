@@ -11,6 +11,8 @@
 #include <map>
 #include <sstream>
 
+#include "base/percent_encode.h"
+
 namespace batlehub::server {
 
 using nlohmann::json;
@@ -237,19 +239,7 @@ std::string render_json(const std::vector<ScanReport>& rs) {
 }
 
 std::string uri_path(std::string_view path) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : path) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-        c == '_' || c == '~' || c == '/') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
-    }
-  }
-  return out;
+  return base::percent_encode(path, /*keep_slash=*/true);
 }
 
 namespace {

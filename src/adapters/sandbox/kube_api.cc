@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "base/file.h"
+#include "base/percent_encode.h"
 
 namespace batlehub::adapters {
 
@@ -136,18 +137,7 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
 }  // namespace
 
 std::string kube_escape(std::string_view s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
+  return base::percent_encode(s, /*keep_slash=*/false);
 }
 
 Expected<KubeCredentials, std::string> load_kubeconfig(const std::string& path, const std::string& context) {
