@@ -74,6 +74,7 @@
 #include "adapters/storage/bundle.h"
 #include "adapters/storage/router.h"
 #include "adapters/storage/s3_backend.h"
+#include "bench_s3.h"
 #include "bench_support.h"
 
 namespace {
@@ -86,10 +87,6 @@ using batlehub::Expected;
 using batlehub::Ok;
 using nlohmann::json;
 
-// scripts/s3-peer.sh's fixed credentials and bucket.
-constexpr const char* kAccessKey = "batlehub-test";
-constexpr const char* kSecretKey = "batlehub-test-secret";
-constexpr const char* kBucket = "batlehub-test";
 constexpr const char* kPrefix = "bench-k8s/";
 constexpr const char* kCatPath = "node_modules/x/index.js";
 constexpr const char* kIndexJs = "module.exports = 42;\n";
@@ -422,19 +419,6 @@ int free_port() {
     if (port != 6443 && port != 23790 && port != 23800 && (port < 10248 || port > 10259)) return port;
   }
   die("no free loopback port");
-}
-
-std::shared_ptr<core::StorageBackend> s3_backend(int port) {
-  batlehub::config::StorageBackendConfig c;
-  c.name = "bench-s3";
-  c.type = batlehub::config::StorageType::kS3;
-  c.endpoint = "http://127.0.0.1:" + std::to_string(port);
-  c.bucket = kBucket;
-  c.access_key_id = kAccessKey;
-  c.secret_access_key = kSecretKey;
-  auto s3 = ad::S3Backend::create(c, [](std::string_view) { return std::optional<std::string>(); });
-  if (!s3) die("the S3 backend: " + s3.error());
-  return std::shared_ptr<core::StorageBackend>(std::move(*s3));
 }
 
 // The fixture's package: package/index.js, package/lib/a.js, and a symlink out of the package

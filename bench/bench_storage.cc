@@ -69,6 +69,7 @@
 #include "adapters/storage/router.h"
 #include "adapters/storage/s3_backend.h"
 #include "bench_engines.h"
+#include "bench_s3.h"
 #include "bench_support.h"
 
 namespace {
@@ -80,10 +81,7 @@ using namespace batlehub::bench;
 using batlehub::Expected;
 using batlehub::Ok;
 
-// scripts/s3-peer.sh's fixed credentials and bucket; the second bucket is the bench's own.
-constexpr const char* kAccessKey = "batlehub-test";
-constexpr const char* kSecretKey = "batlehub-test-secret";
-constexpr const char* kBucket = "batlehub-test";
+// The bench's own second bucket, beside scripts/s3-peer.sh's (bench_s3.h).
 constexpr const char* kEmptyBucket = "batlehub-bench-empty";
 constexpr const char* kPrefix = "sandbox/";
 constexpr const char* kInBundle = "node_modules/x";
@@ -371,19 +369,6 @@ std::string sha256_of(const std::string& path, const std::string& logs) {
   std::string out = read_file(logs + "/sha256.out");
   if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0 || out.size() < 64) die("sha256sum " + path + " failed");
   return out.substr(0, 64);
-}
-
-std::shared_ptr<core::StorageBackend> s3_backend(int port, const char* bucket) {
-  batlehub::config::StorageBackendConfig c;
-  c.name = std::string("bench-") + bucket;
-  c.type = batlehub::config::StorageType::kS3;
-  c.endpoint = "http://127.0.0.1:" + std::to_string(port);
-  c.bucket = bucket;
-  c.access_key_id = kAccessKey;
-  c.secret_access_key = kSecretKey;
-  auto s3 = ad::S3Backend::create(c, [](std::string_view) { return std::optional<std::string>(); });
-  if (!s3) die("the S3 backend: " + s3.error());
-  return std::shared_ptr<core::StorageBackend>(std::move(*s3));
 }
 
 double mib(std::uint64_t b) {

@@ -1,0 +1,35 @@
+// The benches' client of their own S3 server (scripts/s3-peer.sh, started by each bench on a
+// free loopback port): the script's fixed credentials and bucket, and an S3Backend on them.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "adapters/storage/s3_backend.h"
+#include "bench_support.h"
+#include "config/config.h"
+#include "core/storage.h"
+
+namespace batlehub::bench {
+
+inline constexpr const char* kAccessKey = "batlehub-test";
+inline constexpr const char* kSecretKey = "batlehub-test-secret";
+inline constexpr const char* kBucket = "batlehub-test";
+
+// Path-style, plain http on 127.0.0.1:port; no session token (the environment is not read).
+inline std::shared_ptr<core::StorageBackend> s3_backend(int port, const char* bucket = kBucket) {
+  config::StorageBackendConfig c;
+  c.name = std::string("bench-") + bucket;
+  c.type = config::StorageType::kS3;
+  c.endpoint = "http://127.0.0.1:" + std::to_string(port);
+  c.bucket = bucket;
+  c.access_key_id = kAccessKey;
+  c.secret_access_key = kSecretKey;
+  auto s3 = adapters::S3Backend::create(c, [](std::string_view) { return std::optional<std::string>(); });
+  if (!s3) die("the S3 backend: " + s3.error());
+  return std::shared_ptr<core::StorageBackend>(std::move(*s3));
+}
+
+}  // namespace batlehub::bench
