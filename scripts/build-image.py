@@ -59,6 +59,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 
 sys.dont_write_bytecode = True  # no scripts/__pycache__ from loading build-room.py
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -242,11 +243,14 @@ def write_docker_archive(layer, out, tag, config):
     return "sha256:" + config_id
 
 
-def inspect(cmd, tag):
-    """(image id, labels) of the image `tag` names, or (None, {})."""
+def inspect(cmd, tag, why=None):
+    """(image id, labels) of the image `tag` names, or (None, {}); `why` (a list) gets the engine's
+    error when there is none."""
     r = subprocess.run(cmd + ["image", "inspect", "--format", "{{.Id}} {{json .Config.Labels}}", tag],
                        capture_output=True, text=True)
     if r.returncode != 0:
+        if why is not None:
+            why.append((r.stderr or r.stdout).strip())
         return None, {}
     image_id, _, labels = r.stdout.strip().partition(" ")
     try:
@@ -340,13 +344,28 @@ def main():
             for c in [f"USER {SANDBOX_UID}:{SANDBOX_UID}", "WORKDIR /work", f"ENV PATH={PATH}"] + \
                     [f"LABEL {k}={v}" for k, v in labels.items()]:
                 imp += ["--change", c]
-            imp += ["--message", f"batlehub room {name} ({digest})", tar, tag]
+            # The tag is in the history's comment so that each tag is an image of its own. podman's
+            # import is reproducible: two tags of one room would otherwise name one image, and
+            # `podman image rm` of one, racing an import of the other, deletes the image under both
+            # (seen when two tests imported the hostile room at once).
+            imp += ["--message", f"batlehub room {name} ({digest}) as {tag}", tar, tag]
         r = subprocess.run(imp, capture_output=True, text=True)
         if r.returncode != 0:
             fail(f"{' '.join(imp[:2])} import failed ({r.returncode}): {(r.stderr or r.stdout).strip()}")
-    new_id, labels = look()
-    if not new_id or labels.get(DIGEST_LABEL) != digest:
-        fail(f"{tag} was imported but does not show {DIGEST_LABEL}={digest}")
+    # podman's inspect by name reads every image's record, and one that another process is
+    # deleting at that moment fails it ("image not known", "locating item named manifest"):
+    # seen 2 times in 75 with three such loops at once, never twice in a row. A refusal is asked
+    # again; an answer with the wrong label is not.
+    why = []
+    for attempt in range(5):
+        new_id, labels = containerd_inspect(cmd, tag) if containerd else inspect(cmd, tag, why)
+        if new_id:
+            break
+        time.sleep(0.1 * (attempt + 1))
+    if not new_id:
+        fail(f"{tag} was imported but {args.engine} cannot show it, asked 5 times: " + (why[-1] if why else "not listed"))
+    if labels.get(DIGEST_LABEL) != digest:
+        fail(f"{tag} was imported but shows {DIGEST_LABEL}={labels.get(DIGEST_LABEL)}, not {digest}")
     if old_id and old_id != new_id:
         # The previous image of this tag, now untagged; kept if a container or a tag uses it.
         if containerd:

@@ -18,6 +18,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -35,8 +36,12 @@ def kubectl(kubectl_bin, kubeconfig, args, stdin=None):
 
 
 def up(chart, helm_bin, kubectl_bin, admin, name, s3_port, out):
+    with tempfile.TemporaryDirectory(prefix="batlehub-helm-") as work:
+        return _up(Helm(helm_bin, kubectl_bin, chart, work), kubectl_bin, admin, name, s3_port, out)
+
+
+def _up(h, kubectl_bin, admin, name, s3_port, out):
     sbx = name + "-sbx"
-    h = Helm(helm_bin, kubectl_bin, chart)
     values = h.values_file({
         "replicaCount": 1,
         "worker": {
