@@ -61,6 +61,10 @@ struct Metrics::Impl {
   Family<Counter>& probe_failures =
       counter(registry, "batlehub_sandbox_probe_failures_total",
               "Sandbox probe failures by the assertion that failed: why a runtime is not ready.");
+  Family<Counter>& rlimits_lowered =
+      counter(registry, "batlehub_sandbox_rlimits_lowered_total",
+              "Sandboxed runs whose scanner ran under a resource limit lowered to the host's hard limit, by limit; "
+              "raise the worker's hard limit (systemd LimitNPROC=, ulimit -H) to give scanners the configured bound.");
   Family<Counter>& orphans_swept = counter(
       registry, "batlehub_sandbox_orphans_swept_total",
       "Leftovers of sandboxed runs that never cleaned up, removed by the sweeper; growth means runs die mid-way.");
@@ -114,6 +118,10 @@ void Metrics::run_finished(std::string_view runtime, std::string_view scanner, s
 
 void Metrics::probe_failed(std::string_view runtime, std::string_view assertion) {
   impl_->probe_failures.Add({{"runtime", str(runtime)}, {"assertion", str(assertion)}}).Increment();
+}
+
+void Metrics::rlimit_lowered(std::string_view runtime, std::string_view resource) {
+  impl_->rlimits_lowered.Add({{"runtime", str(runtime)}, {"resource", str(resource)}}).Increment();
 }
 
 void Metrics::orphans_swept(std::string_view runtime, std::string_view kind, std::size_t n) {

@@ -61,6 +61,9 @@ class Metrics {
   void run_finished(std::string_view runtime, std::string_view scanner, std::string_view outcome, double seconds);
   void probe_failed(std::string_view runtime, std::string_view assertion);
   void orphans_swept(std::string_view runtime, std::string_view kind, std::size_t n);
+  // A run whose scanner ran under `resource` lowered to the host's hard limit (RFC 0022 §4.2:
+  // rlimits are best-effort; the agent reports each one it lowered).
+  void rlimit_lowered(std::string_view runtime, std::string_view resource);
   void set_pool_size(std::size_t n);
   void permit_taken();
   void permit_returned();

@@ -14,7 +14,9 @@
 #include <memory>
 #include <mutex>
 #include <ostream>
+#include <set>
 #include <thread>
+#include <utility>
 
 #include "core/queue.h"
 #include "server/artifact_store.h"
@@ -86,11 +88,26 @@ Expected<std::shared_ptr<Generation>, std::string> build_generation(config::Conf
   g->targets = probe_targets(cfg, env);
   g->budget = pool_budget(cfg.worker);
   const std::string runtime_name(g->runtime->name());
+  // Each lowered limit is logged the first time this generation sees it at that value (a host
+  // with a low hard limit lowers every run the same way) and counted on every run.
+  auto lowered_seen = std::make_shared<std::pair<std::mutex, std::set<std::string>>>();
   g->pool = std::make_unique<SandboxPool>(
       *g->runtime, g->budget.size,
-      [&metrics, runtime_name](const RunRecord& r) {
+      [&metrics, runtime_name, lowered_seen](const RunRecord& r) {
         const std::string_view outcome = core::outcome_label(r.result);
         metrics.run_finished(runtime_name, r.spec.label.scanner, outcome, r.seconds);
+        if (r.result) {
+          for (const auto& l : r.result->report.rlimits_lowered) {
+            metrics.rlimit_lowered(runtime_name, l.resource);
+            const std::string key = l.resource + "=" + std::to_string(l.applied);
+            std::lock_guard lock(lowered_seen->first);
+            if (!lowered_seen->second.insert(key).second) continue;
+            logger("sandbox")->warn(
+                "scanner {} ran with {} {} where {} was asked: the worker's hard limit is lower (raise it to give "
+                "scanners the configured bound; counted in batlehub_sandbox_rlimits_lowered_total)",
+                r.spec.label.scanner, l.resource, l.applied, l.asked);
+          }
+        }
         // The run's span, as a structured line: enough to find a stuck run from the log.
         logger("span")->info("run job={} scanner={} attempt={} runtime={} outcome={} seconds={:.3f}", r.spec.label.job,
                              r.spec.label.scanner, r.spec.label.attempt, runtime_name, outcome, r.seconds);

@@ -40,6 +40,8 @@ TEST(Metrics, SandboxSeries) {
   m.run_finished("bwrap", "yara", "ok", 3);
   m.run_finished("bwrap", "trivy", "run_timeout", 600);
   m.probe_failed("oci", "no_network");
+  m.rlimit_lowered("bwrap", "RLIMIT_NPROC");
+  m.rlimit_lowered("bwrap", "RLIMIT_NPROC");
   m.orphans_swept("bwrap", "bundle", 3);
   m.orphans_swept("bwrap", "bundle", 2);
   m.set_pool_size(4);
@@ -67,6 +69,8 @@ TEST(Metrics, SandboxSeries) {
 
   expect_family(text, "batlehub_sandbox_probe_failures_total", "counter");
   EXPECT_LINE(text, R"(batlehub_sandbox_probe_failures_total{assertion="no_network",runtime="oci"} 1)");
+  expect_family(text, "batlehub_sandbox_rlimits_lowered_total", "counter");
+  EXPECT_LINE(text, R"(batlehub_sandbox_rlimits_lowered_total{resource="RLIMIT_NPROC",runtime="bwrap"} 2)");
   expect_family(text, "batlehub_sandbox_orphans_swept_total", "counter");
   EXPECT_LINE(text, R"(batlehub_sandbox_orphans_swept_total{kind="bundle",runtime="bwrap"} 5)");
   expect_family(text, "batlehub_sandbox_pool_size", "gauge");

@@ -214,6 +214,38 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
   EXPECT_TRUE(w->logged("stopped: every running scan finished")) << w->err();
 }
 
+// RFC 0022 §4.2: rlimits are best-effort. A worker whose hard RLIMIT_NPROC is below the 1024 the
+// agent asks for still scans; the operator learns it from one log line and a counter.
+TEST_P(WorkerCli, a_worker_under_a_low_hard_nproc_scans_and_says_which_limit_it_lowered) {
+  const fs::path cfg = config();
+  auto w = std::make_unique<Process>(std::vector<std::string>{"/usr/bin/prlimit", "--nproc=500:500", "--", BATLEHUB_BIN,
+                                                              "worker", "--config", cfg.string()},
+                                     env(), s_.root() / "w.out", s_.root() / "w.err");
+  ASSERT_TRUE(w->wait_for_log("INFO security worker: ready (")) << w->out() << w->err();
+  Ran sub = cli({"submit", "--config", cfg.string(), "--registry", registry_, package("leftpad-1.3.0.tgz"),
+                 package("rightpad-1.0.0.tgz")});
+  ASSERT_EQ(sub.status, 0) << sub.out << sub.err;
+  for (const auto& c : {coord("leftpad", "1.3.0"), coord("rightpad", "1.0.0")}) {
+    Ran ok = cli({"wait", "--config", cfg.string(), "--timeout", "60s", "--interval", "100ms", c});
+    EXPECT_EQ(ok.status, 0) << ok.out << ok.err << w->err();
+    EXPECT_NE(ok.out.find(" is allowed ("), std::string::npos) << ok.out;
+  }
+  const std::string line =
+      "WARN sandbox: scanner postmortem ran with RLIMIT_NPROC 500 where 1024 was asked: the worker's hard limit is "
+      "lower";
+  EXPECT_TRUE(w->logged(line)) << w->err();
+  // Once for the generation, however many runs it lowered.
+  const std::string err = w->err();
+  EXPECT_EQ(err.find(line), err.rfind(line)) << err;
+  std::uint16_t port = listening_port(*w);
+  ASSERT_NE(port, 0) << w->err();
+  std::string scrape = http_get(port, "/metrics");
+  EXPECT_EQ(series(scrape, "batlehub_sandbox_rlimits_lowered_total{resource=\"RLIMIT_NPROC\",runtime=\"bwrap\"}"), 2.0)
+      << scrape;
+  w->signal(SIGTERM);
+  EXPECT_EQ(w->wait_exit(30s), 0) << w->err();
+}
+
 TEST_P(WorkerCli, a_worker_killed_mid_scan_loses_its_lease_to_another_which_records_the_verdict_once) {
   // A short lease, so that the test does not wait long for it to expire; the scan takes 3 s.
   fs::path cfg = config("job_timeout_secs = 6\n");
