@@ -498,12 +498,25 @@ class Validator {
   // Upstream's network scanners load (RFC 0022 §9: no config change is needed) and are said
   // once, at start, not to run here: each table, then what each registry naming one loses.
   void not_in_this_build() {
+    std::string unbuilt_names;
+    bool any_built = false;
     for (const auto& s : c_.scanners) {
-      if (in_this_build(s.type)) continue;
+      if (in_this_build(s.type)) {
+        any_built = true;
+        continue;
+      }
+      unbuilt_names += (unbuilt_names.empty() ? "" : ", ") + s.name;
       warn(join_key("scanners", s.name), "scanner " + quoted(s.name, '\'') + " (type " +
                                              std::string(to_string(s.type)) +
                                              ") is not in this build: it is loaded and checked, and never run (a "
                                              "network scanner, outside the sandbox: RFC 0022 §3)");
+    }
+    // The file loads; a worker on it has nothing to run and nothing to prove its walls with,
+    // and refuses to start (scan_service.cc, prove_walls). Said here so `check-config` tells.
+    if (!any_built && !unbuilt_names.empty()) {
+      warn("scanners", "no scanner this build runs is configured (" + unbuilt_names +
+                           " not in this build): a worker on this file has no room to probe and refuses to start; "
+                           "add a guarddog, postmortem, trivy or yara scanner");
     }
     for (const auto& r : c_.security_registries) {
       for (const auto& name : r.required_scanners) {

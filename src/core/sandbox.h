@@ -202,8 +202,9 @@ class SandboxRuntime {
   // The job's last run is over: what its runs shared (the storage transport's per-job copy
   // of an uncached artifact) is released. Nothing to release on most runtimes.
   virtual void close_job(const std::string& /*job*/) {}
-  // What to do when the probe fails on this runtime (the probe's second line).
-  virtual std::string hint() const = 0;
+  // What to do when the probe fails on this runtime (the probe's second line): for the check
+  // that failed, or for no result at all (nullopt), which is also what a skipped probe says.
+  virtual std::string hint(std::optional<wire::Check> failed) const = 0;
 };
 
 }  // namespace batlehub::core

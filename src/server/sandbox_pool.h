@@ -54,7 +54,7 @@ class SandboxPool final : public core::SandboxRuntime {
   Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget& target) override;
   Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds older_than) override;
   void close_job(const std::string& job) override { inner_.close_job(job); }
-  std::string hint() const override { return inner_.hint(); }
+  std::string hint(std::optional<wire::Check> failed) const override { return inner_.hint(failed); }
 
   std::size_t size() const { return size_; }
   std::size_t in_use() const;

@@ -50,7 +50,11 @@ WallsProof prove_walls(core::SandboxRuntime& rt, const std::vector<core::ProbeTa
     std::string why = "no room to probe: no sandboxed scanner is configured and " + rooms_dir +
                       " holds no room (build one with scripts/build-room.py)";
     log->error("{}", why);
-    return WallsProof{false, why, rt.hint(), "", "result_at_all"};
+    return WallsProof{false, why,
+                      "configure a scanner this build runs ([scanners.NAME] of type guarddog, postmortem, trivy or "
+                      "yara) and build its room (scripts/build-room.py); osv, mlab, sigstore and socket are not in "
+                      "this build and need no room",
+                      "", "result_at_all"};
   }
   for (const auto& t : targets) {
     if (t.image) {
@@ -61,18 +65,18 @@ WallsProof prove_walls(core::SandboxRuntime& rt, const std::vector<core::ProbeTa
     auto r = rt.probe(t);
     if (!r) {
       log->error("probe failed for runtime \"{}\": {}", rt.name(), r.error().message);
-      return WallsProof{false, "a result at all: " + r.error().message, rt.hint(), t.room, "result_at_all"};
+      return WallsProof{false, "a result at all: " + r.error().message, rt.hint(std::nullopt), t.room, "result_at_all"};
     }
     if (on_report) on_report(*r);
     if (r->skipped) {
-      log->warn("runtime \"{}\" skips the probe: {}", rt.name(), rt.hint());
+      log->warn("runtime \"{}\" skips the probe: {}", rt.name(), rt.hint(std::nullopt));
       continue;
     }
     if (auto f = r->failure()) {
       std::string line = f->describe();
       log->error("probe failed for runtime \"{}\" in room {}: {}", rt.name(), t.room, line);
       std::string check = f->check ? std::string(wire::to_string(*f->check)) : "result_at_all";
-      return WallsProof{false, line, rt.hint(), t.room, check};
+      return WallsProof{false, line, rt.hint(f->check), t.room, check};
     }
     log_passed(*r, t.room);
   }

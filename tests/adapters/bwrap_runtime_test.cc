@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <set>
+
 #include "adapters/sandbox/bwrap.h"
 #include "bwrap_runtime_peer.h"
 #include "adapters/sandbox/none.h"
@@ -109,6 +111,27 @@ TEST_F(BwrapRuntimeTest, a_room_with_a_shell_in_it_fails_on_no_shell) {
   auto r = bwrap.probe(target("shelly"));
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(failure_of(*r).rfind("no_shell: found /bin/sh", 0), 0u) << failure_of(*r);
+}
+
+// The probe's second line is about what failed: every check has a hint that leads to the
+// operations page, and the ones an operator fixes in different places say different things.
+TEST_F(BwrapRuntimeTest, each_failed_check_gets_the_hint_for_it) {
+  BwrapRuntime bwrap(options());
+  std::set<std::string> distinct;
+  for (auto c : wire::every_check()) {
+    const std::string h = bwrap.hint(c);
+    EXPECT_TRUE(h.ends_with("See docs/operations/bwrap.md")) << wire::to_string(c) << ": " << h;
+    EXPECT_EQ(h.find("user namespaces"), std::string::npos) << wire::to_string(c) << ": " << h;
+    distinct.insert(h);
+  }
+  EXPECT_EQ(bwrap.hint(std::nullopt).rfind("bwrap needs unprivileged user namespaces", 0), 0u);
+  EXPECT_EQ(bwrap.hint(wire::Check::kNoShell).rfind("the room holds a shell", 0), 0u);
+  EXPECT_NE(bwrap.hint(wire::Check::kCommandsExist).find("add it to the room's definition"), std::string::npos);
+  EXPECT_NE(bwrap.hint(wire::Check::kSeccompFilter).find("CONFIG_SECCOMP_FILTER"), std::string::npos);
+  EXPECT_NE(bwrap.hint(wire::Check::kRlimits).find("setrlimit/prlimit64"), std::string::npos);
+  EXPECT_NE(bwrap.hint(wire::Check::kPidsBounded).find("accept_per_process_limits"), std::string::npos);
+  EXPECT_NE(bwrap.hint(wire::Check::kNoCredentials).find("service-account token inside the room"), std::string::npos);
+  EXPECT_GE(distinct.size(), 7u);
 }
 
 TEST_F(BwrapRuntimeTest, the_configured_canaries_are_tried_after_the_workers_own_listener) {

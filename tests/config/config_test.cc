@@ -803,7 +803,11 @@ api_key = "k"
   EXPECT_EQ(l.config.scanners[2].type, ScannerType::kSocket);
   EXPECT_EQ(l.warnings, (std::vector<std::string>{not_built("config.toml", 1, "mlab", "mlab"),
                                                   not_built("config.toml", 2, "sigstore", "sigstore"),
-                                                  not_built("config.toml", 3, "socket", "socket")}));
+                                                  not_built("config.toml", 3, "socket", "socket"),
+                                                  "config.toml:1: scanners: no scanner this build runs is configured "
+                                                  "(mlab, sigstore, socket not in this build): a worker on this file "
+                                                  "has no room to probe and refuses to start; add a guarddog, "
+                                                  "postmortem, trivy or yara scanner"}));
   for (ScannerType t : {ScannerType::kOsv, ScannerType::kMlab, ScannerType::kSigstore, ScannerType::kSocket}) {
     EXPECT_FALSE(in_this_build(t)) << to_string(t);
     EXPECT_FALSE(runs_in_sandbox(t)) << to_string(t);

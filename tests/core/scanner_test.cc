@@ -24,7 +24,7 @@ class ScriptedRuntime final : public SandboxRuntime {
     return Unexpected(SandboxError{SandboxError::Kind::kConfig, "no probe"});
   }
   Expected<std::size_t, SandboxError> sweep(std::chrono::seconds) override { return std::size_t{0}; }
-  std::string hint() const override { return ""; }
+  std::string hint(std::optional<wire::Check> /*failed*/) const override { return ""; }
 
   std::vector<RunSpec> asked;
 

@@ -228,14 +228,69 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
   return done();
 }
 
-std::string BwrapRuntime::hint() const {
-  return "bwrap needs unprivileged user namespaces: `sysctl user.max_user_namespaces` must be > 0, "
-         "kernel.unprivileged_userns_clone=1 on Debian-derived kernels, "
-         "kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04 (or an AppArmor profile for bwrap); "
-         "each room must hold the agent and no shell; to bound each run as a whole the worker needs a cgroup it "
-         "may create children in, with the memory and pids controllers (cgroup v1 hierarchies, or a delegated "
-         "cgroup v2 subtree: systemd Delegate=yes, or a container with its own cgroup namespace). "
-         "See docs/operations/bwrap.md";
+// One hint per way the probe can fail, as docs/operations/bwrap.md's table of first lines
+// gives them: an operator who sees "no_shell" is told about the room, not about namespaces.
+std::string BwrapRuntime::hint(std::optional<wire::Check> failed) const {
+  using wire::Check;
+  auto see = [](std::string what) { return what + " See docs/operations/bwrap.md"; };
+  if (!failed) {
+    return see(
+        "bwrap needs unprivileged user namespaces: `sysctl user.max_user_namespaces` must be > 0, "
+        "kernel.unprivileged_userns_clone=1 on Debian-derived kernels, "
+        "kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04 (or an AppArmor profile for "
+        "bwrap); [worker.sandbox.bwrap] binary must be bubblewrap, and each room must exist and hold "
+        "this release's agent (scripts/build-room.py).");
+  }
+  switch (*failed) {
+    case Check::kWireVersion:
+      return see(
+          "the room's agent is of another release: rebuild the room with this release's agent "
+          "(scripts/build-room.py).");
+    case Check::kNoShell:
+      return see(
+          "the room holds a shell: rebuild it from its definition (scripts/build-room.py); never copy "
+          "a distribution's /bin or /usr/bin into a room.");
+    case Check::kCommandsExist:
+      return see(
+          "the scanner's command is missing from its room, or not executable there: add it to the "
+          "room's definition and rebuild the room (scripts/build-room.py).");
+    case Check::kSeccompFilter:
+    case Check::kNoNewPrivs:
+    case Check::kCanarySyscall:
+    case Check::kClone3Enosys:
+      return see(
+          "the agent installs this wall itself: the kernel must filter with seccomp "
+          "(CONFIG_SECCOMP_FILTER), and the room must hold this release's agent, not a build without "
+          "its walls (rebuild the room with scripts/build-room.py).");
+    case Check::kRlimits:
+      return see(
+          "the agent could not set a resource limit at all: allow the worker setrlimit/prlimit64 "
+          "(a seccomp profile or an LSM around the worker refuses it). A host hard limit below the "
+          "run's is only a warning.");
+    case Check::kMemoryBounded:
+    case Check::kPidsBounded:
+      return see(
+          "to bound each run as a whole the worker needs a cgroup it may create children in, with the "
+          "memory and pids controllers (cgroup v1 hierarchies, or a delegated cgroup v2 subtree: "
+          "systemd Delegate=yes, or a container with its own cgroup namespace); or accept per-process "
+          "limits only with [worker.sandbox] accept_per_process_limits = true.");
+    case Check::kNoCredentials:
+      return see(
+          "a credential reached the sandbox: a service-account token inside the room (rebuild it from "
+          "its definition), or a variable the agent never passes, so [worker.sandbox.bwrap] binary is "
+          "a wrapper that adds it.");
+    case Check::kNoNetwork:
+    case Check::kReadOnlyRoot:
+    case Check::kOneWritableDir:
+    case Check::kEmptyEnvironment:
+    case Check::kUnprivileged:
+    case Check::kPidNamespace:
+      break;
+  }
+  return see(
+      "bwrap's own argv sets this wall and nothing in the configuration removes it: "
+      "[worker.sandbox.bwrap] binary must be bubblewrap itself, not a wrapper that changes its "
+      "arguments or its environment.");
 }
 
 }  // namespace batlehub::adapters

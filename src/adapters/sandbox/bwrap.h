@@ -71,7 +71,7 @@ class BwrapRuntime final : public core::SandboxRuntime {
   // what a worker killed with -9 leaves is its runs' cgroups: removed here, with whatever
   // still runs in them, when their worker is gone or they are older than `older_than`.
   Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds older_than) override;
-  std::string hint() const override;
+  std::string hint(std::optional<wire::Check> failed) const override;
 
   std::string room_path(const std::string& scanner) const { return options_.rooms_dir + "/" + scanner; }
 

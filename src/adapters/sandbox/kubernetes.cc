@@ -313,7 +313,7 @@ void KubernetesRuntime::close_job(const std::string& job) {
   if (options_.bundles) options_.bundles->close_job(job);
 }
 
-std::string KubernetesRuntime::hint() const {
+std::string KubernetesRuntime::hint(std::optional<wire::Check> /*failed*/) const {
   return "kubernetes needs the worker's credentials (in-cluster, or [worker.sandbox.kubernetes] kubeconfig) bound to "
          "a Role with pods create/get/list/watch/delete in namespace '" +
          namespace_ +

@@ -56,7 +56,7 @@ class KubernetesRuntime final : public core::SandboxRuntime {
   // more than `older_than` (or orphan_after) ago, then the bundle keys the same way.
   Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds older_than) override;
   void close_job(const std::string& job) override;
-  std::string hint() const override;
+  std::string hint(std::optional<wire::Check> failed) const override;
 
   const std::string& worker_label() const { return worker_; }
   const std::string& namespace_name() const { return namespace_; }

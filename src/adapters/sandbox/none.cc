@@ -41,7 +41,7 @@ Expected<core::ProbeReport, SandboxError> NoneRuntime::probe(const core::ProbeTa
   return r;
 }
 
-std::string NoneRuntime::hint() const {
+std::string NoneRuntime::hint(std::optional<wire::Check> /*failed*/) const {
   return "runtime \"none\" has no walls and skips the probe; it is for tests only (BATLEHUB_UNSAFE_NO_SANDBOX=1)";
 }
 

@@ -28,7 +28,7 @@ class NoneRuntime final : public core::SandboxRuntime {
   // Skips: there are no walls to prove. The report says so; the caller logs it.
   Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget& target) override;
   Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds) override { return std::size_t{0}; }
-  std::string hint() const override;
+  std::string hint(std::optional<wire::Check> failed) const override;
 
  private:
   explicit NoneRuntime(NoneOptions o) : options_(std::move(o)) {}

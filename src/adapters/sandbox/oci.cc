@@ -404,7 +404,7 @@ void OciRuntime::close_job(const std::string& job) {
   if (options_.bundles) options_.bundles->close_job(job);
 }
 
-std::string OciRuntime::hint() const {
+std::string OciRuntime::hint(std::optional<wire::Check> /*failed*/) const {
   return options_.engine == OciEngineKind::kPodman
              ? "oci/podman needs podman with runc on hosts with hybrid cgroups (crun refuses them), "
                "`containers:2147483647:2147483648` in /etc/subuid and /etc/subgid for --userns auto, each "

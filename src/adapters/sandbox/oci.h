@@ -123,7 +123,7 @@ class OciRuntime final : public core::SandboxRuntime {
   // directories dead workers left.
   Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds older_than) override;
   void close_job(const std::string& job) override;
-  std::string hint() const override;
+  std::string hint(std::optional<wire::Check> failed) const override;
 
   // This process's worker label: "<pid>@<hostname>".
   const std::string& worker_label() const { return worker_; }
