@@ -288,6 +288,10 @@ std::optional<FindingPlace> place_of(std::string_view scanner_type, const core::
     auto line = colon == std::string::npos ? std::nullopt : line_number(std::string_view(loc).substr(colon + 1));
     p.path = line ? loc.substr(0, colon) : loc;
     p.line = line;
+  } else if (scanner_type == "trivy") {
+    // The lockfile trivy read the vulnerable package from, relative to the scanned tree,
+    // which is the archive's root (trivy.h); absent for an SBOM's findings.
+    p.path = string_at(raw, "Target");
   } else if (scanner_type == "yara") {
     // yara scanned the run's scan/tree, where the archive was extracted (yara.h).
     std::string path = string_at(raw, "path");

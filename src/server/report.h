@@ -59,7 +59,8 @@ std::string render_sarif(const std::vector<ScanReport>& rs, const std::vector<Sa
 
 // Where a finding sits in its archive, as its scanner recorded it in the finding's raw JSON:
 // guarddog's hit `location` ("package/index.js:7", relative to the archive's root), yara's
-// matched `path` (under the run's "scan/tree/"). Nothing for other scanners, or a path that
+// matched `path` (under the run's "scan/tree/"), trivy's `Target` (the lockfile, added to the
+// vulnerability by the adapter when it scanned the archive). Nothing for other scanners, or a path that
 // is empty, absolute or climbs (`..`): such a finding is about the archive as a whole.
 struct FindingPlace {
   std::string path;                   // an entry of the archive: "package/index.js"

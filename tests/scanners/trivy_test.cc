@@ -62,6 +62,22 @@ TEST(Trivy, the_observed_report_maps_to_vulnerability_findings_with_their_ids) {
   EXPECT_EQ(raw["PkgIdentifier"]["PURL"], "pkg:npm/lodash@4.17.15");
 }
 
+TEST(Trivy, over_an_archive_a_finding_carries_its_lockfile_and_never_an_aggregate_or_an_sboms_name) {
+  const json report = json::parse(R"({"Results": [
+    {"Target": "package/package-lock.json", "Class": "lang-pkgs", "Type": "npm",
+     "Vulnerabilities": [{"VulnerabilityID": "CVE-2020-8203", "PkgName": "lodash", "Severity": "HIGH"}]},
+    {"Target": "Node.js", "Class": "lang-pkgs", "Type": "node-pkg",
+     "Vulnerabilities": [{"VulnerabilityID": "CVE-2021-23337", "PkgName": "lodash", "Severity": "HIGH"}]}]})");
+  auto located = scanner().map(report, /*in_archive=*/true);
+  ASSERT_TRUE(located);
+  ASSERT_EQ(located->size(), 2u);
+  EXPECT_EQ(json::parse((*located)[0].raw)["Target"], "package/package-lock.json");
+  EXPECT_FALSE(json::parse((*located)[1].raw).contains("Target")) << (*located)[1].raw;
+  auto from_sbom = scanner().map(report);
+  ASSERT_TRUE(from_sbom);
+  for (const Finding& f : *from_sbom) EXPECT_FALSE(json::parse(f.raw).contains("Target")) << f.raw;
+}
+
 TEST(Trivy, a_report_with_no_results_is_a_clean_answer) {
   for (const char* doc : {R"({"SchemaVersion": 2, "ArtifactName": "sbom.cdx.json", "ArtifactType": "cyclonedx"})",
                           R"({"SchemaVersion": 2, "Results": null})", R"({"Results": []})",
@@ -142,6 +158,17 @@ TEST(Trivy, without_an_sbom_the_artifact_is_extracted_at_tree_and_scanned_for_vu
   EXPECT_EQ(spec.bundle.entries[0].path.str(), "tree");
   EXPECT_EQ(spec.bundle.entries[0].blob, in.artifact);
   EXPECT_TRUE(spec.network);
+}
+
+TEST(Trivy, a_gems_data_tar_gz_is_named_for_the_agent_to_extract_in_place_and_nothing_else_is) {
+  const auto gem = scanner().plan(sample_input(PackageKind::kRubygems, "npm-benign"))->front().bundle.entries[0];
+  ASSERT_TRUE(gem.descend);
+  EXPECT_EQ(gem.descend->str(), "data.tar.gz");
+  for (PackageKind k : {PackageKind::kNpm, PackageKind::kPypi, PackageKind::kCargo, PackageKind::kComposer,
+                        PackageKind::kGoproxy, PackageKind::kMaven}) {
+    EXPECT_FALSE(scanner().plan(sample_input(k, "npm-benign"))->front().bundle.entries[0].descend)
+        << core::to_string(k);
+  }
 }
 
 TEST(Trivy, every_kind_is_supported_and_a_missing_artifact_is_unsupported_even_with_an_sbom) {
@@ -372,6 +399,31 @@ TEST_F(TrivyReal, with_one_advisory_in_its_database_trivy_finds_it_in_an_archive
   auto none_found = local_scanner().parse({}, {clean});
   ASSERT_TRUE(none_found) << core::describe(none_found.error());
   EXPECT_TRUE(none_found->empty()) << describe(*none_found);
+}
+
+// A gem that vendors JavaScript ships its package-lock.json inside data.tar.gz, where trivy
+// alone never looks (it gave no finding on any gem before wire 2's `descend`).
+TEST_F(TrivyReal, with_one_advisory_in_its_database_trivy_finds_it_in_a_lockfile_inside_a_gems_data_tar_gz) {
+  BATLEHUB_NEED_BWRAP();
+  const fs::path locked = kFixtures + "trivy/samples/npm-locked/package/";
+  const std::string data =
+      make_tgz({file("vendor/assets/package.json", slurp((locked / "package.json").string())),
+                file("vendor/assets/package-lock.json", slurp((locked / "package-lock.json").string())),
+                file("lib/assets.rb", "module Assets; end\n")});
+  core::ScanInput in;
+  in.package = core::Package{PackageKind::kRubygems, "assets", "1.0.0", "test"};
+  in.artifact = adapters::memory_blob(
+      make_tar({file("metadata.gz", "meta"), file("data.tar.gz", data), file("checksums.yaml.gz", "sums")}),
+      "assets-1.0.0.gem");
+  auto bwrap = bwrap_runtime(*scratch_, rooms_);
+  auto r = run_trivy_with_db(local_scanner(), *bwrap, in, "one-advisory-db");
+  expect_the_one_advisory(local_scanner(), r, "bwrap, gem");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(json::parse(r->stdout_bytes)["Results"][0]["Target"], "vendor/assets/package-lock.json") << r->stdout_bytes;
+  // The finding says which file, for SARIF's location.
+  auto fs = local_scanner().parse(in, {r});
+  ASSERT_TRUE(fs && fs->size() == 1u);
+  EXPECT_EQ(json::parse(fs->front().raw)["Target"], "vendor/assets/package-lock.json");
 }
 
 TEST_F(TrivyReal, a_server_that_does_not_answer_is_an_upstream_error_too) {

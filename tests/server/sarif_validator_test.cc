@@ -300,6 +300,7 @@ TEST_F(SarifValidator, failures_and_findings_without_a_line_or_a_file_validate_w
       finding("guarddog", "climb", R"({"location":"../../etc/passwd:1"})"),
       finding("yara", "batlehub_eval", R"({"rule":"batlehub_eval","path":"scan/tree/package/index.js"})"),
       finding("trivy", "SCANNER_ERROR", "{}"),
+      finding("trivy", "CVE-2020-8203", R"({"VulnerabilityID":"CVE-2020-8203","Target":"package/package-lock.json"})"),
   };
   server::ScanReport b = a;  // the same archive twice: a second base id
   std::string sarif = server::render_sarif(
@@ -310,6 +311,8 @@ TEST_F(SarifValidator, failures_and_findings_without_a_line_or_a_file_validate_w
   EXPECT_EQ(trivy["invocations"][0]["executionSuccessful"], false);
   EXPECT_EQ(trivy["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"], "trivy exited 1: DB error");
   EXPECT_EQ(trivy["originalUriBaseIds"].size(), 2u) << trivy.dump(2);
+  EXPECT_EQ(trivy["results"][0]["analysisTarget"]["uri"], "") << "a finding with no Target is the archive's";
+  EXPECT_EQ(trivy["results"][1]["analysisTarget"]["uri"], "package/package-lock.json") << trivy.dump(2);
   const json& gd = (*run_of(log, "guarddog"))["results"];
   EXPECT_EQ(gd[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "package/a%20b%231%3A%C3%A9.js");
   EXPECT_EQ(gd[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 12);

@@ -60,7 +60,10 @@ Expected<std::vector<core::RunSpec>, ScannerError> TrivyScanner::plan(const core
     spec.argv.insert(spec.argv.end(), common.begin(), common.end());
     spec.argv.emplace_back("sbom.cdx.json");
   } else {
-    spec.bundle.entries = {core::BundleEntry::archive(*wire::RelPath::parse("tree"), in.artifact, false)};
+    // A gem's files, lockfiles included, are in its data.tar.gz, which trivy does not open:
+    // the agent extracts it in place under the same budget (wire 2's `descend`).
+    spec.bundle.entries = {
+        core::BundleEntry::archive(*wire::RelPath::parse("tree"), in.artifact, false, sources_member(in.package.kind))};
     spec.argv.emplace_back("fs");
     spec.argv.insert(spec.argv.end(), common.begin(), common.end());
     spec.argv.insert(spec.argv.end(), {"--scanners", "vuln", "tree"});
@@ -72,7 +75,7 @@ Expected<std::vector<core::RunSpec>, ScannerError> TrivyScanner::plan(const core
   return std::vector<core::RunSpec>{std::move(spec)};
 }
 
-Expected<std::vector<Finding>, ScannerError> TrivyScanner::map(const json& report) const {
+Expected<std::vector<Finding>, ScannerError> TrivyScanner::map(const json& report, bool in_archive) const {
   if (!report.is_object()) {
     return Unexpected(ScannerError{ScannerError::Kind::kOutput, "trivy output is not a report object"});
   }
@@ -83,6 +86,12 @@ Expected<std::vector<Finding>, ScannerError> TrivyScanner::map(const json& repor
     if (!result.is_object()) continue;
     auto vulns = result.find("Vulnerabilities");
     if (vulns == result.end() || !vulns->is_array()) continue;
+    // A lockfile's Result names the file; the Results trivy aggregates over installed packages
+    // are named for a language ("Node.js", "Python"), which no entry of the archive is.
+    const std::string type = string_or(result, "Type");
+    const bool aggregated =
+        type == "node-pkg" || type == "python-pkg" || type == "gemspec" || type == "jar" || type == "conda-pkg";
+    const std::string target = in_archive && !aggregated ? string_or(result, "Target") : "";
     for (const json& v : *vulns) {
       if (!v.is_object()) continue;
       std::string id = string_or(v, "VulnerabilityID", "unknown");
@@ -97,14 +106,20 @@ Expected<std::vector<Finding>, ScannerError> TrivyScanner::map(const json& repor
       f.severity = core::parse_severity(string_or(v, "Severity")).value_or(Severity::kUnknown);
       f.reference = id;
       f.summary = title.empty() ? id + " in " + pkg + ", " + fix_text : title + " (" + pkg + ", " + fix_text + ")";
-      f.raw = compact(v);
+      if (target.empty() || v.contains("Target")) {
+        f.raw = compact(v);
+      } else {
+        json located = v;
+        located["Target"] = target;
+        f.raw = compact(located);
+      }
       out.push_back(std::move(f));
     }
   }
   return out;
 }
 
-Expected<std::vector<Finding>, ScannerError> TrivyScanner::parse(const core::ScanInput&,
+Expected<std::vector<Finding>, ScannerError> TrivyScanner::parse(const core::ScanInput& in,
                                                                  const std::vector<core::RunOutcome>& results) const {
   if (results.size() != 1) {
     return Unexpected(
@@ -119,7 +134,7 @@ Expected<std::vector<Finding>, ScannerError> TrivyScanner::parse(const core::Sca
   }
   auto doc = parse_json(r->stdout_bytes);
   if (!doc) return Unexpected(doc.error());
-  return map(*doc);
+  return map(*doc, /*in_archive=*/!in.sbom);
 }
 
 }  // namespace batlehub::adapters

@@ -57,8 +57,12 @@ class TrivyScanner final : public core::Scanner {
   // vulnerability, code VULNERABILITY, severity from `Severity` lower-cased — unknown when
   // unreadable — reference the VulnerabilityID, raw the vulnerability). Summary
   // "Title (Pkg, fixed in X)", or "ID in Pkg, fixed in X" without a title. No `Results`
-  // is zero findings; a document that is not an object is Output.
-  Expected<std::vector<core::Finding>, core::ScannerError> map(const nlohmann::json& report) const;
+  // is zero findings; a document that is not an object is Output. With `in_archive` (the report
+  // of `trivy fs` over the extracted archive, not of an SBOM) each finding's raw also holds its
+  // Result's `Target`, the lockfile it was read from ("package/package-lock.json"), relative to
+  // the archive's root: where SARIF locates it.
+  Expected<std::vector<core::Finding>, core::ScannerError> map(const nlohmann::json& report,
+                                                               bool in_archive = false) const;
 
   std::chrono::milliseconds timeout() const;
   const TrivyOptions& options() const { return options_; }
