@@ -13,13 +13,13 @@ bad() { echo "fence: FAIL $*"; fail=$((fail + 1)); }
 
 # 1. Includes: the agent and the wire include only themselves, the C/C++ libraries and the
 #    agent's own third parties — never core, config, adapters or server, nor the worker's
-#    libraries.
+#    libraries (OpenSSL among them: the agent's TLS is mbedTLS's).
 forbidden_ours='#include "(core|config|adapters|server)/'
-forbidden_libs='#include <(CLI/|spdlog/|toml\+\+/|sqlite3|libpq|postgresql/|prometheus/)'
+forbidden_libs='#include <(CLI/|spdlog/|toml\+\+/|sqlite3|libpq|postgresql/|prometheus/|openssl/)'
 if grep -rEn "$forbidden_ours|$forbidden_libs" src/agent src/wire src/base; then
   bad "the agent's sources include something outside the fence (above)"
 else
-  ok "src/agent, src/wire and src/base include nothing of core, config, adapters, server, CLI11, spdlog, toml++, SQLite, libpq, prometheus"
+  ok "src/agent, src/wire and src/base include nothing of core, config, adapters, server, CLI11, spdlog, toml++, SQLite, libpq, prometheus, OpenSSL"
 fi
 if grep -rEn '#include "' src/wire | grep -vE '#include "(wire|base)/'; then
   bad "the wire library includes something other than itself and the base (above)"
