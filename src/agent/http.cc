@@ -242,6 +242,17 @@ class Conn {
     return mbedtls_error(rc);
   }
 
+  // The alert a peer refused the handshake with, where it says something to act on.
+  std::string alert_note(int rc) const {
+    if (rc != MBEDTLS_ERR_SSL_FATAL_ALERT_MESSAGE || tls_->ssl.in_msg == nullptr) return "";
+    int alert = tls_->ssl.in_msg[1];
+    if (alert == MBEDTLS_SSL_ALERT_MSG_PROTOCOL_VERSION) {
+      return " (protocol_version: the server does not accept TLS 1.2, the only version this agent speaks)";
+    }
+    if (alert == MBEDTLS_SSL_ALERT_MSG_HANDSHAKE_FAILURE) return " (handshake_failure: no cipher suite in common)";
+    return " (alert " + std::to_string(alert) + ")";
+  }
+
   Expected<Ok, HttpError> start_tls(const std::string& host) {
     tls_ = std::make_unique<Tls>();
     Tls& t = *tls_;
@@ -303,7 +314,7 @@ class Conn {
       if (rc == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED || (v != 0 && v != static_cast<std::uint32_t>(-1))) {
         return err("TLS: the server's certificate is refused: " + verify_reason(v));
       }
-      return err("TLS handshake failed: " + io_reason(rc));
+      return err("TLS handshake failed: " + io_reason(rc) + alert_note(rc));
     }
     return Ok{};
   }

@@ -22,8 +22,10 @@ using wire::FailureKind;
 
 class Peer {
  public:
-  // `host` is the loopback address the peer listens on and its URLs name.
-  Peer(const fs::path& dir, bool tls, std::string host = "127.0.0.1") : host_(std::move(host)) {
+  // `host` is the loopback address the peer listens on and its URLs name; `tls13_only`
+  // refuses TLS 1.2.
+  Peer(const fs::path& dir, bool tls, std::string host = "127.0.0.1", bool tls13_only = false)
+      : host_(std::move(host)) {
     fs::path port_file = dir / "port";
     std::string script = std::string(BATLEHUB_SOURCE_DIR) + "/tests/agent/http_peer.py";
     std::string tls_dir = std::string(BATLEHUB_SOURCE_DIR) + "/tests/fixtures/tls";
@@ -35,6 +37,7 @@ class Peer {
       if (tls) {
         a.insert(a.end(), {"--cert", tls_dir + "/server.pem", "--key", tls_dir + "/server.key"});
       }
+      if (tls13_only) a.push_back("--tls13-only");
       std::vector<char*> c;
       for (auto& s : a) c.push_back(s.data());
       c.push_back(nullptr);
@@ -198,6 +201,33 @@ TEST_F(AgentHttp, https_checks_the_host_an_address_or_a_name_against_the_certifi
   EXPECT_EQ(o.result.failure->kind, FailureKind::kFetch);
   EXPECT_NE(o.result.failure->message.find("certificate is refused"), std::string::npos) << o.result.failure->message;
   EXPECT_NE(o.result.failure->message.find("does not match"), std::string::npos) << o.result.failure->message;
+}
+
+// The agent speaks TLS 1.2 only (Debian 12's mbedTLS 2.28 has no TLS 1.3): a server that
+// accepts only TLS 1.3 is refused at the handshake, and the result says which version is
+// missing.
+TEST_F(AgentHttp, a_server_that_speaks_only_tls_1_3_is_refused_and_the_result_says_why) {
+  peer(/*tls=*/true);
+  fs::path other_dir = s_.root() / "served-tls13";
+  fs::create_directories(other_dir);
+  Scratch::write(other_dir / "artifact.tgz", make_tgz({file("x", "1.3 only")}));
+  Peer other(other_dir, /*tls=*/true, "127.0.0.1", /*tls13_only=*/true);
+  auto m = scan_manifest({hostile(), "cat", "tree/x"});
+  wire::Entry e;
+  e.kind = EntryKind::kArchive;
+  e.path = *wire::RelPath::parse("tree");
+  e.url = other.url("/f/artifact.tgz", true);
+  e.size = fs::file_size(other_dir / "artifact.tgz");
+  m.entries = {e};
+  Scratch::write(served_ / "manifest.json", wire::serialize(m));
+  int rc =
+      run_agent(peer().url("/f/manifest.json", true), peer().url("/put/out.tar", true), BATLEHUB_AGENT_TESTROOTS_BIN);
+  Outcome o = outcome(rc);
+  ASSERT_TRUE(o.have_result) << o.error;
+  ASSERT_TRUE(o.result.failure);
+  EXPECT_EQ(o.result.failure->kind, FailureKind::kFetch);
+  EXPECT_NE(o.result.failure->message.find("TLS handshake failed"), std::string::npos) << o.result.failure->message;
+  EXPECT_NE(o.result.failure->message.find("TLS 1.2"), std::string::npos) << o.result.failure->message;
 }
 
 }  // namespace

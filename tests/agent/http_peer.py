@@ -28,6 +28,7 @@ def main():
     ap.add_argument("--cert")
     ap.add_argument("--key")
     ap.add_argument("--bind", default="127.0.0.1")
+    ap.add_argument("--tls13-only", action="store_true", help="refuse TLS 1.2 (the agent speaks only 1.2)")
     args = ap.parse_args()
     root = os.path.abspath(args.dir)
 
@@ -117,6 +118,8 @@ def main():
     if args.cert:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(args.cert, args.key)
+        if args.tls13_only:
+            ctx.minimum_version = ssl.TLSVersion.TLSv1_3
         srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     tmp = args.port_file + ".tmp"
     with open(tmp, "w") as f:
