@@ -2,8 +2,8 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <mbedtls/sha256.h>
 #include <netinet/in.h>
-#include <openssl/evp.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -638,9 +638,12 @@ Assertion check_bounded(Check check, std::string_view controller, std::uint64_t 
 std::string sha256_file(const std::string& path, std::uint64_t* size) {
   base::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return "";
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return "";
-  char buf[65536];
+  // mbedTLS's SHA-256, as the agent's TLS is (http.cc says why not OpenSSL).
+  mbedtls_sha256_context ctx;
+  mbedtls_sha256_init(&ctx);
+  std::unique_ptr<mbedtls_sha256_context, decltype(&mbedtls_sha256_free)> guard(&ctx, mbedtls_sha256_free);
+  if (mbedtls_sha256_starts_ret(&ctx, /*is224=*/0) != 0) return "";
+  unsigned char buf[65536];
   std::uint64_t total = 0;
   for (;;) {
     ssize_t n = ::read(fd.get(), buf, sizeof buf);
@@ -648,16 +651,15 @@ std::string sha256_file(const std::string& path, std::uint64_t* size) {
     if (n < 0) return "";
     if (n == 0) break;
     total += static_cast<std::uint64_t>(n);
-    EVP_DigestUpdate(ctx.get(), buf, static_cast<std::size_t>(n));
+    if (mbedtls_sha256_update_ret(&ctx, buf, static_cast<std::size_t>(n)) != 0) return "";
   }
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx.get(), md, &len);
+  unsigned char md[32];
+  if (mbedtls_sha256_finish_ret(&ctx, md) != 0) return "";
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  for (unsigned i = 0; i < len; ++i) {
-    out += kHex[md[i] >> 4];
-    out += kHex[md[i] & 15];
+  for (unsigned char b : md) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
   }
   if (size) *size = total;
   return out;

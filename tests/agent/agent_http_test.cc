@@ -1,7 +1,8 @@
 // The agent over http:// and https:// against a real local server (tests/agent/http_peer.py):
 // GET for the manifest and inputs, PUT with a Content-Length for the result, and the
 // refusals — a body longer than declared, a redirect, a certificate no compiled-in root
-// vouches for.
+// vouches for, a certificate that does not name the host (an address is checked against
+// the certificate's IP SANs, a name against its DNS SANs).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -21,17 +22,22 @@ using wire::FailureKind;
 
 class Peer {
  public:
-  Peer(const fs::path& dir, bool tls) {
+  // `host` is the loopback address the peer listens on and its URLs name; `tls13_only`
+  // refuses TLS 1.2.
+  Peer(const fs::path& dir, bool tls, std::string host = "127.0.0.1", bool tls13_only = false)
+      : host_(std::move(host)) {
     fs::path port_file = dir / "port";
     std::string script = std::string(BATLEHUB_SOURCE_DIR) + "/tests/agent/http_peer.py";
     std::string tls_dir = std::string(BATLEHUB_SOURCE_DIR) + "/tests/fixtures/tls";
     pid_ = ::fork();
     if (pid_ == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      std::vector<std::string> a = {"/usr/bin/python3", script, "--dir", dir.string(), "--port-file", port_file.string()};
+      std::vector<std::string> a = {"/usr/bin/python3", script, "--dir", dir.string()};
+      a.insert(a.end(), {"--port-file", port_file.string(), "--bind", host_});
       if (tls) {
         a.insert(a.end(), {"--cert", tls_dir + "/server.pem", "--key", tls_dir + "/server.key"});
       }
+      if (tls13_only) a.push_back("--tls13-only");
       std::vector<char*> c;
       for (auto& s : a) c.push_back(s.data());
       c.push_back(nullptr);
@@ -45,11 +51,14 @@ class Peer {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
   }
-  std::string url(const std::string& path, bool tls = false) const {
-    return std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_) + path;
+  std::string url(const std::string& path, bool tls = false) const { return url_as(host_, path, tls); }
+  // The same peer under another name for the host (`localhost` for 127.0.0.1).
+  std::string url_as(const std::string& host, const std::string& path, bool tls) const {
+    return std::string(tls ? "https" : "http") + "://" + host + ":" + std::to_string(port_) + path;
   }
 
  private:
+  std::string host_;
   pid_t pid_ = -1;
   int port_ = 0;
 };
@@ -156,6 +165,69 @@ TEST_F(AgentHttp, https_verifies_against_the_compiled_in_roots) {
   rc = run_agent(peer().url("/f/manifest.json", true), peer().url("/put/out.tar", true));
   EXPECT_EQ(rc, static_cast<int>(AgentExit::kNoResult));
   EXPECT_FALSE(fs::exists(served_ / "out.tar"));
+}
+
+// tests/fixtures/tls/server.pem names IP 127.0.0.1 and DNS localhost (its CN is 127.0.0.1).
+// The same server as https://localhost is accepted on its DNS SAN; a server presenting it
+// from 127.0.0.2 is refused — the certificate does not name that address — and the result
+// says so.
+TEST_F(AgentHttp, https_checks_the_host_an_address_or_a_name_against_the_certificate) {
+  peer(/*tls=*/true);
+  Scratch::write(served_ / "artifact.tgz", make_tgz({file("x", "by name")}));
+  auto m = scan_manifest({hostile(), "cat", "tree/x"});
+  m.entries = {archive("/f/artifact.tgz", "artifact.tgz")};
+  m.entries[0].url = peer().url_as("localhost", "/f/artifact.tgz", true);
+  Scratch::write(served_ / "manifest.json", wire::serialize(m));
+  int rc =
+      run_agent(peer().url("/f/manifest.json", true), peer().url("/put/out.tar", true), BATLEHUB_AGENT_TESTROOTS_BIN);
+  Outcome o = outcome(rc);
+  ASSERT_TRUE(o.have_result) << o.error;
+  EXPECT_FALSE(o.result.failure) << o.result.failure->message;
+  EXPECT_EQ(o.stdout_bytes, "by name");
+
+  fs::path other_dir = s_.root() / "served-127.0.0.2";
+  fs::create_directories(other_dir);
+  Scratch::write(other_dir / "artifact.tgz", make_tgz({file("x", "wrong address")}));
+  Peer other(other_dir, /*tls=*/true, "127.0.0.2");
+  m.entries[0].url = other.url("/f/artifact.tgz", true);
+  m.entries[0].size = fs::file_size(other_dir / "artifact.tgz");
+  Scratch::write(served_ / "manifest.json", wire::serialize(m));
+  fs::remove(served_ / "out.tar");
+  rc = run_agent(peer().url("/f/manifest.json", true), peer().url("/put/out.tar", true), BATLEHUB_AGENT_TESTROOTS_BIN);
+  o = outcome(rc);
+  ASSERT_TRUE(o.have_result) << o.error;
+  EXPECT_FALSE(o.result.ran);
+  ASSERT_TRUE(o.result.failure);
+  EXPECT_EQ(o.result.failure->kind, FailureKind::kFetch);
+  EXPECT_NE(o.result.failure->message.find("certificate is refused"), std::string::npos) << o.result.failure->message;
+  EXPECT_NE(o.result.failure->message.find("does not match"), std::string::npos) << o.result.failure->message;
+}
+
+// The agent speaks TLS 1.2 only (Debian 12's mbedTLS 2.28 has no TLS 1.3): a server that
+// accepts only TLS 1.3 is refused at the handshake, and the result says which version is
+// missing.
+TEST_F(AgentHttp, a_server_that_speaks_only_tls_1_3_is_refused_and_the_result_says_why) {
+  peer(/*tls=*/true);
+  fs::path other_dir = s_.root() / "served-tls13";
+  fs::create_directories(other_dir);
+  Scratch::write(other_dir / "artifact.tgz", make_tgz({file("x", "1.3 only")}));
+  Peer other(other_dir, /*tls=*/true, "127.0.0.1", /*tls13_only=*/true);
+  auto m = scan_manifest({hostile(), "cat", "tree/x"});
+  wire::Entry e;
+  e.kind = EntryKind::kArchive;
+  e.path = *wire::RelPath::parse("tree");
+  e.url = other.url("/f/artifact.tgz", true);
+  e.size = fs::file_size(other_dir / "artifact.tgz");
+  m.entries = {e};
+  Scratch::write(served_ / "manifest.json", wire::serialize(m));
+  int rc =
+      run_agent(peer().url("/f/manifest.json", true), peer().url("/put/out.tar", true), BATLEHUB_AGENT_TESTROOTS_BIN);
+  Outcome o = outcome(rc);
+  ASSERT_TRUE(o.have_result) << o.error;
+  ASSERT_TRUE(o.result.failure);
+  EXPECT_EQ(o.result.failure->kind, FailureKind::kFetch);
+  EXPECT_NE(o.result.failure->message.find("TLS handshake failed"), std::string::npos) << o.result.failure->message;
+  EXPECT_NE(o.result.failure->message.find("TLS 1.2"), std::string::npos) << o.result.failure->message;
 }
 
 }  // namespace

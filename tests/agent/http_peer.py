@@ -10,7 +10,8 @@
                             NAME and the request headers as NAME.headers
   PUT  /deny/NAME           403
 
-Writes the port it bound to into --port-file once it is listening.
+Listens on --bind (127.0.0.1 unless told; always a loopback address) and writes the port
+it bound to into --port-file once it is listening.
 """
 import argparse
 import http.server
@@ -26,6 +27,8 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--cert")
     ap.add_argument("--key")
+    ap.add_argument("--bind", default="127.0.0.1")
+    ap.add_argument("--tls13-only", action="store_true", help="refuse TLS 1.2 (the agent speaks only 1.2)")
     args = ap.parse_args()
     root = os.path.abspath(args.dir)
 
@@ -111,10 +114,12 @@ def main():
             self.send_header("Content-Length", "0")
             self.end_headers()
 
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv = http.server.ThreadingHTTPServer((args.bind, 0), Handler)
     if args.cert:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(args.cert, args.key)
+        if args.tls13_only:
+            ctx.minimum_version = ssl.TLSVersion.TLSv1_3
         srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     tmp = args.port_file + ".tmp"
     with open(tmp, "w") as f:
