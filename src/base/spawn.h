@@ -2,12 +2,14 @@
 // before execve, stdout capped, the tail of stderr kept, and at the end — on exit, on the
 // deadline, or over the stdout cap — every process it left behind killed.
 //
-// Two processes are forked. The keeper becomes a child subreaper, so a scanner's
+// Two processes are started. The keeper, forked, becomes a child subreaper, so a scanner's
 // daemonised grandchild (double fork + setsid) is re-parented to it rather than to init;
 // once the scanner has exited or the deadline has passed, the keeper kills every child it
 // has (its /proc children list) until none is left, and only then reports. The scanner is
-// the keeper's child. Both run only async-signal-safe code between fork and execve, so the
-// same path is safe when the agent runs as a library inside a multi-threaded worker.
+// the keeper's child, started with clone(CLONE_VM | CLONE_VFORK): it shares the keeper's
+// memory until its execve rather than copying it. Both run only async-signal-safe code
+// between their start and execve, so the same path is safe when the agent runs as a library
+// inside a multi-threaded worker.
 #pragma once
 
 #include <chrono>
