@@ -9,6 +9,7 @@
 #include <grp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -250,6 +251,26 @@ pid_t start_scanner(const ChildPlan& c, char* stack) {
 
 bool make_pipe(int fds[2]) { return ::pipe2(fds, O_CLOEXEC) == 0; }
 
+// Appends `k` bytes the scanner wrote to stdout, up to the cap: true when these went over it.
+bool take_stdout(const SpawnSpec& spec, SpawnResult& res, const char* buf, std::size_t k) {
+  if (res.stdout_over_cap) return false;
+  std::size_t room = spec.stdout_cap - res.stdout_bytes.size();
+  if (k <= room) {
+    res.stdout_bytes.append(buf, k);
+    return false;
+  }
+  res.stdout_bytes.append(buf, room);
+  res.stdout_over_cap = true;
+  return true;
+}
+
+// Appends `k` bytes of stderr, keeping only its tail.
+void take_stderr(SpawnResult& res, const char* buf, std::size_t k) {
+  std::string& se = res.stderr_raw;
+  se.append(buf, k);
+  if (se.size() > kStderrMax) se.erase(0, se.size() - kStderrKeep);
+}
+
 std::vector<char*> c_array(const std::vector<std::string>& v) {
   std::vector<char*> out;
   out.reserve(v.size() + 1);
@@ -386,8 +407,6 @@ std::string prepare(const SpawnSpec& spec, Supervision& s) {
 void drain(const SpawnSpec& spec, Supervision& s, SpawnResult& res) {
   bool exec_done = false;
   bool out_open = true, err_open = true, status_open = true;
-  std::string& so = res.stdout_bytes;
-  std::string& se = res.stderr_raw;
   char buf[65536];
   long hard_deadline_ms = s.timeout_ms + kKeeperGraceMs;
 
@@ -424,15 +443,8 @@ void drain(const SpawnSpec& spec, Supervision& s, SpawnResult& res) {
       ssize_t k = ::read(s.out_r.get(), buf, sizeof buf);
       if (k <= 0) {
         if (k == 0 || errno != EINTR) out_open = false;
-      } else if (!res.stdout_over_cap) {
-        std::size_t room = spec.stdout_cap - so.size();
-        if (static_cast<std::size_t>(k) <= room) {
-          so.append(buf, static_cast<std::size_t>(k));
-        } else {
-          so.append(buf, room);
-          res.stdout_over_cap = true;
-          ::kill(s.keeper_pid, SIGTERM);
-        }
+      } else if (take_stdout(spec, res, buf, static_cast<std::size_t>(k))) {
+        ::kill(s.keeper_pid, SIGTERM);
       }
     }
     if (readable(idx_err)) {
@@ -440,8 +452,7 @@ void drain(const SpawnSpec& spec, Supervision& s, SpawnResult& res) {
       if (k <= 0) {
         if (k == 0 || errno != EINTR) err_open = false;
       } else {
-        se.append(buf, static_cast<std::size_t>(k));
-        if (se.size() > kStderrMax) se.erase(0, se.size() - kStderrKeep);
+        take_stderr(res, buf, static_cast<std::size_t>(k));
       }
     }
     if (readable(idx_exec)) {
@@ -495,9 +506,202 @@ void collect(Supervision& s, SpawnResult& res) {
   }
 }
 
+bool make_pipe(Fd& r, Fd& w) {
+  int fds[2];
+  if (!make_pipe(fds)) return false;
+  r.reset(fds[0]);
+  w.reset(fds[1]);
+  return true;
+}
+
+// SpawnSpec::supervise_in_process: the keeper's loop and the parent's drain in one poll,
+// in the calling process, over the scanner's pipes and a signalfd that says a child ended.
+// The same phases as keeper() and drain(): wait for the scanner's end, the deadline or
+// stdout over its cap; then kill the scanner's group and every child this process has,
+// round after round, until it has none; then read what is left in the pipes.
+SpawnResult supervise_in_process(const SpawnSpec& spec) {
+  SpawnResult res;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto fail = [&res](const char* what) {
+    res.start_error = std::string(what) + ": " + std::strerror(errno);
+    return res;
+  };
+  Fd in_r, in_w, out_r, out_w, err_r, err_w, exec_r, exec_w;
+  if (!make_pipe(in_r, in_w) || !make_pipe(out_r, out_w) || !make_pipe(err_r, err_w) || !make_pipe(exec_r, exec_w)) {
+    return fail("pipe2");
+  }
+  std::vector<char*> argv = c_array(spec.argv), envp = c_array(spec.env);
+  sock_fprog fprog{};
+  if (spec.walls.seccomp != nullptr) fprog = spec.walls.seccomp->fprog();
+  ChildPlan plan{spec.program.c_str(), argv.data(),  envp.data(),   spec.cwd_fd,
+                 in_r.get(),           out_w.get(),  err_w.get(),   exec_w.get(),
+                 &spec.walls,          spec.walls.seccomp ? &fprog : nullptr};
+  const timespec deadline = deadline_after(spec.timeout.count());
+
+  // A daemonised grandchild (double fork + setsid) is re-parented here, not to init.
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) return fail("prctl(PR_SET_CHILD_SUBREAPER)");
+  // SIGCHLD is read from a signalfd, so it must stay blocked; the caller's mask comes back
+  // on every way out.
+  sigset_t chld, old_mask;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  if (::sigprocmask(SIG_BLOCK, &chld, &old_mask) != 0) return fail("sigprocmask");
+  struct RestoreMask {
+    sigset_t mask;
+    ~RestoreMask() { ::sigprocmask(SIG_SETMASK, &mask, nullptr); }
+  } restore{old_mask};
+  Fd sig(::signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK));
+  if (!sig.valid()) return fail("signalfd");
+  void* stack = ::mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) return fail("mmap of the child's stack");
+  const pid_t scanner = start_scanner(plan, static_cast<char*>(stack));
+  const int clone_errno = errno;
+  ::munmap(stack, kChildStackBytes);  // the child has exec'd or exited: CLONE_VFORK
+  if (scanner < 0) {
+    res.start_error = std::string("fork: ") + std::strerror(clone_errno);
+    return res;
+  }
+  ::setpgid(scanner, scanner);
+  in_r.reset();
+  in_w.reset();  // the scanner's stdin is an empty pipe: it reads EOF
+  out_w.reset();
+  err_w.reset();
+  exec_w.reset();
+
+  bool scanner_done = false, killing = false, tree_gone = false;
+  bool exec_done = false, out_open = true, err_open = true;
+  WallFailure wall{};
+  int exited = 0, code = 0;  // as the keeper reports them: a signal 0 if never reaped
+  timespec give_up{}, drain_until{};
+  auto start_killing = [&] {
+    killing = true;
+    clock_gettime(CLOCK_MONOTONIC, &give_up);
+    give_up.tv_sec += 20;  // a tree we cannot see or cannot kill in 20 s is reported as such
+  };
+  auto tree_ended = [&] {
+    tree_gone = true;
+    drain_until = deadline_after(200);  // every writer is dead: the pipes are at EOF, or nearly
+  };
+  // Reaps every child that has ended; true when this process has none left at all.
+  auto reap = [&] {
+    int st = 0;
+    pid_t p;
+    while ((p = ::waitpid(-1, &st, WNOHANG)) > 0) {
+      if (p != scanner || scanner_done) continue;
+      scanner_done = true;
+      if (WIFEXITED(st)) {
+        exited = 1;
+        code = WEXITSTATUS(st);
+      } else if (WIFSIGNALED(st)) {
+        exited = 0;
+        code = WTERMSIG(st);
+      }
+    }
+    return p < 0 && errno == ECHILD;
+  };
+  char buf[65536];
+  pid_t kids[512];
+  while (!tree_gone || out_open || err_open || !exec_done) {
+    long wait_ms;
+    if (!killing) {
+      wait_ms = ms_until(deadline);
+      if (wait_ms <= 0) {
+        res.timed_out = true;
+        start_killing();
+        continue;
+      }
+    } else if (!tree_gone) {
+      // One round of the keeper's second phase: the scanner's group, then every child we
+      // have (orphans of its tree are re-parented here) and their groups.
+      ::kill(-scanner, SIGKILL);
+      int n = list_children(::getpid(), kids, 512);
+      if (n < 0) res.tree_killed = false;
+      for (int i = 0; i < n; ++i) {
+        ::kill(kids[i], SIGKILL);
+        ::kill(-kids[i], SIGKILL);
+      }
+      if (reap()) {
+        tree_ended();
+        continue;
+      }
+      if (ms_until(give_up) <= 0) {
+        res.tree_killed = false;
+        break;
+      }
+      wait_ms = 10;  // the next child's end wakes us; one re-parented here may not be dead yet
+    } else {
+      wait_ms = ms_until(drain_until);
+      if (wait_ms <= 0) break;
+    }
+    pollfd pfd[4];
+    int n = 0;
+    int idx_out = -1, idx_err = -1, idx_exec = -1, idx_sig = -1;
+    if (out_open) { idx_out = n; pfd[n++] = {out_r.get(), POLLIN, 0}; }
+    if (err_open) { idx_err = n; pfd[n++] = {err_r.get(), POLLIN, 0}; }
+    if (!exec_done) { idx_exec = n; pfd[n++] = {exec_r.get(), POLLIN, 0}; }
+    if (!tree_gone) { idx_sig = n; pfd[n++] = {sig.get(), POLLIN, 0}; }
+    int r = ::poll(pfd, static_cast<nfds_t>(n), static_cast<int>(wait_ms));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      // Nothing can be read any more; what remains is to kill the tree, which needs no poll.
+      out_open = err_open = false;
+      exec_done = true;
+      if (!killing) start_killing();
+      timespec nap{0, 10'000'000};
+      ::nanosleep(&nap, nullptr);
+      continue;
+    }
+    auto readable = [&](int i) { return i >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0; };
+    if (readable(idx_out)) {
+      ssize_t k = ::read(out_r.get(), buf, sizeof buf);
+      if (k <= 0) {
+        if (k == 0 || errno != EINTR) out_open = false;
+      } else if (take_stdout(spec, res, buf, static_cast<std::size_t>(k)) && !killing) {
+        start_killing();  // the keeper's SIGTERM from its parent
+      }
+    }
+    if (readable(idx_err)) {
+      ssize_t k = ::read(err_r.get(), buf, sizeof buf);
+      if (k <= 0) {
+        if (k == 0 || errno != EINTR) err_open = false;
+      } else {
+        take_stderr(res, buf, static_cast<std::size_t>(k));
+      }
+    }
+    if (readable(idx_exec)) {
+      ssize_t k = ::read(exec_r.get(), &wall, sizeof wall);
+      if (k == static_cast<ssize_t>(sizeof wall) || k == 0 || (k < 0 && errno != EINTR)) exec_done = true;
+    }
+    if (readable(idx_sig)) {
+      signalfd_siginfo info;
+      while (::read(sig.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      }
+      if (!killing) {
+        reap();
+        if (scanner_done) start_killing();
+      }
+    }
+  }
+
+  res.run_ms = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+  if (wall.stage != WallStage::kNone) {
+    res.start_error = std::string(stage_name(wall.stage)) + " failed: " + std::strerror(wall.err);
+    return res;
+  }
+  res.started = true;
+  if (exited) {
+    res.exit_code = code;
+  } else {
+    res.signal = code;
+  }
+  return res;
+}
+
 }  // namespace
 
 SpawnResult spawn_and_wait(const SpawnSpec& spec) {
+  if (spec.supervise_in_process) return supervise_in_process(spec);
   SpawnResult res;
   Supervision s;
   s.t0 = std::chrono::steady_clock::now();

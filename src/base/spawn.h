@@ -9,7 +9,8 @@
 // the keeper's child, started with clone(CLONE_VM | CLONE_VFORK): it shares the keeper's
 // memory until its execve rather than copying it. Both run only async-signal-safe code
 // between their start and execve, so the same path is safe when the agent runs as a library
-// inside a multi-threaded worker.
+// inside a multi-threaded worker. A process of its own (the agent binary) may do the
+// keeper's work itself: SpawnSpec::supervise_in_process.
 #pragma once
 
 #include <chrono>
@@ -72,6 +73,13 @@ struct SpawnSpec {
   ChildWalls walls;
   std::chrono::milliseconds timeout{0};
   std::size_t stdout_cap = 0;
+  // The calling process supervises the scanner itself instead of forking a keeper: one
+  // process less per run (bench_runtimes). Every guarantee stays — the scanner in its own
+  // group, killed with it at the deadline or over the stdout cap, orphans re-parented to
+  // the caller (which becomes a child subreaper) and killed until it has no child left.
+  // Only for a process that is single-threaded, has no other children and does not
+  // ignore SIGCHLD: the agent binary. The worker and the `none` runtime leave it off.
+  bool supervise_in_process = false;
 };
 
 struct SpawnResult {
