@@ -43,8 +43,9 @@ struct SeccompProgram {
 
 // What the child installs on itself, in this order, just before execve.
 struct ChildWalls {
-  // First of all, join these cgroups: each is a cgroup.procs opened for writing, and "0"
-  // written to it moves the writer. The bwrap runtime uses it so that the sandbox is in the
+  // First of all, join these cgroups: each is a cgroup.procs (or, on cgroup v1, a tasks)
+  // opened for writing, and "0" written to it moves the writer — the whole child, which has
+  // one thread. The bwrap runtime uses it so that the sandbox is in the
   // run's cgroup before it exists, and every process it will ever fork with it.
   std::vector<int> join_cgroups;
   // Become this uid/gid first (with no supplementary groups). The bwrap runtime uses it so
