@@ -224,7 +224,9 @@ AgentExit run_in_cwd(std::string_view in_url, std::string_view out_url, bool own
 }
 }  // namespace
 
-AgentExit run(std::string_view in_url, std::string_view out_url) { return run_in_cwd(in_url, out_url, false); }
+AgentExit run(std::string_view in_url, std::string_view out_url) {
+  return run_in_cwd(in_url, out_url, false);
+}
 
 AgentExit run_as_binary(std::string_view in_url, std::string_view out_url) {
   return run_in_cwd(in_url, out_url, true);

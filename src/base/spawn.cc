@@ -1,12 +1,12 @@
 #include "base/spawn.h"
 
 #include <fcntl.h>
-#include <sched.h>
+#include <grp.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
-#include <grp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -139,7 +139,9 @@ struct ChildPlan {
   ::_exit(127);
 }
 
-int scanner_entry(void* plan) { scanner_child(*static_cast<const ChildPlan*>(plan)); }
+int scanner_entry(void* plan) {
+  scanner_child(*static_cast<const ChildPlan*>(plan));
+}
 
 // How much stack the scanner's child has until its execve: scanner_child's frames and the
 // libc wrappers it calls, a few KiB; the rest is margin.
@@ -157,8 +159,8 @@ pid_t start_scanner(const ChildPlan& c, char* stack) {
   sigset_t all, saved;
   sigfillset(&all);
   ::sigprocmask(SIG_SETMASK, &all, &saved);
-  pid_t pid = ::clone(scanner_entry, stack + kChildStackBytes, CLONE_VM | CLONE_VFORK | SIGCHLD,
-                      const_cast<ChildPlan*>(&c));
+  pid_t pid =
+      ::clone(scanner_entry, stack + kChildStackBytes, CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<ChildPlan*>(&c));
   int err = errno;
   ::sigprocmask(SIG_SETMASK, &saved, nullptr);
   errno = err;
@@ -173,8 +175,8 @@ pid_t start_scanner(const ChildPlan& c, char* stack) {
   KeeperReport report{};
   // The child's stack is mapped rather than taken from ours: the keeper runs on the stack
   // of whichever worker thread called spawn_and_wait, which may be small.
-  void* child_stack = ::mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE,
-                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  void* child_stack =
+      ::mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   pid_t scanner = child_stack == MAP_FAILED ? -1 : start_scanner(c, static_cast<char*>(child_stack));
   if (scanner < 0) {
     report.fork_errno = errno;
@@ -533,9 +535,8 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
   std::vector<char*> argv = c_array(spec.argv), envp = c_array(spec.env);
   sock_fprog fprog{};
   if (spec.walls.seccomp != nullptr) fprog = spec.walls.seccomp->fprog();
-  ChildPlan plan{spec.program.c_str(), argv.data(),  envp.data(),   spec.cwd_fd,
-                 in_r.get(),           out_w.get(),  err_w.get(),   exec_w.get(),
-                 &spec.walls,          spec.walls.seccomp ? &fprog : nullptr};
+  ChildPlan plan{spec.program.c_str(), argv.data(), envp.data(),  spec.cwd_fd, in_r.get(),
+                 out_w.get(),          err_w.get(), exec_w.get(), &spec.walls, spec.walls.seccomp ? &fprog : nullptr};
   const timespec deadline = deadline_after(spec.timeout.count());
 
   // A daemonised grandchild (double fork + setsid) is re-parented here, not to init.
@@ -552,7 +553,8 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
   } restore{old_mask};
   Fd sig(::signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK));
   if (!sig.valid()) return fail("signalfd");
-  void* stack = ::mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  void* stack =
+      ::mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return fail("mmap of the child's stack");
   const pid_t scanner = start_scanner(plan, static_cast<char*>(stack));
   const int clone_errno = errno;
@@ -636,10 +638,22 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
     pollfd pfd[4];
     int n = 0;
     int idx_out = -1, idx_err = -1, idx_exec = -1, idx_sig = -1;
-    if (out_open) { idx_out = n; pfd[n++] = {out_r.get(), POLLIN, 0}; }
-    if (err_open) { idx_err = n; pfd[n++] = {err_r.get(), POLLIN, 0}; }
-    if (!exec_done) { idx_exec = n; pfd[n++] = {exec_r.get(), POLLIN, 0}; }
-    if (!tree_gone) { idx_sig = n; pfd[n++] = {sig.get(), POLLIN, 0}; }
+    if (out_open) {
+      idx_out = n;
+      pfd[n++] = {out_r.get(), POLLIN, 0};
+    }
+    if (err_open) {
+      idx_err = n;
+      pfd[n++] = {err_r.get(), POLLIN, 0};
+    }
+    if (!exec_done) {
+      idx_exec = n;
+      pfd[n++] = {exec_r.get(), POLLIN, 0};
+    }
+    if (!tree_gone) {
+      idx_sig = n;
+      pfd[n++] = {sig.get(), POLLIN, 0};
+    }
     int r = ::poll(pfd, static_cast<nfds_t>(n), static_cast<int>(wait_ms));
     if (r < 0) {
       if (errno == EINTR) continue;

@@ -173,7 +173,8 @@ TEST_P(Spawn, the_caller_is_left_with_no_child_and_its_signal_mask) {
   base::SpawnResult r = run({"daemon-exit"});
   ASSERT_TRUE(r.started) << r.start_error;
   ASSERT_EQ(::sigprocmask(SIG_SETMASK, nullptr, &after), 0);
-  for (int sig = 1; sig < NSIG; ++sig) EXPECT_EQ(sigismember(&before, sig), sigismember(&after, sig)) << "signal " << sig;
+  for (int sig = 1; sig < NSIG; ++sig)
+    EXPECT_EQ(sigismember(&before, sig), sigismember(&after, sig)) << "signal " << sig;
   // Every process of the run was reaped: no child, not even a zombie, is left to the caller.
   EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
   EXPECT_EQ(errno, ECHILD);
