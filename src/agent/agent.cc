@@ -150,6 +150,7 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
   spec.walls = scanner_walls(limits, &*prog);
   spec.timeout = std::chrono::milliseconds(m.timeout_ms);
   spec.stdout_cap = wire::kStdoutCapBytes;
+  spec.supervise_in_process = options.own_process;
   // The OOM killer's count of the sandbox's memory cgroup, before and after: in a container
   // or a pod the scanner is killed by the cgroup of the whole sandbox, which the runtime
   // outside may not be able to read once the sandbox is gone.
@@ -212,12 +213,23 @@ AgentExit run(std::string_view in_url, std::string_view out_url, const AgentOpti
   }
 }
 
-AgentExit run(std::string_view in_url, std::string_view out_url) {
+namespace {
+AgentExit run_in_cwd(std::string_view in_url, std::string_view out_url, bool own_process) {
   char buf[4096];
   if (::getcwd(buf, sizeof buf) == nullptr) return AgentExit::kNoResult;
   AgentOptions o;
   o.work_dir = buf;
+  o.own_process = own_process;
   return run(in_url, out_url, o);
+}
+}  // namespace
+
+AgentExit run(std::string_view in_url, std::string_view out_url) {
+  return run_in_cwd(in_url, out_url, false);
+}
+
+AgentExit run_as_binary(std::string_view in_url, std::string_view out_url) {
+  return run_in_cwd(in_url, out_url, true);
 }
 
 }  // namespace batlehub::agent

@@ -23,6 +23,10 @@ struct AgentOptions {
   std::string work_dir;
   // The scanner's PATH, and where a bare argv[0] is looked up.
   std::string scanner_path = std::string(wire::kSandboxPath);
+  // The agent is the whole process (the binary, single-threaded, with no other child): it
+  // supervises the scanner itself rather than through a keeper process
+  // (base::SpawnSpec::supervise_in_process). Off in a worker (the `none` runtime).
+  bool own_process = false;
 };
 
 // The result of one run before it is written: the document and the scanner's stdout.
@@ -33,9 +37,10 @@ struct AgentRun {
 
 // Runs the manifest at `in_url`, writes out.tar to `out_url`. Never throws.
 AgentExit run(std::string_view in_url, std::string_view out_url, const AgentOptions& options);
-// The same with the current working directory as the work dir: what the binary does, and
-// what the `none` runtime calls in-process.
+// The same with the current working directory as the work dir.
 AgentExit run(std::string_view in_url, std::string_view out_url);
+// What the binary does: run() in its working directory, as a process of its own.
+AgentExit run_as_binary(std::string_view in_url, std::string_view out_url);
 
 // The part of run() between fetching the manifest and writing the result.
 AgentRun execute(const wire::Manifest& manifest, const AgentOptions& options);

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
     return static_cast<int>(AgentExit::kUsage);
   }
   // Orphans of the scanner's tree come back to us rather than to init, so none outlives
-  // the run (the keeper in spawn.cc is a subreaper too; this covers the agent's own).
+  // the run: the agent supervises its scanner itself (run_as_binary: no keeper process).
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  return static_cast<int>(batlehub::agent::run(argv[2], argv[4]));
+  return static_cast<int>(batlehub::agent::run_as_binary(argv[2], argv[4]));
 }

@@ -2,12 +2,15 @@
 // before execve, stdout capped, the tail of stderr kept, and at the end — on exit, on the
 // deadline, or over the stdout cap — every process it left behind killed.
 //
-// Two processes are forked. The keeper becomes a child subreaper, so a scanner's
+// Two processes are started. The keeper, forked, becomes a child subreaper, so a scanner's
 // daemonised grandchild (double fork + setsid) is re-parented to it rather than to init;
 // once the scanner has exited or the deadline has passed, the keeper kills every child it
 // has (its /proc children list) until none is left, and only then reports. The scanner is
-// the keeper's child. Both run only async-signal-safe code between fork and execve, so the
-// same path is safe when the agent runs as a library inside a multi-threaded worker.
+// the keeper's child, started with clone(CLONE_VM | CLONE_VFORK): it shares the keeper's
+// memory until its execve rather than copying it. Both run only async-signal-safe code
+// between their start and execve, so the same path is safe when the agent runs as a library
+// inside a multi-threaded worker. A process of its own (the agent binary) may do the
+// keeper's work itself: SpawnSpec::supervise_in_process.
 #pragma once
 
 #include <chrono>
@@ -40,8 +43,9 @@ struct SeccompProgram {
 
 // What the child installs on itself, in this order, just before execve.
 struct ChildWalls {
-  // First of all, join these cgroups: each is a cgroup.procs opened for writing, and "0"
-  // written to it moves the writer. The bwrap runtime uses it so that the sandbox is in the
+  // First of all, join these cgroups: each is a cgroup.procs (or, on cgroup v1, a tasks)
+  // opened for writing, and "0" written to it moves the writer — the whole child, which has
+  // one thread. The bwrap runtime uses it so that the sandbox is in the
   // run's cgroup before it exists, and every process it will ever fork with it.
   std::vector<int> join_cgroups;
   // Become this uid/gid first (with no supplementary groups). The bwrap runtime uses it so
@@ -70,6 +74,13 @@ struct SpawnSpec {
   ChildWalls walls;
   std::chrono::milliseconds timeout{0};
   std::size_t stdout_cap = 0;
+  // The calling process supervises the scanner itself instead of forking a keeper: one
+  // process less per run (bench_runtimes). Every guarantee stays — the scanner in its own
+  // group, killed with it at the deadline or over the stdout cap, orphans re-parented to
+  // the caller (which becomes a child subreaper) and killed until it has no child left.
+  // Only for a process that is single-threaded, has no other children and does not
+  // ignore SIGCHLD: the agent binary. The worker and the `none` runtime leave it off.
+  bool supervise_in_process = false;
 };
 
 struct SpawnResult {

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include "scratch.h"
 #include "wire/caps.h"
@@ -181,6 +184,56 @@ TEST(RunCgroupOnThisMachine, is_made_with_its_limits_and_gone_when_dropped) {
     struct stat st{};
     EXPECT_NE(::stat(h.parent.c_str(), &st), 0) << h.parent << " was left behind, empty";
   }
+}
+
+// What the bwrap runtime's child does before it execs bwrap (base::ChildWalls::join_cgroups):
+// it writes "0" to each of procs_fds(); the whole process is then in the run's cgroup of
+// every hierarchy, and so is what it forks afterwards.
+TEST(RunCgroupOnThisMachine, a_child_that_writes_0_to_each_join_file_is_in_it_whole_with_what_it_forks) {
+  Expected<CgroupSite, std::string> site = Unexpected(std::string());
+  if (auto why = this_machine_unusable(site); !why.empty()) GTEST_SKIP() << why;
+  auto rc = RunCgroup::create(*site, limits());
+  ASSERT_TRUE(rc) << rc.error();
+  int go[2];
+  ASSERT_EQ(::pipe(go), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    for (int fd : rc->procs_fds()) {
+      if (::write(fd, "0", 1) != 1) ::_exit(1);
+    }
+    pid_t grandchild = ::fork();
+    char c;
+    if (grandchild == 0) ::_exit(::read(go[0], &c, 1) == 1 ? 0 : 1);
+    bool released = ::read(go[0], &c, 1) == 1;
+    int st = 0;
+    ::waitpid(grandchild, &st, 0);
+    ::_exit(released && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 2);
+  }
+  ::close(go[0]);
+  std::vector<std::string> dirs;
+  for (const auto& [host, inside] : rc->binds()) dirs.push_back(host);
+  ASSERT_FALSE(dirs.empty());
+  // Both processes, in the cgroup.procs of every hierarchy: the child listed by its pid, the
+  // grandchild as the one other process there.
+  std::vector<std::string> procs;
+  for (int i = 0; i < 250; ++i) {
+    procs.clear();
+    for (const auto& d : dirs) procs.push_back(base::read_small_file(d + "/cgroup.procs"));
+    bool all = true;
+    for (const auto& p : procs) all &= std::count(p.begin(), p.end(), '\n') == 2;
+    if (all) break;
+    ::usleep(20'000);
+  }
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    EXPECT_EQ(std::count(procs[i].begin(), procs[i].end(), '\n'), 2) << dirs[i] << ": " << procs[i];
+    EXPECT_NE(procs[i].find(std::to_string(child) + "\n"), std::string::npos) << dirs[i] << ": " << procs[i];
+  }
+  ASSERT_EQ(::write(go[1], "gg", 2), 2);
+  ::close(go[1]);
+  int st = 0;
+  ASSERT_EQ(::waitpid(child, &st, 0), child);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "status " << st;
 }
 
 }  // namespace

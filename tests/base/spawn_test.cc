@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <thread>
 
@@ -21,7 +23,9 @@ using namespace batlehub::testing;
 using base::RlimitSetting;
 using base::SeccompProgram;
 
-class Spawn : public ::testing::Test {
+// Every test runs twice (Spawn): with the keeper process, as in a worker, and supervised by
+// the calling process itself, as in the agent binary (SpawnSpec::supervise_in_process).
+class SpawnBase : public ::testing::Test {
  protected:
   base::SpawnResult run(std::vector<std::string> args, std::chrono::milliseconds timeout = std::chrono::seconds(20),
                   std::vector<RlimitSetting> limits = {}) {
@@ -36,6 +40,7 @@ class Spawn : public ::testing::Test {
     s.walls.seccomp = &*prog_;
     s.timeout = timeout;
     s.stdout_cap = wire::kStdoutCapBytes;
+    s.supervise_in_process = in_process_;
     base::SpawnResult r = base::spawn_and_wait(s);
     ::close(dir_fd_);
     return r;
@@ -45,10 +50,21 @@ class Spawn : public ::testing::Test {
 
   Scratch scratch_;
   int dir_fd_ = -1;
+  bool in_process_ = false;
   Expected<SeccompProgram, std::string> prog_ = compile(deny_list());
 };
 
-TEST_F(Spawn, the_exit_code_and_stdout_come_back_as_they_are) {
+class Spawn : public SpawnBase, public ::testing::WithParamInterface<bool> {
+ protected:
+  void SetUp() override { in_process_ = GetParam(); }
+};
+INSTANTIATE_TEST_SUITE_P(Supervisor, Spawn, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "in_process" : "keeper"; });
+
+// The keeper only: a multi-threaded caller is what it is for.
+using SpawnKeeper = SpawnBase;
+
+TEST_P(Spawn, the_exit_code_and_stdout_come_back_as_they_are) {
   base::SpawnResult r = run({"exit", "1", "{\"ok\":true}"});
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.exit_code, 1);
@@ -56,7 +72,7 @@ TEST_F(Spawn, the_exit_code_and_stdout_come_back_as_they_are) {
   EXPECT_FALSE(r.timed_out);
 }
 
-TEST_F(Spawn, the_scanner_sees_exactly_home_and_path) {
+TEST_P(Spawn, the_scanner_sees_exactly_home_and_path) {
   ::setenv("BATLEHUB_SPAWN_TEST_SECRET", "leaked", 1);
   base::SpawnResult r = run({"env"});
   ::unsetenv("BATLEHUB_SPAWN_TEST_SECRET");
@@ -65,7 +81,7 @@ TEST_F(Spawn, the_scanner_sees_exactly_home_and_path) {
   EXPECT_EQ(lines(r.stdout_bytes), want);
 }
 
-TEST_F(Spawn, the_rlimits_are_the_ones_asked_for) {
+TEST_P(Spawn, the_rlimits_are_the_ones_asked_for) {
   base::SpawnResult r = run({"limits"}, std::chrono::seconds(20), rlimits_for({256, 7}));
   ASSERT_TRUE(r.started);
   auto l = lines(r.stdout_bytes);
@@ -75,7 +91,7 @@ TEST_F(Spawn, the_rlimits_are_the_ones_asked_for) {
   EXPECT_EQ(l[2], "RLIMIT_CORE 0 0");
 }
 
-TEST_F(Spawn, no_descriptor_of_ours_leaks_into_the_scanner) {
+TEST_P(Spawn, no_descriptor_of_ours_leaks_into_the_scanner) {
   int stray = ::open("/etc/hostname", O_RDONLY);  // not CLOEXEC, on purpose
   base::SpawnResult r = run({"fds"});
   ::close(stray);
@@ -84,12 +100,12 @@ TEST_F(Spawn, no_descriptor_of_ours_leaks_into_the_scanner) {
   EXPECT_EQ(lines(r.stdout_bytes), want);
 }
 
-TEST_F(Spawn, stdin_is_empty) {
+TEST_P(Spawn, stdin_is_empty) {
   base::SpawnResult r = run({"stdin"});
   EXPECT_EQ(r.stdout_bytes, "stdin 0\n");
 }
 
-TEST_F(Spawn, a_scanner_that_hangs_is_killed_at_its_deadline) {
+TEST_P(Spawn, a_scanner_that_hangs_is_killed_at_its_deadline) {
   base::SpawnResult r = run({"hang"}, std::chrono::milliseconds(300));
   ASSERT_TRUE(r.started);
   EXPECT_TRUE(r.timed_out);
@@ -98,7 +114,7 @@ TEST_F(Spawn, a_scanner_that_hangs_is_killed_at_its_deadline) {
   EXPECT_TRUE(r.tree_killed);
 }
 
-TEST_F(Spawn, a_daemonised_grandchild_dies_with_the_scanner_at_the_deadline) {
+TEST_P(Spawn, a_daemonised_grandchild_dies_with_the_scanner_at_the_deadline) {
   base::SpawnResult r = run({"daemon"}, std::chrono::milliseconds(1500));
   ASSERT_TRUE(r.started);
   EXPECT_TRUE(r.timed_out);
@@ -108,7 +124,7 @@ TEST_F(Spawn, a_daemonised_grandchild_dies_with_the_scanner_at_the_deadline) {
   EXPECT_FALSE(alive(daemon)) << "daemon " << daemon << " survived the run";
 }
 
-TEST_F(Spawn, a_daemon_left_behind_by_a_scanner_that_exited_is_killed_too) {
+TEST_P(Spawn, a_daemon_left_behind_by_a_scanner_that_exited_is_killed_too) {
   base::SpawnResult r = run({"daemon-exit"});
   ASSERT_TRUE(r.started);
   EXPECT_FALSE(r.timed_out);
@@ -117,40 +133,68 @@ TEST_F(Spawn, a_daemon_left_behind_by_a_scanner_that_exited_is_killed_too) {
   EXPECT_FALSE(alive(daemon)) << "daemon " << daemon << " survived the run";
 }
 
-TEST_F(Spawn, stdout_over_the_cap_is_reported_and_stopped) {
+TEST_P(Spawn, stdout_over_the_cap_is_reported_and_stopped) {
   base::SpawnResult r = run({"flood", "40000000"});
   ASSERT_TRUE(r.started);
   EXPECT_TRUE(r.stdout_over_cap);
   EXPECT_EQ(r.stdout_bytes.size(), wire::kStdoutCapBytes);
 }
 
-TEST_F(Spawn, stdout_of_exactly_the_cap_is_an_answer) {
+TEST_P(Spawn, stdout_of_exactly_the_cap_is_an_answer) {
   base::SpawnResult r = run({"flood", std::to_string(wire::kStdoutCapBytes)});
   EXPECT_FALSE(r.stdout_over_cap);
   EXPECT_EQ(r.stdout_bytes.size(), wire::kStdoutCapBytes);
   EXPECT_EQ(r.exit_code, 0);
 }
 
-TEST_F(Spawn, the_stderr_tail_is_kept) {
+TEST_P(Spawn, the_stderr_tail_is_kept) {
   base::SpawnResult r = run({"stderr", "200000", "5"});
   EXPECT_EQ(r.exit_code, 5);
   EXPECT_LE(r.stderr_raw.size(), 64u * 1024);
   EXPECT_TRUE(r.stderr_raw.ends_with("END"));
 }
 
-TEST_F(Spawn, a_missing_program_is_reported_as_not_started) {
+TEST_P(Spawn, a_missing_program_is_reported_as_not_started) {
   base::SpawnSpec s;
   s.program = "/nonexistent/postmortem";
   s.argv = {"postmortem"};
   s.cwd_fd = AT_FDCWD;
   s.timeout = std::chrono::seconds(5);
   s.stdout_cap = 1024;
+  s.supervise_in_process = in_process_;
   base::SpawnResult r = base::spawn_and_wait(s);
   EXPECT_FALSE(r.started);
   EXPECT_NE(r.start_error.find("execve failed"), std::string::npos) << r.start_error;
 }
 
-TEST_F(Spawn, it_is_safe_to_call_from_a_multithreaded_process) {
+TEST_P(Spawn, the_caller_is_left_with_no_child_and_its_signal_mask) {
+  sigset_t before, after;
+  ASSERT_EQ(::sigprocmask(SIG_SETMASK, nullptr, &before), 0);
+  base::SpawnResult r = run({"daemon-exit"});
+  ASSERT_TRUE(r.started) << r.start_error;
+  ASSERT_EQ(::sigprocmask(SIG_SETMASK, nullptr, &after), 0);
+  for (int sig = 1; sig < NSIG; ++sig)
+    EXPECT_EQ(sigismember(&before, sig), sigismember(&after, sig)) << "signal " << sig;
+  // Every process of the run was reaped: no child, not even a zombie, is left to the caller.
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+}
+
+TEST_P(Spawn, a_wall_that_cannot_be_put_up_is_reported_as_not_started) {
+  base::SpawnSpec s;
+  s.program = hostile();
+  s.argv = {"hostile", "exit", "0"};
+  s.cwd_fd = AT_FDCWD;
+  s.timeout = std::chrono::seconds(5);
+  s.stdout_cap = 1024;
+  s.walls.rlimits = {{RLIMIT_NOFILE, RLIM_INFINITY}};  // above the hard limit: EPERM as root too
+  s.supervise_in_process = in_process_;
+  base::SpawnResult r = base::spawn_and_wait(s);
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.start_error.find("setrlimit failed"), std::string::npos) << r.start_error;
+}
+
+TEST_F(SpawnKeeper, it_is_safe_to_call_from_a_multithreaded_process) {
   // The `none` runtime calls the agent inside a worker with threads; while other threads
   // allocate, spawning must neither deadlock nor fail.
   std::atomic<bool> stop{false};

@@ -107,7 +107,8 @@ class RunCgroup {
   ~RunCgroup();
 
   const std::string& name() const { return name_; }
-  // Each hierarchy's cgroup.procs, open for writing: the child that becomes the sandbox
+  // Each hierarchy's file that moves a writer into the run's cgroup (v1 tasks, v2
+  // cgroup.procs), open for writing: the single-threaded child that becomes the sandbox
   // writes "0" to each before execve (base::ChildWalls::join_cgroups).
   const std::vector<int>& procs_fds() const { return procs_fds_; }
   std::vector<std::pair<std::string, std::string>> binds() const { return cgroup_binds(site_, name_); }
