@@ -355,7 +355,8 @@ def main():
         row("guarddog over the extracted tree (the anchor)", "anchor")
         ratio = med(rows["scan"]) / med(rows["anchor"])
         ratio_min = min(rows["scan"]) / min(rows["anchor"])
-        print(f"  {'ratio scan / anchor':<58}{ratio:>9.2f}x{ratio_min:>9.2f}x")
+        ratio_cpu = med(cpus["scan"]) / med(cpus["anchor"])
+        print(f"  {'ratio scan / anchor':<58}{ratio:>9.2f}x{ratio_min:>9.2f}x{ratio_cpu:>9.2f}x")
         print()
         print("  for the breakdown only, in the same alternation:")
         row("batlehub probe (the probe every scan starts with)", "probe")
@@ -365,6 +366,25 @@ def main():
             row("the anchor in a cgroup of one CPU (the bwrap run's bound)", "anchor1")
         else:
             print("  (the anchor on one CPU: skipped, no writable cpu cgroup controller here)")
+        if cg and rows["anchor1"]:
+            r1 = med(rows["scan"]) / med(rows["anchor1"])
+            print(f"  {'ratio scan / the anchor on one CPU (same bound, no aim)':<58}{r1:>9.2f}x")
+        print()
+        print("  where the scan's time goes (differences of the medians above)")
+        a, s_ = med(rows["anchor"]), med(rows["scan"])
+        parts = [("guarddog over the extracted tree (the anchor)", a)]
+        rest = s_ - a
+        if cg and rows["anchor1"]:
+            bound = med(rows["anchor1"]) - a
+            parts.append(("+ the run's bound of one CPU (anchor on one CPU - anchor)", bound))
+            rest -= bound
+        for label, k in (("+ the probe (batlehub probe)", "probe"), ("+ the agent's extraction (alone)", "extract")):
+            parts.append((label, med(rows[k])))
+            rest -= med(rows[k])
+        parts.append(("+ the rest: CLI, bundle, bwrap, agent, seccomp, run dir removal", rest))
+        for label, v in parts:
+            print(f"    {label:<66}{v:>8.2f} s")
+        print(f"    {'= batlehub scan':<66}{s_:>8.2f} s")
         print()
         verdict = "PASS" if ratio <= AIM else "MISS"
         print(f"  aim: ratio scan / anchor <= {AIM}     {ratio:.2f}  {verdict}")
