@@ -44,12 +44,12 @@ std::string scratch_dir(const config::Env& env) {
 
 ScratchCandidate scratch_candidate(const std::string& path) {
   ScratchCandidate c{path};
-  struct statfs fs{};
+  struct statfs sfs{};  // not `fs`: that names std::filesystem here
   struct stat st{};
-  if (::statfs(path.c_str(), &fs) != 0 || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return c;
-  c.tmpfs = fs.f_type == TMPFS_MAGIC;
+  if (::statfs(path.c_str(), &sfs) != 0 || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return c;
+  c.tmpfs = sfs.f_type == TMPFS_MAGIC;
   c.open_to_all = (st.st_mode & 07777) == 01777;
-  c.free_mb = static_cast<std::uint64_t>(fs.f_bavail) * static_cast<std::uint64_t>(fs.f_bsize) / (1024 * 1024);
+  c.free_mb = static_cast<std::uint64_t>(sfs.f_bavail) * static_cast<std::uint64_t>(sfs.f_bsize) / (1024 * 1024);
   return c;
 }
 }  // namespace

@@ -42,7 +42,7 @@ core::Limits limits_of(const config::SandboxConfig& s);
 // A directory the bwrap runtime could keep its run dirs in, as statfs sees it.
 struct ScratchCandidate {
   std::string path;
-  bool tmpfs = false;       // statfs f_type is TMPFS_MAGIC
+  bool tmpfs = false;        // statfs f_type is TMPFS_MAGIC
   bool open_to_all = false;  // a world-writable sticky directory (1777), as /tmp is
   std::uint64_t free_mb = 0;
 };
