@@ -11,6 +11,12 @@
 #   BENCH_STORAGE_REPS  repetitions of each measured run of bench_storage (default 10)
 #   BENCH_K8S_REPS      repetitions of each measured pod of bench_kubernetes (default 10; a
 #                       pod takes 2-3 s, a round three pods)
+#   BENCH_SCAN_REPS     repetitions of each measured run of bench_scan (default 5; a round is
+#                       two GuardDog scans of botocore, a probe and an extraction: ~15 s)
+#
+# bench_scan (a script) reads botocore's sdist from /var/cache/batlehub-corpus/scan, which a
+# separate, explicit step fetches (bench/scan-package.tsv says how); it skips, saying so, when
+# the file or GuardDog is missing.
 #
 # bench_oci and bench_storage run as root (skipped with the reason otherwise): on podman
 # always, and on docker through a throwaway daemon (scripts/docker-peer.sh) in a temporary
@@ -48,6 +54,10 @@ echo "== bench_extract ($(date -u +%Y-%m-%dT%H:%MZ))"
 echo
 echo "== bench_runtimes ($(date -u +%Y-%m-%dT%H:%MZ))"
 "$runtimes" --agent "$agent" --reps "${BENCH_RUNTIME_REPS:-30}"
+
+echo
+echo "== bench_scan ($(date -u +%Y-%m-%dT%H:%MZ))"
+python3 "$(dirname "$0")/bench_scan.py" "$build" --reps "${BENCH_SCAN_REPS:-5}"
 
 echo
 echo "== bench_oci ($(date -u +%Y-%m-%dT%H:%MZ))"

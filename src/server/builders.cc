@@ -1,6 +1,8 @@
 #include "server/builders.h"
 
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -18,6 +20,7 @@
 #include "adapters/storage/s3_backend.h"
 #include "base/command_path.h"
 #include "server/log.h"
+#include "server/sandbox_pool.h"
 #include "wire/sandbox_path.h"
 
 namespace batlehub::server {
@@ -38,7 +41,29 @@ std::string scratch_dir(const config::Env& env) {
   auto t = env("TMPDIR");
   return t && !t->empty() ? *t : "/tmp";
 }
+
+ScratchCandidate scratch_candidate(const std::string& path) {
+  ScratchCandidate c{path};
+  struct statfs sfs{};  // not `fs`: that names std::filesystem here
+  struct stat st{};
+  if (::statfs(path.c_str(), &sfs) != 0 || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return c;
+  c.tmpfs = sfs.f_type == TMPFS_MAGIC;
+  c.open_to_all = (st.st_mode & 07777) == 01777;
+  c.free_mb = static_cast<std::uint64_t>(sfs.f_bavail) * static_cast<std::uint64_t>(sfs.f_bsize) / (1024 * 1024);
+  return c;
+}
 }  // namespace
+
+std::string bwrap_scratch_dir(const config::Env& env, const ScratchCandidate& shm, std::uint64_t slots,
+                              std::uint64_t max_extracted_mb) {
+  if (auto t = env("TMPDIR"); t && !t->empty()) return *t;
+  // A container's /dev/shm is often 64 MiB: a tmpfs too small for the runs at once would turn
+  // a large package into a write failure, so it is taken only with room for all of them.
+  if (shm.tmpfs && shm.open_to_all && shm.free_mb >= std::max<std::uint64_t>(slots, 1) * max_extracted_mb) {
+    return shm.path;
+  }
+  return "/tmp";
+}
 
 Expected<std::shared_ptr<adapters::StorageRouter>, std::string> build_storage(const config::Config& c,
                                                                               const config::Env& env) {
@@ -92,7 +117,8 @@ Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runti
       adapters::BwrapOptions o;
       o.binary = s.bwrap.binary;
       o.rooms_dir = s.rooms_dir;
-      o.scratch_dir = scratch_dir(env);
+      o.scratch_dir = bwrap_scratch_dir(env, scratch_candidate("/dev/shm"), pool_budget(c.worker).size,
+                                        static_cast<std::uint64_t>(s.max_extracted_mb));
       o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
       o.probe_canaries = s.probe_canaries;
       o.cgroup_parent = s.bwrap.cgroup_parent;

@@ -94,5 +94,18 @@ TEST(IdentifyPlace, on_oci_is_the_first_sandboxed_scanner_whose_image_the_probe_
   EXPECT_EQ(identify_place(c, env).room, "guarddog");
 }
 
+// bwrap's run dirs: the operator's TMPDIR first; else a tmpfs /dev/shm open to all with room
+// for every slot's extraction; else /tmp (a container's 64 MiB /dev/shm, a disk).
+TEST(BwrapScratchDir, tmpdir_wins_then_a_roomy_shared_tmpfs_then_tmp) {
+  const ScratchCandidate roomy{"/dev/shm", true, true, 8 * 1024};
+  EXPECT_EQ(bwrap_scratch_dir(env_of({{"TMPDIR", "/var/scratch"}}), roomy, 4, 512), "/var/scratch");
+  EXPECT_EQ(bwrap_scratch_dir(env_of({{"TMPDIR", ""}}), roomy, 4, 512), "/dev/shm");
+  EXPECT_EQ(bwrap_scratch_dir(env_of({}), roomy, 4, 512), "/dev/shm");
+  EXPECT_EQ(bwrap_scratch_dir(env_of({}), roomy, 17, 512), "/tmp");  // 17 x 512 MiB > 8 GiB
+  EXPECT_EQ(bwrap_scratch_dir(env_of({}), ScratchCandidate{"/dev/shm", true, true, 64}, 1, 512), "/tmp");
+  EXPECT_EQ(bwrap_scratch_dir(env_of({}), ScratchCandidate{"/dev/shm", false, true, 8192}, 1, 512), "/tmp");
+  EXPECT_EQ(bwrap_scratch_dir(env_of({}), ScratchCandidate{"/dev/shm", true, false, 8192}, 1, 512), "/tmp");
+}
+
 }  // namespace
 }  // namespace batlehub::server
