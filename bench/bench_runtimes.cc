@@ -267,12 +267,12 @@ void bench(int argc, char** argv) {
               median_timing(rt_bwrap, &T::extract_ms), median_timing(rt_bwrap, &T::run_ms),
               median_timing(rt_none, &T::run_ms));
 
-  const char* step = "    %-62s %8.2f ms\n";
+  const char* step = "    %-66s %8.2f ms\n";
   std::printf("\n  where the bwrap runtime's time goes (differences of the medians above)\n");
   std::printf(step, "bare bwrap (the anchor)", sa.med);
   std::printf(step, "+ the runtime's own bwrap argv in place of the anchor's", sd.med - sa.med);
-  std::printf(step, "+ the agent in place of the scanner (start, seccomp, keeper)", sg.med - sd.med);
-  std::printf(step, "+ the runtime around bwrap (run dir, keeper, collect)", sb.med - sg.med);
+  std::printf(step, "+ the agent in place of the scanner (start, seccomp, supervision)", sg.med - sd.med);
+  std::printf(step, "+ the runtime around bwrap (run dir, cgroup, keeper, collect)", sb.med - sg.med);
   std::printf(step, "= BwrapRuntime::run()", sb.med);
 
   std::printf("\n  every run exited 0 and printed \"ok\" (the runtimes: by their RunOutput; the anchors: by\n"
