@@ -167,17 +167,52 @@ pid_t start_scanner(const ChildPlan& c, char* stack) {
   return pid;
 }
 
+// start_scanner on a stack mapped for it rather than taken from the caller's, which may be
+// a small worker thread's; unmapped on return, since CLONE_VFORK means the child has exec'd
+// or exited by then. The pid, or -1 with errno.
+pid_t start_scanner_on_own_stack(const ChildPlan& c) {
+  void* stack =
+      ::mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) return -1;
+  const pid_t pid = start_scanner(c, static_cast<char*>(stack));
+  const int err = errno;
+  ::munmap(stack, kChildStackBytes);
+  errno = err;
+  return pid;
+}
+
+// A wait status as the keeper reports it: `exited` 1 and the exit status, or 0 and the signal.
+void record_status(int st, int& exited, int& code) {
+  if (WIFEXITED(st)) {
+    exited = 1;
+    code = WEXITSTATUS(st);
+  } else if (WIFSIGNALED(st)) {
+    exited = 0;
+    code = WTERMSIG(st);
+  }
+}
+
+// One round of killing what is left of a run: the scanner's group, then every child of this
+// process (orphans of the scanner's tree, re-parented here by the subreaper) and their
+// groups. False when /proc cannot list the children.
+bool kill_round(pid_t scanner) {
+  ::kill(-scanner, SIGKILL);
+  pid_t kids[512];
+  int n = list_children(::getpid(), kids, 512);
+  for (int i = 0; i < n; ++i) {
+    ::kill(kids[i], SIGKILL);
+    ::kill(-kids[i], SIGKILL);
+  }
+  return n >= 0;
+}
+
 [[noreturn]] void keeper(const ChildPlan& c, pid_t parent, int status_fd, const timespec& deadline,
                          const int* close_after_fork, int n_close) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   KeeperReport report{};
-  // The child's stack is mapped rather than taken from ours: the keeper runs on the stack
-  // of whichever worker thread called spawn_and_wait, which may be small.
-  void* child_stack =
-      ::mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  pid_t scanner = child_stack == MAP_FAILED ? -1 : start_scanner(c, static_cast<char*>(child_stack));
+  pid_t scanner = start_scanner_on_own_stack(c);
   if (scanner < 0) {
     report.fork_errno = errno;
     write_struct(status_fd, report);
@@ -189,13 +224,7 @@ pid_t start_scanner(const ChildPlan& c, char* stack) {
   bool scanner_done = false;
   auto record = [&](int st) {
     scanner_done = true;
-    if (WIFEXITED(st)) {
-      report.exited = 1;
-      report.code = WEXITSTATUS(st);
-    } else if (WIFSIGNALED(st)) {
-      report.exited = 0;
-      report.code = WTERMSIG(st);
-    }
+    record_status(st, report.exited, report.code);
   };
 
   sigset_t wake;
@@ -218,20 +247,12 @@ pid_t start_scanner(const ChildPlan& c, char* stack) {
     }
   }
 
-  // Kill what is left: the scanner's group, then every child the keeper has (orphans of
-  // the scanner's tree are re-parented here), until waitpid says there are none.
-  ::kill(-scanner, SIGKILL);
-  pid_t kids[512];
+  // Kill what is left, round after round, until waitpid says there are none.
   timespec give_up{};
   clock_gettime(CLOCK_MONOTONIC, &give_up);
   give_up.tv_sec += 20;  // a tree we cannot see or cannot kill in 20 s is reported as such
   for (;;) {
-    int n = list_children(::getpid(), kids, 512);
-    if (n < 0) report.tree_killed = 0;
-    for (int i = 0; i < n; ++i) {
-      ::kill(kids[i], SIGKILL);
-      ::kill(-kids[i], SIGKILL);
-    }
+    if (!kill_round(scanner)) report.tree_killed = 0;
     int st = 0;
     pid_t p;
     while ((p = ::waitpid(-1, &st, WNOHANG)) > 0) {
@@ -553,16 +574,8 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
   } restore{old_mask};
   Fd sig(::signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK));
   if (!sig.valid()) return fail("signalfd");
-  void* stack =
-      ::mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (stack == MAP_FAILED) return fail("mmap of the child's stack");
-  const pid_t scanner = start_scanner(plan, static_cast<char*>(stack));
-  const int clone_errno = errno;
-  ::munmap(stack, kChildStackBytes);  // the child has exec'd or exited: CLONE_VFORK
-  if (scanner < 0) {
-    res.start_error = std::string("fork: ") + std::strerror(clone_errno);
-    return res;
-  }
+  const pid_t scanner = start_scanner_on_own_stack(plan);
+  if (scanner < 0) return fail("fork");
   ::setpgid(scanner, scanner);
   in_r.reset();
   in_w.reset();  // the scanner's stdin is an empty pipe: it reads EOF
@@ -591,18 +604,11 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
     while ((p = ::waitpid(-1, &st, WNOHANG)) > 0) {
       if (p != scanner || scanner_done) continue;
       scanner_done = true;
-      if (WIFEXITED(st)) {
-        exited = 1;
-        code = WEXITSTATUS(st);
-      } else if (WIFSIGNALED(st)) {
-        exited = 0;
-        code = WTERMSIG(st);
-      }
+      record_status(st, exited, code);
     }
     return p < 0 && errno == ECHILD;
   };
   char buf[65536];
-  pid_t kids[512];
   while (!tree_gone || out_open || err_open || !exec_done) {
     long wait_ms;
     if (!killing) {
@@ -613,15 +619,8 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
         continue;
       }
     } else if (!tree_gone) {
-      // One round of the keeper's second phase: the scanner's group, then every child we
-      // have (orphans of its tree are re-parented here) and their groups.
-      ::kill(-scanner, SIGKILL);
-      int n = list_children(::getpid(), kids, 512);
-      if (n < 0) res.tree_killed = false;
-      for (int i = 0; i < n; ++i) {
-        ::kill(kids[i], SIGKILL);
-        ::kill(-kids[i], SIGKILL);
-      }
+      // One round of the keeper's second phase.
+      if (!kill_round(scanner)) res.tree_killed = false;
       if (reap()) {
         tree_ended();
         continue;
