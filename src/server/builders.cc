@@ -56,13 +56,15 @@ ScratchCandidate scratch_candidate(const std::string& path) {
 
 std::string bwrap_scratch_dir(const config::Env& env, const ScratchCandidate& shm, std::uint64_t slots,
                               std::uint64_t max_extracted_mb) {
-  if (auto t = env("TMPDIR"); t && !t->empty()) return *t;
-  // A container's /dev/shm is often 64 MiB: a tmpfs too small for the runs at once would turn
-  // a large package into a write failure, so it is taken only with room for all of them.
-  if (shm.tmpfs && shm.open_to_all && shm.free_mb >= std::max<std::uint64_t>(slots, 1) * max_extracted_mb) {
+  // TMPDIR, when set, wins. A container's /dev/shm is often 64 MiB: a tmpfs too small for the
+  // runs at once would turn a large package into a write failure, so it is taken only with
+  // room for all of them.
+  const bool tmpdir_set = !env("TMPDIR").value_or("").empty();
+  if (!tmpdir_set && shm.tmpfs && shm.open_to_all &&
+      shm.free_mb >= std::max<std::uint64_t>(slots, 1) * max_extracted_mb) {
     return shm.path;
   }
-  return "/tmp";
+  return scratch_dir(env);
 }
 
 Expected<std::shared_ptr<adapters::StorageRouter>, std::string> build_storage(const config::Config& c,
