@@ -150,7 +150,7 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
   spec.walls = scanner_walls(limits, &*prog);
   spec.timeout = std::chrono::milliseconds(m.timeout_ms);
   spec.stdout_cap = wire::kStdoutCapBytes;
-  spec.supervise_in_process = options.own_process;
+  spec.supervisor = options.own_process ? base::Supervisor::kThisProcess : base::Supervisor::kKeeper;
   // The OOM killer's count of the sandbox's memory cgroup, before and after: in a container
   // or a pod the scanner is killed by the cgroup of the whole sandbox, which the runtime
   // outside may not be able to read once the sandbox is gone.

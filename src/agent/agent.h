@@ -25,7 +25,7 @@ struct AgentOptions {
   std::string scanner_path = std::string(wire::kSandboxPath);
   // The agent is the whole process (the binary, single-threaded, with no other child): it
   // supervises the scanner itself rather than through a keeper process
-  // (base::SpawnSpec::supervise_in_process). Off in a worker (the `none` runtime).
+  // (base::Supervisor::kThisProcess). Off in a worker (the `none` runtime).
   bool own_process = false;
 };
 

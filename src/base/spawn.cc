@@ -537,7 +537,7 @@ bool make_pipe(Fd& r, Fd& w) {
   return true;
 }
 
-// SpawnSpec::supervise_in_process: the keeper's loop and the parent's drain in one poll,
+// Supervisor::kThisProcess: the keeper's loop and the parent's drain in one poll,
 // in the calling process, over the scanner's pipes and a signalfd that says a child ended.
 // The same phases as keeper() and drain(): wait for the scanner's end, the deadline or
 // stdout over its cap; then kill the scanner's group and every child this process has,
@@ -711,10 +711,171 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
   return res;
 }
 
+// Supervisor::kThisThread: the child is this thread's own (clone with CLONE_VM |
+// CLONE_VFORK, as the keeper starts a scanner), watched through a pidfd beside its pipes.
+// Its tree is its own business: bwrap ends every process of its sandbox when it ends. What
+// is done here is what the keeper does for its scanner's group: at the deadline, or with
+// stdout over its cap, the child and its group are killed; once it is reaped, the pipes are
+// drained (for at most 200 ms: only a process the child's walls failed to end could still
+// hold them, and then `tree_killed` says so).
+SpawnResult supervise_from_thread(const SpawnSpec& spec) {
+  SpawnResult res;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto fail = [&res](const char* what) {
+    res.start_error = std::string(what) + ": " + std::strerror(errno);
+    return res;
+  };
+  Fd in_r, in_w, out_r, out_w, err_r, err_w, exec_r, exec_w;
+  if (!make_pipe(in_r, in_w) || !make_pipe(out_r, out_w) || !make_pipe(err_r, err_w) || !make_pipe(exec_r, exec_w)) {
+    return fail("pipe2");
+  }
+  std::vector<char*> argv = c_array(spec.argv), envp = c_array(spec.env);
+  sock_fprog fprog{};
+  if (spec.walls.seccomp != nullptr) fprog = spec.walls.seccomp->fprog();
+  ChildPlan plan{spec.program.c_str(), argv.data(), envp.data(),  spec.cwd_fd, in_r.get(),
+                 out_w.get(),          err_w.get(), exec_w.get(), &spec.walls, spec.walls.seccomp ? &fprog : nullptr};
+  const timespec deadline = deadline_after(spec.timeout.count());
+  const pid_t child = start_scanner_on_own_stack(plan);
+  if (child < 0) return fail("fork");
+  ::setpgid(child, child);
+  // Not yet reaped, so the pid is still this child's: no other process can be named by it.
+  Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, child, 0)));
+  if (!pidfd.valid()) {
+    const int err = errno;
+    ::kill(-child, SIGKILL);
+    ::kill(child, SIGKILL);
+    while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    errno = err;
+    return fail("pidfd_open");
+  }
+  in_r.reset();
+  in_w.reset();  // the child's stdin is an empty pipe: it reads EOF
+  out_w.reset();
+  err_w.reset();
+  exec_w.reset();
+
+  bool reaped = false, killed = false, exec_done = false, out_open = true, err_open = true;
+  WallFailure wall{};
+  int exited = 0, code = 0;
+  timespec drain_until{}, give_up{};
+  auto kill_child = [&] {
+    if (killed) return;
+    killed = true;
+    ::kill(-child, SIGKILL);
+    ::kill(child, SIGKILL);
+    give_up = deadline_after(20'000);  // a child SIGKILL cannot end in 20 s is reported as such
+  };
+  char buf[65536];
+  while (!reaped || out_open || err_open || !exec_done) {
+    long wait_ms;
+    if (!reaped && killed) {
+      wait_ms = ms_until(give_up);
+      if (wait_ms <= 0) {
+        res.tree_killed = false;
+        break;
+      }
+    } else if (!reaped) {
+      wait_ms = ms_until(deadline);
+      if (wait_ms <= 0) {
+        res.timed_out = true;
+        kill_child();
+        continue;
+      }
+    } else {
+      wait_ms = ms_until(drain_until);
+      if (wait_ms <= 0) {
+        res.tree_killed = false;  // something the child left still holds its pipes
+        break;
+      }
+    }
+    pollfd pfd[4];
+    int n = 0;
+    int idx_out = -1, idx_err = -1, idx_exec = -1, idx_pid = -1;
+    if (out_open) {
+      idx_out = n;
+      pfd[n++] = {out_r.get(), POLLIN, 0};
+    }
+    if (err_open) {
+      idx_err = n;
+      pfd[n++] = {err_r.get(), POLLIN, 0};
+    }
+    if (!exec_done) {
+      idx_exec = n;
+      pfd[n++] = {exec_r.get(), POLLIN, 0};
+    }
+    if (!reaped) {
+      idx_pid = n;
+      pfd[n++] = {pidfd.get(), POLLIN, 0};
+    }
+    int r = ::poll(pfd, static_cast<nfds_t>(n), static_cast<int>(wait_ms));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      // Nothing can be read any more: end the child, reap it, and say what is known.
+      out_open = err_open = false;
+      exec_done = true;
+      kill_child();
+      int st = 0;
+      while (::waitpid(child, &st, 0) < 0 && errno == EINTR) {
+      }
+      record_status(st, exited, code);
+      reaped = true;
+      continue;
+    }
+    auto readable = [&](int i) { return i >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0; };
+    if (readable(idx_out)) {
+      ssize_t k = ::read(out_r.get(), buf, sizeof buf);
+      if (k <= 0) {
+        if (k == 0 || errno != EINTR) out_open = false;
+      } else if (take_stdout(spec, res, buf, static_cast<std::size_t>(k))) {
+        kill_child();
+      }
+    }
+    if (readable(idx_err)) {
+      ssize_t k = ::read(err_r.get(), buf, sizeof buf);
+      if (k <= 0) {
+        if (k == 0 || errno != EINTR) err_open = false;
+      } else {
+        take_stderr(res, buf, static_cast<std::size_t>(k));
+      }
+    }
+    if (readable(idx_exec)) {
+      ssize_t k = ::read(exec_r.get(), &wall, sizeof wall);
+      if (k == static_cast<ssize_t>(sizeof wall) || k == 0 || (k < 0 && errno != EINTR)) exec_done = true;
+    }
+    if (readable(idx_pid)) {
+      int st = 0;
+      pid_t p;
+      while ((p = ::waitpid(child, &st, WNOHANG)) < 0 && errno == EINTR) {
+      }
+      if (p == child) {
+        record_status(st, exited, code);
+        reaped = true;
+        drain_until = deadline_after(200);
+      }
+    }
+  }
+
+  res.run_ms = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+  if (wall.stage != WallStage::kNone) {
+    res.start_error = std::string(stage_name(wall.stage)) + " failed: " + std::strerror(wall.err);
+    return res;
+  }
+  res.started = true;
+  if (exited) {
+    res.exit_code = code;
+  } else {
+    res.signal = code;
+  }
+  return res;
+}
+
 }  // namespace
 
 SpawnResult spawn_and_wait(const SpawnSpec& spec) {
-  if (spec.supervise_in_process) return supervise_in_process(spec);
+  if (spec.supervisor == Supervisor::kThisProcess) return supervise_in_process(spec);
+  if (spec.supervisor == Supervisor::kThisThread) return supervise_from_thread(spec);
   SpawnResult res;
   Supervision s;
   s.t0 = std::chrono::steady_clock::now();

@@ -10,7 +10,8 @@
 // memory until its execve rather than copying it. Both run only async-signal-safe code
 // between their start and execve, so the same path is safe when the agent runs as a library
 // inside a multi-threaded worker. A process of its own (the agent binary) may do the
-// keeper's work itself: SpawnSpec::supervise_in_process.
+// keeper's work itself, and a child that contains its own tree (bwrap) needs no keeper:
+// SpawnSpec::supervisor.
 #pragma once
 
 #include <chrono>
@@ -66,6 +67,27 @@ struct WallFailure {
 // Installs `walls` on the calling process. Async-signal-safe: no allocation, no locks.
 WallFailure apply_walls(const ChildWalls& walls, const sock_fprog* prog);
 
+// Who watches the child until its deadline and kills what it leaves behind.
+enum class Supervisor {
+  // A forked keeper process, the child's parent and the subreaper of its whole tree: for a
+  // child whose descendants could outlive it anywhere (a scanner under `none`).
+  kKeeper,
+  // The calling process itself, which becomes the subreaper: one process less per run
+  // (bench_runtimes). Every guarantee of the keeper stays — the scanner in its own group,
+  // killed with it at the deadline or over the stdout cap, orphans re-parented to the
+  // caller and killed until it has no child left. Only for a process that is
+  // single-threaded, has no other children and does not ignore SIGCHLD: the agent binary.
+  kThisProcess,
+  // The calling thread, with neither keeper nor subreaper: for a child that contains its
+  // own tree, bwrap, whose --unshare-pid and --die-with-parent end every process of the
+  // sandbox when bwrap itself ends. At the deadline or over the stdout cap the child and
+  // its group are killed; the child is waited for through a pidfd, never by waitpid(-1),
+  // so it is safe in a multi-threaded worker whose other threads have children of their
+  // own. The fork of the worker the keeper costs is gone (0.6-0.9 ms a run for
+  // bench_runtimes' small process, more for a worker with a large heap).
+  kThisThread,
+};
+
 struct SpawnSpec {
   std::string program;  // resolved: absolute, or relative to cwd_fd
   std::vector<std::string> argv;
@@ -74,13 +96,7 @@ struct SpawnSpec {
   ChildWalls walls;
   std::chrono::milliseconds timeout{0};
   std::size_t stdout_cap = 0;
-  // The calling process supervises the scanner itself instead of forking a keeper: one
-  // process less per run (bench_runtimes). Every guarantee stays — the scanner in its own
-  // group, killed with it at the deadline or over the stdout cap, orphans re-parented to
-  // the caller (which becomes a child subreaper) and killed until it has no child left.
-  // Only for a process that is single-threaded, has no other children and does not
-  // ignore SIGCHLD: the agent binary. The worker and the `none` runtime leave it off.
-  bool supervise_in_process = false;
+  Supervisor supervisor = Supervisor::kKeeper;
 };
 
 struct SpawnResult {

@@ -28,6 +28,9 @@ TEST(BwrapArgv, the_bwrap_argv_is_the_sandbox_the_rfc_describes) {
                         "--die-with-parent", "--new-session", "--clearenv"}) {
     EXPECT_TRUE(has(argv, f)) << f;
   }
+  // Added here: the agent is the pid namespace's init, so that its end ends the namespace
+  // before bwrap's (no bwrap init is left to the worker's reaper).
+  EXPECT_TRUE(has(argv, "--as-pid-1"));
   // Changed by RFC 0022: the root is the scanner's own room, not the host's /.
   EXPECT_EQ(after(argv, "--ro-bind", 2), (std::vector<std::string>{"/opt/sandbox/postmortem", "/"}));
   // The work dir is the one writable bind, at /work, and the working directory.
@@ -60,6 +63,42 @@ TEST(BwrapArgv, a_scanner_that_needs_the_network_keeps_the_namespace) {
   EXPECT_FALSE(has(argv, "--unshare-net"));
   EXPECT_TRUE(has(argv, "--unshare-pid"));
   EXPECT_TRUE(has(argv, "--unshare-user"));
+}
+
+TEST(BwrapArgv, outside_a_run_cgroup_no_cgroup_namespace_and_no_sys) {
+  auto argv = bwrap_argv(input(false));
+  EXPECT_FALSE(has(argv, "--unshare-cgroup"));
+  EXPECT_FALSE(has(argv, "/sys"));
+}
+
+TEST(BwrapArgv, a_run_in_its_cgroup_gets_a_cgroup_namespace_but_no_sys) {
+  auto in = input(false);
+  in.in_run_cgroup = true;
+  auto argv = bwrap_argv(in);
+  EXPECT_TRUE(has(argv, "--unshare-cgroup"));
+  EXPECT_FALSE(has(argv, "/sys")) << "a run has nothing to read in its cgroup; the mounts cost ~1 ms";
+}
+
+TEST(BwrapArgv, the_probe_sees_its_cgroup_read_only_under_a_read_only_sys) {
+  auto in = input(false);
+  in.in_run_cgroup = true;
+  in.cgroup_binds = {{"/sys/fs/cgroup/memory/w/run-1-1", "/sys/fs/cgroup/memory"},
+                     {"/sys/fs/cgroup/pids/w/run-1-1", "/sys/fs/cgroup/pids"}};
+  auto argv = bwrap_argv(in);
+  EXPECT_TRUE(has(argv, "--unshare-cgroup"));
+  EXPECT_EQ(after(argv, "--tmpfs", 1), (std::vector<std::string>{"/sys"}));
+  std::vector<std::vector<std::string>> ro;
+  for (std::size_t i = 0; i + 2 < argv.size(); ++i) {
+    if (argv[i] == "--ro-bind") ro.push_back({argv[i + 1], argv[i + 2]});
+  }
+  EXPECT_EQ(ro, (std::vector<std::vector<std::string>>{{"/opt/sandbox/postmortem", "/"},
+                                                       {"/sys/fs/cgroup/memory/w/run-1-1", "/sys/fs/cgroup/memory"},
+                                                       {"/sys/fs/cgroup/pids/w/run-1-1", "/sys/fs/cgroup/pids"}}));
+  // The binds come after the tmpfs that holds them, and /sys is read-only once they are in.
+  auto pos = [&](const std::string& s) { return std::find(argv.begin(), argv.end(), s) - argv.begin(); };
+  EXPECT_LT(pos("/sys"), pos("/sys/fs/cgroup/memory/w/run-1-1"));
+  EXPECT_EQ(after(argv, "--remount-ro", 1), (std::vector<std::string>{"/sys"}));
+  EXPECT_GT(pos("--remount-ro"), pos("/sys/fs/cgroup/pids/w/run-1-1"));
 }
 
 TEST(BwrapArgv, the_binary_comes_from_the_configuration) {

@@ -153,6 +153,31 @@ TEST_F(BwrapCgroupTest, the_probe_reads_the_runs_bounds_from_inside) {
   EXPECT_NE(ev[wire::Check::kPidsBounded].find("pids.max = 256 tasks"), std::string::npos) << ev[wire::Check::kPidsBounded];
 }
 
+// A run is in its cgroup as the probe is (the memory tests above prove the bound), but sees
+// neither the host's cgroup paths nor any cgroup file: only the probe has /sys mounted.
+TEST_F(BwrapCgroupTest, a_run_sees_its_cgroup_namespace_and_no_sys) {
+  BwrapRuntime bwrap(options());
+  auto self = bwrap.run(spec({"hostile", "cat", "/proc/self/cgroup"}));
+  ASSERT_TRUE(self) << self.error().message;
+  ASSERT_EQ(self->status, 0) << self->stderr_tail;
+  bool memory_seen = false;
+  for (std::string_view rest = self->stdout_bytes; !rest.empty();) {
+    auto nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    if (line.find(":memory:") != std::string_view::npos) {
+      memory_seen = true;
+      EXPECT_EQ(line.substr(line.rfind(':') + 1), "/") << "the run's own cgroup is its namespace's root: " << line;
+    }
+    EXPECT_EQ(line.find(parent_), std::string_view::npos) << "a host cgroup path reached the sandbox: " << line;
+  }
+  EXPECT_TRUE(memory_seen) << self->stdout_bytes;
+  auto sys = bwrap.run(spec({"hostile", "cat", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}));
+  ASSERT_TRUE(sys) << sys.error().message;
+  EXPECT_EQ(sys->status, 2);
+  EXPECT_NE(sys->stderr_tail.find("No such file or directory"), std::string::npos) << sys->stderr_tail;
+}
+
 TEST_F(BwrapCgroupTest, no_cgroup_is_left_after_a_thousand_runs_or_after_a_timeout) {
   BwrapRuntime bwrap(options());
   int answered = 0;

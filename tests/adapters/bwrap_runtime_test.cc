@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -11,8 +12,9 @@
 #include <set>
 
 #include "adapters/sandbox/bwrap.h"
-#include "bwrap_runtime_peer.h"
 #include "adapters/sandbox/none.h"
+#include "base/file.h"
+#include "bwrap_runtime_peer.h"
 #include "rooms.h"
 
 namespace batlehub::adapters {
@@ -303,6 +305,38 @@ TEST_F(BwrapRuntimeTest, a_bwrap_that_starts_nothing_is_reported_as_the_rfc_does
   ASSERT_TRUE(p);
   EXPECT_EQ(failure_of(*p),
             "a result at all: bwrap exited 1 and no result came back: \"bwrap: setting up uid map: Permission denied\"");
+}
+
+// The worker waits for bwrap alone (base::Supervisor::kThisThread): every other process of
+// a run must be gone by then, or it is left to whoever reaps the worker's orphans — the
+// worker itself when it is a container's pid 1. As a subreaper, this test sees each one.
+TEST_F(BwrapRuntimeTest, a_run_leaves_no_process_behind_to_the_callers_reaper) {
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  BwrapRuntime bwrap(options());
+  auto children = [] {
+    std::string all;
+    for (const auto& t : fs::directory_iterator("/proc/self/task")) {
+      all += base::read_small_file(t.path().string() + "/children");
+    }
+    return all;
+  };
+  const std::vector<std::vector<std::string>> runs = {
+      {"hostile", "exit", "0", "ok"}, {"hostile", "daemon-exit", "x"}, {"hostile", "hang"}};
+  for (const auto& argv : runs) {
+    for (int i = 0; i < 5; ++i) {
+      core::RunSpec spec;
+      spec.label.scanner = "hostile";
+      spec.argv = argv;
+      spec.timeout = std::chrono::milliseconds(300);
+      auto out = bwrap.run(spec);
+      if (argv[1] != "hang") {
+        ASSERT_TRUE(out) << out.error().message;
+      }
+      EXPECT_EQ(children(), "") << argv[1] << ": a process of the run was left to this subreaper";
+      EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << argv[1];
+    }
+  }
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
 TEST_F(BwrapRuntimeTest, a_scanner_killed_by_a_signal_is_crashed_and_a_timeout_is_a_timeout) {

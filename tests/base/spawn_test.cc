@@ -23,8 +23,11 @@ using namespace batlehub::testing;
 using base::RlimitSetting;
 using base::SeccompProgram;
 
-// Every test runs twice (Spawn): with the keeper process, as in a worker, and supervised by
-// the calling process itself, as in the agent binary (SpawnSpec::supervise_in_process).
+// Every test of Spawn runs three times, once per base::Supervisor: with the keeper process,
+// as the `none` runtime runs a scanner; supervised by the calling process itself, as in the
+// agent binary; and by the calling thread, as the bwrap runtime runs bwrap. What only a
+// subreaper guarantees (a daemonised grandchild killed) is SpawnTree's, for the first two;
+// under kThisThread it is bwrap's to guarantee, proven by Escape/bwrap.
 class SpawnBase : public ::testing::Test {
  protected:
   base::SpawnResult run(std::vector<std::string> args, std::chrono::milliseconds timeout = std::chrono::seconds(20),
@@ -40,7 +43,7 @@ class SpawnBase : public ::testing::Test {
     s.walls.seccomp = &*prog_;
     s.timeout = timeout;
     s.stdout_cap = wire::kStdoutCapBytes;
-    s.supervise_in_process = in_process_;
+    s.supervisor = supervisor_;
     base::SpawnResult r = base::spawn_and_wait(s);
     ::close(dir_fd_);
     return r;
@@ -50,16 +53,38 @@ class SpawnBase : public ::testing::Test {
 
   Scratch scratch_;
   int dir_fd_ = -1;
-  bool in_process_ = false;
+  base::Supervisor supervisor_ = base::Supervisor::kKeeper;
   Expected<SeccompProgram, std::string> prog_ = compile(deny_list());
 };
 
-class Spawn : public SpawnBase, public ::testing::WithParamInterface<bool> {
+std::string supervisor_name(const ::testing::TestParamInfo<base::Supervisor>& i) {
+  switch (i.param) {
+    case base::Supervisor::kKeeper:
+      return "keeper";
+    case base::Supervisor::kThisProcess:
+      return "in_process";
+    case base::Supervisor::kThisThread:
+      return "this_thread";
+  }
+  return "?";
+}
+
+class Spawn : public SpawnBase, public ::testing::WithParamInterface<base::Supervisor> {
  protected:
-  void SetUp() override { in_process_ = GetParam(); }
+  void SetUp() override { supervisor_ = GetParam(); }
 };
-INSTANTIATE_TEST_SUITE_P(Supervisor, Spawn, ::testing::Values(false, true),
-                         [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "in_process" : "keeper"; });
+INSTANTIATE_TEST_SUITE_P(Supervisor, Spawn,
+                         ::testing::Values(base::Supervisor::kKeeper, base::Supervisor::kThisProcess,
+                                           base::Supervisor::kThisThread),
+                         supervisor_name);
+
+// The supervisors that are subreapers: they hunt down what the scanner left.
+using SpawnTree = Spawn;
+INSTANTIATE_TEST_SUITE_P(Supervisor, SpawnTree,
+                         ::testing::Values(base::Supervisor::kKeeper, base::Supervisor::kThisProcess), supervisor_name);
+
+// The calling thread only.
+using SpawnThisThread = SpawnBase;
 
 // The keeper only: a multi-threaded caller is what it is for.
 using SpawnKeeper = SpawnBase;
@@ -114,7 +139,7 @@ TEST_P(Spawn, a_scanner_that_hangs_is_killed_at_its_deadline) {
   EXPECT_TRUE(r.tree_killed);
 }
 
-TEST_P(Spawn, a_daemonised_grandchild_dies_with_the_scanner_at_the_deadline) {
+TEST_P(SpawnTree, a_daemonised_grandchild_dies_with_the_scanner_at_the_deadline) {
   base::SpawnResult r = run({"daemon"}, std::chrono::milliseconds(1500));
   ASSERT_TRUE(r.started);
   EXPECT_TRUE(r.timed_out);
@@ -124,7 +149,7 @@ TEST_P(Spawn, a_daemonised_grandchild_dies_with_the_scanner_at_the_deadline) {
   EXPECT_FALSE(alive(daemon)) << "daemon " << daemon << " survived the run";
 }
 
-TEST_P(Spawn, a_daemon_left_behind_by_a_scanner_that_exited_is_killed_too) {
+TEST_P(SpawnTree, a_daemon_left_behind_by_a_scanner_that_exited_is_killed_too) {
   base::SpawnResult r = run({"daemon-exit"});
   ASSERT_TRUE(r.started);
   EXPECT_FALSE(r.timed_out);
@@ -161,13 +186,13 @@ TEST_P(Spawn, a_missing_program_is_reported_as_not_started) {
   s.cwd_fd = AT_FDCWD;
   s.timeout = std::chrono::seconds(5);
   s.stdout_cap = 1024;
-  s.supervise_in_process = in_process_;
+  s.supervisor = supervisor_;
   base::SpawnResult r = base::spawn_and_wait(s);
   EXPECT_FALSE(r.started);
   EXPECT_NE(r.start_error.find("execve failed"), std::string::npos) << r.start_error;
 }
 
-TEST_P(Spawn, the_caller_is_left_with_no_child_and_its_signal_mask) {
+TEST_P(SpawnTree, the_caller_is_left_with_no_child_and_its_signal_mask) {
   sigset_t before, after;
   ASSERT_EQ(::sigprocmask(SIG_SETMASK, nullptr, &before), 0);
   base::SpawnResult r = run({"daemon-exit"});
@@ -188,10 +213,65 @@ TEST_P(Spawn, a_wall_that_cannot_be_put_up_is_reported_as_not_started) {
   s.timeout = std::chrono::seconds(5);
   s.stdout_cap = 1024;
   s.walls.rlimits = {{RLIMIT_NOFILE, RLIM_INFINITY}};  // above the hard limit: EPERM as root too
-  s.supervise_in_process = in_process_;
+  s.supervisor = supervisor_;
   base::SpawnResult r = base::spawn_and_wait(s);
   EXPECT_FALSE(r.started);
   EXPECT_NE(r.start_error.find("setrlimit failed"), std::string::npos) << r.start_error;
+}
+
+TEST_F(SpawnThisThread, another_threads_child_is_neither_reaped_nor_killed_and_the_caller_keeps_its_mask) {
+  supervisor_ = base::Supervisor::kThisThread;
+  // A child of the caller's own, as another worker thread's bwrap would be.
+  pid_t other = ::fork();
+  ASSERT_GE(other, 0);
+  if (other == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  sigset_t before, after;
+  ASSERT_EQ(::sigprocmask(SIG_SETMASK, nullptr, &before), 0);
+  base::SpawnResult r = run({"exit", "3", "ok"});
+  base::SpawnResult timed = run({"hang"}, std::chrono::milliseconds(300));
+  ASSERT_EQ(::sigprocmask(SIG_SETMASK, nullptr, &after), 0);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.stdout_bytes, "ok");
+  EXPECT_TRUE(timed.timed_out);
+  EXPECT_EQ(timed.signal, SIGKILL);
+  for (int sig = 1; sig < NSIG; ++sig)
+    EXPECT_EQ(sigismember(&before, sig), sigismember(&after, sig)) << "signal " << sig;
+  // The other child is alive and still ours to reap; no child of the runs is left.
+  EXPECT_EQ(::waitpid(other, nullptr, WNOHANG), 0) << "the other thread's child was reaped";
+  EXPECT_TRUE(alive(other));
+  ::kill(other, SIGKILL);
+  int st = 0;
+  ASSERT_EQ(::waitpid(other, &st, 0), other);
+  EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+}
+
+TEST_F(SpawnThisThread, runs_from_many_threads_at_once_each_get_their_own_answer) {
+  // The worker's slots: several threads, each with a bwrap of its own.
+  supervisor_ = base::Supervisor::kThisThread;
+  std::vector<std::thread> threads;
+  std::atomic<int> right{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 10; ++i) {
+        base::SpawnSpec s;
+        s.program = hostile();
+        s.argv = {"hostile", "exit", std::to_string(t), "t" + std::to_string(t)};
+        s.cwd_fd = AT_FDCWD;
+        s.timeout = std::chrono::seconds(20);
+        s.stdout_cap = 1024;
+        s.supervisor = base::Supervisor::kThisThread;
+        base::SpawnResult r = base::spawn_and_wait(s);
+        if (r.started && r.exit_code == t && r.stdout_bytes == "t" + std::to_string(t)) ++right;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(right.load(), 40);
 }
 
 TEST_F(SpawnKeeper, it_is_safe_to_call_from_a_multithreaded_process) {

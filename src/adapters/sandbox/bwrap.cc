@@ -23,9 +23,14 @@ using core::SandboxError;
 using Kind = core::SandboxError::Kind;
 
 std::vector<std::string> bwrap_argv(const BwrapArgvInput& in) {
-  std::vector<std::string> a = {in.binary, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"};
+  // --as-pid-1: the agent is the namespace's init, with no bwrap init above it. When the
+  // agent ends, the kernel ends every other process of the namespace before bwrap outside
+  // sees it end, so nothing is left to the caller; with bwrap's own init, that init outlives
+  // bwrap and is re-parented to the worker's reaper on every run (30 of 30, bench notes).
+  std::vector<std::string> a = {in.binary,    "--unshare-user", "--unshare-pid",
+                                "--as-pid-1", "--unshare-ipc",  "--unshare-uts"};
   if (!in.network) a.emplace_back("--unshare-net");
-  if (!in.cgroup_binds.empty()) a.emplace_back("--unshare-cgroup");
+  if (in.in_run_cgroup || !in.cgroup_binds.empty()) a.emplace_back("--unshare-cgroup");
   for (const char* s : {"--die-with-parent", "--new-session", "--uid", kSandboxUid, "--gid", kSandboxUid}) a.emplace_back(s);
   for (const std::string& s : {std::string("--ro-bind"), in.room, std::string("/"), std::string("--proc"),
                                std::string("/proc"), std::string("--dev"), std::string("/dev")}) {
@@ -110,13 +115,18 @@ Expected<std::size_t, SandboxError> BwrapRuntime::sweep(std::chrono::seconds old
   return removed + sweep_run_cgroups(*site, older_than);
 }
 
-Expected<Launched, SandboxError> BwrapRuntime::start(const std::string& room, const std::string& work,
-                                                                  bool network, const core::Limits& limits,
-                                                                  std::chrono::milliseconds deadline,
-                                                                  const RunCgroup* cgroup) {
+Expected<Launched, SandboxError> BwrapRuntime::start(const std::string& room, const std::string& work, bool network,
+                                                     const core::Limits& limits, std::chrono::milliseconds deadline,
+                                                     const RunCgroup* cgroup, bool show_cgroup) {
   // /tmp is sized like the extraction budget: together they are what a run may write.
-  BwrapArgvInput in{resolve_binary(options_.binary), room, work, network,
-                    limits.max_extracted_mb * 1024 * 1024, cgroup ? cgroup->binds() : decltype(BwrapArgvInput::cgroup_binds){}};
+  BwrapArgvInput in{resolve_binary(options_.binary),
+                    room,
+                    work,
+                    network,
+                    limits.max_extracted_mb * 1024 * 1024,
+                    cgroup != nullptr,
+                    {}};
+  if (cgroup && show_cgroup) in.cgroup_binds = cgroup->binds();
   std::vector<std::string> argv = bwrap_argv(in);
   if (edit_argv_for_tests_) edit_argv_for_tests_(argv);
   base::SpawnSpec s;
@@ -137,6 +147,9 @@ Expected<Launched, SandboxError> BwrapRuntime::start(const std::string& room, co
     }
   }
   s.stdout_cap = 64 * 1024;  // the agent prints nothing; whatever bwrap prints is bounded
+  // bwrap contains its tree (--unshare-pid, --die-with-parent; the run's cgroup is killed
+  // and removed after it besides): no keeper process is needed to hunt for orphans.
+  s.supervisor = base::Supervisor::kThisThread;
   return launch("bwrap", s);
 }
 
@@ -155,7 +168,7 @@ Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& s
   if (!cgroup) return Unexpected(cgroup.error());
   const RunCgroup* rc = *cgroup ? &**cgroup : nullptr;
   auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
-  auto started = start(room, dir->path(), spec.network, spec.limits, deadline, rc);
+  auto started = start(room, dir->path(), spec.network, spec.limits, deadline, rc, /*show_cgroup=*/false);
   if (!started) return Unexpected(started.error());
   // A run the OOM killer touched is reported as that, not as a crash of unknown cause —
   // and whatever the scanner said afterwards is no answer: a scan whose worker process was
@@ -211,7 +224,8 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
   } else if (*rc) {
     cgroup.emplace(std::move(**rc));
   }
-  auto started = start(room, dir->path(), false, target.limits, std::chrono::seconds(60), cgroup ? &*cgroup : nullptr);
+  auto started = start(room, dir->path(), false, target.limits, std::chrono::seconds(60), cgroup ? &*cgroup : nullptr,
+                       /*show_cgroup=*/true);
   if (!started) return Unexpected(started.error());
   fill_probe_report(rep, read_result(dir->path()), started->how, started->stderr_tail);
   // The whole-run bounds are the cgroup's: where the runtime could make none, its reason
