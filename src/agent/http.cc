@@ -50,6 +50,34 @@ std::string mbedtls_error(int rc) {
   return buf;
 }
 
+// Only the roots compiled into this binary: no file, no environment variable. Parsed once
+// per thread, not per connection: the 144 of the system bundle take ~7 ms of CPU to parse,
+// and a run over the storage hop opens three connections. Per thread rather than per
+// process, because verifying a chain writes into its root's key (mbedtls_rsa_public keeps
+// the Montgomery constant it computes on first use in the RSA context), so one parsed chain
+// must not serve two handshakes at once: the agent binary has one thread, and under the
+// `none` runtime each worker thread parses its own. The parser wants the NUL in the length;
+// a bundle where some certificates do not parse keeps the ones that did (a positive return
+// counts the failures), as OpenSSL's loop did. nullptr when none parsed.
+mbedtls_x509_crt* compiled_roots() {
+  struct Roots {
+    mbedtls_x509_crt crt;
+    bool loaded = false;
+    Roots() {
+      mbedtls_x509_crt_init(&crt);
+      std::string_view pem = tls_roots_pem();
+      std::string text(pem);
+      int parsed = mbedtls_x509_crt_parse(&crt, reinterpret_cast<const unsigned char*>(text.c_str()), text.size() + 1);
+      loaded = parsed >= 0 && crt.raw.p != nullptr;
+    }
+    ~Roots() { mbedtls_x509_crt_free(&crt); }
+    Roots(const Roots&) = delete;
+    Roots& operator=(const Roots&) = delete;
+  };
+  thread_local Roots roots;
+  return roots.loaded ? &roots.crt : nullptr;
+}
+
 // mbedtls_x509_crt_verify_info writes one line per flag; one line of them, "; "-joined.
 std::string verify_reason(std::uint32_t flags) {
   char buf[512];
@@ -81,7 +109,6 @@ class Conn {
     if (tls_) {
       mbedtls_ssl_free(&tls_->ssl);
       mbedtls_ssl_config_free(&tls_->conf);
-      mbedtls_x509_crt_free(&tls_->roots);
       mbedtls_ctr_drbg_free(&tls_->drbg);
       mbedtls_entropy_free(&tls_->entropy);
     }
@@ -180,7 +207,6 @@ class Conn {
   struct Tls {
     mbedtls_entropy_context entropy;
     mbedtls_ctr_drbg_context drbg;
-    mbedtls_x509_crt roots;
     mbedtls_ssl_config conf;
     mbedtls_ssl_context ssl;
     // The address the certificate must name when the URL's host is an IP literal.
@@ -259,7 +285,6 @@ class Conn {
     Tls& t = *tls_;
     mbedtls_entropy_init(&t.entropy);
     mbedtls_ctr_drbg_init(&t.drbg);
-    mbedtls_x509_crt_init(&t.roots);
     mbedtls_ssl_config_init(&t.conf);
     mbedtls_ssl_init(&t.ssl);
     // The entropy source is getrandom(2) (/dev/urandom where the kernel lacks it); the
@@ -269,14 +294,8 @@ class Conn {
         rc != 0) {
       return err("TLS: seeding the random generator: " + mbedtls_error(rc));
     }
-    // Only the roots compiled into this binary: no file, no environment variable. The
-    // parser wants the NUL in the length; a bundle where some certificates do not parse
-    // keeps the ones that did (a positive return counts the failures), as OpenSSL's loop did.
-    std::string pem(tls_roots_pem());
-    int parsed = mbedtls_x509_crt_parse(&t.roots, reinterpret_cast<const unsigned char*>(pem.c_str()), pem.size() + 1);
-    int loaded = 0;
-    for (const mbedtls_x509_crt* c = &t.roots; c != nullptr && c->raw.p != nullptr; c = c->next) ++loaded;
-    if (parsed < 0 || loaded == 0) return err("TLS: no root certificate is compiled into this agent");
+    mbedtls_x509_crt* roots = compiled_roots();
+    if (roots == nullptr) return err("TLS: no root certificate is compiled into this agent");
     if (int rc = mbedtls_ssl_config_defaults(&t.conf, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
                                              MBEDTLS_SSL_PRESET_DEFAULT);
         rc != 0) {
@@ -284,7 +303,7 @@ class Conn {
     }
     mbedtls_ssl_conf_min_version(&t.conf, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);  // TLS 1.2
     mbedtls_ssl_conf_authmode(&t.conf, MBEDTLS_SSL_VERIFY_REQUIRED);
-    mbedtls_ssl_conf_ca_chain(&t.conf, &t.roots, nullptr);
+    mbedtls_ssl_conf_ca_chain(&t.conf, roots, nullptr);
     mbedtls_ssl_conf_rng(&t.conf, mbedtls_ctr_drbg_random, &t.drbg);
     if (int rc = mbedtls_ssl_setup(&t.ssl, &t.conf); rc != 0) return err("TLS: " + mbedtls_error(rc));
     in_addr a4{};
