@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "bench_support.h"
+#include "wire/caps.h"
 
 namespace {
 
@@ -718,7 +719,7 @@ void bench(int argc, char** argv) {
   std::string out_path = run + "/out.tar";
   {
     nlohmann::json m = {
-        {"wire", 1},
+        {"wire", batlehub::wire::kWireVersion},  // the agent refuses any other
         {"argv", {"true"}},
         {"network", false},
         {"limits", {{"memory_limit_mb", 1024}, {"cpu_seconds", 60}}},
