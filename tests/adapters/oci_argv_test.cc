@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "adapters/sandbox/oci.h"
 
@@ -154,6 +155,38 @@ TEST(OciContainerName, the_rfc_name_made_safe_for_every_engine) {
   EXPECT_EQ(oci_container_name(core::RunLabel{"npm:@s/x@1.0", "yara strict", 1}, "1-1"),
             "batlehub-sbx-npm__s_x_1.0-yara_strict-1-1-1");
   EXPECT_LE(oci_container_name(core::RunLabel{std::string(500, 'j'), "s", 1}, "u").size(), 200u);
+}
+
+// The probe's second line on oci is about what failed, per engine: a hint for every check,
+// each leading to the operations page, and the ones fixed in different places distinct.
+TEST(OciHint, each_failed_check_gets_the_hint_for_it_on_each_engine) {
+  for (OciEngineKind engine : {OciEngineKind::kPodman, OciEngineKind::kDocker}) {
+    OciOptions o;
+    o.engine = engine;
+    OciRuntime oci(o);
+    std::set<std::string> distinct;
+    for (auto c : wire::every_check()) {
+      const std::string h = oci.hint(c);
+      EXPECT_TRUE(h.ends_with("See docs/operations/oci.md")) << wire::to_string(c) << ": " << h;
+      distinct.insert(h);
+    }
+    EXPECT_GE(distinct.size(), 9u);
+    EXPECT_EQ(oci.hint(wire::Check::kNoShell).rfind("the image holds a shell", 0), 0u);
+    EXPECT_NE(oci.hint(wire::Check::kNoNetwork).find("--network"), std::string::npos);
+    EXPECT_NE(oci.hint(wire::Check::kNoCredentials).find("-e/--env"), std::string::npos);
+    EXPECT_NE(oci.hint(wire::Check::kCommandsExist).find("rebuild the image"), std::string::npos);
+  }
+  OciOptions p;
+  p.engine = OciEngineKind::kPodman;
+  OciOptions d;
+  d.engine = OciEngineKind::kDocker;
+  EXPECT_EQ(OciRuntime(p).hint(std::nullopt).rfind("oci/podman needs", 0), 0u);
+  EXPECT_EQ(OciRuntime(d).hint(std::nullopt).rfind("oci/docker needs a running dockerd", 0), 0u);
+  EXPECT_NE(OciRuntime(p).hint(wire::Check::kRlimits).find("containers.conf"), std::string::npos);
+  EXPECT_NE(OciRuntime(d).hint(wire::Check::kRlimits).find("daemon.json"), std::string::npos);
+  EXPECT_NE(OciRuntime(p).hint(wire::Check::kMemoryBounded).find("--cgroups disabled"), std::string::npos);
+  EXPECT_NE(OciRuntime(p).hint(wire::Check::kUnprivileged).find("--userns auto"), std::string::npos);
+  EXPECT_NE(OciRuntime(d).hint(wire::Check::kUnprivileged).find("userns-remap"), std::string::npos);
 }
 
 }  // namespace

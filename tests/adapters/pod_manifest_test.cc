@@ -3,6 +3,10 @@
 // kubernetes runtime, which creates it on a real cluster).
 #include "adapters/sandbox/pod_manifest.h"
 
+#include <set>
+
+#include "adapters/sandbox/kubernetes.h"
+
 #include <gtest/gtest.h>
 
 namespace batlehub::adapters {
@@ -104,6 +108,28 @@ TEST(PodManifest, names_and_label_values_are_what_the_api_server_accepts) {
   EXPECT_EQ(label_value("-x-"), "x");
   EXPECT_EQ(label_value(std::string(80, 'b')).size(), 63u);
   EXPECT_EQ(label_value(""), "");
+}
+
+// The probe's second line on kubernetes is about what failed: a hint for every check, each
+// leading to the operations page, naming the namespace where it is fixed there.
+TEST(KubernetesHint, each_failed_check_gets_the_hint_for_it) {
+  KubernetesOptions o;
+  o.namespace_ = "scans";
+  KubernetesRuntime k8s(o);
+  std::set<std::string> distinct;
+  for (auto c : wire::every_check()) {
+    const std::string h = k8s.hint(c);
+    EXPECT_TRUE(h.ends_with("See docs/operations/kubernetes.md")) << wire::to_string(c) << ": " << h;
+    distinct.insert(h);
+  }
+  EXPECT_GE(distinct.size(), 10u);
+  EXPECT_EQ(k8s.hint(std::nullopt).rfind("kubernetes needs the worker's credentials", 0), 0u);
+  EXPECT_NE(k8s.hint(std::nullopt).find("namespace 'scans'"), std::string::npos);
+  EXPECT_NE(k8s.hint(wire::Check::kPidsBounded).find("podPidsLimit"), std::string::npos);
+  EXPECT_NE(k8s.hint(wire::Check::kNoNetwork).find("NetworkPolicies in namespace 'scans'"), std::string::npos);
+  EXPECT_NE(k8s.hint(wire::Check::kUnprivileged).find("mutating admission webhook"), std::string::npos);
+  EXPECT_NE(k8s.hint(wire::Check::kNoCredentials).find("'batlehub-sandbox'"), std::string::npos);
+  EXPECT_EQ(k8s.hint(wire::Check::kNoShell).rfind("the image holds a shell", 0), 0u);
 }
 
 }  // namespace

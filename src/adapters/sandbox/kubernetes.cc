@@ -313,15 +313,82 @@ void KubernetesRuntime::close_job(const std::string& job) {
   if (options_.bundles) options_.bundles->close_job(job);
 }
 
-std::string KubernetesRuntime::hint(std::optional<wire::Check> /*failed*/) const {
-  return "kubernetes needs the worker's credentials (in-cluster, or [worker.sandbox.kubernetes] kubeconfig) bound to "
-         "a Role with pods create/get/list/watch/delete in namespace '" +
-         namespace_ +
-         "', that namespace labelled pod-security.kubernetes.io/enforce=restricted, each scanner's image on the "
-         "nodes or pullable, kubelets with podPidsLimit at most 256 (pids_bounded: a pod spec cannot bound its "
-         "processes), and a network where a pod labelled io.batlehub/network=storage reaches the storage endpoint "
-         "and nothing else (the chart's NetworkPolicies, with a CNI that enforces them; no_network). See "
-         "docs/operations/kubernetes.md";
+// One hint per way the probe can fail: the fix is in the worker's Role, the namespace, the
+// images, the kubelets or the network — or in something that rewrote the pod on its way in
+// (a mutating admission webhook), since the pod spec itself sets every wall below.
+std::string KubernetesRuntime::hint(std::optional<wire::Check> failed) const {
+  using wire::Check;
+  auto see = [](std::string what) { return what + " See docs/operations/kubernetes.md"; };
+  const std::string ns = "'" + namespace_ + "'";
+  if (!failed) {
+    return see(
+        "kubernetes needs the worker's credentials (in-cluster, or [worker.sandbox.kubernetes] kubeconfig) "
+        "bound to a Role with pods create/get/list/watch/delete in namespace " +
+        ns +
+        ", that namespace labelled pod-security.kubernetes.io/enforce=restricted, each scanner's image on "
+        "the nodes or pullable, and the storage endpoint reachable from a pod labelled "
+        "io.batlehub/network=storage (the pod's own bundle fetch).");
+  }
+  const std::string rewritten =
+      "the pod spec sets this wall itself: look for a mutating admission webhook or a policy engine that "
+      "rewrites pods in namespace " +
+      ns + " ";
+  switch (*failed) {
+    case Check::kWireVersion:
+      return see(
+          "the image's agent is of another release: rebuild the image with this release's agent and push "
+          "it where the nodes pull from (scripts/build-image.py).");
+    case Check::kNoShell:
+      return see(
+          "the image holds a shell: rebuild it from its room's definition (scripts/build-image.py); never "
+          "base a scanner's image on a distribution's image.");
+    case Check::kCommandsExist:
+      return see(
+          "the scanner's command is missing from its image, or not executable there: add it to the room's "
+          "definition and rebuild the image, or point [worker.sandbox.kubernetes] images at the image that "
+          "holds it.");
+    case Check::kSeccompFilter:
+    case Check::kNoNewPrivs:
+    case Check::kCanarySyscall:
+    case Check::kClone3Enosys:
+      return see(
+          "the agent installs this wall itself, under the pod's RuntimeDefault profile: the node's kernel "
+          "must filter with seccomp, the runtime class must allow seccomp(2) and prctl(2), and the image "
+          "must hold this release's agent (scripts/build-image.py).");
+    case Check::kRlimits:
+      return see(
+          "the container runtime refused the agent a resource limit: the node's hard limits (containerd's "
+          "or CRI-O's default rlimits) must allow setrlimit down from them. A node hard limit below the "
+          "run's is only a warning.");
+    case Check::kPidsBounded:
+      return see(
+          "a pod spec cannot bound its processes, only the kubelet can: set podPidsLimit to at most 256 in "
+          "every node's KubeletConfiguration (or a node selector to the nodes that have it).");
+    case Check::kMemoryBounded:
+      return see(rewritten +
+                 "(resources.limits.memory), or a node whose kubelet does not enforce limits "
+                 "(cgroups without the memory controller).");
+    case Check::kNoNetwork:
+      return see("a pod reached a canary: apply the chart's NetworkPolicies in namespace " + ns +
+                 " (default deny; io.batlehub/network=storage reaches the storage endpoint only), with a CNI that "
+                 "enforces NetworkPolicy.");
+    case Check::kNoCredentials:
+      return see(rewritten + "(automountServiceAccountToken: false, no env or envFrom), or the service account " + "'" +
+                 options_.service_account +
+                 "' has a token mounted by a webhook; a credential inside the "
+                 "image means rebuilding it from its definition.");
+    case Check::kEmptyEnvironment:
+      return see(rewritten + "to add env or envFrom (a PodPreset-like injector, a sidecar injector).");
+    case Check::kUnprivileged:
+    case Check::kReadOnlyRoot:
+    case Check::kOneWritableDir:
+    case Check::kPidNamespace:
+      break;
+  }
+  return see(rewritten +
+             "(runAsNonRoot and runAsUser 65532, readOnlyRootFilesystem, allowPrivilegeEscalation: "
+             "false, no hostPID or shareProcessNamespace), and label the namespace "
+             "pod-security.kubernetes.io/enforce=restricted so that such a pod is refused.");
 }
 
 }  // namespace batlehub::adapters

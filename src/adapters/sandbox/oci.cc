@@ -404,16 +404,86 @@ void OciRuntime::close_job(const std::string& job) {
   if (options_.bundles) options_.bundles->close_job(job);
 }
 
-std::string OciRuntime::hint(std::optional<wire::Check> /*failed*/) const {
-  return options_.engine == OciEngineKind::kPodman
-             ? "oci/podman needs podman with runc on hosts with hybrid cgroups (crun refuses them), "
-               "`containers:2147483647:2147483648` in /etc/subuid and /etc/subgid for --userns auto, each "
-               "scanner's image present locally (scripts/build-images.sh; runs never pull), and, run rootless, "
-               "cgroup v2 with the memory, pids and cpu controllers delegated to the user (cgroup v1 cannot bound "
-               "a rootless container: memory_bounded fails). See docs/operations/oci.md"
-             : "oci/docker needs a running dockerd the CLI reaches (DOCKER_HOST), a worker running as root (the "
-               "per-run directory is mounted nosuid,nodev before the bind), and each scanner's image present "
-               "locally (scripts/build-images.sh; runs never pull). See docs/operations/oci.md";
+// One hint per way the probe can fail, as bwrap's: what the operator changes differs — the
+// engine's host setup, the image, or the worker's [worker.sandbox.oci] extra_args.
+std::string OciRuntime::hint(std::optional<wire::Check> failed) const {
+  using wire::Check;
+  const bool podman = options_.engine == OciEngineKind::kPodman;
+  auto see = [](std::string what) { return what + " See docs/operations/oci.md"; };
+  if (!failed) {
+    return see(podman ? "oci/podman needs podman with runc on hosts with hybrid cgroups (crun refuses them), "
+                        "`containers:2147483647:2147483648` in /etc/subuid and /etc/subgid for --userns auto, "
+                        "default_ulimits in containers.conf where the host's hard limits are lower than podman's, and "
+                        "each scanner's image present locally (scripts/build-images.sh; runs never pull)."
+                      : "oci/docker needs a running dockerd the CLI reaches (DOCKER_HOST), a worker running as "
+                        "root (the per-run directory is mounted nosuid,nodev before the bind), and each scanner's "
+                        "image present locally (scripts/build-images.sh; runs never pull).");
+  }
+  switch (*failed) {
+    case Check::kWireVersion:
+      return see(
+          "the image's agent is of another release: rebuild the image with this release's agent "
+          "(scripts/build-image.py, or make images).");
+    case Check::kNoShell:
+      return see(
+          "the image holds a shell: rebuild it from its room's definition (scripts/build-image.py); never "
+          "base a scanner's image on a distribution's image.");
+    case Check::kCommandsExist:
+      return see(
+          "the scanner's command is missing from its image, or not executable there: add it to the room's "
+          "definition and rebuild the image (scripts/build-image.py), or point [worker.sandbox.oci] images "
+          "at the image that holds it.");
+    case Check::kSeccompFilter:
+    case Check::kNoNewPrivs:
+    case Check::kCanarySyscall:
+    case Check::kClone3Enosys:
+      return see(
+          "the agent installs this wall itself, under the engine's own profile: the kernel must filter with "
+          "seccomp, extra_args must not pass --security-opt seccomp=unconfined or a profile that refuses "
+          "seccomp(2) and prctl(2), and the image must hold this release's agent (scripts/build-image.py).");
+    case Check::kRlimits:
+      return see(std::string("the engine or the kernel refused the agent a resource limit: ") +
+                 (podman ? "set default_ulimits in containers.conf (nofile and nproc, both) to what the host allows."
+                         : "set default-ulimits in daemon.json to what the host allows.") +
+                 " A host hard limit below the run's is only a warning.");
+    case Check::kMemoryBounded:
+    case Check::kPidsBounded:
+      return see(podman ? "podman must bound the container with the memory and pids controllers: root on cgroup v1 "
+                          "or hybrid, or cgroup v2 (rootless: with the controllers delegated to the user); never "
+                          "--cgroups disabled in extra_args or containers.conf, which drops --memory and "
+                          "--pids-limit."
+                        : "dockerd must bound the container with the memory and pids controllers: a cgroup driver "
+                          "that has them (cgroup v1, or v2 with them enabled), and no extra_args that override "
+                          "--memory or --pids-limit.");
+    case Check::kNoNetwork:
+      return see(
+          "the container reached a canary: remove a --network from [worker.sandbox.oci] extra_args (the "
+          "runtime writes --network none itself unless a scanner needs the network), or, on the storage "
+          "transport, give it a network that reaches the storage endpoint and nothing else.");
+    case Check::kNoCredentials:
+    case Check::kEmptyEnvironment:
+      return see(std::string("a variable reached the container that the runtime never passes: remove -e/--env/"
+                             "--env-file from [worker.sandbox.oci] extra_args") +
+                 (podman ? ", and env from containers.conf if --unsetenv-all is overridden" : "") +
+                 "; a service-account token inside the image means rebuilding it from its definition.");
+    case Check::kUnprivileged:
+      return see(podman ? "the scanner runs as root of the host: keep --userns auto (the `containers` range in "
+                          "/etc/subuid and /etc/subgid) and --user 65532 (no --userns host or --user in extra_args)."
+                        : "the scanner runs as a privileged user: keep --user 65532 and no --privileged or --cap-add "
+                          "in extra_args; set \"userns-remap\" in daemon.json for a user namespace.");
+    case Check::kReadOnlyRoot:
+    case Check::kOneWritableDir:
+      return see(podman ? "the image's root must stay read-only with /work the one writable mount: no -v, --mount, "
+                          "--tmpfs or --read-only=false in extra_args."
+                        : "the image's root must stay read-only with /work the one writable mount, bound nosuid,nodev "
+                          "(which needs a worker running as root): no -v, --mount, --tmpfs or --read-only=false in "
+                          "extra_args.");
+    case Check::kPidNamespace:
+      break;
+  }
+  return see(
+      "the engine's own flags set this wall and nothing in the configuration should remove it: no --pid host "
+      "or other namespace flag in [worker.sandbox.oci] extra_args.");
 }
 
 }  // namespace batlehub::adapters
