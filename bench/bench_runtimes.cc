@@ -272,7 +272,7 @@ void bench(int argc, char** argv) {
   std::printf(step, "bare bwrap (the anchor)", sa.med);
   std::printf(step, "+ the runtime's own bwrap argv in place of the anchor's", sd.med - sa.med);
   std::printf(step, "+ the agent in place of the scanner (start, seccomp, supervision)", sg.med - sd.med);
-  std::printf(step, "+ the runtime around bwrap (run dir, cgroup, keeper, collect)", sb.med - sg.med);
+  std::printf(step, "+ the runtime around bwrap (run dir, cgroup, collect)", sb.med - sg.med);
   std::printf(step, "= BwrapRuntime::run()", sb.med);
 
   std::printf("\n  every run exited 0 and printed \"ok\" (the runtimes: by their RunOutput; the anchors: by\n"

@@ -49,7 +49,12 @@ run() {
       fi
     done
   } > "$dir/$name.toml"
-  "$batlehub" submit --config "$dir/$name.toml" "$dir"/npm/*.tgz >/dev/null
+  # An npm tarball's file name cannot tell @scope/name from scope-name: each is named.
+  local f base
+  for f in "$dir"/npm/*.tgz; do
+    base=$(basename "$f" .tgz)
+    "$batlehub" submit --config "$dir/$name.toml" --kind npm --name "${base%-*}" --version "${base##*-}" "$f" >/dev/null
+  done
   "$batlehub" submit --config "$dir/$name.toml" --kind pypi "$dir"/pypi/*.tar.gz >/dev/null
   TMPDIR=$dir/tmp-$name "$batlehub" worker --config "$dir/$name.toml" >/dev/null 2>"$dir/$name.log" &
   local pid=$!

@@ -210,12 +210,12 @@ TEST_P(Escape, cannot_read_a_variable_from_the_workers_environment) {
 TEST_P(Escape, a_fork_bomb_is_stopped) {
   // The run's cgroup stops it at pids.max, for the whole run — bwrap's run cgroup, the
   // engine's --pids-limit under oci, both kRunPidsMax — (RLIMIT_NPROC, per uid in the
-  // sandbox's user namespace, is the backstop at 1,024), and the keeper kills the children
+  // sandbox's user namespace, is the backstop at 1,024), and the agent kills the children
   // it left.
   auto out = run({"forkbomb", token()}, std::chrono::seconds(20));
   ASSERT_TRUE(out) << out.error().message;
-  // The sandbox's own processes count too: the agent and its keeper, and under bwrap, bwrap
-  // and its init (an engine's conmon or shim stays outside the container's cgroup).
+  // The sandbox's own processes count too: the agent, and under bwrap, bwrap itself (an
+  // engine's conmon or shim stays outside the container's cgroup).
   ASSERT_EQ(out->stdout_bytes.rfind("fork failed after ", 0), 0u) << out->stdout_bytes;
   long forked = std::stol(out->stdout_bytes.substr(18));
   RecordProperty("forked", static_cast<int>(forked));
