@@ -20,6 +20,7 @@
 #include <map>
 #include <thread>
 
+#include "agent/scanner_filter.h"
 #include "base/spawn.h"
 
 namespace batlehub::agent {
@@ -156,10 +157,10 @@ class EachRule : public ::testing::TestWithParam<std::size_t> {
   }
 };
 
+// The program the agent ships (compiled at build time, scanner_filter.h), rule by rule.
 TEST_P(EachRule, the_real_filter_answers_with_the_rules_errno) {
-  static const auto prog = compile(deny_list());
-  ASSERT_TRUE(prog) << prog.error();
-  Call c = call_under(&*prog);
+  static const SeccompProgram prog = built_scanner_filter();
+  Call c = call_under(&prog);
   int want = rule().action == Deny::kEperm ? EPERM : ENOSYS;
   EXPECT_EQ(c.ret, -1) << rule_id(rule());
   EXPECT_EQ(c.err, want) << rule_id(rule()) << " got " << strerrorname_np(c.err);
@@ -179,6 +180,17 @@ TEST_P(EachRule, the_denial_comes_from_the_filter_not_the_kernel) {
 
 INSTANTIATE_TEST_SUITE_P(DenyList, EachRule, ::testing::Range<std::size_t>(0, deny_list().size()),
                          [](const ::testing::TestParamInfo<std::size_t>& rule_index) { return rule_id(deny_list()[rule_index.param]); });
+
+TEST(SeccompPolicy, the_filter_compiled_at_build_time_is_the_policy_compiled_now) {
+  auto now = compile(deny_list());
+  ASSERT_TRUE(now) << now.error();
+  const SeccompProgram built = built_scanner_filter();
+  ASSERT_EQ(built.code.size(), now->code.size());
+  for (std::size_t i = 0; i < built.code.size(); ++i) {
+    const sock_filter &b = built.code[i], &n = now->code[i];
+    EXPECT_TRUE(b.code == n.code && b.jt == n.jt && b.jf == n.jf && b.k == n.k) << "instruction " << i;
+  }
+}
 
 TEST(SeccompPolicy, every_rule_has_an_invocation_and_a_reason) {
   for (const SyscallRule& r : deny_list()) {
