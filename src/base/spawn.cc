@@ -17,6 +17,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
 #include "base/fd.h"
 
@@ -537,6 +538,113 @@ bool make_pipe(Fd& r, Fd& w) {
   return true;
 }
 
+// The child's pipes as a supervisor in the calling process reads them (kThisProcess,
+// kThisThread): stdin an empty pipe, stdout capped, the tail of stderr, and the exec-error
+// pipe, whose EOF means "started"; with what the child is started from (argv, envp and the
+// filter must live until it has exec'd).
+class ChildPipes {
+ public:
+  // The pipes and the child's plan. False with errno when a pipe cannot be made.
+  bool open(const SpawnSpec& spec) {
+    if (!make_pipe(in_r_, in_w_) || !make_pipe(out_r_, out_w_) || !make_pipe(err_r_, err_w_) ||
+        !make_pipe(exec_r_, exec_w_)) {
+      return false;
+    }
+    argv_ = c_array(spec.argv);
+    envp_ = c_array(spec.env);
+    if (spec.walls.seccomp != nullptr) fprog_ = spec.walls.seccomp->fprog();
+    plan_ = ChildPlan{
+        spec.program.c_str(), argv_.data(), envp_.data(),  spec.cwd_fd, in_r_.get(),
+        out_w_.get(),         err_w_.get(), exec_w_.get(), &spec.walls, spec.walls.seccomp ? &fprog_ : nullptr};
+    return true;
+  }
+  const ChildPlan& plan() const { return plan_; }
+  // Once the child has started: only it holds the write ends now, and its stdin reads EOF.
+  void close_child_ends() {
+    in_r_.reset();
+    in_w_.reset();
+    out_w_.reset();
+    err_w_.reset();
+    exec_w_.reset();
+  }
+  bool drained() const { return !out_open_ && !err_open_ && exec_done_; }
+  // Nothing more will be read (poll itself failed).
+  void abandon() {
+    out_open_ = err_open_ = false;
+    exec_done_ = true;
+  }
+  // Appends the pipes still open to `pfd`; returns how many entries it now has.
+  int add_to(pollfd* pfd, int n) {
+    idx_out_ = idx_err_ = idx_exec_ = -1;
+    if (out_open_) {
+      idx_out_ = n;
+      pfd[n++] = {out_r_.get(), POLLIN, 0};
+    }
+    if (err_open_) {
+      idx_err_ = n;
+      pfd[n++] = {err_r_.get(), POLLIN, 0};
+    }
+    if (!exec_done_) {
+      idx_exec_ = n;
+      pfd[n++] = {exec_r_.get(), POLLIN, 0};
+    }
+    return n;
+  }
+  // Reads what poll found ready in the entries add_to made; true when stdout went over its
+  // cap with these bytes.
+  bool read_ready(const pollfd* pfd, const SpawnSpec& spec, SpawnResult& res) {
+    auto readable = [&](int i) { return i >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0; };
+    bool over_cap = false;
+    if (readable(idx_out_)) {
+      ssize_t k = ::read(out_r_.get(), buf_, sizeof buf_);
+      if (k <= 0) {
+        if (k == 0 || errno != EINTR) out_open_ = false;
+      } else {
+        over_cap = take_stdout(spec, res, buf_, static_cast<std::size_t>(k));
+      }
+    }
+    if (readable(idx_err_)) {
+      ssize_t k = ::read(err_r_.get(), buf_, sizeof buf_);
+      if (k <= 0) {
+        if (k == 0 || errno != EINTR) err_open_ = false;
+      } else {
+        take_stderr(res, buf_, static_cast<std::size_t>(k));
+      }
+    }
+    if (readable(idx_exec_)) {
+      ssize_t k = ::read(exec_r_.get(), &wall_, sizeof wall_);
+      if (k == static_cast<ssize_t>(sizeof wall_) || k == 0 || (k < 0 && errno != EINTR)) exec_done_ = true;
+    }
+    return over_cap;
+  }
+  // How the run ended, into `res`: a wall the child could not put up, or its exit status
+  // (`exited` 1) or signal (0), as record_status gives them.
+  void finish(SpawnResult& res, std::chrono::steady_clock::time_point t0, int exited, int code) const {
+    res.run_ms = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+    if (wall_.stage != WallStage::kNone) {
+      res.start_error = std::string(stage_name(wall_.stage)) + " failed: " + std::strerror(wall_.err);
+      return;
+    }
+    res.started = true;
+    if (exited) {
+      res.exit_code = code;
+    } else {
+      res.signal = code;
+    }
+  }
+
+ private:
+  Fd in_r_, in_w_, out_r_, out_w_, err_r_, err_w_, exec_r_, exec_w_;
+  std::vector<char*> argv_, envp_;
+  sock_fprog fprog_{};
+  ChildPlan plan_{};
+  bool out_open_ = true, err_open_ = true, exec_done_ = false;
+  int idx_out_ = -1, idx_err_ = -1, idx_exec_ = -1;
+  WallFailure wall_{};
+  char buf_[65536];
+};
+
 // Supervisor::kThisProcess: the keeper's loop and the parent's drain in one poll,
 // in the calling process, over the scanner's pipes and a signalfd that says a child ended.
 // The same phases as keeper() and drain(): wait for the scanner's end, the deadline or
@@ -549,15 +657,8 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
     res.start_error = std::string(what) + ": " + std::strerror(errno);
     return res;
   };
-  Fd in_r, in_w, out_r, out_w, err_r, err_w, exec_r, exec_w;
-  if (!make_pipe(in_r, in_w) || !make_pipe(out_r, out_w) || !make_pipe(err_r, err_w) || !make_pipe(exec_r, exec_w)) {
-    return fail("pipe2");
-  }
-  std::vector<char*> argv = c_array(spec.argv), envp = c_array(spec.env);
-  sock_fprog fprog{};
-  if (spec.walls.seccomp != nullptr) fprog = spec.walls.seccomp->fprog();
-  ChildPlan plan{spec.program.c_str(), argv.data(), envp.data(),  spec.cwd_fd, in_r.get(),
-                 out_w.get(),          err_w.get(), exec_w.get(), &spec.walls, spec.walls.seccomp ? &fprog : nullptr};
+  auto pipes = std::make_unique<ChildPipes>();
+  if (!pipes->open(spec)) return fail("pipe2");
   const timespec deadline = deadline_after(spec.timeout.count());
 
   // A daemonised grandchild (double fork + setsid) is re-parented here, not to init.
@@ -574,18 +675,12 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
   } restore{old_mask};
   Fd sig(::signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK));
   if (!sig.valid()) return fail("signalfd");
-  const pid_t scanner = start_scanner_on_own_stack(plan);
+  const pid_t scanner = start_scanner_on_own_stack(pipes->plan());
   if (scanner < 0) return fail("fork");
   ::setpgid(scanner, scanner);
-  in_r.reset();
-  in_w.reset();  // the scanner's stdin is an empty pipe: it reads EOF
-  out_w.reset();
-  err_w.reset();
-  exec_w.reset();
+  pipes->close_child_ends();
 
   bool scanner_done = false, killing = false, tree_gone = false;
-  bool exec_done = false, out_open = true, err_open = true;
-  WallFailure wall{};
   int exited = 0, code = 0;  // as the keeper reports them: a signal 0 if never reaped
   timespec give_up{}, drain_until{};
   auto start_killing = [&] {
@@ -608,8 +703,7 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
     }
     return p < 0 && errno == ECHILD;
   };
-  char buf[65536];
-  while (!tree_gone || out_open || err_open || !exec_done) {
+  while (!tree_gone || !pipes->drained()) {
     long wait_ms;
     if (!killing) {
       wait_ms = ms_until(deadline);
@@ -635,57 +729,21 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
       if (wait_ms <= 0) break;
     }
     pollfd pfd[4];
-    int n = 0;
-    int idx_out = -1, idx_err = -1, idx_exec = -1, idx_sig = -1;
-    if (out_open) {
-      idx_out = n;
-      pfd[n++] = {out_r.get(), POLLIN, 0};
-    }
-    if (err_open) {
-      idx_err = n;
-      pfd[n++] = {err_r.get(), POLLIN, 0};
-    }
-    if (!exec_done) {
-      idx_exec = n;
-      pfd[n++] = {exec_r.get(), POLLIN, 0};
-    }
-    if (!tree_gone) {
-      idx_sig = n;
-      pfd[n++] = {sig.get(), POLLIN, 0};
-    }
+    int n = pipes->add_to(pfd, 0);
+    const int idx_sig = tree_gone ? -1 : n;
+    if (!tree_gone) pfd[n++] = {sig.get(), POLLIN, 0};
     int r = ::poll(pfd, static_cast<nfds_t>(n), static_cast<int>(wait_ms));
     if (r < 0) {
       if (errno == EINTR) continue;
       // Nothing can be read any more; what remains is to kill the tree, which needs no poll.
-      out_open = err_open = false;
-      exec_done = true;
+      pipes->abandon();
       if (!killing) start_killing();
       timespec nap{0, 10'000'000};
       ::nanosleep(&nap, nullptr);
       continue;
     }
-    auto readable = [&](int i) { return i >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0; };
-    if (readable(idx_out)) {
-      ssize_t k = ::read(out_r.get(), buf, sizeof buf);
-      if (k <= 0) {
-        if (k == 0 || errno != EINTR) out_open = false;
-      } else if (take_stdout(spec, res, buf, static_cast<std::size_t>(k)) && !killing) {
-        start_killing();  // the keeper's SIGTERM from its parent
-      }
-    }
-    if (readable(idx_err)) {
-      ssize_t k = ::read(err_r.get(), buf, sizeof buf);
-      if (k <= 0) {
-        if (k == 0 || errno != EINTR) err_open = false;
-      } else {
-        take_stderr(res, buf, static_cast<std::size_t>(k));
-      }
-    }
-    if (readable(idx_exec)) {
-      ssize_t k = ::read(exec_r.get(), &wall, sizeof wall);
-      if (k == static_cast<ssize_t>(sizeof wall) || k == 0 || (k < 0 && errno != EINTR)) exec_done = true;
-    }
-    if (readable(idx_sig)) {
+    if (pipes->read_ready(pfd, spec, res) && !killing) start_killing();  // the keeper's SIGTERM from its parent
+    if (idx_sig >= 0 && (pfd[idx_sig].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       signalfd_siginfo info;
       while (::read(sig.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
       }
@@ -696,18 +754,7 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
     }
   }
 
-  res.run_ms = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
-  if (wall.stage != WallStage::kNone) {
-    res.start_error = std::string(stage_name(wall.stage)) + " failed: " + std::strerror(wall.err);
-    return res;
-  }
-  res.started = true;
-  if (exited) {
-    res.exit_code = code;
-  } else {
-    res.signal = code;
-  }
+  pipes->finish(res, t0, exited, code);
   return res;
 }
 
@@ -725,17 +772,10 @@ SpawnResult supervise_from_thread(const SpawnSpec& spec) {
     res.start_error = std::string(what) + ": " + std::strerror(errno);
     return res;
   };
-  Fd in_r, in_w, out_r, out_w, err_r, err_w, exec_r, exec_w;
-  if (!make_pipe(in_r, in_w) || !make_pipe(out_r, out_w) || !make_pipe(err_r, err_w) || !make_pipe(exec_r, exec_w)) {
-    return fail("pipe2");
-  }
-  std::vector<char*> argv = c_array(spec.argv), envp = c_array(spec.env);
-  sock_fprog fprog{};
-  if (spec.walls.seccomp != nullptr) fprog = spec.walls.seccomp->fprog();
-  ChildPlan plan{spec.program.c_str(), argv.data(), envp.data(),  spec.cwd_fd, in_r.get(),
-                 out_w.get(),          err_w.get(), exec_w.get(), &spec.walls, spec.walls.seccomp ? &fprog : nullptr};
+  auto pipes = std::make_unique<ChildPipes>();
+  if (!pipes->open(spec)) return fail("pipe2");
   const timespec deadline = deadline_after(spec.timeout.count());
-  const pid_t child = start_scanner_on_own_stack(plan);
+  const pid_t child = start_scanner_on_own_stack(pipes->plan());
   if (child < 0) return fail("fork");
   ::setpgid(child, child);
   // Not yet reaped, so the pid is still this child's: no other process can be named by it.
@@ -749,14 +789,9 @@ SpawnResult supervise_from_thread(const SpawnSpec& spec) {
     errno = err;
     return fail("pidfd_open");
   }
-  in_r.reset();
-  in_w.reset();  // the child's stdin is an empty pipe: it reads EOF
-  out_w.reset();
-  err_w.reset();
-  exec_w.reset();
+  pipes->close_child_ends();
 
-  bool reaped = false, killed = false, exec_done = false, out_open = true, err_open = true;
-  WallFailure wall{};
+  bool reaped = false, killed = false;
   int exited = 0, code = 0;
   timespec drain_until{}, give_up{};
   auto kill_child = [&] {
@@ -766,8 +801,7 @@ SpawnResult supervise_from_thread(const SpawnSpec& spec) {
     ::kill(child, SIGKILL);
     give_up = deadline_after(20'000);  // a child SIGKILL cannot end in 20 s is reported as such
   };
-  char buf[65536];
-  while (!reaped || out_open || err_open || !exec_done) {
+  while (!reaped || !pipes->drained()) {
     long wait_ms;
     if (!reaped && killed) {
       wait_ms = ms_until(give_up);
@@ -790,30 +824,14 @@ SpawnResult supervise_from_thread(const SpawnSpec& spec) {
       }
     }
     pollfd pfd[4];
-    int n = 0;
-    int idx_out = -1, idx_err = -1, idx_exec = -1, idx_pid = -1;
-    if (out_open) {
-      idx_out = n;
-      pfd[n++] = {out_r.get(), POLLIN, 0};
-    }
-    if (err_open) {
-      idx_err = n;
-      pfd[n++] = {err_r.get(), POLLIN, 0};
-    }
-    if (!exec_done) {
-      idx_exec = n;
-      pfd[n++] = {exec_r.get(), POLLIN, 0};
-    }
-    if (!reaped) {
-      idx_pid = n;
-      pfd[n++] = {pidfd.get(), POLLIN, 0};
-    }
+    int n = pipes->add_to(pfd, 0);
+    const int idx_pid = reaped ? -1 : n;
+    if (!reaped) pfd[n++] = {pidfd.get(), POLLIN, 0};
     int r = ::poll(pfd, static_cast<nfds_t>(n), static_cast<int>(wait_ms));
     if (r < 0) {
       if (errno == EINTR) continue;
       // Nothing can be read any more: end the child, reap it, and say what is known.
-      out_open = err_open = false;
-      exec_done = true;
+      pipes->abandon();
       kill_child();
       int st = 0;
       while (::waitpid(child, &st, 0) < 0 && errno == EINTR) {
@@ -822,28 +840,8 @@ SpawnResult supervise_from_thread(const SpawnSpec& spec) {
       reaped = true;
       continue;
     }
-    auto readable = [&](int i) { return i >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0; };
-    if (readable(idx_out)) {
-      ssize_t k = ::read(out_r.get(), buf, sizeof buf);
-      if (k <= 0) {
-        if (k == 0 || errno != EINTR) out_open = false;
-      } else if (take_stdout(spec, res, buf, static_cast<std::size_t>(k))) {
-        kill_child();
-      }
-    }
-    if (readable(idx_err)) {
-      ssize_t k = ::read(err_r.get(), buf, sizeof buf);
-      if (k <= 0) {
-        if (k == 0 || errno != EINTR) err_open = false;
-      } else {
-        take_stderr(res, buf, static_cast<std::size_t>(k));
-      }
-    }
-    if (readable(idx_exec)) {
-      ssize_t k = ::read(exec_r.get(), &wall, sizeof wall);
-      if (k == static_cast<ssize_t>(sizeof wall) || k == 0 || (k < 0 && errno != EINTR)) exec_done = true;
-    }
-    if (readable(idx_pid)) {
+    if (pipes->read_ready(pfd, spec, res)) kill_child();
+    if (idx_pid >= 0 && (pfd[idx_pid].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       int st = 0;
       pid_t p;
       while ((p = ::waitpid(child, &st, WNOHANG)) < 0 && errno == EINTR) {
@@ -856,18 +854,7 @@ SpawnResult supervise_from_thread(const SpawnSpec& spec) {
     }
   }
 
-  res.run_ms = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
-  if (wall.stage != WallStage::kNone) {
-    res.start_error = std::string(stage_name(wall.stage)) + " failed: " + std::strerror(wall.err);
-    return res;
-  }
-  res.started = true;
-  if (exited) {
-    res.exit_code = code;
-  } else {
-    res.signal = code;
-  }
+  pipes->finish(res, t0, exited, code);
   return res;
 }
 
