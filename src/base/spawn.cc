@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <sanitizer/asan_interface.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -175,6 +176,10 @@ pid_t start_scanner_on_own_stack(const ChildPlan& c) {
   void* stack =
       ::mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return -1;
+  // Under AddressSanitizer, fresh pages may inherit the shadow of an earlier child's stack at
+  // the same address (its frames never returned: it exec'd), and that poison would fail the
+  // child's first frame; the mapping is new, so its shadow is cleared. Nothing without ASan.
+  ASAN_UNPOISON_MEMORY_REGION(stack, kChildStackBytes);
   const pid_t pid = start_scanner(c, static_cast<char*>(stack));
   const int err = errno;
   ::munmap(stack, kChildStackBytes);
