@@ -278,6 +278,12 @@ bool kill_round(pid_t scanner) {
   ::_exit(0);
 }
 
+// Whether entry `i` of a poll set (-1: not in it this round) has something to read, or
+// its writer is gone.
+bool readable(const pollfd* pfd, int i) {
+  return i >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+}
+
 bool make_pipe(int fds[2]) { return ::pipe2(fds, O_CLOEXEC) == 0; }
 
 // Appends `k` bytes the scanner wrote to stdout, up to the cap: true when these went over it.
@@ -467,8 +473,7 @@ void drain(const SpawnSpec& spec, Supervision& s, SpawnResult& res) {
       break;
     }
     if (r == 0) continue;
-    auto readable = [&](int i) { return i >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0; };
-    if (readable(idx_out)) {
+    if (readable(pfd, idx_out)) {
       ssize_t k = ::read(s.out_r.get(), buf, sizeof buf);
       if (k <= 0) {
         if (k == 0 || errno != EINTR) out_open = false;
@@ -476,7 +481,7 @@ void drain(const SpawnSpec& spec, Supervision& s, SpawnResult& res) {
         ::kill(s.keeper_pid, SIGTERM);
       }
     }
-    if (readable(idx_err)) {
+    if (readable(pfd, idx_err)) {
       ssize_t k = ::read(s.err_r.get(), buf, sizeof buf);
       if (k <= 0) {
         if (k == 0 || errno != EINTR) err_open = false;
@@ -484,7 +489,7 @@ void drain(const SpawnSpec& spec, Supervision& s, SpawnResult& res) {
         take_stderr(res, buf, static_cast<std::size_t>(k));
       }
     }
-    if (readable(idx_exec)) {
+    if (readable(pfd, idx_exec)) {
       ssize_t k = ::read(s.exec_r.get(), &s.wall, sizeof s.wall);
       if (k == static_cast<ssize_t>(sizeof s.wall)) {
         exec_done = true;
@@ -493,7 +498,7 @@ void drain(const SpawnSpec& spec, Supervision& s, SpawnResult& res) {
         res.started = s.wall.stage == WallStage::kNone;
       }
     }
-    if (readable(idx_status)) {
+    if (readable(pfd, idx_status)) {
       ssize_t k = ::read(s.status_r.get(), &s.report, sizeof s.report);
       if (k == static_cast<ssize_t>(sizeof s.report)) s.have_report = true;
       if (k <= 0 || s.have_report) status_open = false;
@@ -598,9 +603,8 @@ class ChildPipes {
   // Reads what poll found ready in the entries add_to made; true when stdout went over its
   // cap with these bytes.
   bool read_ready(const pollfd* pfd, const SpawnSpec& spec, SpawnResult& res) {
-    auto readable = [&](int i) { return i >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0; };
     bool over_cap = false;
-    if (readable(idx_out_)) {
+    if (readable(pfd, idx_out_)) {
       ssize_t k = ::read(out_r_.get(), buf_, sizeof buf_);
       if (k <= 0) {
         if (k == 0 || errno != EINTR) out_open_ = false;
@@ -608,7 +612,7 @@ class ChildPipes {
         over_cap = take_stdout(spec, res, buf_, static_cast<std::size_t>(k));
       }
     }
-    if (readable(idx_err_)) {
+    if (readable(pfd, idx_err_)) {
       ssize_t k = ::read(err_r_.get(), buf_, sizeof buf_);
       if (k <= 0) {
         if (k == 0 || errno != EINTR) err_open_ = false;
@@ -616,7 +620,7 @@ class ChildPipes {
         take_stderr(res, buf_, static_cast<std::size_t>(k));
       }
     }
-    if (readable(idx_exec_)) {
+    if (readable(pfd, idx_exec_)) {
       ssize_t k = ::read(exec_r_.get(), &wall_, sizeof wall_);
       if (k == static_cast<ssize_t>(sizeof wall_) || k == 0 || (k < 0 && errno != EINTR)) exec_done_ = true;
     }
@@ -748,7 +752,7 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
       continue;
     }
     if (pipes->read_ready(pfd, spec, res) && !killing) start_killing();  // the keeper's SIGTERM from its parent
-    if (idx_sig >= 0 && (pfd[idx_sig].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+    if (readable(pfd, idx_sig)) {
       signalfd_siginfo info;
       while (::read(sig.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
       }
@@ -846,7 +850,7 @@ SpawnResult supervise_from_thread(const SpawnSpec& spec) {
       continue;
     }
     if (pipes->read_ready(pfd, spec, res)) kill_child();
-    if (idx_pid >= 0 && (pfd[idx_pid].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+    if (readable(pfd, idx_pid)) {
       int st = 0;
       pid_t p;
       while ((p = ::waitpid(child, &st, WNOHANG)) < 0 && errno == EINTR) {
