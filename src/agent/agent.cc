@@ -1,6 +1,7 @@
 #include "agent/agent.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/sendfile.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 
 #include "agent/environment.h"
 #include "agent/extract.h"
+#include "agent/landlock.h"
 #include "agent/limits.h"
 #include "agent/out_tar.h"
 #include "agent/probe.h"
@@ -113,6 +115,15 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
   AgentRun run;
   wire::RunResult& r = run.result;
   r = fresh_result();
+  // The scanner runs as the agent's uid. Undumpable, the agent's /proc/<pid>/mem, environ,
+  // fds, cwd and root, ptrace_attach and process_vm_writev all need CAP_SYS_PTRACE over it,
+  // which nothing in the sandbox has: a scanner cannot rewrite the process that writes its
+  // result. Only a process of its own (the binary): in a worker (the `none` runtime) the
+  // keeper that supervises the scanner makes itself undumpable instead (base/spawn.cc).
+  if (options.own_process && makes_itself_undumpable() && ::prctl(PR_SET_DUMPABLE, 0) != 0) {
+    r.failure = wire::Failure{FailureKind::kInternal, std::string("prctl(PR_SET_DUMPABLE, 0): ") + std::strerror(errno)};
+    return run;
+  }
   // The filter this build compiled (scanner_filter.h), unless a test-only agent leaves a
   // rule out: that one compiles its own rules here.
   auto prog = weakened_wall() == WeakenedWall::kNone ? Expected<SeccompProgram, std::string>(built_scanner_filter())
@@ -122,10 +133,23 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
     return run;
   }
   // Best-effort (RFC 0022 §4.2): a limit above what the host allows is lowered to it, and said.
-  std::vector<RlimitSetting> limits = fit_to_host(rlimits_for(m.limits), r.rlimits_lowered);
+  std::vector<RlimitSetting> limits =
+      fit_to_host(rlimits_for(m.limits, m.extract_policy.max_extracted_bytes), r.rlimits_lowered);
+  // Built whatever this build installs, so that the probe can tell a kernel without Landlock
+  // from an agent that left its ruleset out. A kernel that has Landlock and refuses the
+  // ruleset fails the run: no scanner runs under less than the probe proved.
+  auto ruleset = landlock::build(
+      options.work_dir, options.work_dir == kRoomWorkDir ? landlock::RootIs::kRoom : landlock::RootIs::kHost);
+  if (!ruleset) {
+    r.failure = wire::Failure{FailureKind::kInternal, ruleset.error()};
+    return run;
+  }
 
   if (m.probe) {
-    ProbeContext ctx{options.work_dir, options.scanner_path, current_environment(), &*prog, limits, r.rlimits_lowered};
+    ProbeContext ctx{options.work_dir, options.scanner_path, current_environment(), &*prog, limits,
+                     r.rlimits_lowered};
+    ctx.landlock = &*ruleset;
+    ctx.out_path = options.out_path;
     r.probe = run_probe(m, ctx);
     return run;
   }
@@ -151,7 +175,7 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
   spec.argv = m.argv;
   spec.env = scanner_environment(options.work_dir, options.scanner_path);
   spec.cwd_fd = work->fd();
-  spec.walls = scanner_walls(limits, &*prog);
+  spec.walls = scanner_walls(limits, &*prog, ruleset->fd.get());
   spec.timeout = std::chrono::milliseconds(m.timeout_ms);
   spec.stdout_cap = wire::kStdoutCapBytes;
   spec.supervisor = options.own_process ? base::Supervisor::kThisProcess : base::Supervisor::kKeeper;
@@ -186,6 +210,8 @@ AgentExit run(std::string_view in_url, std::string_view out_url, const AgentOpti
   try {
     auto out = parse_url(out_url);
     if (!out) return AgentExit::kNoResult;
+    AgentOptions with_out = options;
+    if (out->scheme == Url::Scheme::kFile) with_out.out_path = out->path;
     AgentRun result;
     result.result = fresh_result();
     wire::RunResult& r = result.result;
@@ -203,7 +229,7 @@ AgentExit run(std::string_view in_url, std::string_view out_url, const AgentOpti
         r.failure = wire::Failure{m.error().other_version ? FailureKind::kWireVersion : FailureKind::kManifestInvalid,
                                   m.error().describe("manifest")};
       } else {
-        result = execute(*m, options);
+        result = execute(*m, with_out);
         result.result.timings.fetch_ms += fetch_ms;
       }
     }

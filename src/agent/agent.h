@@ -27,7 +27,14 @@ struct AgentOptions {
   // supervises the scanner itself rather than through a keeper process
   // (base::Supervisor::kThisProcess). Off in a worker (the `none` runtime).
   bool own_process = false;
+  // Where the result goes when --out is a file:// URL, "" otherwise: the one file outside the
+  // work dirs the agent itself writes, which the probe's one_writable_dir names apart.
+  std::string out_path;
 };
+
+// The work dir of every room: where the agent binary finds itself in a sandbox (bwrap, oci,
+// kubernetes), whose "/" is then the scanner's room (landlock::RootIs::kRoom).
+inline constexpr std::string_view kRoomWorkDir = "/work";
 
 // The result of one run before it is written: the document and the scanner's stdout.
 struct AgentRun {

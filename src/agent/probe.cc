@@ -1,6 +1,7 @@
 #include "agent/probe.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <mbedtls/sha256.h>
 #include <netinet/in.h>
@@ -173,8 +174,24 @@ Assertion check_read_only_root() {
 
 struct MountInfo {
   std::string point;
+  std::string type;
   std::string options;
 };
+
+// /proc/self/mounts writes a space, tab, newline or backslash in a path as \ooo.
+std::string unescape_mount_field(const std::string& f) {
+  std::string out;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (f[i] == '\\' && i + 3 < f.size() && f[i + 1] >= '0' && f[i + 1] <= '3' && f[i + 2] >= '0' &&
+        f[i + 2] <= '7' && f[i + 3] >= '0' && f[i + 3] <= '7') {
+      out += static_cast<char>((f[i + 1] - '0') * 64 + (f[i + 2] - '0') * 8 + (f[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += f[i];
+    }
+  }
+  return out;
+}
 
 std::vector<MountInfo> read_mounts() {
   std::vector<MountInfo> out;
@@ -184,7 +201,7 @@ std::vector<MountInfo> read_mounts() {
     std::istringstream is(line);
     std::string dev, point, type, opts;
     is >> dev >> point >> type >> opts;
-    out.push_back({point, opts});
+    out.push_back({unescape_mount_field(point), type, opts});
   }
   return out;
 }
@@ -201,59 +218,6 @@ bool has_option(const std::string& opts, std::string_view o) {
 }
 
 std::string status_field(const std::string& status, std::string_view name);
-
-Assertion check_work_dir(const std::string& work_dir) {
-  auto mounts = read_mounts();
-  if (mounts.empty()) return make(Check::kOneWritableDir, false, "/proc/self/mounts is unreadable");
-  const MountInfo* best = nullptr;
-  for (const auto& m : mounts) {
-    bool covers =
-        work_dir == m.point || m.point == "/" ||
-        (work_dir.starts_with(m.point) && work_dir.size() > m.point.size() && work_dir[m.point.size()] == '/');
-    if (covers && (best == nullptr || m.point.size() >= best->point.size())) best = &m;
-  }
-  if (best == nullptr) return make(Check::kOneWritableDir, false, "no mount covers " + work_dir);
-  std::string probe_file = work_dir + "/.batlehub-probe";
-  int fd = ::open(probe_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  int e = errno;
-  bool writable = fd >= 0;
-  if (writable) {
-    ::close(fd);
-    ::unlink(probe_file.c_str());
-  }
-  bool nosuid = has_option(best->options, "nosuid");
-  bool nodev = has_option(best->options, "nodev");
-  std::string ev = work_dir + " is on " + best->point + " (" + best->options + ")" +
-                   (writable ? ", writable" : ", not writable: " + errno_name(e));
-  // The kubelet mounts an emptyDir without nosuid and nodev, and no pod field adds them.
-  // What those flags guard against is then proven instead, in this very sandbox:
-  //  - nosuid: a setuid file in the work dir raises no one's privileges when no process
-  //    here can gain any — no_new_privs is set on this process (the pod's
-  //    allowPrivilegeEscalation: false; the walls set it again on the scanner, which the
-  //    no_new_privs assertion proves), and it is inherited and cannot be unset;
-  //  - nodev: a device node in the work dir opens a device only if one can be made there,
-  //    and mknod is refused without CAP_MKNOD (the archive's own device entries are never
-  //    extracted).
-  if (writable && !nosuid) {
-    const std::string status = base::read_small_file("/proc/self/status");
-    const std::string nnp = status_field(status, "NoNewPrivs");
-    nosuid = nnp == "1";
-    ev += "; no nosuid: NoNewPrivs: " + (nnp.empty() ? std::string("unknown") : nnp) +
-          (nosuid ? " (setuid bits are inert)" : " (a setuid file here would raise privileges)");
-  }
-  if (writable && !nodev) {
-    const std::string node = work_dir + "/.batlehub-probe-dev";
-    errno = 0;
-    const int r = ::mknod(node.c_str(), S_IFCHR | 0600, makedev(1, 3));
-    const int mknod_errno = errno;
-    if (r == 0) ::unlink(node.c_str());
-    nodev = r != 0 && (mknod_errno == EPERM || mknod_errno == EACCES);
-    ev += "; no nodev: mknod of a character device " +
-          (r == 0 ? std::string("succeeded (a device node here would open a device)")
-                  : "refused: " + errno_name(mknod_errno));
-  }
-  return make(Check::kOneWritableDir, writable && nosuid && nodev, ev);
-}
 
 std::string key_of(const std::string& kv) {
   return kv.substr(0, kv.find('='));
@@ -335,10 +299,20 @@ Assertion check_no_shell(const std::string& scanner_path) {
                   : "found " + found);
 }
 
+// What the walled child tries to write outside the work dirs, prepared by the parent (the
+// child may not allocate): each mount the scanner can see, and the directories at the top of
+// each writable one (a 1777 /dev/shm in an engine's /dev).
+struct WriteTarget {
+  std::string path;
+  bool dir = false;
+  std::string probe_file;  // dir: the file the child tries to create in it
+};
+constexpr std::size_t kMaxWriteTargets = 96;
+
 // What the child under the walls reports back (fixed layout: it may not allocate).
 struct WalledReport {
-  // The stage of no_new_privs and the seccomp filter that failed (the rlimits are set one by
-  // one before them, each with its own errno), or -1 when the child could not report.
+  // The stage of no_new_privs, Landlock and the seccomp filter that failed (the rlimits are
+  // set one by one before them, each with its own errno), or -1 when the child could not report.
   int wall_stage = 0;
   int wall_errno = 0;
   char seccomp[16] = {};
@@ -355,6 +329,15 @@ struct WalledReport {
     rlim_t max;
     int set_errno;  // setrlimit's errno when this limit could not be set, else 0
   } limits[8] = {};
+  // The agent as the scanner would reach it: 0 when the open or the signal went through.
+  int mem_errno = 0;      // open(/proc/<agent>/mem, O_RDWR)
+  int environ_errno = 0;  // open(/proc/<agent>/environ)
+  int kill_errno = 0;     // kill(<agent>, 0)
+  int root_dir_errno = 0;  // open("/", O_DIRECTORY): a room's "/" itself is not the room's
+  int tcp_tried = 0;
+  int tcp_errno = 0;  // connect to the agent's loopback listener
+  int n_writes = 0;
+  int write_errno[kMaxWriteTargets] = {};  // per WriteTarget: 0 when it could be written
 };
 
 void copy_field(const char* status, std::size_t n, const char* name, char* out, std::size_t out_n) {
@@ -375,9 +358,9 @@ void copy_field(const char* status, std::size_t n, const char* name, char* out, 
 // what it reads of itself. Its rlimits are installed one at a time through apply_walls, as
 // a run's child installs them, so that a limit the host refuses is named with its errno and
 // the walls after it (no_new_privs, the filter) are still installed and proven.
-WalledReport probe_under_walls(const ProbeContext& ctx) {
+WalledReport probe_under_walls(const ProbeContext& ctx, const std::vector<WriteTarget>& targets) {
   WalledReport rep{};
-  const base::ChildWalls walls = scanner_walls(ctx.rlimits, ctx.seccomp);
+  const base::ChildWalls walls = scanner_walls(ctx.rlimits, ctx.seccomp, ctx.landlock->fd.get());
   const std::size_t n_expected = std::min<std::size_t>(ctx.rlimits.size(), 8);
   // Everything the child uses is built here: it may not allocate (the agent may be a thread
   // of the worker).
@@ -396,6 +379,22 @@ WalledReport probe_under_walls(const ProbeContext& ctx) {
     return rep;
   }
   base::Fd r(fds[0]), w(fds[1]);
+  // The agent's own files, as a scanner would name them, and a loopback listener of the
+  // agent's for the child to connect to: without Landlock's network rights it gets in.
+  const pid_t agent = ::getpid();
+  const std::string agent_mem = "/proc/" + std::to_string(agent) + "/mem";
+  const std::string agent_environ = "/proc/" + std::to_string(agent) + "/environ";
+  sockaddr_in listen_at{};
+  socklen_t listen_len = sizeof listen_at;
+  base::Fd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  listen_at.sin_family = AF_INET;
+  listen_at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (!listener.valid() || ::bind(listener.get(), reinterpret_cast<sockaddr*>(&listen_at), sizeof listen_at) != 0 ||
+      ::listen(listener.get(), 1) != 0 ||
+      ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&listen_at), &listen_len) != 0) {
+    listener.reset();
+  }
+  const std::size_t n_targets = std::min(targets.size(), kMaxWriteTargets);
   pid_t pid = ::fork();
   if (pid == 0) {
     WalledReport c{};
@@ -423,6 +422,39 @@ WalledReport probe_under_walls(const ProbeContext& ctx) {
       errno = 0;
       c.clone3_ret = ::syscall(SYS_clone3, nullptr, 0);
       c.clone3_errno = errno;
+      auto open_errno = [](const char* path, int flags) {
+        const int fd = ::open(path, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0) return errno;
+        ::close(fd);
+        return 0;
+      };
+      c.mem_errno = open_errno(agent_mem.c_str(), O_RDWR);
+      c.environ_errno = open_errno(agent_environ.c_str(), O_RDONLY);
+      c.kill_errno = ::kill(agent, 0) == 0 ? 0 : errno;
+      c.root_dir_errno = open_errno("/", O_RDONLY | O_DIRECTORY);
+      if (listener.valid()) {
+        c.tcp_tried = 1;
+        const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        c.tcp_errno = s < 0 ? errno
+                            : (::connect(s, reinterpret_cast<const sockaddr*>(&listen_at), sizeof listen_at) == 0 ? 0
+                                                                                                                 : errno);
+        if (s >= 0) ::close(s);
+      }
+      for (std::size_t i = 0; i < n_targets; ++i) {
+        const WriteTarget& t = targets[i];
+        if (t.dir) {
+          const int fd = ::open(t.probe_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+          c.write_errno[i] = fd < 0 ? errno : 0;
+          if (fd >= 0) {
+            ::close(fd);
+            ::unlink(t.probe_file.c_str());
+          }
+        } else {
+          // O_APPEND and no O_TRUNC: what is there stays as it was.
+          c.write_errno[i] = open_errno(t.path.c_str(), O_WRONLY | O_APPEND);
+        }
+      }
+      c.n_writes = static_cast<int>(n_targets);
     }
     // What each limit the manifest asked for came to, whatever this build set.
     for (std::size_t i = 0; i < n_expected; ++i) {
@@ -455,6 +487,148 @@ WalledReport probe_under_walls(const ProbeContext& ctx) {
 
 std::string limit_value(rlim_t v) {
   return v == RLIM_INFINITY ? std::string("unlimited") : std::to_string(v);
+}
+
+bool beneath(const std::string& path, const std::string& dir) {
+  return path == dir || (path.starts_with(dir) && path.size() > dir.size() && (dir == "/" || path[dir.size()] == '/'));
+}
+
+// Mounts whose files are the kernel's interfaces rather than storage: nothing is filled by
+// writing to them, and the runtimes' own walls (read-only /proc/sys, no /sys) answer for them.
+bool kernel_interface(const std::string& type) {
+  static const std::set<std::string> kTypes{"proc",   "sysfs",   "cgroup",     "cgroup2",  "devpts",
+                                            "securityfs", "debugfs", "tracefs", "bpf", "pstore",
+                                            "efivarfs", "configfs", "fusectl", "binfmt_misc", "nsfs"};
+  return kTypes.contains(type);
+}
+
+std::vector<WriteTarget> write_targets(const std::vector<MountInfo>& mounts, const std::string& work_dir) {
+  std::vector<WriteTarget> out;
+  std::set<std::string> seen;
+  auto consider = [&](const std::string& path) {
+    if (out.size() >= kMaxWriteTargets || beneath(path, work_dir) || beneath(path, "/tmp")) return false;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return false;
+    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) return false;  // devices, links: not storage
+    if (!seen.insert(path).second) return false;
+    const bool dir = S_ISDIR(st.st_mode);
+    out.push_back({path, dir, dir ? (path == "/" ? "" : path) + "/.batlehub-probe-w" : ""});
+    return dir;
+  };
+  for (const auto& m : mounts) {
+    if (kernel_interface(m.type)) continue;
+    const bool dir = consider(m.point);
+    if (!dir || has_option(m.options, "ro")) continue;
+    // A writable mount's own directories: a 1777 /dev/shm on an engine's /dev tmpfs.
+    DIR* d = ::opendir(m.point.c_str());
+    if (d == nullptr) continue;
+    int n = 0;
+    while (dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name == "." || name == ".." || ++n > 16) continue;
+      const std::string sub = (m.point == "/" ? "" : m.point) + "/" + name;
+      struct stat st {};
+      if (::lstat(sub.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) consider(sub);
+    }
+    ::closedir(d);
+  }
+  return out;
+}
+
+rlim_t walled_limit(const WalledReport& w, int resource) {
+  for (int i = 0; i < w.n_limits; ++i) {
+    if (w.limits[i].resource == resource) return w.limits[i].cur;
+  }
+  return RLIM_INFINITY;
+}
+
+// What the walled child could write outside the work dirs. A directory is storage without
+// bound and fails; a file (an engine's /etc/hosts, a kubelet's /dev/termination-log, the
+// agent's own result file) grows at most to RLIMIT_FSIZE, and is named but passes.
+bool writable_elsewhere(const std::vector<WriteTarget>& targets, const WalledReport& w, const std::string& out_path,
+                        std::string& ev) {
+  bool ok = true;
+  std::string dirs, files;
+  const rlim_t fsize = walled_limit(w, RLIMIT_FSIZE);
+  for (int i = 0; i < w.n_writes && static_cast<std::size_t>(i) < targets.size(); ++i) {
+    if (w.write_errno[i] != 0) continue;
+    const WriteTarget& t = targets[static_cast<std::size_t>(i)];
+    std::string& list = t.dir ? dirs : files;
+    if (!list.empty()) list += ", ";
+    list += t.path + (t.path == out_path ? " (the agent's result)" : "");
+    if (t.dir || fsize == RLIM_INFINITY) ok = false;
+  }
+  ev += "; " + std::to_string(w.n_writes) + " other mounts and their directories tried under the scanner's walls";
+  if (dirs.empty() && files.empty()) {
+    ev += ", none writable";
+    return ok;
+  }
+  if (!dirs.empty()) ev += "; writable directories: " + dirs;
+  if (!files.empty()) {
+    ev += "; writable files: " + files +
+          (fsize == RLIM_INFINITY ? " (without RLIMIT_FSIZE)" : " (each at most RLIMIT_FSIZE " + limit_value(fsize) + " bytes)");
+  }
+  return ok;
+}
+
+Assertion check_work_dir(const std::string& work_dir, const std::vector<MountInfo>& mounts,
+                         const std::vector<WriteTarget>& targets, const WalledReport& w, const std::string& out_path) {
+  if (mounts.empty()) return make(Check::kOneWritableDir, false, "/proc/self/mounts is unreadable");
+  const MountInfo* best = nullptr;
+  for (const auto& m : mounts) {
+    bool covers =
+        work_dir == m.point || m.point == "/" ||
+        (work_dir.starts_with(m.point) && work_dir.size() > m.point.size() && work_dir[m.point.size()] == '/');
+    if (covers && (best == nullptr || m.point.size() >= best->point.size())) best = &m;
+  }
+  if (best == nullptr) return make(Check::kOneWritableDir, false, "no mount covers " + work_dir);
+  std::string probe_file = work_dir + "/.batlehub-probe";
+  int fd = ::open(probe_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  int e = errno;
+  bool writable = fd >= 0;
+  if (writable) {
+    ::close(fd);
+    ::unlink(probe_file.c_str());
+  }
+  bool nosuid = has_option(best->options, "nosuid");
+  bool nodev = has_option(best->options, "nodev");
+  std::string ev = work_dir + " is on " + best->point + " (" + best->options + ")" +
+                   (writable ? ", writable" : ", not writable: " + errno_name(e));
+  // The kubelet mounts an emptyDir without nosuid and nodev, and no pod field adds them.
+  // What those flags guard against is then proven instead, in this very sandbox:
+  //  - nosuid: a setuid file in the work dir raises no one's privileges when no process
+  //    here can gain any — no_new_privs is set on this process (the pod's
+  //    allowPrivilegeEscalation: false; the walls set it again on the scanner, which the
+  //    no_new_privs assertion proves), and it is inherited and cannot be unset;
+  //  - nodev: a device node in the work dir opens a device only if one can be made there,
+  //    and mknod is refused without CAP_MKNOD (the archive's own device entries are never
+  //    extracted).
+  if (writable && !nosuid) {
+    const std::string status = base::read_small_file("/proc/self/status");
+    const std::string nnp = status_field(status, "NoNewPrivs");
+    nosuid = nnp == "1";
+    ev += "; no nosuid: NoNewPrivs: " + (nnp.empty() ? std::string("unknown") : nnp) +
+          (nosuid ? " (setuid bits are inert)" : " (a setuid file here would raise privileges)");
+  }
+  if (writable && !nodev) {
+    const std::string node = work_dir + "/.batlehub-probe-dev";
+    errno = 0;
+    const int r = ::mknod(node.c_str(), S_IFCHR | 0600, makedev(1, 3));
+    const int mknod_errno = errno;
+    if (r == 0) ::unlink(node.c_str());
+    nodev = r != 0 && (mknod_errno == EPERM || mknod_errno == EACCES);
+    ev += "; no nodev: mknod of a character device " +
+          (r == 0 ? std::string("succeeded (a device node here would open a device)")
+                  : "refused: " + errno_name(mknod_errno));
+  }
+  bool elsewhere_ok = true;
+  if (w.wall_stage == static_cast<int>(base::WallStage::kNone)) {
+    elsewhere_ok = writable_elsewhere(targets, w, out_path, ev);
+  } else {
+    ev += "; other mounts not checked: the scanner's walls could not be installed";
+    elsewhere_ok = false;
+  }
+  return make(Check::kOneWritableDir, writable && nosuid && nodev && elsewhere_ok, ev);
 }
 
 Assertion check_rlimits(const ProbeContext& ctx, const WalledReport& w) {
@@ -497,14 +671,68 @@ long filter_count(std::string_view v) {
   return std::stol(std::string(v));
 }
 
-void add_walled_checks(const ProbeContext& ctx, std::vector<Assertion>& out) {
-  // The filters this process already runs under (an engine's profile, a pod's RuntimeDefault):
-  // the walled child must run under one more, the agent's own.
-  const long before = filter_count(status_field(base::read_small_file("/proc/self/status", 16384), "Seccomp_filters"));
-  WalledReport w = probe_under_walls(ctx);
+// Whether the Landlock ruleset the agent built is on the walled child, and holding: a room's
+// "/" itself is refused (only the room's own entries are granted), and with ABI 4 and 6 the
+// agent's loopback listener and the agent itself are out of reach.
+Assertion check_landlock(const ProbeContext& ctx, const WalledReport& w) {
+  const landlock::Ruleset& rs = *ctx.landlock;
+  if (rs.support.abi <= 0) {
+    return Assertion{Check::kLandlock, AssertionVerdict::kWarn,
+                     "the kernel has no Landlock (the version query: " + errno_name(rs.support.err) +
+                         "; ENOSYS: not built, EOPNOTSUPP: off at boot, lsm= without landlock): " +
+                         landlock::what_is_lost()};
+  }
+  const std::string offered = "the kernel offers Landlock ABI " + std::to_string(rs.support.abi);
+  if (!installs_landlock()) return make(Check::kLandlock, false, offered + " and the agent put no ruleset on the scanner");
+  if (w.wall_stage < 0) return make(Check::kLandlock, false, "the walled child could not report");
+  const auto stage = static_cast<base::WallStage>(w.wall_stage);
+  if (stage == base::WallStage::kLandlock) {
+    return make(Check::kLandlock, false, offered + ", and landlock_restrict_self failed: " + errno_name(w.wall_errno));
+  }
+  if (stage != base::WallStage::kNone) return make(Check::kLandlock, false, "not checked: the walls before it failed");
+  std::string proof;
+  bool held = true;
+  if (rs.root == landlock::RootIs::kRoom) {
+    held = held && w.root_dir_errno == EACCES;
+    proof += "open / " + (w.root_dir_errno == 0 ? std::string("succeeded") : errno_name(w.root_dir_errno));
+  }
+  if (rs.support.abi >= 4 && w.tcp_tried) {
+    held = held && w.tcp_errno == EACCES;
+    proof += std::string(proof.empty() ? "" : ", ") + "tcp connect to the agent's loopback listener " +
+             (w.tcp_errno == 0 ? std::string("connected") : errno_name(w.tcp_errno));
+  }
+  if (rs.support.abi >= 6) {
+    held = held && w.kill_errno == EPERM;
+    proof += std::string(proof.empty() ? "" : ", ") + "kill(agent, 0) " +
+             (w.kill_errno == 0 ? std::string("delivered") : errno_name(w.kill_errno));
+  }
+  return make(Check::kLandlock, held, rs.describe() + (proof.empty() ? "" : "; under it: " + proof));
+}
+
+// Whether the scanner can reach into the agent, the process that writes its result: the
+// agent undumpable, and its memory and environment refused to the walled child.
+Assertion check_agent_unreachable(const ProbeContext& ctx, const WalledReport& w) {
+  const int dumpable = ::prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+  const std::string pid = std::to_string(::getpid());
+  std::string ev = "the agent (pid " + pid + ") is " + (dumpable == 0 ? "undumpable" : "dumpable");
+  if (w.wall_stage != static_cast<int>(base::WallStage::kNone)) {
+    return make(Check::kAgentUnreachable, false, ev + "; not checked: the scanner's walls could not be installed");
+  }
+  auto said = [](int e) { return e == 0 ? std::string("opened") : errno_name(e); };
+  ev += "; /proc/" + pid + "/mem O_RDWR: " + said(w.mem_errno) + ", /proc/" + pid + "/environ: " + said(w.environ_errno) +
+        ", kill(" + pid + ", 0): " + (w.kill_errno == 0 ? std::string("delivered") : errno_name(w.kill_errno));
+  bool ok = dumpable == 0 && w.mem_errno != 0 && w.environ_errno != 0;
+  // Signals are Landlock's to refuse (ABI 6); without it a signal reaches the agent, which
+  // then has no result to write — a failed run, never a forged one.
+  const bool scoped = installs_landlock() && ctx.landlock->support.abi >= 6;
+  if (scoped) ok = ok && w.kill_errno == EPERM;
+  return make(Check::kAgentUnreachable, ok, ev);
+}
+
+void add_walled_checks(const ProbeContext& ctx, const WalledReport& w, long before, std::vector<Assertion>& out) {
   if (w.wall_stage < 0) {
-    for (Check c :
-         {Check::kSeccompFilter, Check::kNoNewPrivs, Check::kCanarySyscall, Check::kClone3Enosys, Check::kRlimits}) {
+    for (Check c : {Check::kSeccompFilter, Check::kNoNewPrivs, Check::kCanarySyscall, Check::kClone3Enosys,
+                    Check::kRlimits, Check::kAgentUnreachable}) {
       out.push_back(make(c, false, "the walled child could not report"));
     }
     return;
@@ -513,8 +741,9 @@ void add_walled_checks(const ProbeContext& ctx, std::vector<Assertion>& out) {
   const std::string failed = stage == base::WallStage::kNone
                                  ? ""
                                  : std::string(stage == base::WallStage::kNoNewPrivs ? "prctl(PR_SET_NO_NEW_PRIVS)"
-                                               : stage == base::WallStage::kSeccomp
-                                                   ? "prctl(PR_SET_SECCOMP)"
+                                               : stage == base::WallStage::kSeccomp ? "prctl(PR_SET_SECCOMP)"
+                                               : stage == base::WallStage::kLandlock
+                                                   ? "landlock_restrict_self"
                                                    : "installing the walls at stage " + std::to_string(w.wall_stage)) +
                                        " failed: " + errno_name(w.wall_errno);
   const std::string not_checked = "not checked: " + failed;
@@ -544,6 +773,7 @@ void add_walled_checks(const ProbeContext& ctx, std::vector<Assertion>& out) {
     block.push_back(make(Check::kClone3Enosys, false, not_checked));
   }
   block.push_back(check_rlimits(ctx, w));
+  block.push_back(check_agent_unreachable(ctx, w));
   // The wall whose installation failed first, so that the probe's first failure names it and
   // not one that only went unchecked because of it.
   const Check culprit = stage == base::WallStage::kNoNewPrivs ? Check::kNoNewPrivs : Check::kSeccompFilter;
@@ -668,9 +898,19 @@ std::string sha256_file(const std::string& path, std::uint64_t* size) {
 wire::AgentProbeReport run_probe(const wire::Manifest& m, const ProbeContext& ctx) {
   wire::AgentProbeReport rep;
   auto& a = rep.assertions;
+  // The filters this process already runs under (an engine's profile, a pod's RuntimeDefault):
+  // the walled child must run under one more, the agent's own.
+  const long filters_before =
+      filter_count(status_field(base::read_small_file("/proc/self/status", 16384), "Seccomp_filters"));
+  const std::vector<MountInfo> mounts = read_mounts();
+  const std::vector<WriteTarget> targets = write_targets(mounts, ctx.work_dir);
+  const WalledReport walled = probe_under_walls(ctx, targets);
   a.push_back(check_network(m));
   a.push_back(check_read_only_root());
-  a.push_back(check_work_dir(ctx.work_dir));
+  // Before one_writable_dir: where Landlock was left out, the first failure names it, not a
+  // mount it would have closed.
+  a.push_back(check_landlock(ctx, walled));
+  a.push_back(check_work_dir(ctx.work_dir, mounts, targets, walled, ctx.out_path));
   a.push_back(check_environment(ctx.environment));
   a.push_back(check_unprivileged());
   a.push_back(check_credentials(ctx.environment));
@@ -704,7 +944,7 @@ wire::AgentProbeReport run_probe(const wire::Manifest& m, const ProbeContext& ct
   pid_t pid = ::getpid(), ppid = ::getppid();
   a.push_back(make(Check::kPidNamespace, pid == 1 || ppid == 1,
                    "pid " + std::to_string(pid) + ", parent " + std::to_string(ppid)));
-  add_walled_checks(ctx, a);
+  add_walled_checks(ctx, walled, filters_before, a);
   // What one run may take as a whole (RFC 0022 §4.2's cost): its memory and what it may
   // write to memory-backed mounts (/tmp, and /work on the image runtimes).
   std::uint64_t cost =

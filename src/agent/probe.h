@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/landlock.h"
 #include "agent/limits.h"
 #include "agent/seccomp_policy.h"
 #include "wire/manifest.h"
@@ -24,6 +25,12 @@ struct ProbeContext {
   std::vector<RlimitSetting> rlimits;
   // The limits fit_to_host() lowered to the host's hard limit: a warning, not a failure.
   std::vector<wire::LoweredRlimit> lowered;
+  // The Landlock ruleset this agent built for a run's scanner (whether or not this build
+  // installs it: agent/walls.h); never null in a probe.
+  const landlock::Ruleset* landlock = nullptr;
+  // The file the agent writes its result to, when --out is a file:// URL: writable by the
+  // agent, and so by a scanner without Landlock, up to RLIMIT_FSIZE.
+  std::string out_path;
 };
 
 wire::AgentProbeReport run_probe(const wire::Manifest& manifest, const ProbeContext& ctx);

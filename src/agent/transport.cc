@@ -98,6 +98,21 @@ Expected<Ok, std::string> put_result(const Url& url, std::string_view bytes) {
     if (!r) return Unexpected("PUT " + url.authority + ": " + r.error().message);
     return Ok{};
   }
+  // A result file the runtime made for the agent is written in place: oci binds one file,
+  // out.tar, writable over a read-only bundle, so that nothing else there is writable to a
+  // scanner (and the directory is not, to rename into). The scanner's whole tree is gone by
+  // now, so whatever it wrote there is truncated away.
+  base::Fd made(::open(url.path.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (made.valid()) {
+    struct stat st {};
+    if (::fstat(made.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      return Unexpected(url.path + " is there and is not a regular file");
+    }
+    if (::ftruncate(made.get(), 0) != 0 || !base::write_all(made.get(), bytes)) {
+      return Unexpected("writing " + url.path + " in place: " + std::strerror(errno));
+    }
+    return Ok{};
+  }
   std::string tmp = url.path + ".partial-" + std::to_string(::getpid());
   ::unlink(tmp.c_str());
   base::Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));

@@ -25,14 +25,23 @@ enum class WeakenedWall {
   kCanarySyscall,  // the filter without its personality rule
   kClone3Enosys,   // the filter without its clone3 rule
   kRlimits,        // no rlimit set
+  kUndumpable,     // the agent stays dumpable (its uid's processes may open its /proc/<pid>/mem)
+  kLandlock,       // no Landlock ruleset on the scanner
+  kUndumpableLandlock,  // both: what the escape suite writes the agent's memory through
 };
 WeakenedWall weakened_wall();
+
+// Whether this build makes the agent undumpable before its scanner starts (agent.cc).
+bool makes_itself_undumpable();
+// Whether this build puts its Landlock ruleset on the scanner, where the kernel has one.
+bool installs_landlock();
 
 // The deny list this build compiles: deny_list(), less the rule a weakened build leaves out.
 std::vector<SyscallRule> scanner_rules();
 
-// What the scanner's child installs on itself: `rlimits` and `seccomp` (compiled from
-// scanner_rules()), less what a weakened build leaves out.
-base::ChildWalls scanner_walls(const std::vector<RlimitSetting>& rlimits, const SeccompProgram* seccomp);
+// What the scanner's child installs on itself: `rlimits`, the Landlock ruleset (-1: none)
+// and `seccomp` (compiled from scanner_rules()), less what a weakened build leaves out.
+base::ChildWalls scanner_walls(const std::vector<RlimitSetting>& rlimits, const SeccompProgram* seccomp,
+                               int landlock_ruleset);
 
 }  // namespace batlehub::agent

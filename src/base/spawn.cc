@@ -217,6 +217,10 @@ bool kill_round(pid_t scanner) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // The scanner runs as the keeper's uid: undumpable, the keeper's /proc/<pid>/mem, environ
+  // and fds and ptrace_attach need CAP_SYS_PTRACE, which the scanner never has. The scanner's
+  // own exec makes it dumpable again; that is its business.
+  ::prctl(PR_SET_DUMPABLE, 0);
   KeeperReport report{};
   pid_t scanner = start_scanner_on_own_stack(c);
   if (scanner < 0) {
@@ -323,6 +327,7 @@ const char* stage_name(WallStage s) {
     case WallStage::kSeccomp: return "prctl(PR_SET_SECCOMP)";
     case WallStage::kExec: return "execve";
     case WallStage::kCgroup: return "joining the run's cgroup (write to cgroup.procs)";
+    case WallStage::kLandlock: return "landlock_restrict_self";
     case WallStage::kNone: break;
   }
   return "?";
@@ -349,6 +354,9 @@ WallFailure apply_walls(const ChildWalls& walls, const sock_fprog* prog) {
     if (::setrlimit(r.resource, &lim) != 0) return {WallStage::kRlimit, errno};
   }
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return {WallStage::kNoNewPrivs, errno};
+  if (walls.landlock_ruleset >= 0 && ::syscall(SYS_landlock_restrict_self, walls.landlock_ruleset, 0) != 0) {
+    return {WallStage::kLandlock, errno};
+  }
   if (prog != nullptr && ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog) != 0) return {WallStage::kSeccomp, errno};
   return {};
 }

@@ -54,10 +54,14 @@ struct ChildWalls {
   std::optional<std::pair<uid_t, gid_t>> identity;
   std::vector<RlimitSetting> rlimits;
   const SeccompProgram* seccomp = nullptr;  // nullptr only in tests of the spawner itself
+  // A Landlock ruleset the child enforces on itself after no_new_privs and before the filter
+  // (agent/landlock.h builds it); -1 for none. It must not be close-on-exec'd before the
+  // child runs: the child restricts itself, then its execve closes it (it is O_CLOEXEC).
+  int landlock_ruleset = -1;
 };
 
 // Which step of installing the walls failed in a child.
-enum class WallStage : int { kNone = 0, kSetup, kIdentity, kRlimit, kNoNewPrivs, kSeccomp, kExec, kCgroup };
+enum class WallStage : int { kNone = 0, kSetup, kIdentity, kRlimit, kNoNewPrivs, kSeccomp, kExec, kCgroup, kLandlock };
 
 struct WallFailure {
   WallStage stage = WallStage::kNone;

@@ -121,6 +121,9 @@ struct SandboxConfig {
   // with per-process limits (rlimits) only — the probe then warns on memory_bounded and
   // pids_bounded instead of failing. Off: such a worker refuses to start.
   bool accept_per_process_limits = false;
+  // Ours: a kernel without Landlock (the agent's own filesystem, network and signal wall on
+  // the scanner) fails the probe instead of warning on `landlock`.
+  bool require_landlock = false;
   std::string bundle_backend;  // "" = [storage] default
   std::string bundle_prefix = "sandbox/";
   std::int64_t bundle_ttl_secs = 60;

@@ -75,6 +75,7 @@ void read_sandbox(Loader& l, Table t, SandboxConfig& out) {
   if (auto v = t.integer("probe_interval_secs")) out.probe_interval_secs = *v;
   if (auto v = t.strings("probe_canaries")) out.probe_canaries = *v;
   if (auto v = t.boolean("accept_per_process_limits")) out.accept_per_process_limits = *v;
+  if (auto v = t.boolean("require_landlock")) out.require_landlock = *v;
   if (auto v = t.str("bundle_backend")) out.bundle_backend = *v;
   if (auto v = t.str("bundle_prefix")) out.bundle_prefix = *v;
   if (auto v = t.integer("bundle_ttl_secs")) out.bundle_ttl_secs = *v;

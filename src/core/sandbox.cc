@@ -167,6 +167,15 @@ std::optional<ProbeReport::Failure> ProbeReport::failure() const {
   return std::nullopt;
 }
 
+void hold_to_target(ProbeReport& report, const ProbeTarget& target) {
+  if (!target.require_landlock) return;
+  for (auto& a : report.agent.assertions) {
+    if (a.check != wire::Check::kLandlock || a.verdict != wire::AssertionVerdict::kWarn) continue;
+    a.verdict = wire::AssertionVerdict::kFail;
+    a.evidence += " (refused: [worker.sandbox] require_landlock = true)";
+  }
+}
+
 std::string ProbeReport::Failure::describe() const {
   if (what == What::kNoResult || !check) return "a result at all: " + evidence;
   return std::string(wire::to_string(*check)) + ": " + evidence;

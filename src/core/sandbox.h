@@ -160,6 +160,9 @@ struct ProbeTarget {
   std::optional<std::string> image;   // the image runtimes
   std::vector<std::string> commands;  // absolute paths in the room
   Limits limits;
+  // [worker.sandbox] require_landlock: a kernel without Landlock fails the probe rather than
+  // warning (hold_to_target).
+  bool require_landlock = false;
 };
 
 struct ProbeReport {
@@ -186,6 +189,11 @@ struct ProbeReport {
   std::optional<std::string> first_failure() const;
   bool passed() const { return skipped || !failure(); }
 };
+
+// What the target asks beyond the agent's own verdicts: with require_landlock, the agent's
+// warning that the kernel has no Landlock becomes a failure. Every runtime's report goes
+// through it (server::prove_walls).
+void hold_to_target(ProbeReport& report, const ProbeTarget& target);
 
 class SandboxRuntime {
  public:

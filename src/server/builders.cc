@@ -223,12 +223,14 @@ std::vector<core::ProbeTarget> probe_targets(const config::Config& c, const conf
       }
     }
   }
-  if (!c.scanners.empty()) return out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(s.rooms_dir, ec)) {
-    if (e.is_directory(ec)) out.push_back(core::ProbeTarget{e.path().filename().string(), std::nullopt, {}, limits});
+  if (c.scanners.empty()) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(s.rooms_dir, ec)) {
+      if (e.is_directory(ec)) out.push_back(core::ProbeTarget{e.path().filename().string(), std::nullopt, {}, limits});
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.room < b.room; });
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.room < b.room; });
+  for (auto& t : out) t.require_landlock = s.require_landlock;
   return out;
 }
 

@@ -67,6 +67,7 @@ WallsProof prove_walls(core::SandboxRuntime& rt, const std::vector<core::ProbeTa
       log->error("probe failed for runtime \"{}\": {}", rt.name(), r.error().message);
       return WallsProof{false, "a result at all: " + r.error().message, rt.hint(std::nullopt), t.room, "result_at_all"};
     }
+    core::hold_to_target(*r, t);
     if (on_report) on_report(*r);
     if (r->skipped) {
       log->warn("runtime \"{}\" skips the probe: {}", rt.name(), rt.hint(std::nullopt));

@@ -39,7 +39,7 @@ constexpr Names<FailureKind, 14> kFailureNames{{
     {FailureKind::kInternal, "internal"},
 }};
 
-constexpr Names<Check, 17> kCheckNames{{
+constexpr Names<Check, 19> kCheckNames{{
     {Check::kNoNetwork, "no_network"},
     {Check::kReadOnlyRoot, "read_only_root"},
     {Check::kOneWritableDir, "one_writable_dir"},
@@ -57,6 +57,8 @@ constexpr Names<Check, 17> kCheckNames{{
     {Check::kRlimits, "rlimits"},
     {Check::kMemoryBounded, "memory_bounded"},
     {Check::kPidsBounded, "pids_bounded"},
+    {Check::kAgentUnreachable, "agent_unreachable"},
+    {Check::kLandlock, "landlock"},
 }};
 
 constexpr Names<AssertionVerdict, 3> kVerdictNames{{

@@ -64,6 +64,8 @@ enum class Check {
   kRlimits,
   kMemoryBounded,  // the run's cgroup bounds its memory as a whole, not per process
   kPidsBounded,    // the run's cgroup bounds its processes as a whole
+  kAgentUnreachable,  // the scanner cannot open the agent's memory, environment or descriptors
+  kLandlock,          // the agent's Landlock ruleset is on the scanner (a warning without Landlock)
 };
 
 enum class AssertionVerdict { kPass, kFail, kWarn };
@@ -99,8 +101,8 @@ struct LoweredRlimit {
 };
 
 // The names a LoweredRlimit's resource may take.
-inline constexpr const char* kRlimitNames[] = {"RLIMIT_DATA", "RLIMIT_CPU",   "RLIMIT_CORE",
-                                               "RLIMIT_AS",   "RLIMIT_NPROC", "RLIMIT_NOFILE"};
+inline constexpr const char* kRlimitNames[] = {"RLIMIT_DATA",  "RLIMIT_CPU",    "RLIMIT_CORE", "RLIMIT_AS",
+                                               "RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_FSIZE"};
 
 struct RunResult {
   int wire = 0;

@@ -38,6 +38,8 @@ TEST(BwrapArgv, the_bwrap_argv_is_the_sandbox_the_rfc_describes) {
   EXPECT_EQ(after(argv, "--chdir", 1), (std::vector<std::string>{"/work"}));
   EXPECT_EQ(after(argv, "--proc", 1), (std::vector<std::string>{"/proc"}));
   EXPECT_EQ(after(argv, "--dev", 1), (std::vector<std::string>{"/dev"}));
+  // Added here: bwrap's /dev tmpfs is the sandbox's to write unless remounted read-only.
+  EXPECT_EQ(after(argv, "--remount-ro", 1), (std::vector<std::string>{"/dev"}));
   // Added here: a private, size-bounded /tmp (the room is read-only; Go writes to /tmp).
   EXPECT_EQ(after(argv, "--size", 3), (std::vector<std::string>{"67108864", "--tmpfs", "/tmp"}));
   // Changed by RFC 0022: the command after -- is the agent, passed directly, no shell.
@@ -97,8 +99,15 @@ TEST(BwrapArgv, the_probe_sees_its_cgroup_read_only_under_a_read_only_sys) {
   // The binds come after the tmpfs that holds them, and /sys is read-only once they are in.
   auto pos = [&](const std::string& s) { return std::find(argv.begin(), argv.end(), s) - argv.begin(); };
   EXPECT_LT(pos("/sys"), pos("/sys/fs/cgroup/memory/w/run-1-1"));
-  EXPECT_EQ(after(argv, "--remount-ro", 1), (std::vector<std::string>{"/sys"}));
-  EXPECT_GT(pos("--remount-ro"), pos("/sys/fs/cgroup/pids/w/run-1-1"));
+  std::vector<std::string> remounted;
+  std::size_t sys_remount = 0;
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] != "--remount-ro") continue;
+    remounted.push_back(argv[i + 1]);
+    if (argv[i + 1] == "/sys") sys_remount = i;
+  }
+  EXPECT_EQ(remounted, (std::vector<std::string>{"/dev", "/sys"}));
+  EXPECT_GT(static_cast<std::ptrdiff_t>(sys_remount), pos("/sys/fs/cgroup/pids/w/run-1-1"));
 }
 
 TEST(BwrapArgv, the_binary_comes_from_the_configuration) {

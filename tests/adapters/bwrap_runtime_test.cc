@@ -13,9 +13,11 @@
 
 #include "adapters/sandbox/bwrap.h"
 #include "adapters/sandbox/none.h"
+#include "agent/seccomp_policy.h"
 #include "base/file.h"
 #include "bwrap_runtime_peer.h"
 #include "rooms.h"
+#include "server/scan_service.h"
 
 namespace batlehub::adapters {
 namespace {
@@ -99,7 +101,7 @@ TEST_F(BwrapRuntimeTest, the_probe_passes_for_a_room_on_this_machine) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_TRUE(r->passed()) << failure_of(*r);
   EXPECT_TRUE(r->result_at_all);
-  EXPECT_EQ(r->agent.assertions.size(), 17u);
+  EXPECT_EQ(r->agent.assertions.size(), wire::every_check().size());
   ASSERT_EQ(r->agent.commands.size(), 1u);
   EXPECT_EQ(r->agent.commands[0].size, fs::file_size(std::string(BATLEHUB_HELPERS_DIR) + "/hostile"));
 }
@@ -210,7 +212,9 @@ TEST_F(BwrapRuntimeTest, a_room_whose_agent_leaves_out_one_of_its_walls_fails_on
   for (const AgentWall& w : {AgentWall{"seccomp_filter", "seccomp_filter: Seccomp: 0, Seccomp_filters: 0"},
                              AgentWall{"canary_syscall", "canary_syscall: personality(0xffffffff) returned "},
                              AgentWall{"clone3_enosys", "clone3_enosys: clone3 returned -1 "},
-                             AgentWall{"rlimits", "rlimits: RLIMIT_DATA=unlimited (wanted "}}) {
+                             AgentWall{"rlimits", "rlimits: RLIMIT_DATA=unlimited (wanted "},
+                             AgentWall{"undumpable", "agent_unreachable: the agent (pid 1) is dumpable; "},
+                             AgentWall{"landlock", "landlock: the kernel offers Landlock ABI "}}) {
     SCOPED_TRACE(w.wall);
     const std::string room = std::string("without-") + w.wall;
     ASSERT_TRUE(build_room(rooms_, room, "", weakened_agent_bin(w.wall)));
@@ -270,6 +274,71 @@ TEST_F(BwrapRuntimeTest, a_host_whose_hard_nproc_is_below_1024_runs_under_it_and
   EXPECT_NE(got.find("RLIMIT_NPROC=500 (lowered from 1024: the host's hard limit)"), std::string::npos) << got;
   EXPECT_NE(got.find("run: RLIMIT_NPROC 500 500\n"), std::string::npos) << got;
   EXPECT_NE(got.find("lowered: RLIMIT_NPROC 1024 500\n"), std::string::npos) << got;
+}
+
+// A kernel without Landlock, as this one looks from a process whose filter answers the
+// landlock_* calls with ENOSYS (what a kernel built without it answers), inherited by bwrap,
+// the agent and the scanner: the probe warns and names what is lost, the run still runs, and
+// [worker.sandbox] require_landlock makes the warning a refusal. In a child, since a filter
+// cannot be taken off again.
+TEST_F(BwrapRuntimeTest, on_a_kernel_without_landlock_the_probe_warns_and_require_landlock_refuses) {
+  const std::vector<agent::SyscallRule> no_landlock = {
+      {"landlock_create_ruleset", 444, agent::Deny::kEnosys, std::nullopt, "a kernel without Landlock"},
+      {"landlock_add_rule", 445, agent::Deny::kEnosys, std::nullopt, "a kernel without Landlock"},
+      {"landlock_restrict_self", 446, agent::Deny::kEnosys, std::nullopt, "a kernel without Landlock"}};
+  auto prog = agent::compile(no_landlock);
+  ASSERT_TRUE(prog) << prog.error();
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string out;
+    const sock_fprog f = prog->fprog();
+    const base::WallFailure w = base::apply_walls(base::ChildWalls{.seccomp = &*prog}, &f);
+    if (w.stage != base::WallStage::kNone) {
+      out = "filter failed\n";
+    } else {
+      BwrapRuntime bwrap(options());
+      auto p = bwrap.probe(target());
+      out += "probe: " + (p ? failure_of(*p) : "error " + p.error().message) + "\n";
+      for (const auto& a : p ? p->agent.assertions : std::vector<wire::Assertion>{}) {
+        if (a.check == wire::Check::kLandlock || a.check == wire::Check::kAgentUnreachable)
+          out += std::string(wire::to_string(a.check)) + ": " + std::string(wire::to_string(a.verdict)) + " " +
+                 a.evidence + "\n";
+      }
+      core::RunSpec spec;
+      spec.label.scanner = "hostile";
+      spec.argv = {"hostile", "connect", "127.0.0.1", "9"};
+      spec.timeout = std::chrono::seconds(20);
+      auto run = bwrap.run(spec);
+      out += "run: " + (run ? run->stdout_bytes : "error " + run.error().message + "\n");
+      auto t = target();
+      t.require_landlock = true;
+      server::WallsProof proof = server::prove_walls(bwrap, {t}, rooms_.string());
+      out += "required: " + proof.failure + "\n";
+    }
+    ssize_t ignored = ::write(fds[1], out.data(), out.size());
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string got;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  ::waitpid(pid, nullptr, 0);
+  EXPECT_NE(got.find("probe: (passed)\n"), std::string::npos) << got;
+  EXPECT_NE(got.find("landlock: warn the kernel has no Landlock (the version query: ENOSYS"), std::string::npos) << got;
+  // Undumpable, the agent is still out of the scanner's reach; its signals are not refused.
+  EXPECT_NE(got.find("agent_unreachable: pass the agent (pid 1) is undumpable; /proc/1/mem O_RDWR: EACCES"),
+            std::string::npos)
+      << got;
+  // No Landlock network rights: the sandbox's own loopback answers.
+  EXPECT_NE(got.find("run: connect ECONNREFUSED\n"), std::string::npos) << got;
+  EXPECT_NE(got.find("required: landlock: the kernel has no Landlock"), std::string::npos) << got;
+  EXPECT_NE(got.find("(refused: [worker.sandbox] require_landlock = true)"), std::string::npos) << got;
 }
 
 TEST_F(BwrapRuntimeTest, an_agent_of_another_wire_version_fails_on_wire_version) {

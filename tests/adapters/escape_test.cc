@@ -38,7 +38,7 @@ void PrintTo(const Runtime& r, std::ostream* os) { *os << r.name; }
 class Escape : public ::testing::TestWithParam<Runtime> {
  protected:
   static void TearDownTestSuite() {
-    for (const auto& [engine, image] : images_) remove_image(image.first, image.second);
+    for (const auto& [key, image] : images_) remove_image(image.first, image.second);
     images_.clear();
     rooms_scratch_.reset();
   }
@@ -48,24 +48,38 @@ class Escape : public ::testing::TestWithParam<Runtime> {
     if (auto why = engine ? engine_unavailable(*engine) : bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
     if (!rooms_scratch_) {
       auto made = std::make_unique<Scratch>();
-      ASSERT_TRUE(build_room(made->root() / "rooms", "hostile"));
+      ASSERT_TRUE(build_room(made->root() / "rooms", kRoom));
+      // The same room with a test-only agent that leaves walls out (agent/walls.h): what the
+      // checks below must fail against, to show that they test the wall.
+      for (const char* wall : {"landlock", "undumpable_landlock"}) {
+        ASSERT_TRUE(build_room(made->root() / "rooms", without(wall), "", weakened_agent_bin(wall)));
+      }
       rooms_scratch_ = std::move(made);
     }
     rooms_ = rooms_scratch_->root() / "rooms";
-    if (engine && !images_.contains(engine->name)) {
-      const std::string tag = test_image_tag("hostile");
-      auto failed = import_room_image(*engine, rooms_ / "hostile", tag);
-      if (!failed.empty()) remove_image(*engine, tag);
-      ASSERT_EQ(failed, "") << "failed: " << failed;
-      images_[engine->name] = {*engine, tag};
+    if (engine) {
+      for (const std::string& room : {std::string(kRoom), without("landlock"), without("undumpable_landlock")}) {
+        const std::string key = engine->name + std::string("/") + room;
+        if (images_.contains(key)) continue;
+        const std::string tag = test_image_tag(room);
+        auto failed = import_room_image(*engine, rooms_ / room, tag);
+        if (!failed.empty()) remove_image(*engine, tag);
+        ASSERT_EQ(failed, "") << "failed: " << failed;
+        images_[key] = {*engine, tag};
+      }
     }
   }
 
+  static constexpr const char* kRoom = "hostile";
+  static std::string without(const std::string& wall) { return std::string(kRoom) + "-without-" + wall; }
+
   bool under_bwrap() const { return !GetParam().engine; }
 
-  std::unique_ptr<core::SandboxRuntime> runtime() {
+  // The runtime, its sandboxes made from `room` (the room, or its image on an engine).
+  std::unique_ptr<core::SandboxRuntime> runtime(const std::string& room = kRoom) {
     if (const auto engine = GetParam().engine) {
-      return std::make_unique<OciRuntime>(test_oci_options(*engine, images_.at(engine->name).second, s_.work()));
+      return std::make_unique<OciRuntime>(
+          test_oci_options(*engine, images_.at(engine->name + std::string("/") + room).second, s_.work()));
     }
     BwrapOptions o;
     o.rooms_dir = rooms_.string();
@@ -75,14 +89,24 @@ class Escape : public ::testing::TestWithParam<Runtime> {
 
   Expected<core::RunOutput, core::SandboxError> run(std::vector<std::string> args,
                                                     std::chrono::milliseconds timeout = std::chrono::seconds(20),
-                                                    core::Limits limits = {}) {
+                                                    core::Limits limits = {}, const std::string& room = kRoom) {
     core::RunSpec spec;
-    spec.label.scanner = "hostile";
+    spec.label.scanner = room;
     spec.argv = {"hostile"};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.timeout = timeout;
     spec.limits = limits;
-    return runtime()->run(spec);
+    return runtime(room)->run(spec);
+  }
+
+  // The paths `hostile mounts` could write to.
+  static std::set<std::string> written(const std::string& report) {
+    std::set<std::string> out;
+    std::istringstream in(report);
+    for (std::string line; std::getline(in, line);) {
+      if (line.ends_with(" written")) out.insert(line.substr(0, line.size() - 8));
+    }
+    return out;
   }
 
   // A word only this test's processes carry on their command line: other tests (run in
@@ -106,7 +130,7 @@ class Escape : public ::testing::TestWithParam<Runtime> {
   // The hostile room, and its image on each engine, are made once for the whole suite (the
   // tests only read them), by the first test of a runtime that runs.
   static inline std::unique_ptr<Scratch> rooms_scratch_;
-  static inline std::map<std::string, std::pair<TestEngine, std::string>> images_;  // by engine name: the tag
+  static inline std::map<std::string, std::pair<TestEngine, std::string>> images_;  // by "engine/room": the tag
   Scratch s_;
   fs::path rooms_;
 };
@@ -124,7 +148,12 @@ TEST_P(Escape, cannot_connect_to_a_listener_on_the_hosts_loopback) {
   auto out = run({"connect", "127.0.0.1", std::to_string(port)});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(out->status, 1);
-  EXPECT_EQ(out->stdout_bytes, "connect ECONNREFUSED\n") << "the sandbox's own loopback refuses; the host's was not reached";
+  // Landlock's network rights (ABI 4, this kernel has 7) refuse every TCP connect first.
+  EXPECT_EQ(out->stdout_bytes, "connect EACCES\n");
+  // Without them, the sandbox's own loopback refuses: the host's was not reached either way.
+  auto bare = run({"connect", "127.0.0.1", std::to_string(port)}, std::chrono::seconds(20), {}, without("landlock"));
+  ASSERT_TRUE(bare) << bare.error().message;
+  EXPECT_EQ(bare->stdout_bytes, "connect ECONNREFUSED\n") << "the sandbox's own loopback refuses";
   // And from the host: nothing ever connected.
   int flags = ::fcntl(l, F_GETFL);
   ::fcntl(l, F_SETFL, flags | O_NONBLOCK);
@@ -188,6 +217,84 @@ TEST_P(Escape, cannot_write_to_the_root) {
   auto bin = run({"write", "/usr/bin/hostile"});
   ASSERT_TRUE(bin);
   EXPECT_EQ(bin->stdout_bytes, "write EROFS\n");
+}
+
+// The agent is the process that writes the result and the scanner's parent, under the same
+// uid: undumpable, its memory, environment and descriptors are the kernel's to refuse
+// (EACCES), the seccomp filter refuses ptrace and process_vm_* (EPERM), and Landlock's
+// signal scope (ABI 6) refuses signals to it (EPERM).
+TEST_P(Escape, cannot_reach_into_the_agent) {
+  auto out = run({"agent"});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->stdout_bytes,
+            "mem EACCES\nenviron EACCES\nfd EACCES\nattach EPERM\nvm_writev EPERM\nkill EPERM\n");
+  // An agent that stays dumpable and puts no Landlock ruleset on its scanner: the scanner
+  // writes into its code, reads its environment and signals it (ptrace and process_vm_*
+  // stay refused by the filter, a wall of their own).
+  auto weak = run({"agent"}, std::chrono::seconds(20), {}, without("undumpable_landlock"));
+  ASSERT_TRUE(weak) << weak.error().message;
+  EXPECT_EQ(weak->stdout_bytes.rfind("mem wrote 0x", 0), 0u) << weak->stdout_bytes;
+  EXPECT_NE(weak->stdout_bytes.find("\nenviron read "), std::string::npos) << weak->stdout_bytes;
+  EXPECT_NE(weak->stdout_bytes.find("\nkill delivered\n"), std::string::npos) << weak->stdout_bytes;
+  // Undumpable alone (no Landlock) still keeps the memory and the environment out of reach.
+  auto undumpable = run({"agent"}, std::chrono::seconds(20), {}, without("landlock"));
+  ASSERT_TRUE(undumpable) << undumpable.error().message;
+  EXPECT_EQ(undumpable->stdout_bytes.rfind("mem EACCES\nenviron EACCES\nfd EACCES\n", 0), 0u)
+      << undumpable->stdout_bytes;
+}
+
+// Every mount the scanner sees, and each directory at the top of one: only /work and /tmp
+// take a write. Without Landlock, whatever the runtime left writable shows.
+TEST_P(Escape, cannot_write_outside_work_and_tmp) {
+  auto out = run({"mounts"});
+  ASSERT_TRUE(out) << out.error().message;
+  RecordProperty("mounts", out->stdout_bytes);
+  EXPECT_EQ(written(out->stdout_bytes), (std::set<std::string>{"/tmp", "/work"})) << out->stdout_bytes;
+  // The room's root: read-only; and not even listed under Landlock (the room's own entries
+  // are granted, "/" itself is not), so its directories are not tried one by one.
+  EXPECT_EQ(out->stdout_bytes.rfind("/ EROFS\n", 0), 0u) << out->stdout_bytes;
+  auto bare = run({"mounts"}, std::chrono::seconds(20), {}, without("landlock"));
+  ASSERT_TRUE(bare) << bare.error().message;
+  RecordProperty("mounts_without_landlock", bare->stdout_bytes);
+  const std::set<std::string> bare_written = written(bare->stdout_bytes);
+  EXPECT_NE(bare->stdout_bytes.find("\n/usr EROFS\n"), std::string::npos) << bare->stdout_bytes;
+  EXPECT_TRUE(bare_written.contains("/work") && bare_written.contains("/tmp")) << bare->stdout_bytes;
+  if (!under_bwrap()) {
+    // oci: the bundle is read-only, but the one file the agent writes in it is not.
+    EXPECT_TRUE(bare_written.contains("/bundle/out.tar")) << bare->stdout_bytes;
+    EXPECT_NE(bare->stdout_bytes.find("\n/bundle EROFS\n"), std::string::npos) << bare->stdout_bytes;
+  }
+}
+
+// The bundle on oci is the host's disk: read-only to the container but for out.tar, which
+// Landlock keeps from the scanner; without Landlock, RLIMIT_FSIZE holds that one file to the
+// extraction budget. On every runtime no file the scanner writes grows past it.
+TEST_P(Escape, cannot_fill_the_bundle_or_grow_a_file_past_the_extraction_budget) {
+  core::Limits l;
+  l.max_extracted_mb = 16;
+  if (!under_bwrap()) {
+    auto out = run({"fill", "/bundle/out.tar", "64"}, std::chrono::seconds(20), l);
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_EQ(out->stdout_bytes, "fill open EACCES\n");
+    auto other = run({"fill", "/bundle/more", "64"}, std::chrono::seconds(20), l);
+    ASSERT_TRUE(other) << other.error().message;
+    EXPECT_EQ(other->stdout_bytes, "fill open EROFS\n");
+    auto read = run({"cat", "/bundle/manifest.json"}, std::chrono::seconds(20), l);
+    ASSERT_TRUE(read) << read.error().message;
+    EXPECT_EQ(read->stdout_bytes, "") << "the bundle is not the scanner's room";
+    EXPECT_NE(read->stderr_tail.find("Permission denied"), std::string::npos) << read->stderr_tail;
+    // Without Landlock the scanner writes out.tar, and stops at RLIMIT_FSIZE; the agent then
+    // writes its result over whatever is there.
+    auto bare = run({"fill", "/bundle/out.tar", "64"}, std::chrono::seconds(20), l, without("landlock"));
+    ASSERT_TRUE(bare) << bare.error().message;
+    EXPECT_EQ(bare->stdout_bytes, "fill stopped at 16 MiB: EFBIG\n");
+  } else {
+    // bwrap's /work is the run dir, charged to the run's cgroup rather than sized: RLIMIT_FSIZE
+    // is what stops one file.
+    auto out = run({"fill", "/work/big", "64"}, std::chrono::seconds(20), l);
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_EQ(out->stdout_bytes, "fill stopped at 16 MiB: EFBIG\n");
+  }
 }
 
 TEST_P(Escape, cannot_ptrace_mount_or_unshare) {

@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
+#include <set>
+#include <map>
 #include <thread>
 
 #include "adapters/sandbox/kubernetes.h"
@@ -218,6 +221,111 @@ TEST_F(KubernetesRuntimeTest, pod_security_refuses_a_weakened_pod_and_the_run_sa
   EXPECT_NE(o.error().message.find("PodSecurity \"restricted"), std::string::npos) << o.error().message;
   EXPECT_NE(o.error().message.find("capabilities"), std::string::npos) << o.error().message;
   EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
+// The escape suite's checks of the agent's own walls (tests/adapters/escape_test.cc), in a pod
+// made from the runtime's own spec: the scanner cannot reach into the agent, write anywhere
+// but /work and /tmp (the kubelet's /dev/termination-log is a file on the node's disk), or
+// connect TCP — the storage network reaches the S3 server, and only Landlock stops the
+// scanner there. Each is shown failing against an image whose test-only agent leaves the
+// walls out (agent/walls.h).
+class KubernetesEscape : public KubernetesRuntimeTest {
+ protected:
+  void SetUp() override {
+    KubernetesRuntimeTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    for (const char* wall : {"landlock", "undumpable_landlock"}) {
+      const std::string room = std::string("hostile-without-") + wall;
+      ASSERT_TRUE(build_room(s_.root() / "rooms", room, "", weakened_agent_bin(wall)));
+      const std::string image = "localhost/batlehub-test-" + room + ":" + std::to_string(::getpid());
+      ASSERT_EQ(import_into_cluster(s_.root() / "rooms" / room, image), "");
+      weak_[wall] = image;
+    }
+  }
+  void TearDown() override {
+    for (const auto& [wall, image] : weak_) remove_from_cluster(image);
+    KubernetesRuntimeTest::TearDown();
+  }
+
+  // `hostile ARGS` in a pod of the real image, or of the image without `wall`.
+  Expected<core::RunOutput, core::SandboxError> run(std::vector<std::string> args, const std::string& wall = "",
+                                                    core::Limits limits = {}) {
+    auto o = test_k8s_options(ns_->worker_kubeconfig(), wall.empty() ? image_ : weak_.at(wall), s3_, prefix_);
+    KubernetesRuntime k(o);
+    core::RunSpec spec = fixture_run_spec();
+    spec.argv = {"hostile"};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.limits = limits;
+    return k.run(spec);
+  }
+
+  static std::set<std::string> written(const std::string& report) {
+    std::set<std::string> out;
+    std::istringstream in(report);
+    for (std::string line; std::getline(in, line);) {
+      if (line.ends_with(" written")) out.insert(line.substr(0, line.size() - 8));
+    }
+    return out;
+  }
+
+  std::map<std::string, std::string> weak_;  // by wall: the image
+};
+
+TEST_F(KubernetesEscape, cannot_reach_into_the_agent) {
+  auto out = run({"agent"});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->stdout_bytes,
+            "mem EACCES\nenviron EACCES\nfd EACCES\nattach EPERM\nvm_writev EPERM\nkill EPERM\n");
+  auto weak = run({"agent"}, "undumpable_landlock");
+  ASSERT_TRUE(weak) << weak.error().message;
+  EXPECT_EQ(weak->stdout_bytes.rfind("mem wrote 0x", 0), 0u) << weak->stdout_bytes;
+  // The agent's environment: the kubelet's KUBERNETES_* variables, readable without the walls.
+  EXPECT_NE(weak->stdout_bytes.find("\nenviron read "), std::string::npos) << weak->stdout_bytes;
+}
+
+TEST_F(KubernetesEscape, cannot_write_outside_work_and_tmp_nor_grow_the_termination_log) {
+  auto out = run({"mounts"});
+  ASSERT_TRUE(out) << out.error().message;
+  RecordProperty("mounts", out->stdout_bytes);
+  EXPECT_EQ(written(out->stdout_bytes), (std::set<std::string>{"/tmp", "/work"})) << out->stdout_bytes;
+  EXPECT_NE(out->stdout_bytes.find("\n/dev/termination-log EACCES\n"), std::string::npos) << out->stdout_bytes;
+  core::Limits l;
+  l.max_extracted_mb = 16;
+  auto fill = run({"fill", "/dev/termination-log", "64"}, "", l);
+  ASSERT_TRUE(fill) << fill.error().message;
+  EXPECT_EQ(fill->stdout_bytes, "fill open EACCES\n");
+  // Without Landlock the kubelet's file is writable, and RLIMIT_FSIZE stops it at the
+  // extraction budget.
+  auto bare = run({"mounts"}, "landlock");
+  ASSERT_TRUE(bare) << bare.error().message;
+  RecordProperty("mounts_without_landlock", bare->stdout_bytes);
+  EXPECT_TRUE(written(bare->stdout_bytes).contains("/dev/termination-log")) << bare->stdout_bytes;
+  auto bare_fill = run({"fill", "/dev/termination-log", "64"}, "landlock", l);
+  ASSERT_TRUE(bare_fill) << bare_fill.error().message;
+  EXPECT_EQ(bare_fill->stdout_bytes, "fill stopped at 16 MiB: EFBIG\n");
+}
+
+TEST_F(KubernetesEscape, cannot_connect_tcp_even_where_the_storage_network_reaches) {
+  const std::string port = std::to_string(BATLEHUB_TEST_S3_PORT);
+  auto out = run({"connect", "127.0.0.1", port});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->stdout_bytes, "connect EACCES\n");
+  auto bare = run({"connect", "127.0.0.1", port}, "landlock");
+  ASSERT_TRUE(bare) << bare.error().message;
+  EXPECT_EQ(bare->stdout_bytes, "connected\n") << "the storage network reaches the S3 server";
+}
+
+TEST_F(KubernetesEscape, an_image_whose_agent_leaves_out_its_walls_fails_the_probe_on_them) {
+  auto o = test_k8s_options(ns_->worker_kubeconfig(), weak_.at("undumpable_landlock"), s3_, prefix_);
+  KubernetesRuntime k(o);
+  auto r = k.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  const std::string failure = r->first_failure().value_or("(passed)");
+  EXPECT_EQ(failure.rfind("landlock: the kernel offers Landlock ABI ", 0), 0u) << failure;
+  const wire::Assertion* a = assertion(*r, wire::Check::kAgentUnreachable);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->verdict, wire::AssertionVerdict::kFail) << a->evidence;
+  EXPECT_NE(a->evidence.find("is dumpable"), std::string::npos) << a->evidence;
 }
 
 TEST_F(KubernetesRuntimeTest, the_quota_refuses_a_pod_over_it) {

@@ -61,8 +61,11 @@ TEST_P(OciArgv, every_flag_of_the_rfc_is_there) {
   const std::string t =
       podman ? "rw,nosuid,nodev,noexec,size=512m,U" : "rw,nosuid,nodev,noexec,size=512m,uid=65532,gid=65532";
   EXPECT_EQ(values(a, "--tmpfs"), (Strings{"/work:" + t, "/tmp:" + t}));
-  EXPECT_EQ(values(a, "-v"),
-            Strings{"/tmp/batlehub-run-4242-guarddog-ab12:/bundle" + std::string(podman ? ":rw,nosuid,nodev" : ":rw")});
+  // The bundle read-only, and out.tar, the one file the agent writes there, bound writable
+  // over it (a writable bundle is the host's disk, past --memory and /work's size).
+  const std::string flags = podman ? ",nosuid,nodev" : "";
+  EXPECT_EQ(values(a, "-v"), (Strings{"/tmp/batlehub-run-4242-guarddog-ab12:/bundle:ro" + flags,
+                                      "/tmp/batlehub-run-4242-guarddog-ab12/out.tar:/bundle/out.tar:rw" + flags}));
   EXPECT_EQ(values(a, "--cap-drop"), Strings{"ALL"});
   EXPECT_EQ(values(a, "--security-opt"), Strings{"no-new-privileges"});
   EXPECT_EQ(values(a, "--memory"), Strings{"2048m"});

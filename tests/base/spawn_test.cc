@@ -107,7 +107,7 @@ TEST_P(Spawn, the_scanner_sees_exactly_home_and_path) {
 }
 
 TEST_P(Spawn, the_rlimits_are_the_ones_asked_for) {
-  base::SpawnResult r = run({"limits"}, std::chrono::seconds(20), rlimits_for({256, 7}));
+  base::SpawnResult r = run({"limits"}, std::chrono::seconds(20), rlimits_for({256, 7}, 0));
   ASSERT_TRUE(r.started);
   auto l = lines(r.stdout_bytes);
   ASSERT_EQ(l.size(), 3u);

@@ -21,6 +21,17 @@
 //   hostile http HOST PORT PATH send GET PATH (HTTP/1.0); print the response's status line,
 //                               or the errno, or "no response"
 //   hostile write PATH          try to create PATH; print "written" or the errno
+//   hostile agent               reach into the agent, its parent: one line each for its memory
+//                               (open /proc/<agent>/mem O_RDWR; when it opens, read one byte
+//                               of the agent's code and write it back), its environment, its
+//                               descriptors, PTRACE_ATTACH, process_vm_writev and kill(agent, 0):
+//                               "what ERRNO", or what went through
+//   hostile fill PATH MIB       append MIB MiB to PATH (created if need be), SIGXFSZ ignored;
+//                               "fill open ERRNO", "fill stopped at N MiB: ERRNO" or
+//                               "fill wrote MIB MiB"
+//   hostile mounts              try to write to every mount it sees but /proc's and /sys's,
+//                               and to each directory at the top of one: "PATH written" or
+//                               "PATH ERRNO", one a line
 //   hostile forkbomb            fork until refused; say how far it got; exit, leaving them all
 //   hostile alloc MIB           allocate and touch MIB MiB; "allocated" or where it stopped
 //   hostile forkalloc N MIB     fork N children that each allocate and touch MIB MiB and
@@ -42,12 +53,15 @@
 #include <sys/syscall.h>
 #include <poll.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <dirent.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -115,6 +129,162 @@ std::string tar_entry(const std::string& name, const std::string& data) {
   out += data;
   out.append((512 - data.size() % 512) % 512, '\0');
   return out;
+}
+
+const char* err_name(int e) { return strerrorname_np(e) ? strerrorname_np(e) : "E?"; }
+
+// The agent's first executable mapping, from /proc/<pid>/maps; 0x401000 (a static
+// executable's text) when the maps cannot be read.
+unsigned long agent_code(pid_t agent) {
+  const std::string maps = "/proc/" + std::to_string(agent) + "/maps";
+  FILE* f = std::fopen(maps.c_str(), "r");
+  if (!f) return 0x401000;
+  char line[512];
+  unsigned long at = 0x401000;
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long lo = 0, hi = 0;
+    char perms[8] = {};
+    if (std::sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && perms[2] == 'x') {
+      at = lo;
+      break;
+    }
+  }
+  std::fclose(f);
+  return at;
+}
+
+int reach_into_the_agent() {
+  const pid_t agent = getppid();
+  const std::string proc = "/proc/" + std::to_string(agent);
+  const unsigned long code = agent_code(agent);
+  int fd = open((proc + "/mem").c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    std::printf("mem %s\n", err_name(errno));
+  } else {
+    unsigned char b = 0;
+    if (pread(fd, &b, 1, static_cast<off_t>(code)) != 1) {
+      std::printf("mem pread %s\n", err_name(errno));
+    } else if (pwrite(fd, &b, 1, static_cast<off_t>(code)) != 1) {
+      std::printf("mem pwrite %s\n", err_name(errno));
+    } else {
+      std::printf("mem wrote 0x%lx\n", code);
+    }
+    close(fd);
+  }
+  fd = open((proc + "/environ").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    std::printf("environ %s\n", err_name(errno));
+  } else {
+    char buf[4096];
+    const ssize_t n = read(fd, buf, sizeof buf);
+    std::printf("environ read %zd bytes\n", n);
+    close(fd);
+  }
+  fd = open((proc + "/fd/0").c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    std::printf("fd %s\n", err_name(errno));
+  } else {
+    std::puts("fd opened");
+    close(fd);
+  }
+  errno = 0;
+  long r = ptrace(PTRACE_ATTACH, agent, nullptr, nullptr);
+  if (r == 0) {
+    waitpid(agent, nullptr, __WALL);
+    ptrace(PTRACE_DETACH, agent, nullptr, nullptr);
+    std::puts("attach attached");
+  } else {
+    std::printf("attach %s\n", err_name(errno));
+  }
+  unsigned char byte = 0;
+  iovec local{&byte, 1};
+  iovec remote{reinterpret_cast<void*>(code), 1};
+  errno = 0;
+  if (syscall(SYS_process_vm_readv, agent, &local, 1, &remote, 1, 0) == 1 &&
+      syscall(SYS_process_vm_writev, agent, &local, 1, &remote, 1, 0) == 1) {
+    std::printf("vm_writev wrote 0x%lx\n", code);
+  } else {
+    std::printf("vm_writev %s\n", err_name(errno));
+  }
+  std::printf("kill %s\n", kill(agent, 0) == 0 ? "delivered" : err_name(errno));
+  return 0;
+}
+
+int fill(const char* path, long mib) {
+  signal(SIGXFSZ, SIG_IGN);  // past RLIMIT_FSIZE: EFBIG rather than death
+  const int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    std::printf("fill open %s\n", err_name(errno));
+    return 1;
+  }
+  std::vector<char> block(1 << 20, 'x');
+  for (long i = 0; i < mib; ++i) {
+    std::size_t done = 0;
+    while (done < block.size()) {
+      const ssize_t n = write(fd, block.data() + done, block.size() - done);
+      if (n <= 0) {
+        std::printf("fill stopped at %ld MiB: %s\n", i, err_name(n < 0 ? errno : ENOSPC));
+        close(fd);
+        return 1;
+      }
+      done += static_cast<std::size_t>(n);
+    }
+  }
+  close(fd);
+  std::printf("fill wrote %ld MiB\n", mib);
+  return 0;
+}
+
+// One attempt: a directory gets a new file (removed again), a file is opened for appending.
+void try_write(const std::string& path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) return;
+  int fd;
+  std::string made;
+  if (S_ISDIR(st.st_mode)) {
+    made = (path == "/" ? "" : path) + "/.hostile-mounts";
+    fd = open(made.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  } else {
+    fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+  }
+  if (fd < 0) {
+    std::printf("%s %s\n", path.c_str(), err_name(errno));
+    return;
+  }
+  close(fd);
+  if (!made.empty()) unlink(made.c_str());
+  std::printf("%s written\n", path.c_str());
+}
+
+int write_every_mount() {
+  FILE* f = std::fopen("/proc/self/mounts", "r");
+  if (!f) {
+    std::printf("/proc/self/mounts %s\n", err_name(errno));
+    return 1;
+  }
+  char dev[4096], point[4096], type[256], opts[4096];
+  std::vector<std::string> seen;
+  while (std::fscanf(f, "%4095s %4095s %255s %4095s %*d %*d", dev, point, type, opts) == 4) {
+    const std::string t = type;
+    if (t == "proc" || t == "sysfs" || t == "cgroup" || t == "cgroup2" || t == "devpts") continue;
+    const std::string p = point;
+    if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+    seen.push_back(p);
+    try_write(p);
+    DIR* d = opendir(p.c_str());
+    if (!d) continue;
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name == "." || name == ".." || e->d_type != DT_DIR) continue;
+      const std::string sub = (p == "/" ? "" : p) + "/" + name;
+      if (std::find(seen.begin(), seen.end(), sub) != seen.end()) continue;
+      seen.push_back(sub);
+      try_write(sub);
+    }
+    closedir(d);
+  }
+  std::fclose(f);
+  return 0;
 }
 
 }  // namespace
@@ -336,6 +506,15 @@ int main(int argc, char** argv) {
     std::printf("write %s\n", strerrorname_np(errno));
     return 1;
   }
+  if (mode == "agent") return reach_into_the_agent();
+  if (mode == "fill") {
+    if (argc != 4) {
+      std::fputs("usage: hostile fill PATH MIB\n", stderr);
+      return 2;
+    }
+    return fill(argv[2], std::atol(argv[3]));
+  }
+  if (mode == "mounts") return write_every_mount();
   if (mode == "forkbomb") {
     // Forks until it cannot, then reports how far it got and waits to be killed.
     long n = 0;

@@ -32,8 +32,11 @@ std::vector<std::string> bwrap_argv(const BwrapArgvInput& in) {
   if (!in.network) a.emplace_back("--unshare-net");
   if (in.in_run_cgroup || !in.cgroup_binds.empty()) a.emplace_back("--unshare-cgroup");
   for (const char* s : {"--die-with-parent", "--new-session", "--uid", kSandboxUid, "--gid", kSandboxUid}) a.emplace_back(s);
+  // bwrap's /dev is a tmpfs the sandbox's uid may write to (a scanner made files in it);
+  // read-only, its device nodes still open for writing, and nothing else there takes a file.
   for (const std::string& s : {std::string("--ro-bind"), in.room, std::string("/"), std::string("--proc"),
-                               std::string("/proc"), std::string("--dev"), std::string("/dev")}) {
+                               std::string("/proc"), std::string("--dev"), std::string("/dev"),
+                               std::string("--remount-ro"), std::string("/dev")}) {
     a.push_back(s);
   }
   if (!in.cgroup_binds.empty()) {
@@ -276,6 +279,18 @@ std::string BwrapRuntime::hint(std::optional<wire::Check> failed) const {
           "the agent installs this wall itself: the kernel must filter with seccomp "
           "(CONFIG_SECCOMP_FILTER), and the room must hold this release's agent, not a build without "
           "its walls (rebuild the room with scripts/build-room.py).");
+    case Check::kAgentUnreachable:
+      return see(
+          "the scanner could open the agent's memory or environment: the room must hold this release's "
+          "agent, which makes itself undumpable (rebuild the room with scripts/build-room.py), and bwrap "
+          "must not be given a capability (no --cap-add in a wrapper).");
+    case Check::kLandlock:
+      return see(
+          "the kernel offers Landlock and the agent's ruleset is not on the scanner: the room must hold "
+          "this release's agent (rebuild it with scripts/build-room.py), and nothing around the worker "
+          "may refuse landlock_create_ruleset/landlock_restrict_self (a seccomp profile of the worker's). "
+          "A kernel without Landlock is only a warning unless [worker.sandbox] require_landlock = true: "
+          "then boot it with landlock in lsm=.");
     case Check::kRlimits:
       return see(
           "the agent could not set a resource limit at all: allow the worker setrlimit/prlimit64 "

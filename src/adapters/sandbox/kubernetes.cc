@@ -355,6 +355,17 @@ std::string KubernetesRuntime::hint(std::optional<wire::Check> failed) const {
           "the agent installs this wall itself, under the pod's RuntimeDefault profile: the node's kernel "
           "must filter with seccomp, the runtime class must allow seccomp(2) and prctl(2), and the image "
           "must hold this release's agent (scripts/build-image.py).");
+    case Check::kAgentUnreachable:
+      return see(rewritten +
+                 "(a capability such as SYS_PTRACE added, shareProcessNamespace), or the image holds an agent "
+                 "of another release, which does not make itself undumpable (scripts/build-image.py).");
+    case Check::kLandlock:
+      return see(
+          "the node's kernel offers Landlock and the agent's ruleset is not on the scanner: the image must "
+          "hold this release's agent (scripts/build-image.py), and the pod's seccomp profile must allow "
+          "landlock_create_ruleset and landlock_restrict_self (containerd's RuntimeDefault does). A node "
+          "without Landlock is only a warning unless [worker.sandbox] require_landlock = true: then boot it "
+          "with landlock in lsm=, or select nodes that have it.");
     case Check::kRlimits:
       return see(
           "the container runtime refused the agent a resource limit: the node's hard limits (containerd's "

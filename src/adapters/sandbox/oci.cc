@@ -21,6 +21,7 @@
 #include "adapters/sandbox/probe_support.h"
 #include "adapters/sandbox/run_dir.h"
 #include "base/command_path.h"
+#include "base/fd.h"
 #include "base/spawn.h"
 #include "wire/caps.h"
 #include "wire/sandbox_path.h"
@@ -35,6 +36,7 @@ namespace {
 
 constexpr const char* kBundleInSandbox = "/bundle";
 constexpr const char* kWorkInSandbox = "/work";
+constexpr const char* kOutTar = "out.tar";
 
 bool podman(const OciArgvInput& in) {
   return in.engine == OciEngineKind::kPodman;
@@ -105,12 +107,18 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
                                  (podman(in) ? ",U" : ",uid=" + std::string(kSandboxUid) + ",gid=" + kSandboxUid);
   a.insert(a.end(),
            {"--read-only", "--tmpfs", std::string(kWorkInSandbox) + ":" + tmpfs_opts, "--tmpfs", "/tmp:" + tmpfs_opts});
-  // The per-run directory: the manifest and the artifact in, out.tar out, writable by any
-  // uid (OciBundleDir). podman takes nosuid,nodev on -v; docker refuses them there, so
-  // the runtime has made the directory a nosuid,nodev mount before the run (OciBundleDir),
-  // which the bind inherits.
+  // The per-run directory: the manifest and the artifact in, read-only; and the one file the
+  // agent writes there, out.tar (made by OciBundleDir, writable by any uid), bound writable
+  // over it. A scanner on a kernel without Landlock can then write that one file, up to its
+  // RLIMIT_FSIZE, and nothing else of the host's disk (a writable bundle took 2,560 MiB of
+  // it, past --memory and /work's size). podman takes nosuid,nodev on -v; docker refuses them
+  // there, so the runtime has made the directory a nosuid,nodev mount before the run
+  // (OciBundleDir), which both binds inherit.
   if (!in.bundle_dir.empty()) {
-    a.insert(a.end(), {"-v", in.bundle_dir + ":" + kBundleInSandbox + (podman(in) ? ":rw,nosuid,nodev" : ":rw")});
+    const std::string flags = podman(in) ? ",nosuid,nodev" : "";
+    a.insert(a.end(), {"-v", in.bundle_dir + ":" + kBundleInSandbox + ":ro" + flags});
+    a.insert(a.end(),
+             {"-v", in.bundle_dir + "/" + kOutTar + ":" + kBundleInSandbox + "/" + kOutTar + ":rw" + flags});
   }
   a.insert(a.end(), {"--cap-drop", "ALL", "--security-opt", "no-new-privileges"});
   if (podman(in)) {
@@ -138,7 +146,7 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
     a.insert(a.end(), {kAgentInRoom, "--in", in.in_url, "--out", in.out_url});
   } else {
     a.insert(a.end(), {kAgentInRoom, "--in", "file://" + std::string(kBundleInSandbox) + "/manifest.json", "--out",
-                       "file://" + std::string(kBundleInSandbox) + "/out.tar"});
+                       "file://" + std::string(kBundleInSandbox) + "/" + kOutTar});
   }
   return a;
 }
@@ -183,6 +191,13 @@ Expected<OciBundleDir, SandboxError> OciBundleDir::make(const std::string& run_d
   OciBundleDir b(run_dir + "/bundle");
   if (::mkdir(b.path_.c_str(), 0777) != 0 || ::chmod(b.path_.c_str(), 0777) != 0) {
     return Unexpected(SandboxError{Kind::kIo, "creating " + b.path_ + ": " + std::strerror(errno)});
+  }
+  // The result file, empty until the agent writes it in place: the only thing in the bundle
+  // the container may write (oci_argv).
+  const std::string out = b.path_ + "/" + kOutTar;
+  base::Fd made(::open(out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666));
+  if (!made.valid() || ::fchmod(made.get(), 0666) != 0) {
+    return Unexpected(SandboxError{Kind::kIo, "creating " + out + ": " + std::strerror(errno)});
   }
   if (engine == OciEngineKind::kPodman) return b;
   // docker: no nosuid/nodev in -v. The directory becomes a mount of its own with those
@@ -446,6 +461,17 @@ std::string OciRuntime::hint(std::optional<wire::Check> failed) const {
                  (podman ? "set default_ulimits in containers.conf (nofile and nproc, both) to what the host allows."
                          : "set default-ulimits in daemon.json to what the host allows.") +
                  " A host hard limit below the run's is only a warning.");
+    case Check::kAgentUnreachable:
+      return see("the scanner could open the agent's memory or environment: the image must hold this release's "
+                 "agent, which makes itself undumpable (rebuild it with `make images`), and extra_args must add no "
+                 "capability (--cap-add SYS_PTRACE, --privileged).");
+    case Check::kLandlock:
+      return see(std::string("the kernel offers Landlock and the agent's ruleset is not on the scanner: the image "
+                             "must hold this release's agent (`make images`), and the engine's seccomp profile must "
+                             "allow landlock_create_ruleset and landlock_restrict_self (") +
+                 (podman ? "containers-common's" : "docker's") +
+                 " default does; check --security-opt seccomp= in extra_args). A kernel without Landlock is only a "
+                 "warning unless [worker.sandbox] require_landlock = true: then boot it with landlock in lsm=.");
     case Check::kMemoryBounded:
     case Check::kPidsBounded:
       return see(podman ? "podman must bound the container with the memory and pids controllers: root on cgroup v1 "
@@ -473,11 +499,11 @@ std::string OciRuntime::hint(std::optional<wire::Check> failed) const {
                           "in extra_args; set \"userns-remap\" in daemon.json for a user namespace.");
     case Check::kReadOnlyRoot:
     case Check::kOneWritableDir:
-      return see(podman ? "the image's root must stay read-only with /work the one writable mount: no -v, --mount, "
-                          "--tmpfs or --read-only=false in extra_args."
-                        : "the image's root must stay read-only with /work the one writable mount, bound nosuid,nodev "
-                          "(which needs a worker running as root): no -v, --mount, --tmpfs or --read-only=false in "
-                          "extra_args.");
+      return see(podman ? "the image's root must stay read-only with /work and /tmp the writable mounts and the "
+                          "bundle read-only: no -v, --mount, --tmpfs or --read-only=false in extra_args."
+                        : "the image's root must stay read-only with /work and /tmp the writable mounts and the "
+                          "bundle read-only, bound nosuid,nodev (which needs a worker running as root): no -v, "
+                          "--mount, --tmpfs or --read-only=false in extra_args.");
     case Check::kPidNamespace:
       break;
   }

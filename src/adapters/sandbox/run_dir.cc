@@ -189,6 +189,10 @@ static Expected<std::string, SandboxError> read_out_tar_file(const std::string& 
   }
   if (file->bytes.size() < file->size_at_open)
     return Unexpected(SandboxError{Kind::kResultInvalid, "out.tar was truncated while read"});
+  // Empty: the file a runtime made for the agent to write in place (oci), never written.
+  if (file->bytes.empty()) {
+    return Unexpected(SandboxError{Kind::kCrashed, "no result came back", SandboxError::Reason::kNoResult});
+  }
   return std::move(file->bytes);
 }
 
