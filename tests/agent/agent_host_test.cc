@@ -114,7 +114,7 @@ TEST_F(AgentLimits, the_probe_on_a_host_with_lower_hard_limits_warns_on_rlimits_
   EXPECT_EQ(r.verdict, wire::AssertionVerdict::kWarn) << r.evidence;
   EXPECT_EQ(r.evidence,
             "RLIMIT_DATA=536870912, RLIMIT_CPU=20 (lowered from 60: the host's hard limit), RLIMIT_CORE=0, "
-            "RLIMIT_NPROC=500 (lowered from 1024: the host's hard limit)");
+            "RLIMIT_FSIZE=536870912, RLIMIT_NPROC=500 (lowered from 1024: the host's hard limit)");
   for (auto c : {wire::Check::kSeccompFilter, wire::Check::kNoNewPrivs, wire::Check::kCanarySyscall,
                  wire::Check::kClone3Enosys}) {
     EXPECT_EQ(assertion(o, c).verdict, wire::AssertionVerdict::kPass) << assertion(o, c).evidence;

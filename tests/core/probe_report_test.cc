@@ -19,7 +19,7 @@ ProbeReport every_check_passing() {
 
 TEST(ProbeReport, every_check_passing_passes_and_a_warning_is_no_failure) {
   ProbeReport r = every_check_passing();
-  EXPECT_EQ(r.agent.assertions.size(), 17u);
+  EXPECT_EQ(r.agent.assertions.size(), 19u);
   EXPECT_TRUE(r.passed());
   for (auto& a : r.agent.assertions) {
     if (a.check == Check::kMemoryBounded) a.verdict = AssertionVerdict::kWarn;
@@ -39,13 +39,40 @@ TEST(ProbeReport, the_first_failed_assertion_is_named_with_its_evidence) {
 
 TEST(ProbeReport, an_assertion_the_agent_did_not_make_fails_the_probe) {
   ProbeReport r = every_check_passing();
-  r.agent.assertions.erase(r.agent.assertions.end() - 2, r.agent.assertions.end());  // an older agent's report
+  // An agent of the release before agent_unreachable and landlock.
+  r.agent.assertions.erase(r.agent.assertions.end() - 2, r.agent.assertions.end());
   EXPECT_FALSE(r.passed());
   EXPECT_EQ(r.failure()->what, ProbeReport::Failure::What::kAssertionMissing);
-  EXPECT_EQ(r.failure()->check, Check::kMemoryBounded);
+  EXPECT_EQ(r.failure()->check, Check::kAgentUnreachable);
   EXPECT_EQ(r.first_failure(),
-            "memory_bounded: the agent did not report it (an agent of an older release? rebuild the room with this "
+            "agent_unreachable: the agent did not report it (an agent of an older release? rebuild the room with this "
             "release's agent)");
+  // And one from before memory_bounded and pids_bounded.
+  r.agent.assertions.erase(r.agent.assertions.end() - 2, r.agent.assertions.end());
+  EXPECT_EQ(r.failure()->check, Check::kMemoryBounded);
+}
+
+// [worker.sandbox] require_landlock: the agent's warning that the kernel has no Landlock
+// becomes the probe's failure; without it, the warning stays a warning. No other warning
+// changes.
+TEST(ProbeReport, require_landlock_turns_the_no_landlock_warning_into_a_failure) {
+  ProbeReport r = every_check_passing();
+  for (auto& a : r.agent.assertions) {
+    if (a.check == Check::kLandlock) a = {Check::kLandlock, AssertionVerdict::kWarn, "the kernel has no Landlock"};
+    if (a.check == Check::kRlimits) a = {Check::kRlimits, AssertionVerdict::kWarn, "RLIMIT_NPROC=500 (lowered)"};
+  }
+  ProbeTarget t;
+  hold_to_target(r, t);
+  EXPECT_TRUE(r.passed());
+  t.require_landlock = true;
+  hold_to_target(r, t);
+  EXPECT_EQ(r.first_failure(),
+            "landlock: the kernel has no Landlock (refused: [worker.sandbox] require_landlock = true)");
+  for (const auto& a : r.agent.assertions) {
+    if (a.check == Check::kRlimits) {
+      EXPECT_EQ(a.verdict, AssertionVerdict::kWarn);
+    }
+  }
 }
 
 TEST(ProbeReport, no_result_is_named_first_and_a_skipped_probe_passes) {
