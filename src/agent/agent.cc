@@ -121,7 +121,8 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
   // result. Only a process of its own (the binary): in a worker (the `none` runtime) the
   // keeper that supervises the scanner makes itself undumpable instead (base/spawn.cc).
   if (options.own_process && makes_itself_undumpable() && ::prctl(PR_SET_DUMPABLE, 0) != 0) {
-    r.failure = wire::Failure{FailureKind::kInternal, std::string("prctl(PR_SET_DUMPABLE, 0): ") + std::strerror(errno)};
+    r.failure =
+        wire::Failure{FailureKind::kInternal, std::string("prctl(PR_SET_DUMPABLE, 0): ") + std::strerror(errno)};
     return run;
   }
   // The filter this build compiled (scanner_filter.h), unless a test-only agent leaves a
@@ -138,16 +139,15 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
   // Built whatever this build installs, so that the probe can tell a kernel without Landlock
   // from an agent that left its ruleset out. A kernel that has Landlock and refuses the
   // ruleset fails the run: no scanner runs under less than the probe proved.
-  auto ruleset = landlock::build(
-      options.work_dir, options.work_dir == kRoomWorkDir ? landlock::RootIs::kRoom : landlock::RootIs::kHost);
+  auto ruleset = landlock::build(options.work_dir,
+                                 options.work_dir == kRoomWorkDir ? landlock::RootIs::kRoom : landlock::RootIs::kHost);
   if (!ruleset) {
     r.failure = wire::Failure{FailureKind::kInternal, ruleset.error()};
     return run;
   }
 
   if (m.probe) {
-    ProbeContext ctx{options.work_dir, options.scanner_path, current_environment(), &*prog, limits,
-                     r.rlimits_lowered};
+    ProbeContext ctx{options.work_dir, options.scanner_path, current_environment(), &*prog, limits, r.rlimits_lowered};
     ctx.landlock = &*ruleset;
     ctx.out_path = options.out_path;
     r.probe = run_probe(m, ctx);

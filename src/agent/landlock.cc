@@ -181,7 +181,8 @@ Expected<Ruleset, std::string> build(const std::string& work_dir, RootIs root) {
   // The whole struct whatever the ABI: a kernel that knows fewer fields accepts the rest as
   // long as they are zero (copy_struct_from_user).
   rs.fd.reset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0)));
-  if (!rs.fd.valid()) return Unexpected("landlock: create_ruleset (ABI " + std::to_string(abi) + "): " + errno_text(errno));
+  if (!rs.fd.valid())
+    return Unexpected("landlock: create_ruleset (ABI " + std::to_string(abi) + "): " + errno_text(errno));
   Builder b(rs.fd.get(), abi);
   auto add = [&](const std::string& path, std::uint64_t access) -> Expected<bool, std::string> {
     return b.add(path, access, rs.rules);

@@ -69,7 +69,8 @@ const char* rlimit_name(int resource) {
     case RLIMIT_DATA: return "RLIMIT_DATA";
     case RLIMIT_CPU: return "RLIMIT_CPU";
     case RLIMIT_CORE: return "RLIMIT_CORE";
-    case RLIMIT_FSIZE: return "RLIMIT_FSIZE";
+    case RLIMIT_FSIZE:
+      return "RLIMIT_FSIZE";
     case RLIMIT_AS: return "RLIMIT_AS";
     case RLIMIT_NPROC: return "RLIMIT_NPROC";
     case RLIMIT_NOFILE: return "RLIMIT_NOFILE";

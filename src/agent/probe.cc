@@ -178,21 +178,6 @@ struct MountInfo {
   std::string options;
 };
 
-// /proc/self/mounts writes a space, tab, newline or backslash in a path as \ooo.
-std::string unescape_mount_field(const std::string& f) {
-  std::string out;
-  for (std::size_t i = 0; i < f.size(); ++i) {
-    if (f[i] == '\\' && i + 3 < f.size() && f[i + 1] >= '0' && f[i + 1] <= '3' && f[i + 2] >= '0' &&
-        f[i + 2] <= '7' && f[i + 3] >= '0' && f[i + 3] <= '7') {
-      out += static_cast<char>((f[i + 1] - '0') * 64 + (f[i + 2] - '0') * 8 + (f[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += f[i];
-    }
-  }
-  return out;
-}
-
 std::vector<MountInfo> read_mounts() {
   std::vector<MountInfo> out;
   std::istringstream f(base::read_small_file("/proc/self/mounts", 4 * 1024 * 1024));
@@ -201,7 +186,7 @@ std::vector<MountInfo> read_mounts() {
     std::istringstream is(line);
     std::string dev, point, type, opts;
     is >> dev >> point >> type >> opts;
-    out.push_back({unescape_mount_field(point), type, opts});
+    out.push_back({base::cgroup::unescape_mount_field(point), type, opts});
   }
   return out;
 }
@@ -330,9 +315,9 @@ struct WalledReport {
     int set_errno;  // setrlimit's errno when this limit could not be set, else 0
   } limits[8] = {};
   // The agent as the scanner would reach it: 0 when the open or the signal went through.
-  int mem_errno = 0;      // open(/proc/<agent>/mem, O_RDWR)
-  int environ_errno = 0;  // open(/proc/<agent>/environ)
-  int kill_errno = 0;     // kill(<agent>, 0)
+  int mem_errno = 0;       // open(/proc/<agent>/mem, O_RDWR)
+  int environ_errno = 0;   // open(/proc/<agent>/environ)
+  int kill_errno = 0;      // kill(<agent>, 0)
   int root_dir_errno = 0;  // open("/", O_DIRECTORY): a room's "/" itself is not the room's
   int tcp_tried = 0;
   int tcp_errno = 0;  // connect to the agent's loopback listener
@@ -435,9 +420,9 @@ WalledReport probe_under_walls(const ProbeContext& ctx, const std::vector<WriteT
       if (listener.valid()) {
         c.tcp_tried = 1;
         const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        c.tcp_errno = s < 0 ? errno
-                            : (::connect(s, reinterpret_cast<const sockaddr*>(&listen_at), sizeof listen_at) == 0 ? 0
-                                                                                                                 : errno);
+        c.tcp_errno =
+            s < 0 ? errno
+                  : (::connect(s, reinterpret_cast<const sockaddr*>(&listen_at), sizeof listen_at) == 0 ? 0 : errno);
         if (s >= 0) ::close(s);
       }
       for (std::size_t i = 0; i < n_targets; ++i) {
@@ -496,9 +481,9 @@ bool beneath(const std::string& path, const std::string& dir) {
 // Mounts whose files are the kernel's interfaces rather than storage: nothing is filled by
 // writing to them, and the runtimes' own walls (read-only /proc/sys, no /sys) answer for them.
 bool kernel_interface(const std::string& type) {
-  static const std::set<std::string> kTypes{"proc",   "sysfs",   "cgroup",     "cgroup2",  "devpts",
-                                            "securityfs", "debugfs", "tracefs", "bpf", "pstore",
-                                            "efivarfs", "configfs", "fusectl", "binfmt_misc", "nsfs"};
+  static const std::set<std::string> kTypes{"proc",       "sysfs",    "cgroup",  "cgroup2",     "devpts",
+                                            "securityfs", "debugfs",  "tracefs", "bpf",         "pstore",
+                                            "efivarfs",   "configfs", "fusectl", "binfmt_misc", "nsfs"};
   return kTypes.contains(type);
 }
 
@@ -566,7 +551,8 @@ bool writable_elsewhere(const std::vector<WriteTarget>& targets, const WalledRep
   if (!dirs.empty()) ev += "; writable directories: " + dirs;
   if (!files.empty()) {
     ev += "; writable files: " + files +
-          (fsize == RLIM_INFINITY ? " (without RLIMIT_FSIZE)" : " (each at most RLIMIT_FSIZE " + limit_value(fsize) + " bytes)");
+          (fsize == RLIM_INFINITY ? " (without RLIMIT_FSIZE)"
+                                  : " (each at most RLIMIT_FSIZE " + limit_value(fsize) + " bytes)");
   }
   return ok;
 }
@@ -677,13 +663,14 @@ long filter_count(std::string_view v) {
 Assertion check_landlock(const ProbeContext& ctx, const WalledReport& w) {
   const landlock::Ruleset& rs = *ctx.landlock;
   if (rs.support.abi <= 0) {
-    return Assertion{Check::kLandlock, AssertionVerdict::kWarn,
-                     "the kernel has no Landlock (the version query: " + errno_name(rs.support.err) +
-                         "; ENOSYS: not built, EOPNOTSUPP: off at boot, lsm= without landlock): " +
-                         landlock::what_is_lost()};
+    return Assertion{
+        Check::kLandlock, AssertionVerdict::kWarn,
+        "the kernel has no Landlock (the version query: " + errno_name(rs.support.err) +
+            "; ENOSYS: not built, EOPNOTSUPP: off at boot, lsm= without landlock): " + landlock::what_is_lost()};
   }
   const std::string offered = "the kernel offers Landlock ABI " + std::to_string(rs.support.abi);
-  if (!installs_landlock()) return make(Check::kLandlock, false, offered + " and the agent put no ruleset on the scanner");
+  if (!installs_landlock())
+    return make(Check::kLandlock, false, offered + " and the agent put no ruleset on the scanner");
   if (w.wall_stage < 0) return make(Check::kLandlock, false, "the walled child could not report");
   const auto stage = static_cast<base::WallStage>(w.wall_stage);
   if (stage == base::WallStage::kLandlock) {
@@ -719,8 +706,9 @@ Assertion check_agent_unreachable(const ProbeContext& ctx, const WalledReport& w
     return make(Check::kAgentUnreachable, false, ev + "; not checked: the scanner's walls could not be installed");
   }
   auto said = [](int e) { return e == 0 ? std::string("opened") : errno_name(e); };
-  ev += "; /proc/" + pid + "/mem O_RDWR: " + said(w.mem_errno) + ", /proc/" + pid + "/environ: " + said(w.environ_errno) +
-        ", kill(" + pid + ", 0): " + (w.kill_errno == 0 ? std::string("delivered") : errno_name(w.kill_errno));
+  ev += "; /proc/" + pid + "/mem O_RDWR: " + said(w.mem_errno) + ", /proc/" + pid +
+        "/environ: " + said(w.environ_errno) + ", kill(" + pid +
+        ", 0): " + (w.kill_errno == 0 ? std::string("delivered") : errno_name(w.kill_errno));
   bool ok = dumpable == 0 && w.mem_errno != 0 && w.environ_errno != 0;
   // Signals are Landlock's to refuse (ABI 6); without it a signal reaches the agent, which
   // then has no result to write — a failed run, never a forged one.
@@ -741,7 +729,7 @@ void add_walled_checks(const ProbeContext& ctx, const WalledReport& w, long befo
   const std::string failed = stage == base::WallStage::kNone
                                  ? ""
                                  : std::string(stage == base::WallStage::kNoNewPrivs ? "prctl(PR_SET_NO_NEW_PRIVS)"
-                                               : stage == base::WallStage::kSeccomp ? "prctl(PR_SET_SECCOMP)"
+                                               : stage == base::WallStage::kSeccomp  ? "prctl(PR_SET_SECCOMP)"
                                                : stage == base::WallStage::kLandlock
                                                    ? "landlock_restrict_self"
                                                    : "installing the walls at stage " + std::to_string(w.wall_stage)) +

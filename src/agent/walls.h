@@ -21,12 +21,12 @@ namespace batlehub::agent {
 // reach it, and the binary a room or an image is built from has no weakening in it at all.
 enum class WeakenedWall {
   kNone,
-  kSeccompFilter,  // no filter of the agent's own
-  kCanarySyscall,  // the filter without its personality rule
-  kClone3Enosys,   // the filter without its clone3 rule
-  kRlimits,        // no rlimit set
-  kUndumpable,     // the agent stays dumpable (its uid's processes may open its /proc/<pid>/mem)
-  kLandlock,       // no Landlock ruleset on the scanner
+  kSeccompFilter,       // no filter of the agent's own
+  kCanarySyscall,       // the filter without its personality rule
+  kClone3Enosys,        // the filter without its clone3 rule
+  kRlimits,             // no rlimit set
+  kUndumpable,          // the agent stays dumpable (its uid's processes may open its /proc/<pid>/mem)
+  kLandlock,            // no Landlock ruleset on the scanner
   kUndumpableLandlock,  // both: what the escape suite writes the agent's memory through
 };
 WeakenedWall weakened_wall();

@@ -34,8 +34,9 @@ void for_each_line(std::string_view text, F f) {
   }
 }
 
-// mountinfo escapes space, tab, newline and backslash as \ooo.
-std::string unescape(std::string_view s) {
+}  // namespace
+
+std::string unescape_mount_field(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -49,6 +50,8 @@ std::string unescape(std::string_view s) {
   }
   return out;
 }
+
+namespace {
 
 bool contains(const std::vector<std::string>& v, std::string_view x) {
   for (const auto& s : v) {
@@ -115,8 +118,8 @@ std::vector<Mount> parse_mountinfo(std::string_view text) {
     } else {
       return;
     }
-    m.root = unescape(left[3]);
-    m.mount_point = unescape(left[4]);
+    m.root = unescape_mount_field(left[3]);
+    m.mount_point = unescape_mount_field(left[4]);
     out.push_back(std::move(m));
   });
   return out;

@@ -30,6 +30,10 @@ struct Membership {
   bool operator==(const Membership&) const = default;
 };
 
+// A path field of /proc/self/mountinfo or /proc/self/mounts, which write a space, tab,
+// newline or backslash as \ooo; anything else is kept as it is.
+std::string unescape_mount_field(std::string_view field);
+
 // A cgroup or cgroup2 mount of /proc/self/mountinfo.
 struct Mount {
   Version version = Version::kV1;

@@ -327,7 +327,8 @@ const char* stage_name(WallStage s) {
     case WallStage::kSeccomp: return "prctl(PR_SET_SECCOMP)";
     case WallStage::kExec: return "execve";
     case WallStage::kCgroup: return "joining the run's cgroup (write to cgroup.procs)";
-    case WallStage::kLandlock: return "landlock_restrict_self";
+    case WallStage::kLandlock:
+      return "landlock_restrict_self";
     case WallStage::kNone: break;
   }
   return "?";

@@ -62,8 +62,8 @@ enum class Check {
   kCanarySyscall,
   kClone3Enosys,
   kRlimits,
-  kMemoryBounded,  // the run's cgroup bounds its memory as a whole, not per process
-  kPidsBounded,    // the run's cgroup bounds its processes as a whole
+  kMemoryBounded,     // the run's cgroup bounds its memory as a whole, not per process
+  kPidsBounded,       // the run's cgroup bounds its processes as a whole
   kAgentUnreachable,  // the scanner cannot open the agent's memory, environment or descriptors
   kLandlock,          // the agent's Landlock ruleset is on the scanner (a warning without Landlock)
 };

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <functional>
 #include <set>
 
 #include "adapters/sandbox/bwrap.h"
@@ -49,6 +50,29 @@ class LoopbackListener {
   int fd_ = -1;
   std::string address_;
 };
+
+// What `body` returns, run in a child process: for a test that changes something about the
+// process that cannot be changed back (a hard rlimit lowered, a seccomp filter installed).
+std::string in_a_child(const std::function<std::string()>& body) {
+  int fds[2];
+  if (::pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    const std::string out = body();
+    ssize_t ignored = ::write(fds[1], out.data(), out.size());
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string got;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  ::waitpid(pid, nullptr, 0);
+  return got;
+}
 
 class BwrapRuntimeTest : public ::testing::Test {
  protected:
@@ -229,11 +253,7 @@ TEST_F(BwrapRuntimeTest, a_host_whose_hard_nproc_is_below_1024_runs_under_it_and
   // A worker whose hard RLIMIT_NPROC is 500 (bwrap, and the agent in it, inherit it and may
   // not raise it): in a child process, since this one may not raise it back afterwards. The
   // child reports one line per fact; the assertions are made here.
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
+  const std::string got = in_a_child([&] {
     std::string out;
     rlimit low{500, 500};
     if (::setrlimit(RLIMIT_NPROC, &low) != 0) {
@@ -256,17 +276,8 @@ TEST_F(BwrapRuntimeTest, a_host_whose_hard_nproc_is_below_1024_runs_under_it_and
         out += "lowered: " + l.resource + " " + std::to_string(l.asked) + " " + std::to_string(l.applied) + "\n";
       }
     }
-    ssize_t ignored = ::write(fds[1], out.data(), out.size());
-    (void)ignored;
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string got;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<std::size_t>(n));
-  ::close(fds[0]);
-  ::waitpid(pid, nullptr, 0);
+    return out;
+  });
   // The probe passes, rlimits a warning naming the lowered limit; the run runs under it and
   // its result says so.
   EXPECT_NE(got.find("probe: (passed)\n"), std::string::npos) << got;
@@ -288,11 +299,7 @@ TEST_F(BwrapRuntimeTest, on_a_kernel_without_landlock_the_probe_warns_and_requir
       {"landlock_restrict_self", 446, agent::Deny::kEnosys, std::nullopt, "a kernel without Landlock"}};
   auto prog = agent::compile(no_landlock);
   ASSERT_TRUE(prog) << prog.error();
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
+  const std::string got = in_a_child([&] {
     std::string out;
     const sock_fprog f = prog->fprog();
     const base::WallFailure w = base::apply_walls(base::ChildWalls{.seccomp = &*prog}, &f);
@@ -318,17 +325,8 @@ TEST_F(BwrapRuntimeTest, on_a_kernel_without_landlock_the_probe_warns_and_requir
       server::WallsProof proof = server::prove_walls(bwrap, {t}, rooms_.string());
       out += "required: " + proof.failure + "\n";
     }
-    ssize_t ignored = ::write(fds[1], out.data(), out.size());
-    (void)ignored;
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string got;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<std::size_t>(n));
-  ::close(fds[0]);
-  ::waitpid(pid, nullptr, 0);
+    return out;
+  });
   EXPECT_NE(got.find("probe: (passed)\n"), std::string::npos) << got;
   EXPECT_NE(got.find("landlock: warn the kernel has no Landlock (the version query: ENOSYS"), std::string::npos) << got;
   // Undumpable, the agent is still out of the scanner's reach; its signals are not refused.

@@ -226,8 +226,7 @@ TEST_P(Escape, cannot_write_to_the_root) {
 TEST_P(Escape, cannot_reach_into_the_agent) {
   auto out = run({"agent"});
   ASSERT_TRUE(out) << out.error().message;
-  EXPECT_EQ(out->stdout_bytes,
-            "mem EACCES\nenviron EACCES\nfd EACCES\nattach EPERM\nvm_writev EPERM\nkill EPERM\n");
+  EXPECT_EQ(out->stdout_bytes, "mem EACCES\nenviron EACCES\nfd EACCES\nattach EPERM\nvm_writev EPERM\nkill EPERM\n");
   // An agent that stays dumpable and puts no Landlock ruleset on its scanner: the scanner
   // writes into its code, reads its environment and signals it (ptrace and process_vm_*
   // stay refused by the filter, a wall of their own).

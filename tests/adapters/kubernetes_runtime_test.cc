@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
-#include <set>
 #include <map>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "adapters/sandbox/kubernetes.h"
@@ -278,8 +278,7 @@ class KubernetesEscape : public KubernetesRuntimeTest {
 TEST_F(KubernetesEscape, cannot_reach_into_the_agent) {
   auto out = run({"agent"});
   ASSERT_TRUE(out) << out.error().message;
-  EXPECT_EQ(out->stdout_bytes,
-            "mem EACCES\nenviron EACCES\nfd EACCES\nattach EPERM\nvm_writev EPERM\nkill EPERM\n");
+  EXPECT_EQ(out->stdout_bytes, "mem EACCES\nenviron EACCES\nfd EACCES\nattach EPERM\nvm_writev EPERM\nkill EPERM\n");
   auto weak = run({"agent"}, "undumpable_landlock");
   ASSERT_TRUE(weak) << weak.error().message;
   EXPECT_EQ(weak->stdout_bytes.rfind("mem wrote 0x", 0), 0u) << weak->stdout_bytes;

@@ -43,23 +43,23 @@
 //   (as garbage-scanner)        print something that is not JSON, exit 0
 //   (as hanging-scanner)        hang
 //   hostile stdin               read stdin to EOF; print how many bytes came
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
-#include <poll.h>
-#include <sys/wait.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <unistd.h>
-#include <dirent.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -131,7 +131,9 @@ std::string tar_entry(const std::string& name, const std::string& data) {
   return out;
 }
 
-const char* err_name(int e) { return strerrorname_np(e) ? strerrorname_np(e) : "E?"; }
+const char* err_name(int e) {
+  return strerrorname_np(e) ? strerrorname_np(e) : "E?";
+}
 
 // The agent's first executable mapping, from /proc/<pid>/maps; 0x401000 (a static
 // executable's text) when the maps cannot be read.

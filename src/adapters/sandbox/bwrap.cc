@@ -34,9 +34,9 @@ std::vector<std::string> bwrap_argv(const BwrapArgvInput& in) {
   for (const char* s : {"--die-with-parent", "--new-session", "--uid", kSandboxUid, "--gid", kSandboxUid}) a.emplace_back(s);
   // bwrap's /dev is a tmpfs the sandbox's uid may write to (a scanner made files in it);
   // read-only, its device nodes still open for writing, and nothing else there takes a file.
-  for (const std::string& s : {std::string("--ro-bind"), in.room, std::string("/"), std::string("--proc"),
-                               std::string("/proc"), std::string("--dev"), std::string("/dev"),
-                               std::string("--remount-ro"), std::string("/dev")}) {
+  for (const std::string& s :
+       {std::string("--ro-bind"), in.room, std::string("/"), std::string("--proc"), std::string("/proc"),
+        std::string("--dev"), std::string("/dev"), std::string("--remount-ro"), std::string("/dev")}) {
     a.push_back(s);
   }
   if (!in.cgroup_binds.empty()) {

@@ -117,8 +117,7 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
   if (!in.bundle_dir.empty()) {
     const std::string flags = podman(in) ? ",nosuid,nodev" : "";
     a.insert(a.end(), {"-v", in.bundle_dir + ":" + kBundleInSandbox + ":ro" + flags});
-    a.insert(a.end(),
-             {"-v", in.bundle_dir + "/" + kOutTar + ":" + kBundleInSandbox + "/" + kOutTar + ":rw" + flags});
+    a.insert(a.end(), {"-v", in.bundle_dir + "/" + kOutTar + ":" + kBundleInSandbox + "/" + kOutTar + ":rw" + flags});
   }
   a.insert(a.end(), {"--cap-drop", "ALL", "--security-opt", "no-new-privileges"});
   if (podman(in)) {
@@ -462,9 +461,10 @@ std::string OciRuntime::hint(std::optional<wire::Check> failed) const {
                          : "set default-ulimits in daemon.json to what the host allows.") +
                  " A host hard limit below the run's is only a warning.");
     case Check::kAgentUnreachable:
-      return see("the scanner could open the agent's memory or environment: the image must hold this release's "
-                 "agent, which makes itself undumpable (rebuild it with `make images`), and extra_args must add no "
-                 "capability (--cap-add SYS_PTRACE, --privileged).");
+      return see(
+          "the scanner could open the agent's memory or environment: the image must hold this release's "
+          "agent, which makes itself undumpable (rebuild it with `make images`), and extra_args must add no "
+          "capability (--cap-add SYS_PTRACE, --privileged).");
     case Check::kLandlock:
       return see(std::string("the kernel offers Landlock and the agent's ruleset is not on the scanner: the image "
                              "must hold this release's agent (`make images`), and the engine's seccomp profile must "
