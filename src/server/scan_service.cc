@@ -17,15 +17,17 @@ namespace {
 void log_passed(const core::ProbeReport& r, const std::string& room) {
   auto log = logger("sandbox");
   bool whole = true;
+  bool landlock = true;
   for (const auto& a : r.agent.assertions) {
     if (a.verdict != wire::AssertionVerdict::kWarn) continue;
     log->warn("room {}: {}: {}", room, wire::to_string(a.check), a.evidence);
     if (a.check == wire::Check::kMemoryBounded || a.check == wire::Check::kPidsBounded) whole = false;
+    if (a.check == wire::Check::kLandlock) landlock = false;
   }
   log->info(
       "probe passed in {} — room {}: no network, read-only root, one writable dir, empty environment, "
-      "unprivileged, no shell, seccomp filter, {}, {} command(s) hashed",
-      elapsed_text(r.elapsed_ms), room,
+      "unprivileged, no shell, seccomp filter, {}, the agent out of the scanner's reach, {}, {} command(s) hashed",
+      elapsed_text(r.elapsed_ms), room, landlock ? "Landlock" : "no Landlock (the kernel has none)",
       whole ? "memory and processes bounded as a whole" : "memory and processes bounded per process only",
       r.agent.commands.size());
 }
