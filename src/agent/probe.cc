@@ -480,10 +480,13 @@ bool beneath(const std::string& path, const std::string& dir) {
 
 // Mounts whose files are the kernel's interfaces rather than storage: nothing is filled by
 // writing to them, and the runtimes' own walls (read-only /proc/sys, no /sys) answer for them.
+// An engine's /dev/mqueue holds POSIX message queues, bounded per uid by RLIMIT_MSGQUEUE
+// (800 KiB by default), not files.
 bool kernel_interface(const std::string& type) {
   static const std::set<std::string> kTypes{"proc",       "sysfs",    "cgroup",  "cgroup2",     "devpts",
                                             "securityfs", "debugfs",  "tracefs", "bpf",         "pstore",
-                                            "efivarfs",   "configfs", "fusectl", "binfmt_misc", "nsfs"};
+                                            "efivarfs",   "configfs", "fusectl", "binfmt_misc", "nsfs",
+                                            "mqueue"};
   return kTypes.contains(type);
 }
 

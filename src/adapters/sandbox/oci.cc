@@ -107,6 +107,11 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
                                  (podman(in) ? ",U" : ",uid=" + std::string(kSandboxUid) + ",gid=" + kSandboxUid);
   a.insert(a.end(),
            {"--read-only", "--tmpfs", std::string(kWorkInSandbox) + ":" + tmpfs_opts, "--tmpfs", "/tmp:" + tmpfs_opts});
+  // Nothing else writable: podman's --read-only adds tmpfs mounts on /run and /var/tmp, and
+  // both engines a 1777 /dev/shm (the private IPC namespace's), which a scanner could fill
+  // on a kernel without Landlock (`hostile mounts` wrote to all three under podman).
+  if (podman(in)) a.emplace_back("--read-only-tmpfs=false");
+  a.insert(a.end(), {"--ipc", "none"});
   // The per-run directory: the manifest and the artifact in, read-only; and the one file the
   // agent writes there, out.tar (made by OciBundleDir, writable by any uid), bound writable
   // over it. A scanner on a kernel without Landlock can then write that one file, up to its
