@@ -216,9 +216,7 @@ Expected<Ruleset, std::string> build(const std::string& work_dir, RootIs root) {
     if (auto r = add("/proc", kRead); !r) return Unexpected(r.error());
     if (auto r = add("/dev", kRead | kIoctlDev); !r) return Unexpected(r.error());
   }
-  for (const char* sink : {"/dev/null"}) {
-    if (auto r = add(sink, kReadFile | kWriteFile | kTruncate); !r) return Unexpected(r.error());
-  }
+  if (auto r = add("/dev/null", kReadFile | kWriteFile | kTruncate); !r) return Unexpected(r.error());
   if (auto r = add(work_dir, kReadWrite); !r) return Unexpected(r.error());
   if (work_dir != "/tmp") {
     if (auto r = add("/tmp", kReadWrite); !r) return Unexpected(r.error());

@@ -99,16 +99,6 @@ class Escape : public ::testing::TestWithParam<Runtime> {
     return runtime(room)->run(spec);
   }
 
-  // The paths `hostile mounts` could write to.
-  static std::set<std::string> written(const std::string& report) {
-    std::set<std::string> out;
-    std::istringstream in(report);
-    for (std::string line; std::getline(in, line);) {
-      if (line.ends_with(" written")) out.insert(line.substr(0, line.size() - 8));
-    }
-    return out;
-  }
-
   // A word only this test's processes carry on their command line: other tests (run in
   // parallel by ctest) start hostile in the same modes.
   std::string token() const { return s_.root().filename().string(); }
@@ -248,14 +238,15 @@ TEST_P(Escape, cannot_write_outside_work_and_tmp) {
   auto out = run({"mounts"});
   ASSERT_TRUE(out) << out.error().message;
   RecordProperty("mounts", out->stdout_bytes);
-  EXPECT_EQ(written(out->stdout_bytes), (std::set<std::string>{"/tmp", "/work"})) << out->stdout_bytes;
+  EXPECT_EQ(written_by_hostile_mounts(out->stdout_bytes), (std::set<std::string>{"/tmp", "/work"}))
+      << out->stdout_bytes;
   // The room's root: read-only; and not even listed under Landlock (the room's own entries
   // are granted, "/" itself is not), so its directories are not tried one by one.
   EXPECT_EQ(out->stdout_bytes.rfind("/ EROFS\n", 0), 0u) << out->stdout_bytes;
   auto bare = run({"mounts"}, std::chrono::seconds(20), {}, without("landlock"));
   ASSERT_TRUE(bare) << bare.error().message;
   RecordProperty("mounts_without_landlock", bare->stdout_bytes);
-  const std::set<std::string> bare_written = written(bare->stdout_bytes);
+  const std::set<std::string> bare_written = written_by_hostile_mounts(bare->stdout_bytes);
   EXPECT_NE(bare->stdout_bytes.find("\n/usr EROFS\n"), std::string::npos) << bare->stdout_bytes;
   EXPECT_TRUE(bare_written.contains("/work") && bare_written.contains("/tmp")) << bare->stdout_bytes;
   // Without Landlock the runtime's own mounts are what is left: no directory but /work and

@@ -259,19 +259,6 @@ class KubernetesEscape : public KubernetesRuntimeTest {
     return k.run(spec);
   }
 
-  // The paths `hostile mounts` could write to, less what is beneath /work and /tmp (the
-  // run's package is extracted under /work).
-  static std::set<std::string> written(const std::string& report) {
-    std::set<std::string> out;
-    std::istringstream in(report);
-    for (std::string line; std::getline(in, line);) {
-      if (!line.ends_with(" written")) continue;
-      const std::string path = line.substr(0, line.size() - 8);
-      if (!path.starts_with("/work/") && !path.starts_with("/tmp/")) out.insert(path);
-    }
-    return out;
-  }
-
   std::map<std::string, std::string> weak_;  // by wall: the image
 };
 
@@ -290,7 +277,8 @@ TEST_F(KubernetesEscape, cannot_write_outside_work_and_tmp_nor_grow_the_terminat
   auto out = run({"mounts"});
   ASSERT_TRUE(out) << out.error().message;
   RecordProperty("mounts", out->stdout_bytes);
-  EXPECT_EQ(written(out->stdout_bytes), (std::set<std::string>{"/tmp", "/work"})) << out->stdout_bytes;
+  EXPECT_EQ(written_by_hostile_mounts(out->stdout_bytes), (std::set<std::string>{"/tmp", "/work"}))
+      << out->stdout_bytes;
   EXPECT_NE(out->stdout_bytes.find("\n/dev/termination-log EACCES\n"), std::string::npos) << out->stdout_bytes;
   core::Limits l;
   l.max_extracted_mb = 16;
@@ -302,7 +290,7 @@ TEST_F(KubernetesEscape, cannot_write_outside_work_and_tmp_nor_grow_the_terminat
   auto bare = run({"mounts"}, "landlock");
   ASSERT_TRUE(bare) << bare.error().message;
   RecordProperty("mounts_without_landlock", bare->stdout_bytes);
-  std::set<std::string> bare_written = written(bare->stdout_bytes);
+  std::set<std::string> bare_written = written_by_hostile_mounts(bare->stdout_bytes);
   EXPECT_TRUE(bare_written.contains("/dev/termination-log")) << bare->stdout_bytes;
   // Besides that file (bounded below) and message queues (RLIMIT_MSGQUEUE), the pod's own
   // mounts leave one more directory writable: the pod sandbox's /dev/shm, a tmpfs charged to

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "adapters/sandbox/blob.h"
@@ -38,6 +40,20 @@ inline core::RunSpec fixture_run_spec() {
       core::BundleEntry::inline_file(*wire::RelPath::parse("package-lock.json"), "{}")};
   spec.argv = {"hostile", "cat", "node_modules/x/index.js"};
   return spec;
+}
+
+// What `hostile mounts` could write to, less what is beneath /work and /tmp (a run's own
+// package is extracted under /work): the places a scanner could write outside its work dirs,
+// and /work and /tmp themselves.
+inline std::set<std::string> written_by_hostile_mounts(const std::string& report) {
+  std::set<std::string> out;
+  std::istringstream in(report);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.ends_with(" written")) continue;
+    const std::string path = line.substr(0, line.size() - std::string(" written").size());
+    if (!path.starts_with("/work/") && !path.starts_with("/tmp/")) out.insert(path);
+  }
+  return out;
 }
 
 inline bool have_bwrap() { return ::access("/usr/bin/bwrap", X_OK) == 0; }
