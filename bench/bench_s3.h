@@ -18,16 +18,18 @@ inline constexpr const char* kAccessKey = "batlehub-test";
 inline constexpr const char* kSecretKey = "batlehub-test-secret";
 inline constexpr const char* kBucket = "batlehub-test";
 
-// Path-style, plain http on 127.0.0.1:port; no session token (the environment is not read).
+// Path-style, plain http on 127.0.0.1:port; the keys through the AWS chain's first link, an
+// environment of the bench's own (the process's is not read).
 inline std::shared_ptr<core::StorageBackend> s3_backend(int port, const char* bucket = kBucket) {
   config::StorageBackendConfig c;
   c.name = std::string("bench-") + bucket;
   c.type = config::StorageType::kS3;
-  c.endpoint = "http://127.0.0.1:" + std::to_string(port);
+  c.endpoint_url = "http://127.0.0.1:" + std::to_string(port);
   c.bucket = bucket;
-  c.access_key_id = kAccessKey;
-  c.secret_access_key = kSecretKey;
-  auto s3 = adapters::S3Backend::create(c, [](std::string_view) { return std::optional<std::string>(); });
+  c.region = "us-east-1";
+  c.force_path_style = true;
+  auto s3 = adapters::S3Backend::create(
+      c, config::env_of({{"AWS_ACCESS_KEY_ID", kAccessKey}, {"AWS_SECRET_ACCESS_KEY", kSecretKey}}));
   if (!s3) die("the S3 backend: " + s3.error());
   return std::shared_ptr<core::StorageBackend>(std::move(*s3));
 }

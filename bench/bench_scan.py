@@ -239,6 +239,7 @@ def main():
         with open(cfg, "w") as f:
             f.write(f'[worker]\nstate_dir = "{dir_}/state"\n[worker.sandbox]\nruntime = "bwrap"\n'
                     f'rooms_dir = "{rooms}"\nprobe_canaries = ["127.0.0.1:9"]\n'
+                    f'[storage]\ntype = "filesystem"\npath = "{dir_}/cache"\n'
                     '[scanners.guarddog]\ntype = "guarddog"\ncommand = "guarddog"\n')
         # The anchor's tree, once, untimed: the archive as the agent lays it out (`package/`,
         # no wrapper stripped), on the same filesystem as the runtime's run dirs.

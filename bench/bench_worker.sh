@@ -40,6 +40,7 @@ run() {
   mkdir -p "$dir/tmp-$name" && chmod 1777 "$dir/tmp-$name"
   {
     printf '[server]\nhost = "127.0.0.1"\nport = 0\n[worker]\nstate_dir = "%s"\njob_timeout_secs = 300\n%s\n' "$state" "$worker_keys"
+    printf '[storage]\ntype = "filesystem"\npath = "%s/cache"\n' "$state"
     printf '[worker.sandbox]\nrooms_dir = "%s"\nprobe_canaries = ["127.0.0.1:9"]\n' "$dir/rooms"
     for s in "${scanners[@]}"; do
       if [ "$s" = yara ]; then

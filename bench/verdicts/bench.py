@@ -49,6 +49,7 @@ def write_config(path, rooms, scanners):
     with open(path, "w") as f:
         f.write("[worker]\njob_timeout_secs = 300\n[worker.sandbox]\nrooms_dir = \"%s\"\n" % rooms)
         f.write("probe_canaries = [\"127.0.0.1:9\"]\n")
+        f.write("[storage]\ntype = \"filesystem\"\npath = \"%s\"\n" % os.path.join(os.path.dirname(path), "cache"))
         for s in scanners:
             if s == "yara":
                 f.write("[scanners.yara]\ntype = \"yara\"\ncommand = \"yara\"\nrules = \"%s\"\n"

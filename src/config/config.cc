@@ -1,6 +1,8 @@
 // The value types' small helpers: spellings, look-ups, the environment, messages.
 #include "config/config.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <utility>
 
@@ -91,6 +93,18 @@ const StorageBackendConfig* StorageConfig::find(std::string_view name) const {
     if (b.name == name) return &b;
   }
   return nullptr;
+}
+
+std::string backend_key(const StorageConfig& s, std::size_t i) {
+  return s.shape == StorageShape::kSingle ? std::string("storage") : "storage.backends[" + std::to_string(i) + "]";
+}
+
+std::optional<std::string> config_path(const std::optional<std::string>& flag, const Env& env) {
+  if (flag) return flag;
+  if (auto v = env ? env("BATLEHUB_CONFIG") : std::nullopt; v && !v->empty()) return v;
+  struct stat st {};
+  if (::stat("config.toml", &st) == 0) return std::string("config.toml");
+  return std::nullopt;
 }
 
 const ScannerConfig* Config::find_scanner(std::string_view name) const {

@@ -1,12 +1,13 @@
 // The worker's configuration: [worker], [worker.sandbox] and its runtime tables,
-// [scanners.<name>] and the part of [storage] the sandbox depends on (RFC 0022 §4.1), as
-// a value type, with a loader that refuses what it does not understand and a validator
-// that applies every rule of RFC 0022 §4.3. docs/configuration.md is the reference.
+// [scanners.<name>], upstream's [storage] in both its shapes, and the few keys of [server],
+// [database] and [registries] the worker needs (RFC 0022 §4.1; upstream-storage-and-queue.md
+// Part A), as a value type, with a loader that reads an upstream file as upstream reads it
+// (${VAR}, PROXY_CACHE__… overrides) and refuses what it does not understand, and a
+// validator that applies every rule of RFC 0022 §4.3. docs/configuration.md is the reference.
 //
-// Everything else in a batlehub config file ([stats], [cache], the rest of [server],
-// [database] and [registries], …) belongs to other parts of batlehub and is ignored here;
-// each registry's security table is read leniently, never refused, for what a scanner not
-// in this build costs it.
+// Everything else in a batlehub config file ([stats], [cache], [auth], the rest of
+// [server], [database] and [registries], …) is the proxy's: named once at start, never
+// applied, never refused.
 #pragma once
 
 #include <cstddef>
@@ -161,11 +162,14 @@ struct WorkerConfig {
   bool operator==(const WorkerConfig&) const = default;
 };
 
-// [server]: only where the worker-only process listens for /livez and /metrics. Its other
-// keys belong to the rest of batlehub and are not read here.
+// [server]: where the worker-only process listens for /livez and /metrics, and upstream's
+// `roles`. Its other keys belong to the proxy and are named, not read.
 struct ServerConfig {
   std::string host = "127.0.0.1";
   std::int64_t port = 8080;  // 0 = a port the kernel chooses (tests)
+  // Upstream's default: both. `batlehub --roles …` overrides it; this build runs "worker"
+  // alone and refuses a start that asks for "proxy".
+  std::vector<std::string> roles = {"proxy", "worker"};
   bool operator==(const ServerConfig&) const = default;
 };
 
@@ -235,40 +239,61 @@ struct ScannerConfig {
 };
 
 // ---------------------------------------------------------------------------------------
-// [storage]: only what the sandbox's validation needs.
+// [storage], in upstream's two shapes (upstream-storage-and-queue.md A.1-A.3): one backend
+// described by [storage] itself (`type` and its keys; its name is "default"), or
+// `default = "<name>"` with `[[storage.backends]]`, each with a `name`. The keys and their
+// defaults are upstream's; what this project adds is marked "ours" and never needed by an
+// upstream file.
+
+enum class StorageShape { kSingle, kMulti };
 
 struct StorageBackendConfig {
-  std::string name;  // [storage.backends.<name>]
+  std::string name;  // "default" in the single shape; the entry's `name` in the multi shape
   StorageType type = StorageType::kFilesystem;
   // filesystem
   std::string path;
-  // s3
-  std::string endpoint;
+  // s3. Credentials are never in the file: the AWS default chain (adapters/storage/
+  // aws_credentials.h) provides them, as upstream's SDK does.
   std::string bucket;
-  std::string region = "us-east-1";
-  bool path_style = true;
-  std::string access_key_id;
-  std::string secret_access_key;
-  std::string session_token;  // temporary credentials (STS): sent as X-Amz-Security-Token
-  std::string ca_file;        // PEM roots for an https endpoint; "" = the system's roots
+  std::string region;        // required, as upstream: the signing region
+  std::string prefix;        // prepended verbatim to every object key
+  std::string endpoint_url;  // "" = AWS's own endpoint for the region
+  bool force_path_style = false;
+  std::string ca_file;  // ours: PEM roots for an https endpoint; "" = the system's roots
   bool operator==(const StorageBackendConfig&) const = default;
 };
 
 struct StorageConfig {
-  // The backend used when nothing names one. The TOML key is `default`.
+  StorageShape shape = StorageShape::kSingle;
+  // The backend used when nothing names one: "default" in the single shape. The multi
+  // shape's TOML key is `default`.
   std::string default_backend = "default";
-  // In file order. Without [storage], one implicit filesystem backend "default".
+  // In file order. A Config built in code (no file: `batlehub scan`, `probe`) has one
+  // filesystem backend; a file must have [storage], as upstream's must.
   std::vector<StorageBackendConfig> backends = {
       StorageBackendConfig{.name = "default", .type = StorageType::kFilesystem, .path = "/var/cache/batlehub"}};
-  bool declared_in_file = false;  // false: the implicit backend above
 
   const StorageBackendConfig* find(std::string_view name) const;
   bool operator==(const StorageConfig&) const = default;
 };
 
+// Where the i-th backend's keys sit in the file: "storage" in the single shape,
+// "storage.backends[i]" in the multi shape.
+std::string backend_key(const StorageConfig& s, std::size_t i);
+
 // ---------------------------------------------------------------------------------------
 // [registries]: the proxy's. Only what says which scanners a registry's verdicts wait for is
 // read, never refused, so that a warning can say what a scanner not in this build costs.
+
+// One `[[registries]]` entry, as far as this worker reads it: its name, its kind and the
+// storage backend its artifacts are routed to ("" = the default backend).
+struct RegistryEntry {
+  std::string name;
+  std::string type;
+  std::string storage;
+  std::string key;  // "registries[0]"
+  bool operator==(const RegistryEntry&) const = default;
+};
 
 // One registry's security table: upstream's `[[registries]]` element followed by
 // `[registries.security]`, or a `[registries.<name>.security]` table.
@@ -297,6 +322,8 @@ struct Config {
   bool has_security_registry = false;
   // Each registry's security table, in file order.
   std::vector<RegistrySecurity> security_registries;
+  // Each `[[registries]]` entry (or `[registries.<name>]` table), in file order.
+  std::vector<RegistryEntry> registries;
 
   const ScannerConfig* find_scanner(std::string_view name) const;
   bool operator==(const Config&) const = default;
@@ -357,14 +384,25 @@ struct Loaded {
   Config config;
   // Each formatted like ConfigError::describe().
   std::vector<std::string> warnings;
+  // What the file holds for the proxy and this worker does not read ("[auth]",
+  // "server.tls", …), in file order: named once at start, never applied, never refused.
+  std::vector<std::string> proxy_only;
+  // Each PROXY_CACHE__… variable that replaced a value of the file: "storage.bucket from
+  // PROXY_CACHE__STORAGE__BUCKET".
+  std::vector<std::string> overrides;
   Origin origin;
 };
 
-// Parses, then validates. Refuses: a file over kMaxConfigBytes or not a regular file, a
-// TOML syntax error, an unknown key or a value of the wrong type anywhere under [worker],
+// Expands ${VAR}, parses, applies upstream's PROXY_CACHE__… overrides, then validates.
+// Refuses: a file over kMaxConfigBytes or not a regular file, an unset ${VAR}, a TOML
+// syntax error, a file without [storage], an unknown key or a value of the wrong type anywhere under [worker],
 // [scanners] or [storage], a string outside its set, and whatever validate() refuses.
 Expected<Loaded, ConfigError> load_file(const std::string& path, const Env& env);
 Expected<Loaded, ConfigError> load_string(std::string_view toml, std::string_view source_name, const Env& env);
+
+// Which file to read, as upstream chooses it: `--config`, else BATLEHUB_CONFIG, else
+// ./config.toml when it exists; nullopt when none of the three names a file.
+std::optional<std::string> config_path(const std::optional<std::string>& flag, const Env& env);
 
 // Every value rule and every rule of RFC 0022 §4.3, in a fixed order; the first refusal
 // is returned. On success, the warnings (inert runtime tables, the none runtime in use, each

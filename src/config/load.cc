@@ -17,6 +17,7 @@
 
 #include "base/file.h"
 #include "config/config.h"
+#include "config/expand.h"
 #include "config/text.h"
 #include "config/toml_reader.h"
 
@@ -207,54 +208,145 @@ std::vector<ScannerConfig> read_scanners(Loader& l, const toml::table& t) {
   return out;
 }
 
-StorageBackendConfig read_backend(Loader& l, const std::string& name, const toml::table& tbl) {
-  const std::string path = join_key("storage.backends", name);
-  StorageBackendConfig b;
-  b.name = name;
-  {
-    // Refused at once when missing: without a type, which keys belong is unknown.
-    Table probe(l, tbl, path);
-    auto type = probe.choice("type", kStorageTypes);
-    if (!type) probe.refuse("type", "type is required for a storage backend (one of " + names_of(kStorageTypes) + ")");
-    b.type = *type;
-  }
-  Table t(l, tbl, path, "[" + path + "] (" + a_or_an(to_string(b.type)) + " backend)");
-  (void)t.str("type");
+// What upstream does with a key of [storage] it does not know: nothing, silently (A.1).
+constexpr std::string_view kStorageLenient = "upstream ignores it, and so does this worker";
+
+// One backend's keys, flat in `t` (which is [storage] itself in the single shape, a
+// [[storage.backends]] element in the multi shape); `type` has been read.
+void read_backend_keys(Table& t, StorageBackendConfig& b) {
   const std::string why = "for " + a_or_an(to_string(b.type)) + " backend";
   switch (b.type) {
     case StorageType::kFilesystem:
       b.path = t.required_str("path", why);
       break;
     case StorageType::kS3:
-      b.endpoint = t.required_str("endpoint", why);
       b.bucket = t.required_str("bucket", why);
-      if (auto v = t.str("region")) b.region = *v;
-      if (auto v = t.boolean("path_style")) b.path_style = *v;
-      if (auto v = t.str("access_key_id")) b.access_key_id = *v;
-      if (auto v = t.str("secret_access_key")) b.secret_access_key = *v;
-      if (auto v = t.str("session_token")) b.session_token = *v;
+      b.region = t.required_str("region", why + " (the signing region, e.g. \"us-east-1\"; upstream has no default)");
+      if (auto v = t.str("prefix")) b.prefix = *v;
+      if (auto v = t.str("endpoint_url")) b.endpoint_url = *v;
+      if (auto v = t.boolean("force_path_style")) b.force_path_style = *v;
       if (auto v = t.str("ca_file")) b.ca_file = *v;
       break;
     case StorageType::kInMemory:
       break;
   }
-  t.finish();
-  return b;
 }
 
-StorageConfig read_storage(Loader& l, Table t) {
-  StorageConfig out;
-  out.declared_in_file = true;
-  out.backends.clear();
-  if (auto v = t.str("default")) out.default_backend = *v;
-  if (const auto* bs = t.table("backends")) {
-    for (const auto& [k, v] : in_file_order(*bs)) {
-      const std::string name(k->str());
-      const std::string path = join_key("storage.backends", name);
-      out.backends.push_back(read_backend(l, name, as_table_or_refuse(l, *v, path)));
+// The keys of this worker's own [storage] spelling before it read upstream's, each with
+// what replaced it: an old file is told what to write instead of "unknown key".
+std::string retired_storage_key(std::string_view key) {
+  if (key == "endpoint") return "endpoint_url";
+  if (key == "path_style") return "force_path_style (whose default is false, as upstream's)";
+  if (key == "access_key_id" || key == "secret_access_key" || key == "session_token") {
+    return "the AWS default credential chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY in the worker's environment, "
+           "a shared credentials file, web identity or the container endpoint); credentials are never in the file";
+  }
+  return "";
+}
+
+void refuse_retired_keys(Loader& l, const toml::table& tbl, const std::string& path) {
+  for (const auto& [k, v] : in_file_order(tbl)) {
+    if (auto instead = retired_storage_key(k->str()); !instead.empty()) {
+      l.refuse(line_of(k->source()), join_key(path, k->str()),
+               "'" + std::string(k->str()) + "' is not a key of upstream's [storage]; use " + instead);
     }
   }
-  t.finish();
+}
+
+StorageType read_backend_type(Table& t, std::string_view where) {
+  auto type = t.choice("type", kStorageTypes);
+  if (!type) {
+    t.refuse("type", "type is required " + std::string(where) + " (filesystem or s3; in_memory for tests)");
+  }
+  return *type;
+}
+
+// [storage], in the shape upstream would read it (A.1): `type` makes it the single shape,
+// else `default` and `[[storage.backends]]` the multi shape.
+StorageConfig read_storage(Loader& l, const toml::table& tbl) {
+  StorageConfig out;
+  out.backends.clear();
+  refuse_retired_keys(l, tbl, "storage");
+  if (tbl.contains("type")) {
+    out.shape = StorageShape::kSingle;
+    out.default_backend = "default";
+    StorageBackendConfig b;
+    b.name = "default";
+    Table probe(l, tbl, "storage");
+    b.type = read_backend_type(probe, "in [storage]");
+    Table t(l, tbl, "storage", "[storage] (" + a_or_an(to_string(b.type)) + " backend)");
+    (void)t.str("type");
+    read_backend_keys(t, b);
+    for (std::string_view multi : {"default", "backends"}) {
+      auto it = tbl.find(multi);
+      if (it == tbl.end()) continue;
+      t.known(multi);
+      l.warn(line_of(it->first.source()), join_key("storage", multi),
+             "ignored: [storage] has type, so it is one backend (named \"default\") and upstream reads it so too, "
+             "without a word about default and [[storage.backends]]; remove type to use named backends");
+    }
+    t.finish_leniently(kStorageLenient);
+    out.backends.push_back(std::move(b));
+    return out;
+  }
+  out.shape = StorageShape::kMulti;
+  Table t(l, tbl, "storage", "[storage] (named backends)");
+  auto def = t.str("default");
+  const toml::node* backends = tbl.get("backends");
+  t.known("backends");
+  if (!def && backends == nullptr) {
+    l.refuse(line_of(tbl.source()), "storage",
+             "[storage] is neither of upstream's two shapes: give it type = \"filesystem\" or \"s3\" with that "
+             "type's keys (one backend), or default = \"<name>\" with [[storage.backends]] entries");
+  }
+  if (!def) t.refuse("backends", "default is required with [[storage.backends]]: the name of the backend used when a registry names none");
+  out.default_backend = *def;
+  if (backends != nullptr) {
+    const auto* arr = backends->as_array();
+    if (arr == nullptr) {
+      if (backends->is_table()) {
+        t.refuse("backends", "backends is a table here; upstream's is an array of tables: write each backend as "
+                             "[[storage.backends]] with name = \"<name>\" (the [storage.backends.<name>] spelling "
+                             "was this worker's own)");
+      }
+      l.refuse(line_of(backends->source()), "storage.backends",
+               "expected an array of tables ([[storage.backends]]), not " + std::string(kind_of(*backends)));
+    }
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const std::string path = "storage.backends[" + std::to_string(i) + "]";
+      const auto* bt = arr->get(i)->as_table();
+      if (bt == nullptr) {
+        l.refuse(line_of(arr->get(i)->source()), path,
+                 "expected a table ([[storage.backends]]), not " + std::string(kind_of(*arr->get(i))));
+      }
+      refuse_retired_keys(l, *bt, path);
+      StorageBackendConfig b;
+      Table probe(l, *bt, path);
+      auto name = probe.str("name");
+      if (!name) {
+        l.refuse(line_of(bt->source()), join_key(path, "name"),
+                 "name is required for every [[storage.backends]] entry: default and a registry's storage select by it");
+      }
+      b.name = *name;
+      b.type = read_backend_type(probe, "for every [[storage.backends]] entry");
+      Table bk(l, *bt, path, "[[storage.backends]] '" + b.name + "' (" + a_or_an(to_string(b.type)) + " backend)");
+      (void)bk.str("name");
+      (void)bk.str("type");
+      read_backend_keys(bk, b);
+      bk.finish_leniently(kStorageLenient);
+      if (b.name.empty()) bk.refuse("name", "a backend's name must not be empty");
+      // Upstream keeps the later of two entries with one name; so does this worker, aloud.
+      auto same = std::find_if(out.backends.begin(), out.backends.end(),
+                               [&](const StorageBackendConfig& o) { return o.name == b.name; });
+      if (same != out.backends.end()) {
+        l.warn(line_of(bt->source()), join_key(path, "name"),
+               "a second backend named '" + b.name + "' replaces the first, as upstream does; give each its own name");
+        out.backends.erase(same);
+      }
+      out.backends.push_back(std::move(b));
+    }
+  }
+  t.finish_leniently(kStorageLenient);
   return out;
 }
 
@@ -308,8 +400,50 @@ std::vector<RegistrySecurity> security_registries(Loader& l, const toml::node& r
   return out;
 }
 
-Config read_document(Loader& l, const toml::table& root) {
+// Each registry's name, kind and storage backend, read as leniently as its security table.
+std::vector<RegistryEntry> registry_entries(Loader& l, const toml::node& registries) {
+  std::vector<RegistryEntry> out;
+  auto read = [&](const toml::table& reg, std::string name, std::string key) {
+    RegistryEntry e;
+    auto text = [&](std::string_view k) -> std::optional<std::string> {
+      const toml::node* n = reg.get(k);
+      if (n == nullptr || !n->is_string()) return std::nullopt;
+      l.note(join_key(key, k), line_of(n->source()));
+      return n->as_string()->get();
+    };
+    e.name = text("name").value_or(std::move(name));
+    e.type = text("type").value_or("");
+    e.storage = text("storage").value_or("");
+    e.key = std::move(key);
+    out.push_back(std::move(e));
+  };
+  if (const auto* a = registries.as_array()) {
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      const std::string key = "registries[" + std::to_string(i) + "]";
+      if (const auto* reg = a->get(i)->as_table()) {
+        l.note(key, line_of(reg->source()));
+        read(*reg, key, key);
+      }
+    }
+  } else if (const auto* t = registries.as_table()) {
+    for (const auto& [k, v] : in_file_order(*t)) {
+      if (const auto* reg = v->as_table()) read(*reg, std::string(k->str()), join_key("registries", k->str()));
+    }
+  }
+  return out;
+}
+
+// The keys of a table this worker reads in part, other than `read`: named as the proxy's.
+void name_the_rest(const toml::table& t, std::string_view table, std::initializer_list<std::string_view> read,
+                   std::vector<std::string>& proxy_only) {
+  for (const auto& [k, v] : in_file_order(t)) {
+    if (std::find(read.begin(), read.end(), k->str()) == read.end()) proxy_only.push_back(join_key(table, k->str()));
+  }
+}
+
+Config read_document(Loader& l, const toml::table& root, std::vector<std::string>& proxy_only) {
   Config c;
+  bool has_storage = false;
   for (const auto& [k, v] : in_file_order(root)) {
     const std::string_view name = k->str();
     if (name == "worker") {
@@ -319,22 +453,75 @@ Config read_document(Loader& l, const toml::table& root) {
       l.note("scanners", line_of(t.source()));
       c.scanners = read_scanners(l, t);
     } else if (name == "storage") {
-      c.storage = read_storage(l, Table(l, as_table_or_refuse(l, *v, "storage"), "storage"));
+      has_storage = true;
+      c.storage = read_storage(l, as_table_or_refuse(l, *v, "storage"));
     } else if (name == "registries") {
       c.security_registries = security_registries(l, *v);
       c.has_security_registry = !c.security_registries.empty();
+      c.registries = registry_entries(l, *v);
+      // Their upstreams, modes, policies and routes are the proxy's.
+      proxy_only.emplace_back("registries (all but each one's name, type, storage and security scanners)");
     } else if (name == "server") {
-      // No finish(): [server]'s other keys (roles, tls, …) are the proxy's.
-      Table t(l, as_table_or_refuse(l, *v, "server"), "server");
+      const auto& tbl = as_table_or_refuse(l, *v, "server");
+      Table t(l, tbl, "server");
       if (auto h = t.str("host")) c.server.host = *h;
       if (auto p = t.integer("port")) c.server.port = *p;
+      if (auto r = t.strings("roles")) {
+        for (std::size_t i = 0; i < r->size(); ++i) {
+          if ((*r)[i] != "proxy" && (*r)[i] != "worker") {
+            t.refuse("roles", "roles[" + std::to_string(i) + "] = " + quoted((*r)[i]) + " is not a role: proxy or worker");
+          }
+        }
+        if (r->empty()) t.refuse("roles", "roles = [] names no role; upstream refuses it too (proxy, worker, or both)");
+        c.server.roles = *r;
+      }
+      name_the_rest(tbl, "server", {"host", "port", "roles"}, proxy_only);
     } else if (name == "database") {
-      Table t(l, as_table_or_refuse(l, *v, "database"), "database");
+      const auto& tbl = as_table_or_refuse(l, *v, "database");
+      Table t(l, tbl, "database");
       if (auto u = t.str("url")) c.database.url = *u;
+      if (auto ty = t.str("type"); ty && *ty != "postgres" && *ty != "postgresql") {
+        t.refuse("type", "type = " + quoted(*ty) + ": upstream's queue is PostgreSQL only (\"postgresql\" or \"postgres\")");
+      }
+      name_the_rest(tbl, "database", {"url", "type"}, proxy_only);
+    } else {
+      // [stats], [cache], [auth], [upstream_audit], notifications, …: the proxy's.
+      proxy_only.emplace_back(v->is_table() ? "[" + std::string(name) + "]" : std::string(name));
     }
-    // Anything else ([stats], [cache], …) belongs to other parts of batlehub.
+  }
+  if (!has_storage) {
+    l.refuse(0, "storage",
+             "[storage] is missing; upstream requires it too. One backend: [storage] type = \"filesystem\" with "
+             "path, or type = \"s3\" with bucket and region; named backends: default = \"<name>\" with "
+             "[[storage.backends]] entries");
   }
   return c;
+}
+
+// Upstream's environment overrides (A.5, B.1): the database URL, and in the single shape
+// the storage backend's location keys of its own type. Each is recorded, so that the start
+// can say which values did not come from the file.
+void apply_overrides(Config& c, const Env& env, std::vector<std::string>& applied) {
+  auto var = [&](std::string_view name) -> std::optional<std::string> {
+    auto v = env ? env(name) : std::nullopt;
+    if (v && v->empty()) return std::nullopt;
+    return v;
+  };
+  auto set = [&](std::string& field, std::string_view key, std::string_view name) {
+    if (auto v = var(name)) {
+      field = *v;
+      applied.push_back(std::string(key) + " from " + std::string(name));
+    }
+  };
+  set(c.database.url, "database.url", "PROXY_CACHE__DATABASE__URL");
+  if (c.storage.shape != StorageShape::kSingle || c.storage.backends.size() != 1) return;
+  StorageBackendConfig& b = c.storage.backends.front();
+  if (b.type == StorageType::kFilesystem) set(b.path, "storage.path", "PROXY_CACHE__STORAGE__PATH");
+  if (b.type == StorageType::kS3) {
+    set(b.bucket, "storage.bucket", "PROXY_CACHE__STORAGE__BUCKET");
+    set(b.region, "storage.region", "PROXY_CACHE__STORAGE__REGION");
+    set(b.endpoint_url, "storage.endpoint_url", "PROXY_CACHE__STORAGE__ENDPOINT_URL");
+  }
 }
 
 ConfigError file_error(const std::string& path, std::string message) {
@@ -354,21 +541,27 @@ Expected<Loaded, ConfigError> load_string(std::string_view toml, std::string_vie
 
   Loaded out;
   out.origin.file = file;
+  auto expanded = expand_variables(toml, env, kMaxConfigBytes);
+  if (!expanded) return Unexpected(ConfigError{file, expanded.error().line, "", expanded.error().message});
   toml::table root;
   try {
-    root = toml::parse(toml, source_name);
+    root = toml::parse(*expanded, source_name);
   } catch (const toml::parse_error& e) {
     return Unexpected(ConfigError{file, line_of(e.source()), "", "TOML syntax error: " + std::string(e.description())});
   }
+  std::vector<std::string> load_warnings;
   try {
     Loader l(file, out.origin);
-    out.config = read_document(l, root);
+    out.config = read_document(l, root, out.proxy_only);
+    load_warnings = std::move(l.warnings());
   } catch (const Refusal& r) {
     return Unexpected(r.error);
   }
+  apply_overrides(out.config, env, out.overrides);
   auto warnings = validate(out.config, env, out.origin);
   if (!warnings) return Unexpected(std::move(warnings).error());
-  out.warnings = std::move(*warnings);
+  out.warnings = std::move(load_warnings);
+  out.warnings.insert(out.warnings.end(), warnings->begin(), warnings->end());
   return out;
 }
 

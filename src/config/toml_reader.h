@@ -83,10 +83,16 @@ class Loader {
     throw Refusal{ConfigError{file_, line, std::move(key), std::move(message)}};
   }
   void note(const std::string& key, int line) { origin_.lines.emplace(key, line); }
+  // A warning formatted as a refusal is (file:line: key: message), kept for Loaded.
+  void warn(int line, std::string key, std::string message) {
+    warnings_.push_back(ConfigError{file_, line, std::move(key), std::move(message)}.describe());
+  }
+  std::vector<std::string>& warnings() { return warnings_; }
 
  private:
   std::string file_;
   Origin& origin_;
+  std::vector<std::string> warnings_;
 };
 
 template <class E, std::size_t N>
@@ -214,14 +220,36 @@ class Table {
   void finish() const {
     for (const auto& [k, v] : in_file_order(t_)) {
       if (known_.count(k->str()) != 0) continue;
-      std::string message = "unknown key '" + std::string(k->str()) + "' in " + what_;
-      if (auto near = closest(k->str())) message += " (did you mean '" + *near + "'?)";
-      l_.refuse(line_of(k->source()), key_path(k->str()), std::move(message));
+      l_.refuse(line_of(k->source()), key_path(k->str()), unknown_key_message(k->str()));
     }
+    refuse_missing();
+  }
+
+  // For a table upstream reads leniently: each key no accessor asked for is a warning that
+  // ends with `why` (what happens to it), then the first missing required key is refused.
+  void finish_leniently(std::string_view why) const {
+    for (const auto& [k, v] : in_file_order(t_)) {
+      if (known_.count(k->str()) != 0) continue;
+      l_.warn(line_of(k->source()), key_path(k->str()), unknown_key_message(k->str()) + "; " + std::string(why));
+    }
+    refuse_missing();
+  }
+
+  // Marks a key as known without reading it (read elsewhere, or deliberately ignored).
+  void known(std::string_view key) { known_.emplace(key); }
+  bool has(std::string_view key) const { return t_.find(key) != t_.end(); }
+
+ private:
+  std::string unknown_key_message(std::string_view key) const {
+    std::string message = "unknown key '" + std::string(key) + "' in " + what_;
+    if (auto near = closest(key)) message += " (did you mean '" + *near + "'?)";
+    return message;
+  }
+
+  void refuse_missing() const {
     if (missing_) l_.refuse(line(), key_path(missing_->first), missing_->second);
   }
 
- private:
   void missing(std::string_view key, std::string_view why) {
     if (!missing_) missing_.emplace(std::string(key), std::string(key) + " is required " + std::string(why));
   }

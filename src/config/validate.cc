@@ -243,19 +243,23 @@ class Validator {
 
   void storage() {
     const StorageConfig& st = c_.storage;
-    if (st.backends.empty()) refuse("storage", "[storage] declares no backend; add a [storage.backends.<name>] table");
-    if (st.find(st.default_backend) == nullptr) {
+    if (st.shape == StorageShape::kMulti && st.backends.empty()) {
       refuse("storage.default", "default = " + quoted(st.default_backend) +
-                                    " names no backend of [storage]; declared: " + declared_backends());
+                                    " names no backend: [[storage.backends]] declares none");
     }
-    for (const auto& b : st.backends) {
-      const std::string base = join_key("storage.backends", b.name);
+    if (st.find(st.default_backend) == nullptr) {
+      refuse("storage.default", "storage default '" + st.default_backend +
+                                    "' does not match any backend name in [[storage.backends]]; declared: " +
+                                    declared_backends());
+    }
+    for (std::size_t i = 0; i < st.backends.size(); ++i) {
+      const StorageBackendConfig& b = st.backends[i];
+      const std::string base = backend_key(st, i);
       switch (b.type) {
         case StorageType::kFilesystem:
           not_empty(join_key(base, "path"), b.path);
           break;
         case StorageType::kS3:
-          not_empty(join_key(base, "endpoint"), b.endpoint);
           not_empty(join_key(base, "bucket"), b.bucket);
           not_empty(join_key(base, "region"), b.region);
           s3_backend(base, b);
@@ -264,23 +268,45 @@ class Validator {
           break;
       }
     }
+    registry_routes();
+  }
+
+  // A registry's `storage = "<name>"` (A.4), with upstream's two messages.
+  void registry_routes() {
+    const StorageConfig& st = c_.storage;
+    for (const auto& r : c_.registries) {
+      if (r.storage.empty()) continue;
+      const std::string key = join_key(r.key, "storage");
+      const std::string shown = "'storage = \"" + r.storage + "\"'";
+      if (st.shape == StorageShape::kSingle && r.storage != "default") {
+        refuse(key, "registry '" + r.name + "': " + shown +
+                        " requires a multi-backend [[storage.backends]] configuration; single-backend storage has no "
+                        "named backends to select");
+      }
+      if (st.shape == StorageShape::kMulti && st.find(r.storage) == nullptr) {
+        refuse(key, "registry '" + r.name + "': " + shown +
+                        " does not match any backend name in [[storage.backends]]; declared: " + declared_backends());
+      }
+    }
   }
 
   // What the S3 backend needs to sign and reach its endpoint, checked now rather than at
   // the first request.
   void s3_backend(const std::string& base, const StorageBackendConfig& b) {
-    const bool https = b.endpoint.rfind("https://", 0) == 0;
-    const bool http = b.endpoint.rfind("http://", 0) == 0;
-    if (!b.endpoint.empty() && !https && !http) {
-      refuse(join_key(base, "endpoint"),
-             "endpoint = " + quoted(b.endpoint) + " must start with https:// (or http:// for a peer on this host)");
+    const std::string& url = b.endpoint_url;
+    const bool https = url.rfind("https://", 0) == 0;
+    const bool http = url.rfind("http://", 0) == 0;
+    if (!url.empty() && !https && !http) {
+      refuse(join_key(base, "endpoint_url"),
+             "endpoint_url = " + quoted(url) + " must start with https:// (or http:// for a peer on this host)");
     }
-    if (const auto scheme_end = b.endpoint.find("://");
-        (https || http) && b.endpoint.find_first_of("/?#", scheme_end + 3) != std::string::npos) {
-      refuse(join_key(base, "endpoint"),
-             "endpoint = " + quoted(b.endpoint) +
+    if (const auto scheme_end = url.find("://");
+        (https || http) && url.find_first_of("/?#", scheme_end + 3) != std::string::npos &&
+        url.find_first_of("/?#", scheme_end + 3) != url.size() - 1) {
+      refuse(join_key(base, "endpoint_url"),
+             "endpoint_url = " + quoted(url) +
                  " must be a scheme and an authority only, like \"https://s3.example:9000\"; "
-                 "the bucket is its own key");
+                 "the bucket is its own key and a key prefix is `prefix`");
     }
     const bool valid_bucket =
         b.bucket.size() >= 3 && b.bucket.size() <= 63 && std::all_of(b.bucket.begin(), b.bucket.end(), [](char ch) {
@@ -290,20 +316,14 @@ class Validator {
       refuse(join_key(base, "bucket"),
              "bucket = " + quoted(b.bucket) + " is not an S3 bucket name (3-63 characters: a-z, 0-9, '-', '.')");
     }
-    if (b.access_key_id.empty() != b.secret_access_key.empty()) {
-      refuse(join_key(base, b.access_key_id.empty() ? "access_key_id" : "secret_access_key"),
-             "access_key_id and secret_access_key go together: set both, or neither");
-    }
-    if (!b.session_token.empty() && b.access_key_id.empty()) {
-      refuse(join_key(base, "session_token"), "session_token needs access_key_id and secret_access_key");
-    }
-    if (!b.ca_file.empty() && !https) {
+    if (!b.ca_file.empty() && http) {
       refuse(join_key(base, "ca_file"),
-             "ca_file is read for an https:// endpoint only; endpoint is " + quoted(b.endpoint));
+             "ca_file is read for an https:// endpoint only; endpoint_url is " + quoted(url));
     }
   }
 
   std::string declared_backends() const {
+    if (c_.storage.backends.empty()) return "none";
     std::string out;
     for (const auto& b : c_.storage.backends) {
       if (!out.empty()) out += ", ";

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <ostream>
 
 #include "adapters/queue/postgres_queue.h"
 #include "adapters/queue/sqlite_queue.h"
@@ -80,7 +81,10 @@ Expected<std::shared_ptr<adapters::StorageRouter>, std::string> build_storage(co
         break;
       case config::StorageType::kS3: {
         auto s3 = adapters::S3Backend::create(b, env);
-        if (!s3) return Unexpected("[storage.backends." + b.name + "]: " + s3.error());
+        if (!s3) return Unexpected(s3.error());  // names the backend itself
+        // Upstream's HeadBucket at start: keys, bucket, region or endpoint that do not work
+        // stop here, with S3's own reason, rather than at the first job.
+        if (auto reachable = (*s3)->check_bucket(); !reachable) return Unexpected(reachable.error().message);
         backends.push_back(std::move(*s3));
         break;
       }
@@ -262,8 +266,44 @@ Expected<config::Config, std::string> load_config(const std::optional<std::strin
   if (!path) return config::defaults();
   auto loaded = config::load_file(*path, env);
   if (!loaded) return Unexpected(loaded.error().describe());
+  for (const auto& o : loaded->overrides) logger("config")->info("{}", o);
+  if (!loaded->proxy_only.empty()) logger("config")->info("{}", proxy_only_line(loaded->proxy_only));
   for (const auto& w : loaded->warnings) logger("config")->warn("{}", w);
   return std::move(loaded->config);
+}
+
+namespace {
+std::string describe_backend(const config::StorageBackendConfig& b) {
+  switch (b.type) {
+    case config::StorageType::kFilesystem:
+      return "filesystem " + b.path;
+    case config::StorageType::kInMemory:
+      return "in_memory";
+    case config::StorageType::kS3:
+      break;
+  }
+  std::string out = "s3 bucket " + b.bucket + ", region " + b.region + ", endpoint " +
+                    (b.endpoint_url.empty() ? "AWS's" : b.endpoint_url) +
+                    (b.force_path_style ? ", path-style" : ", virtual-hosted");
+  if (!b.prefix.empty()) out += ", prefix " + b.prefix;
+  return out;
+}
+}  // namespace
+
+void describe_storage(const config::StorageConfig& s, std::ostream& out) {
+  if (s.shape == config::StorageShape::kSingle && s.backends.size() == 1) {
+    out << "storage one backend: " << describe_backend(s.backends.front()) << "\n";
+    return;
+  }
+  out << "storage default " << s.default_backend;
+  for (const auto& b : s.backends) out << "; " << b.name << ": " << describe_backend(b);
+  out << "\n";
+}
+
+std::string proxy_only_line(const std::vector<std::string>& proxy_only) {
+  std::string out = "read by the proxy, not by this worker:";
+  for (std::size_t i = 0; i < proxy_only.size(); ++i) out += (i == 0 ? " " : ", ") + proxy_only[i];
+  return out;
 }
 
 Expected<std::unique_ptr<core::ScanQueue>, std::string> open_queue(const config::Config& c) {

@@ -17,7 +17,10 @@
 namespace batlehub::server {
 
 // [storage]'s backends behind the router, in file order: how the storage transport finds
-// where an artifact's blob lies. An S3 backend without credentials is an error now.
+// where an artifact's blob lies. Each S3 backend takes its credentials from the AWS chain and
+// is asked for its bucket (HeadBucket) now, as upstream does at start: no credentials, a
+// bucket that does not answer, or an endpoint out of reach is an error naming the backend,
+// the endpoint and the S3 error.
 Expected<std::shared_ptr<adapters::StorageRouter>, std::string> build_storage(const config::Config& c,
                                                                               const config::Env& env);
 // The storage transport's bundle module on the leaf backend bundle_backend names (else the
@@ -67,6 +70,12 @@ IdentifyPlace identify_place(const config::Config& c, const config::Env& env);
 // The file at `path` loaded and validated (its warnings logged), or the built-in defaults
 // when there is none. The error is ConfigError::describe()'s line.
 Expected<config::Config, std::string> load_config(const std::optional<std::string>& path, const config::Env& env);
+
+// "storage: one s3 backend (bucket …, region …, endpoint …)" or "storage: default 'a'; a
+// (filesystem /srv), b (s3 …)": what the file's [storage] became, one line.
+void describe_storage(const config::StorageConfig& s, std::ostream& out);
+// "not read by this worker (the proxy's): [auth], [stats], server.tls": one line.
+std::string proxy_only_line(const std::vector<std::string>& proxy_only);
 
 // The queue [database] names: PostgreSQL for a URL, else SQLite at <state_dir>/queue.sqlite3
 // (the directory made, 0700, when missing). The worker and `batlehub submit / wait / why`

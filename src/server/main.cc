@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "server/builders.h"
 #include "server/probe_command.h"
 #include "server/queue_commands.h"
 #include "server/scan_command.h"
@@ -31,7 +32,19 @@ bool read_kind(const char* command, const std::string& kind, batlehub::server::N
 int main(int argc, char** argv) {
   CLI::App app{"batlehub — the scan worker and its sandbox (RFC 0022)", "batlehub"};
   app.set_version_flag("--version", "batlehub 0.1.0");
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  // Upstream's way to start a process (its image, its chart): `batlehub --config FILE
+  // --roles worker`, no subcommand.
+  std::optional<std::string> top_config, roles;
+  app.add_option("--config", top_config,
+                 "The TOML configuration (default: $BATLEHUB_CONFIG, else ./config.toml); a subcommand's own --config "
+                 "wins");
+  app.add_option("--roles", roles,
+                 "proxy, worker or proxy,worker, as upstream; this build has the worker role only (default: [server] "
+                 "roles)");
+  app.footer(
+      "Without a subcommand, runs the roles --roles (else [server] roles) names: `batlehub --config FILE --roles "
+      "worker` is `batlehub worker --config FILE`.");
 
   std::optional<std::string> config;
   auto* probe = app.add_subcommand("probe", "Prove the sandbox's walls from inside every room, as the worker does at start");
@@ -88,7 +101,7 @@ int main(int argc, char** argv) {
 
   std::string check_path;
   auto* check_cmd = app.add_subcommand("check-config", "Load and validate a configuration file as the worker does at start; opens and probes nothing");
-  check_cmd->add_option("--config", check_path, "The TOML configuration")->required();
+  check_cmd->add_option("--config", check_path, "The TOML configuration (default: $BATLEHUB_CONFIG, else ./config.toml)");
   check_cmd->footer(
       "Prints the runtime and the scanners, then each warning. Exit codes: 0 valid; 2 usage, or the file is refused\n"
       "(the loader's file:line: key: message on stdout). Reads BATLEHUB_UNSAFE_NO_SANDBOX and BATLEHUB_IMAGE as the worker does.");
@@ -97,6 +110,23 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  const auto env = batlehub::config::process_env();
+  // --config before the subcommand, then BATLEHUB_CONFIG, then ./config.toml, for every
+  // command that reads a deployment's file; scan and probe keep their built-in defaults.
+  auto resolve = [&](std::optional<std::string>& own) {
+    if (!own) own = batlehub::config::config_path(top_config, env);
+  };
+  if (app.get_subcommands().empty()) {
+    if (!roles && !top_config) {
+      std::cerr << app.help();
+      return 2;
+    }
+    batlehub::server::WorkerOptions as_worker;
+    resolve(as_worker.config_path);
+    auto started = batlehub::server::start_roles(roles, as_worker, env, std::cerr);
+    if (started != 0) return started;
+    return static_cast<int>(batlehub::server::worker_command(as_worker, env, std::cout));
   }
   if (*scan_cmd) {
     using batlehub::core::SecurityPolicy;
@@ -112,11 +142,19 @@ int main(int argc, char** argv) {
                                      : install_hooks == "ignore" ? SecurityPolicy::InstallHooks::kIgnore
                                                                  : SecurityPolicy::InstallHooks::kWarn;
     scan.policy.mode = mode == "warn" ? SecurityPolicy::Mode::kWarn : SecurityPolicy::Mode::kBlock;
-    return static_cast<int>(batlehub::server::scan_command(scan, batlehub::config::process_env(), std::cout));
+    if (!scan.config_path) scan.config_path = top_config;
+    return static_cast<int>(batlehub::server::scan_command(scan, env, std::cout));
   }
-  const auto env = batlehub::config::process_env();
   if (*check_cmd) {
-    auto loaded = batlehub::config::load_file(check_path, env);
+    std::optional<std::string> path;
+    if (!check_path.empty()) path = check_path;
+    resolve(path);
+    if (!path) {
+      std::cout << "batlehub check-config: no configuration: pass --config, set BATLEHUB_CONFIG, or put config.toml in "
+                   "the working directory\n";
+      return 2;
+    }
+    auto loaded = batlehub::config::load_file(*path, env);
     if (!loaded) {
       std::cout << loaded.error().describe() << "\n";
       return 2;
@@ -124,10 +162,19 @@ int main(int argc, char** argv) {
     std::cout << "runtime " << batlehub::config::to_string(loaded->config.worker.sandbox.runtime) << "\nscanners";
     for (const auto& s : loaded->config.scanners) std::cout << " " << s.name;
     std::cout << "\n";
+    batlehub::server::describe_storage(loaded->config.storage, std::cout);
+    for (const auto& o : loaded->overrides) std::cout << "override: " << o << "\n";
+    if (!loaded->proxy_only.empty()) std::cout << batlehub::server::proxy_only_line(loaded->proxy_only) << "\n";
     for (const auto& w : loaded->warnings) std::cout << "warning: " << w << "\n";
     return 0;
   }
-  if (*worker_cmd) return static_cast<int>(batlehub::server::worker_command(worker, env, std::cout));
+  if (*worker_cmd) {
+    resolve(worker.config_path);
+    return static_cast<int>(batlehub::server::worker_command(worker, env, std::cout));
+  }
+  resolve(submit.config_path);
+  resolve(wait.config_path);
+  resolve(why.config_path);
   if (*submit_cmd) {
     if (!read_kind("submit", submit_kind, submit.naming)) return 2;
     return batlehub::server::submit_command(submit, env, std::cout);
@@ -145,7 +192,8 @@ int main(int argc, char** argv) {
   }
   if (*why_cmd) return batlehub::server::why_command(why, env, std::cout);
   if (*probe) {
-    return static_cast<int>(batlehub::server::probe_command(config, batlehub::config::process_env(), std::cout));
+    if (!config) config = top_config;
+    return static_cast<int>(batlehub::server::probe_command(config, env, std::cout));
   }
   return 2;
 }

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <utility>
 
@@ -159,6 +160,7 @@ class Worker {
   std::unique_ptr<core::ScanQueue> queue_;
   std::mutex queue_mu_;  // a ScanQueue is one connection: one caller at a time
   std::unique_ptr<ArtifactStore> store_;
+  std::shared_ptr<adapters::StorageRouter> storage_;
 
   std::mutex mu_;
   std::condition_variable wake_;
@@ -467,6 +469,23 @@ WorkerExit Worker::run(config::Config cfg) {
   }
   queue_ = std::move(*queue);
   store_ = std::make_unique<ArtifactStore>(artifacts_dir(cfg));
+  // [storage] is built now, as upstream builds it at start: an S3 bucket that does not
+  // answer stops the worker here, with the backend, the endpoint and the S3 error, rather
+  // than at the first job that needs it.
+  auto storage = build_storage(cfg, env_);
+  if (!storage) {
+    out_ << storage.error() << "\n";
+    log_->error("{}", storage.error());
+    return WorkerExit::kConfig;
+  }
+  storage_ = std::move(*storage);
+  {
+    std::ostringstream line;
+    describe_storage(cfg.storage, line);
+    std::string said = line.str();
+    if (!said.empty() && said.back() == '\n') said.pop_back();
+    log_->info("{}", said);
+  }
 
   auto listener = StatusListener::start(cfg.server.host, static_cast<std::uint16_t>(cfg.server.port), metrics_);
   if (!listener) {
@@ -553,6 +572,54 @@ std::string worker_id() {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "unknown");
   return std::string(host) + "-" + std::to_string(::getpid());
+}
+
+int start_roles(const std::optional<std::string>& roles_flag, const WorkerOptions& o, const config::Env& env,
+                std::ostream& err) {
+  constexpr std::string_view kNoFile =
+      "batlehub: no configuration: pass --config, set BATLEHUB_CONFIG, or put config.toml in the working directory\n";
+  std::vector<std::string> roles;
+  std::string asked;
+  if (roles_flag) {
+    asked = "--roles " + *roles_flag;
+    std::string_view rest = *roles_flag;
+    while (true) {
+      const auto comma = rest.find(',');
+      std::string_view role = rest.substr(0, comma);
+      while (!role.empty() && role.front() == ' ') role.remove_prefix(1);
+      while (!role.empty() && role.back() == ' ') role.remove_suffix(1);
+      if (role != "proxy" && role != "worker") {
+        err << "batlehub: " << asked << ": '" << role << "' is not a role; give proxy, worker or proxy,worker\n";
+        return 2;
+      }
+      roles.emplace_back(role);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  } else {
+    if (!o.config_path) {
+      err << kNoFile;
+      return 2;
+    }
+    auto loaded = config::load_file(*o.config_path, env);
+    if (!loaded) {
+      err << loaded.error().describe() << "\n";
+      return 2;
+    }
+    roles = loaded->config.server.roles;
+    asked = "[server] roles (upstream's default when absent: proxy and worker) in " + *o.config_path;
+  }
+  if (std::find(roles.begin(), roles.end(), "proxy") != roles.end()) {
+    err << "batlehub: " << asked
+        << " asks for the proxy role, and this build has none: it is the scan worker alone. Start it with --roles "
+           "worker (or [server] roles = [\"worker\"]) and run upstream's batlehub for the proxy\n";
+    return 2;
+  }
+  if (!o.config_path) {
+    err << kNoFile;
+    return 2;
+  }
+  return 0;
 }
 
 WorkerExit worker_command(const WorkerOptions& o, const config::Env& env, std::ostream& out) {

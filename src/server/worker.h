@@ -32,6 +32,12 @@ struct WorkerOptions {
 // Runs until SIGTERM or SIGINT. The probe's two lines go to `out`; the log to stderr.
 WorkerExit worker_command(const WorkerOptions& o, const config::Env& env, std::ostream& out);
 
+// `batlehub --roles …` (or [server] roles, upstream's default being proxy and worker) with
+// no subcommand: 0 when the roles are the worker's alone and a configuration file was
+// found, else 2 with the reason on `err`'s first line. This build has no proxy role.
+int start_roles(const std::optional<std::string>& roles_flag, const WorkerOptions& o, const config::Env& env,
+                std::ostream& err);
+
 // "<hostname>-<pid>", as upstream names a worker in leased_by and its heartbeat row.
 std::string worker_id();
 

@@ -118,8 +118,7 @@ inline void remove_from_cluster(const std::string& tag) {
 
 // The tests' S3 server as the bundle backend.
 inline std::shared_ptr<core::StorageBackend> test_s3() {
-  auto s3 = adapters::S3Backend::create(test_s3_config(s3_endpoint(), "bundles"),
-                                        [](std::string_view) { return std::optional<std::string>(); });
+  auto s3 = adapters::S3Backend::create(test_s3_config(s3_endpoint(), "bundles"), test_s3_env());
   if (!s3) return nullptr;
   return std::shared_ptr<core::StorageBackend>(std::move(*s3));
 }

@@ -488,9 +488,9 @@ TEST_F(KubernetesRuntimeTest, in_cluster_credentials_reach_the_api_server_as_the
 
 TEST_F(KubernetesRuntimeTest, the_operators_config_builds_a_runtime_whose_probe_passes) {
   const fs::path toml = s_.root() / "config.toml";
-  std::ofstream(toml) << "[storage]\ndefault = \"s3\"\n[storage.backends.s3]\ntype = \"s3\"\nendpoint = \""
-                      << s3_endpoint() << "\"\nbucket = \"" << BATLEHUB_TEST_S3_BUCKET
-                      << "\"\n[worker.sandbox]\nruntime = \"kubernetes\"\nprobe_canaries = []\nbundle_prefix = \""
+  std::ofstream(toml) << "[storage]\ntype = \"s3\"\nendpoint_url = \"" << s3_endpoint() << "\"\nbucket = \""
+                      << BATLEHUB_TEST_S3_BUCKET << "\"\nregion = \"us-east-1\"\nforce_path_style = true"
+                      << "\n[worker.sandbox]\nruntime = \"kubernetes\"\nprobe_canaries = []\nbundle_prefix = \""
                       << prefix_ << "\"\nstart_timeout_secs = 90\n[worker.sandbox.kubernetes]\nkubeconfig = \""
                       << ns_->worker_kubeconfig() << "\"\nimage = \"" << image_ << "\"\n";
   auto env = config::env_of(

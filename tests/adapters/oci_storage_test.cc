@@ -51,8 +51,7 @@ class OciStorageTest : public ::testing::TestWithParam<TestEngine> {
                               "/scripts/s3-peer.sh start " + peer_dir_.string() + " " + std::to_string(port_) +
                               " >/dev/null";
     ASSERT_EQ(std::system(start.c_str()), 0) << start;
-    auto s3 = S3Backend::create(test_s3_config("http://127.0.0.1:" + std::to_string(port_), "bundles"),
-                                [](std::string_view) { return std::optional<std::string>(); });
+    auto s3 = S3Backend::create(test_s3_config("http://127.0.0.1:" + std::to_string(port_), "bundles"), test_s3_env());
     ASSERT_TRUE(s3) << s3.error();
     s3_ = std::shared_ptr<core::StorageBackend>(std::move(*s3));
     router_ = std::make_shared<StorageRouter>(std::vector<std::shared_ptr<core::StorageBackend>>{s3_}, "bundles");
@@ -286,14 +285,14 @@ TEST_P(OciStorageTest, a_worker_configured_for_the_storage_transport_proves_and_
       std::string("[worker.sandbox]\nruntime = \"oci\"\nstart_timeout_secs = 60\nbundle_prefix = \"") + prefix_ +
       "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n[worker.sandbox.oci]\nengine = \"" + (podman ? "podman" : "docker") +
       "\"\nimage = \"" + image_ + "\"\ntransport = \"storage\"\nstorage_network = \"container:" + holder_ +
-      "\"\n[storage]\ndefault = \"s3\"\n[storage.backends.s3]\ntype = \"s3\"\nendpoint = "
-      "\"http://127.0.0.1:" +
-      std::to_string(port_) + "\"\nbucket = \"" + BATLEHUB_TEST_S3_BUCKET + "\"\naccess_key_id = \"" +
-      BATLEHUB_TEST_S3_ACCESS_KEY + "\"\nsecret_access_key = \"" + BATLEHUB_TEST_S3_SECRET_KEY +
-      "\"\n[scanners.hostile]\ntype = \"yara\"\ncommand = \"hostile\"\nrules = \"/dev/null\"\n";
+      "\"\n[storage]\ntype = \"s3\"\nendpoint_url = \"http://127.0.0.1:" + std::to_string(port_) +
+      "\"\nbucket = \"" + BATLEHUB_TEST_S3_BUCKET + "\"\nregion = \"us-east-1\"\nforce_path_style = true" +
+      "\n[scanners.hostile]\ntype = \"yara\"\ncommand = \"hostile\"\nrules = \"/dev/null\"\n";
   const std::vector<std::string> engine = engine_env(GetParam());
   config::Env env = [&](std::string_view k) -> std::optional<std::string> {
     if (k == "TMPDIR") return s_.work().string();
+    if (k == "AWS_ACCESS_KEY_ID") return std::string(BATLEHUB_TEST_S3_ACCESS_KEY);
+    if (k == "AWS_SECRET_ACCESS_KEY") return std::string(BATLEHUB_TEST_S3_SECRET_KEY);
     for (const auto& kv : engine) {
       if (kv.starts_with(std::string(k) + "=")) return kv.substr(k.size() + 1);
     }

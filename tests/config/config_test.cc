@@ -6,7 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <map>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -23,8 +26,16 @@ Env no_env() {
   return env_of({});
 }
 
+// A file must have [storage], as upstream's must. A test about other tables gets one
+// filesystem backend appended (below every line it counts), unless it wrote its own.
+std::string with_storage(std::string_view toml) {
+  std::string out(toml);
+  if (out.find("[storage") == std::string::npos) out += "\n[storage]\ntype = \"filesystem\"\npath = \"/var/cache/batlehub\"\n";
+  return out;
+}
+
 Expected<Loaded, ConfigError> load(std::string_view toml, const Env& env = no_env()) {
-  return load_string(toml, "config.toml", env);
+  return load_string(with_storage(toml), "config.toml", env);
 }
 
 // The loaded value, failing the test (with the refusal) if it was refused.
@@ -36,6 +47,13 @@ Loaded loads(std::string_view toml, const Env& env = no_env()) {
   Loaded out;
   if (r) out = std::move(*r);
   return out;
+}
+
+// The refusal of the file exactly as written, described.
+std::string storage_free_refusal(std::string_view toml) {
+  auto r = load_string(toml, "config.toml", no_env());
+  EXPECT_FALSE(r) << "loaded:\n" << toml;
+  return r ? std::string("(loaded)") : r.error().describe();
 }
 
 // The refusal, described, or "(loaded)" (and a failure) if it loaded.
@@ -51,14 +69,14 @@ ConfigError error_of(std::string_view toml, const Env& env = no_env()) {
   return r ? ConfigError{} : r.error();
 }
 
-// A storage table whose default backend can presign.
+// A storage table whose default backend can presign: upstream's single shape.
 constexpr std::string_view kS3Storage = R"(
 [storage]
-default = "s3"
-[storage.backends.s3]
 type = "s3"
-endpoint = "http://minio:9000"
+endpoint_url = "http://minio:9000"
 bucket = "cache"
+region = "us-east-1"
+force_path_style = true
 )";
 
 std::string with_s3(std::string_view toml) {
@@ -111,8 +129,9 @@ TEST(Defaults, EveryValueIsTheRfcs) {
   EXPECT_TRUE(c.scanners.empty());
   EXPECT_FALSE(c.has_security_registry);
 
-  // No [storage]: one implicit filesystem backend, "default".
-  EXPECT_FALSE(c.storage.declared_in_file);
+  // A Config built in code (no file) has one filesystem backend, "default"; a file must
+  // say what its storage is (Storage.is_required_as_upstream_requires_it).
+  EXPECT_EQ(c.storage.shape, StorageShape::kSingle);
   EXPECT_EQ(c.storage.default_backend, "default");
   ASSERT_EQ(c.storage.backends.size(), 1u);
   EXPECT_EQ(c.storage.backends[0].name, "default");
@@ -251,18 +270,19 @@ api_url = "https://osv.internal/v1"
 
 [storage]
 default = "local"
-[storage.backends.local]
+[[storage.backends]]
+name = "local"
 type = "filesystem"
 path = "/var/cache/batlehub"
-[storage.backends.s3]
+[[storage.backends]]
+name = "s3"
 type = "s3"
-endpoint = "https://s3.example"
+endpoint_url = "https://s3.example"
 bucket = "bundles"
 region = "eu-west-3"
-path_style = false
-access_key_id = "AKIA"
-secret_access_key = "secret"
-[storage.backends.mem]
+prefix = "cache/"
+[[storage.backends]]
+name = "mem"
 type = "in_memory"
 )");
   const Config& c = l.config;
@@ -324,7 +344,7 @@ type = "in_memory"
   EXPECT_EQ(image_for(c, c.scanners[0], no_env()), "registry.local/egress:1");
   EXPECT_EQ(image_for(c, c.scanners[1], no_env()), "registry.local/batlehub-worker:1");
 
-  EXPECT_TRUE(c.storage.declared_in_file);
+  EXPECT_EQ(c.storage.shape, StorageShape::kMulti);
   EXPECT_EQ(c.storage.default_backend, "local");
   ASSERT_EQ(c.storage.backends.size(), 3u);
   EXPECT_EQ(c.storage.backends[0].name, "local");
@@ -333,19 +353,21 @@ type = "in_memory"
   const StorageBackendConfig* s3 = c.storage.find("s3");
   ASSERT_NE(s3, nullptr);
   EXPECT_EQ(s3->type, StorageType::kS3);
-  EXPECT_EQ(s3->endpoint, "https://s3.example");
+  EXPECT_EQ(s3->endpoint_url, "https://s3.example");
   EXPECT_EQ(s3->bucket, "bundles");
   EXPECT_EQ(s3->region, "eu-west-3");
-  EXPECT_FALSE(s3->path_style);
-  EXPECT_EQ(s3->access_key_id, "AKIA");
-  EXPECT_EQ(s3->secret_access_key, "secret");
+  EXPECT_EQ(s3->prefix, "cache/");
+  EXPECT_FALSE(s3->force_path_style);  // upstream's default
   EXPECT_EQ(c.storage.find("mem")->type, StorageType::kInMemory);
   EXPECT_EQ(bundle_backend(c), s3);
-  // s3 defaults
+  // The single shape: one backend, named "default".
   Loaded d = loads(with_s3(""));
-  EXPECT_EQ(d.config.storage.find("s3")->region, "us-east-1");
-  EXPECT_TRUE(d.config.storage.find("s3")->path_style);
-  EXPECT_EQ(d.config.storage.find("s3")->access_key_id, "");
+  EXPECT_EQ(d.config.storage.shape, StorageShape::kSingle);
+  EXPECT_EQ(d.config.storage.default_backend, "default");
+  ASSERT_NE(d.config.storage.find("default"), nullptr);
+  EXPECT_EQ(d.config.storage.find("default")->region, "us-east-1");
+  EXPECT_TRUE(d.config.storage.find("default")->force_path_style);
+  EXPECT_EQ(d.config.storage.find("default")->prefix, "");
 }
 
 TEST(Load, KubernetesKeysAreRead) {
@@ -432,8 +454,15 @@ upstream = "https://registry.npmjs.org"
 [cache]
 anything = { goes = 1 }
 )");
-  EXPECT_EQ(l.config, defaults());
+  Config expected = defaults();
+  expected.server.roles = {"worker"};
+  expected.registries = {RegistryEntry{.name = "npm", .type = "", .storage = "", .key = "registries.npm"}};
+  EXPECT_EQ(l.config, expected);
   EXPECT_FALSE(l.config.has_security_registry);
+  EXPECT_EQ(l.proxy_only, (std::vector<std::string>{"log_level", "[stats]",
+                                                    "registries (all but each one's name, type, storage and security "
+                                                    "scanners)",
+                                                    "[cache]"}));
 }
 
 TEST(Load, ASecurityRegistryIsRecorded) {
@@ -491,11 +520,6 @@ TEST(Refused, AnUnknownKeyAnywhereUnderTheModelledTables) {
       refusal("[scanners.pm]\ntype = \"postmortem\"\ncommand = \"p\"\nescalation = { kinds = [\"vulnerability\"], "
               "count = 1, from = \"high\", to = \"critical\", by = \"x\" }\n"),
       "config.toml:4: scanners.pm.escalation.by: unknown key 'by' in [scanners.pm.escalation]");
-  EXPECT_EQ(refusal("[storage]\ndefault = \"a\"\nrouter = \"dedup\"\n"),
-            "config.toml:3: storage.router: unknown key 'router' in [storage]");
-  EXPECT_EQ(refusal("[storage.backends.a]\ntype = \"filesystem\"\npath = \"/x\"\nbucket = \"b\"\n"),
-            "config.toml:4: storage.backends.a.bucket: unknown key 'bucket' in [storage.backends.a] (a filesystem "
-            "backend)");
 }
 
 TEST(Refused, AValueOfTheWrongType) {
@@ -541,8 +565,6 @@ TEST(Refused, EveryOtherEnumOutsideItsSet) {
             "config.toml:2: worker.sandbox.oci.engine: engine = \"containerd\" is not one of podman, docker");
   EXPECT_EQ(refusal("[worker.sandbox.oci]\ntransport = \"http\"\n"),
             "config.toml:2: worker.sandbox.oci.transport: transport = \"http\" is not one of mount, storage");
-  EXPECT_EQ(refusal("[storage.backends.a]\ntype = \"gcs\"\n"),
-            "config.toml:2: storage.backends.a.type: type = \"gcs\" is not one of filesystem, s3, in_memory");
   EXPECT_EQ(refusal("[scanners.guarddog]\ncommand = \"g\"\nescalation = { kinds = [\"vulnerability\"], count = 1, "
                     "from = \"severe\", to = \"critical\" }\n"),
             "config.toml:3: scanners.guarddog.escalation.from: from = \"severe\" is not one of low, medium, high, "
@@ -560,17 +582,10 @@ TEST(Refused, AMissingRequiredKey) {
   EXPECT_EQ(refusal("[scanners.yara]\n"),
             "config.toml:1: scanners.yara.rules: rules is required for a yara scanner (the path of a rules file on "
             "the worker host)");
-  EXPECT_EQ(refusal("[storage.backends.a]\npath = \"/x\"\n"),
-            "config.toml:1: storage.backends.a.type: type is required for a storage backend (one of filesystem, s3, "
-            "in_memory)");
   // An unknown key is named before a missing required one: it is often the same key, misspelt.
   EXPECT_EQ(refusal("[scanners.postmortem]\ncomand = \"postmortem\"\n"),
             "config.toml:2: scanners.postmortem.comand: unknown key 'comand' in [scanners.postmortem] (a postmortem "
             "scanner) (did you mean 'command'?)");
-  EXPECT_EQ(refusal("[storage.backends.a]\ntype = \"filesystem\"\n"),
-            "config.toml:1: storage.backends.a.path: path is required for a filesystem backend");
-  EXPECT_EQ(refusal("[storage.backends.a]\ntype = \"s3\"\nendpoint = \"http://m\"\n"),
-            "config.toml:1: storage.backends.a.bucket: bucket is required for an s3 backend");
   EXPECT_EQ(refusal("[scanners.guarddog]\ncommand = \"g\"\nescalation = { kinds = [\"vulnerability\"], from = "
                     "\"high\", to = \"critical\" }\n"),
             "config.toml:3: scanners.guarddog.escalation.count: count is required in an escalation: {kinds = "
@@ -580,7 +595,7 @@ TEST(Refused, AMissingRequiredKey) {
 TEST(Refused, AFileOverOneMebibyte) {
   std::string big = "# padding\n";
   big += std::string(kMaxConfigBytes, '#');
-  EXPECT_EQ(refusal(big),
+  EXPECT_EQ(storage_free_refusal(big),
             "config.toml: the file is 1048586 bytes; a configuration file may be at most 1048576 bytes "
             "(1 MiB)");
 
@@ -599,7 +614,8 @@ TEST(Refused, AFileOverOneMebibyte) {
   // Exactly 1 MiB is still read.
   {
     std::ofstream out(path, std::ios::trunc);
-    out << std::string(kMaxConfigBytes, '\n');
+    const std::string storage = "[storage]\ntype = \"filesystem\"\npath = \"/x\"\n";
+    out << storage << std::string(kMaxConfigBytes - storage.size(), '\n');
   }
   EXPECT_TRUE(load_file(path, no_env()));
   unlink(path.c_str());
@@ -665,12 +681,13 @@ TEST(RfcExamples, AfterLoadsOnKubernetes) {
   EXPECT_TRUE(l.warnings.empty());
 }
 
-TEST(RfcExamples, AfterWithoutTheStorageWeAddedIsRefusedByThePresignRule) {
+TEST(RfcExamples, AfterWithoutTheStorageWeAddedIsRefusedForItThenByThePresignRule) {
   std::ifstream in(kFixtures + "/rfc-1-after.toml");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   text = text.substr(0, text.find("# --- not in the RFC"));
-  ASSERT_EQ(text.find("[storage."), std::string::npos);
-  EXPECT_EQ(error_of(text).message,
+  ASSERT_EQ(text.find("\n[storage"), std::string::npos);
+  EXPECT_NE(storage_free_refusal(text).find("[storage] is missing"), std::string::npos);
+  EXPECT_EQ(error_of(text + "[storage]\ntype = \"filesystem\"\npath = \"/x\"\n").message,
             "the kubernetes runtime moves bundles through the storage backend and 'filesystem' cannot presign a URL; "
             "configure an S3-compatible backend, or name one in bundle_backend (bundle backend: 'default')");
 }
@@ -708,7 +725,7 @@ std::string not_built(const std::string& file, int line, const std::string& name
 }
 
 TEST(UpstreamConfig, ACompleteOneLoadsWithEveryScannerTypeAndItsKeys) {
-  Loaded l = load_fixture("upstream-complete.toml");
+  Loaded l = load_fixture("../upstream/complete.toml");
   const Config& c = l.config;
   EXPECT_EQ(c.worker.max_concurrent, 4);
   EXPECT_EQ(c.worker.job_timeout_secs, 600);
@@ -767,11 +784,29 @@ TEST(UpstreamConfig, ACompleteOneLoadsWithEveryScannerTypeAndItsKeys) {
   EXPECT_EQ(pypi.scanners, std::vector<std::string>{"osv"});  // upstream's defaults
   EXPECT_EQ(pypi.required_scanners, std::vector<std::string>{"osv"});
   EXPECT_EQ(pypi.mature_age_secs, 0);
+
+  // [storage], upstream's single S3 shape.
+  EXPECT_EQ(c.storage.shape, StorageShape::kSingle);
+  ASSERT_EQ(c.storage.backends.size(), 1u);
+  const StorageBackendConfig& b = c.storage.backends[0];
+  EXPECT_EQ(b.name, "default");
+  EXPECT_EQ(b.type, StorageType::kS3);
+  EXPECT_EQ(b.bucket, "batlehub-cache");
+  EXPECT_EQ(b.region, "us-east-1");
+  EXPECT_EQ(b.prefix, "cache/");
+  EXPECT_EQ(b.endpoint_url, "http://127.0.0.1:9");
+  EXPECT_TRUE(b.force_path_style);
+  // The proxy's tables and keys: named, in file order.
+  EXPECT_EQ(l.proxy_only,
+            (std::vector<std::string>{"database.max_connections", "[stats]",
+                                      "registries (all but each one's name, type, storage and security scanners)",
+                                      "[auth]", "[upstream_audit]", "[notifications]"}));
+  EXPECT_EQ(c.server.roles, (std::vector<std::string>{"proxy", "worker"}));
 }
 
 TEST(UpstreamConfig, EachNetworkScannerAndWhatEachRegistryLosesIsAWarningOnce) {
-  Loaded l = load_fixture("upstream-complete.toml");
-  const std::string f = kFixtures + "/upstream-complete.toml";
+  Loaded l = load_fixture("../upstream/complete.toml");
+  const std::string f = kFixtures + "/../upstream/complete.toml";
   EXPECT_EQ(l.warnings,
             (std::vector<std::string>{
                 not_built(f, 38, "osv", "osv"),
@@ -984,7 +1019,7 @@ TEST(ThePresignRule, KubernetesOnAFilesystemBackendIsRefused) {
 
 TEST(ThePresignRule, KubernetesOnAnInMemoryBackendIsRefused) {
   EXPECT_EQ(error_of("[worker.sandbox]\nruntime = \"kubernetes\"\n[worker.sandbox.kubernetes]\nimage = \"i\"\n"
-                     "[storage]\ndefault = \"m\"\n[storage.backends.m]\ntype = \"in_memory\"\n")
+                     "[storage]\ndefault = \"m\"\n[[storage.backends]]\nname = \"m\"\ntype = \"in_memory\"\n")
                 .message,
             "the kubernetes runtime moves bundles through the storage backend and 'in_memory' cannot presign a URL; "
             "configure an S3-compatible backend, or name one in bundle_backend (bundle backend: 'm')");
@@ -1001,13 +1036,11 @@ TEST(ThePresignRule, OciWithTheStorageTransportIsRefused) {
 TEST(TheStorageNetwork, OciWithTheStorageTransportNamesTheNetworkItsRunsJoin) {
   constexpr std::string_view kS3 = R"(
 [storage]
-default = "s3"
-[storage.backends.s3]
 type = "s3"
-endpoint = "http://127.0.0.1:9000"
+endpoint_url = "http://127.0.0.1:9000"
 bucket = "sandbox-bundles"
-access_key_id = "AK"
-secret_access_key = "SK"
+region = "us-east-1"
+force_path_style = true
 )";
   const std::string head =
       "[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\ntransport = \"storage\"\n";
@@ -1024,34 +1057,29 @@ secret_access_key = "SK"
 
 TEST(TheS3Backend, ItsEndpointBucketAndKeysAreCheckedAtLoad) {
   auto backend = [](std::string_view keys) {
-    return "[storage]\ndefault = \"s3\"\n[storage.backends.s3]\ntype = \"s3\"\n" + std::string(keys);
+    return "[storage]\ntype = \"s3\"\nregion = \"us-east-1\"\n" + std::string(keys);
   };
-  EXPECT_NE(error_of(backend("endpoint = \"s3.example\"\nbucket = \"bkt\"\n")).message.find("must start with https://"),
-            std::string::npos);
-  EXPECT_NE(error_of(backend("endpoint = \"https://s3.example/bkt\"\nbucket = \"bkt\"\n"))
+  EXPECT_EQ(refusal(backend("endpoint_url = \"s3.example\"\nbucket = \"bkt\"\n")),
+            "config.toml:4: storage.endpoint_url: endpoint_url = \"s3.example\" must start with https:// (or http:// "
+            "for a peer on this host)");
+  EXPECT_NE(error_of(backend("endpoint_url = \"https://s3.example/bkt\"\nbucket = \"bkt\"\n"))
                 .message.find("a scheme and an authority only"),
             std::string::npos);
-  EXPECT_NE(error_of(backend("endpoint = \"https://s3.example\"\nbucket = \"My_Bucket\"\n"))
-                .message.find("is not an S3 bucket name"),
-            std::string::npos);
-  EXPECT_NE(error_of(backend("endpoint = \"https://s3.example\"\nbucket = \"bkt\"\naccess_key_id = \"AK\"\n"))
-                .message.find("go together"),
-            std::string::npos);
-  EXPECT_NE(error_of(backend("endpoint = \"https://s3.example\"\nbucket = \"bkt\"\nsession_token = \"T\"\n"))
-                .message.find("session_token needs"),
-            std::string::npos);
-  EXPECT_NE(error_of(backend("endpoint = \"http://127.0.0.1:9000\"\nbucket = \"bkt\"\nca_file = \"/ca.pem\"\n"))
+  EXPECT_EQ(refusal(backend("bucket = \"My_Bucket\"\n")),
+            "config.toml:4: storage.bucket: bucket = \"My_Bucket\" is not an S3 bucket name (3-63 characters: a-z, "
+            "0-9, '-', '.')");
+  EXPECT_NE(error_of(backend("endpoint_url = \"http://127.0.0.1:9000\"\nbucket = \"bkt\"\nca_file = \"/ca.pem\"\n"))
                 .message.find("https:// endpoint only"),
             std::string::npos);
-  Loaded l =
-      loads(backend("endpoint = \"https://s3.example:9000\"\nbucket = \"bkt\"\nregion = \"eu-west-3\"\n"
-                    "access_key_id = \"AK\"\nsecret_access_key = \"SK\"\nsession_token = \"T\"\n"
-                    "ca_file = \"/etc/batlehub/s3-ca.pem\"\npath_style = false\n"));
-  const auto* b = l.config.storage.find("s3");
+  Loaded l = loads(backend("endpoint_url = \"https://s3.example:9000/\"\nbucket = \"bkt\"\n"
+                           "ca_file = \"/etc/batlehub/s3-ca.pem\"\nforce_path_style = true\nprefix = \"batlehub/\"\n"));
+  const auto* b = l.config.storage.find("default");
   ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->session_token, "T");
   EXPECT_EQ(b->ca_file, "/etc/batlehub/s3-ca.pem");
-  EXPECT_FALSE(b->path_style);
+  EXPECT_TRUE(b->force_path_style);
+  EXPECT_EQ(b->prefix, "batlehub/");
+  // No endpoint_url: AWS's own, where ca_file may name the roots too.
+  EXPECT_TRUE(load(backend("bucket = \"bkt\"\nca_file = \"/etc/ca.pem\"\n")));
 }
 
 TEST(ThePresignRule, OciWithTheMountTransportNeedsNoPresigning) {
@@ -1064,13 +1092,16 @@ TEST(ThePresignRule, TheBundleBackendIsTheOneChecked) {
   constexpr std::string_view kTwo = R"(
 [storage]
 default = "local"
-[storage.backends.local]
+[[storage.backends]]
+name = "local"
 type = "filesystem"
 path = "/var/cache/batlehub"
-[storage.backends.s3]
+[[storage.backends]]
+name = "s3"
 type = "s3"
-endpoint = "http://minio:9000"
+endpoint_url = "http://minio:9000"
 bucket = "cache"
+region = "us-east-1"
 )";
   // The default backend cannot presign, the one bundle_backend names can: loads.
   loads(std::string("[worker.sandbox]\nruntime = \"kubernetes\"\nbundle_backend = \"s3\"\n[worker.sandbox.kubernetes]"
@@ -1092,17 +1123,20 @@ TEST(TheBundleBackendRule, ANameStorageDoesNotDeclareIsRefusedWithTheList) {
 bundle_backend = "s4"
 [storage]
 default = "local"
-[storage.backends.local]
+[[storage.backends]]
+name = "local"
 type = "filesystem"
 path = "/x"
-[storage.backends.s3]
+[[storage.backends]]
+name = "s3"
 type = "s3"
-endpoint = "http://minio:9000"
+endpoint_url = "http://minio:9000"
 bucket = "cache"
+region = "us-east-1"
 )"),
             "config.toml:2: worker.sandbox.bundle_backend: bundle_backend = \"s4\" names no backend of [storage]; "
             "declared: local, s3");
-  // Against the implicit backend too.
+  // Against the single shape's one backend too.
   EXPECT_EQ(refusal("[worker.sandbox]\nbundle_backend = \"s3\"\n"),
             "config.toml:2: worker.sandbox.bundle_backend: bundle_backend = \"s3\" names no backend of [storage]; "
             "declared: default");
@@ -1440,28 +1474,6 @@ TEST(TheWorkerRules, ARegistryNameIsNotEmpty) {
             "config.toml:2: worker.registries[1]: a registry name must not be empty");
 }
 
-TEST(TheStorageRules, TheDefaultMustBeDeclared) {
-  EXPECT_EQ(refusal("[storage]\ndefault = \"cache\"\n[storage.backends.local]\ntype = \"filesystem\"\npath = "
-                    "\"/x\"\n"),
-            "config.toml:2: storage.default: default = \"cache\" names no backend of [storage]; declared: local");
-  // Without `default`, the backend named "default" is the default.
-  Loaded l = loads("[storage.backends.default]\ntype = \"in_memory\"\n");
-  EXPECT_EQ(l.config.storage.default_backend, "default");
-  EXPECT_EQ(bundle_backend(l.config)->type, StorageType::kInMemory);
-}
-
-TEST(TheStorageRules, AStorageTableWithoutABackendIsRefused) {
-  EXPECT_EQ(refusal("\n[storage]\n"),
-            "config.toml:2: storage: [storage] declares no backend; add a [storage.backends.<name>] table");
-}
-
-TEST(TheStorageRules, RequiredStringsAreNotEmpty) {
-  EXPECT_EQ(refusal("[storage.backends.default]\ntype = \"filesystem\"\npath = \"\"\n"),
-            "config.toml:3: storage.backends.default.path: path must not be empty");
-  EXPECT_EQ(refusal("[storage.backends.default]\ntype = \"s3\"\nendpoint = \"http://m\"\nbucket = \"\"\n"),
-            "config.toml:4: storage.backends.default.bucket: bucket must not be empty");
-}
-
 TEST(TheStorageRules, OnlyS3CanPresign) {
   EXPECT_TRUE(can_presign(StorageType::kS3));
   EXPECT_FALSE(can_presign(StorageType::kFilesystem));
@@ -1483,7 +1495,8 @@ TEST(Validate, AConfigBuiltInCodeIsRefusedWithoutALine) {
             "'filesystem' cannot presign a URL; configure an S3-compatible backend, or name one in bundle_backend "
             "(bundle backend: 'default')");
   c.storage.backends[0] =
-      StorageBackendConfig{.name = "default", .type = StorageType::kS3, .endpoint = "http://m", .bucket = "bkt"};
+      StorageBackendConfig{.name = "default", .type = StorageType::kS3, .bucket = "bkt", .region = "us-east-1",
+                           .endpoint_url = "http://m"};
   v = validate(c, no_env());
   ASSERT_TRUE(v) << v.error().describe();
 }
@@ -1519,6 +1532,415 @@ TEST(ProcessEnv, ReadsTheRealEnvironment) {
   unsetenv("BATLEHUB_CONFIG_TEST_VAR");
   EXPECT_EQ(env("BATLEHUB_CONFIG_TEST_VAR"), std::nullopt);
 }
+
+
+// ---------------------------------------------------------------------------------------
+// [storage] as upstream has it (upstream-storage-and-queue.md A.1-A.5)
+
+namespace storage_tests {
+
+// The file as written, without the helper's appended [storage].
+Expected<Loaded, ConfigError> load_as_is(std::string_view toml, const Env& env = no_env()) {
+  return load_string(toml, "config.toml", env);
+}
+std::string refused_as_is(std::string_view toml, const Env& env = no_env()) {
+  auto r = load_as_is(toml, env);
+  EXPECT_FALSE(r) << "loaded:\n" << toml;
+  return r ? std::string("(loaded)") : r.error().describe();
+}
+
+TEST(Storage, IsRequiredAsUpstreamRequiresIt) {
+  EXPECT_EQ(refused_as_is("[worker]\nmax_concurrent = 2\n"),
+            "config.toml: storage: [storage] is missing; upstream requires it too. One backend: [storage] type = "
+            "\"filesystem\" with path, or type = \"s3\" with bucket and region; named backends: default = "
+            "\"<name>\" with [[storage.backends]] entries");
+}
+
+TEST(Storage, TheSingleFilesystemShape) {
+  auto l = load_as_is("[storage]\ntype = \"filesystem\"\npath = \"/srv/batlehub/cache\"\n");
+  ASSERT_TRUE(l) << l.error().describe();
+  EXPECT_EQ(l->config.storage.shape, StorageShape::kSingle);
+  EXPECT_EQ(l->config.storage.default_backend, "default");
+  ASSERT_EQ(l->config.storage.backends.size(), 1u);
+  EXPECT_EQ(l->config.storage.backends[0].path, "/srv/batlehub/cache");
+  EXPECT_TRUE(l->warnings.empty());
+}
+
+TEST(Storage, TheSingleShapesRequiredKeysAndTypes) {
+  EXPECT_EQ(refused_as_is("[storage]\ntype = \"filesystem\"\n"),
+            "config.toml:1: storage.path: path is required for a filesystem backend");
+  EXPECT_EQ(refused_as_is("[storage]\ntype = \"s3\"\nbucket = \"b-1\"\n"),
+            "config.toml:1: storage.region: region is required for an s3 backend (the signing region, e.g. "
+            "\"us-east-1\"; upstream has no default)");
+  EXPECT_EQ(refused_as_is("[storage]\ntype = \"s3\"\nregion = \"us-east-1\"\n"),
+            "config.toml:1: storage.bucket: bucket is required for an s3 backend");
+  EXPECT_EQ(refused_as_is("[storage]\ntype = \"gcs\"\nbucket = \"b\"\n"),
+            "config.toml:2: storage.type: type = \"gcs\" is not one of filesystem, s3, in_memory");
+  EXPECT_EQ(refused_as_is("[storage]\ntype = \"s3\"\nbucket = \"bkt\"\nregion = \"us-east-1\"\nforce_path_style = "
+                          "\"yes\"\n"),
+            "config.toml:5: storage.force_path_style: expected a boolean, not a string");
+  EXPECT_EQ(refused_as_is("[storage]\ntype = \"filesystem\"\npath = \"\"\n"),
+            "config.toml:3: storage.path: path must not be empty");
+}
+
+TEST(Storage, TheMultiShapeFromTheReference) {
+  // upstream-storage-and-queue.md A.3, verbatim.
+  auto l = load_as_is(R"([storage]
+default = "local"            # string, required: the name of one backend below
+
+[[storage.backends]]
+name = "local"               # string, required, the backend's name
+type = "filesystem"          # then that type's keys, flat, as in A.2
+path = "/srv/batlehub/cache"
+
+[[storage.backends]]
+name = "objects"
+type = "s3"
+bucket = "batlehub-blobs"
+region = "eu-central-1"
+prefix = "cache/"
+endpoint_url = "https://s3.example.internal"
+force_path_style = true
+)");
+  ASSERT_TRUE(l) << l.error().describe();
+  const StorageConfig& st = l->config.storage;
+  EXPECT_EQ(st.shape, StorageShape::kMulti);
+  EXPECT_EQ(st.default_backend, "local");
+  ASSERT_EQ(st.backends.size(), 2u);
+  EXPECT_EQ(st.backends[0].path, "/srv/batlehub/cache");
+  const StorageBackendConfig& o = st.backends[1];
+  EXPECT_EQ(o.name, "objects");
+  EXPECT_EQ(o.bucket, "batlehub-blobs");
+  EXPECT_EQ(o.region, "eu-central-1");
+  EXPECT_EQ(o.prefix, "cache/");
+  EXPECT_EQ(o.endpoint_url, "https://s3.example.internal");
+  EXPECT_TRUE(o.force_path_style);
+  EXPECT_EQ(l->origin.line_of("storage.backends[1].bucket"), 12);
+  EXPECT_TRUE(l->warnings.empty());
+}
+
+TEST(Storage, TheMultiShapesRefusalsNameTheEntryAndTheLine) {
+  EXPECT_EQ(refused_as_is("[storage]\ndefault = \"cache\"\n[[storage.backends]]\nname = \"local\"\ntype = "
+                          "\"filesystem\"\npath = \"/x\"\n"),
+            "config.toml:2: storage.default: storage default 'cache' does not match any backend name in "
+            "[[storage.backends]]; declared: local");
+  EXPECT_EQ(refused_as_is("[storage]\ndefault = \"cache\"\nbackends = []\n"),
+            "config.toml:2: storage.default: default = \"cache\" names no backend: [[storage.backends]] declares "
+            "none");
+  EXPECT_EQ(refused_as_is("[storage]\ndefault = \"a\"\n[[storage.backends]]\ntype = \"filesystem\"\npath = \"/x\"\n"),
+            "config.toml:3: storage.backends[0].name: name is required for every [[storage.backends]] entry: "
+            "default and a registry's storage select by it");
+  EXPECT_EQ(refused_as_is("[storage]\ndefault = \"a\"\n[[storage.backends]]\nname = \"a\"\npath = \"/x\"\n"),
+            "config.toml:3: storage.backends[0].type: type is required for every [[storage.backends]] entry "
+            "(filesystem or s3; in_memory for tests)");
+  EXPECT_EQ(refused_as_is("[storage]\ndefault = \"a\"\n[[storage.backends]]\nname = \"a\"\ntype = \"s3\"\nbucket = "
+                          "\"bkt\"\n"),
+            "config.toml:3: storage.backends[0].region: region is required for an s3 backend (the signing region, "
+            "e.g. \"us-east-1\"; upstream has no default)");
+  EXPECT_EQ(refused_as_is("[[storage.backends]]\nname = \"a\"\ntype = \"filesystem\"\npath = \"/x\"\n"),
+            "config.toml:1: storage.backends: default is required with [[storage.backends]]: the name of the "
+            "backend used when a registry names none");
+  EXPECT_EQ(refused_as_is("[storage]\npath = \"/x\"\n"),
+            "config.toml:1: storage: [storage] is neither of upstream's two shapes: give it type = \"filesystem\" "
+            "or \"s3\" with that type's keys (one backend), or default = \"<name>\" with [[storage.backends]] "
+            "entries");
+}
+
+TEST(Storage, ThisWorkersOldSpellingIsRefusedWithWhatReplacedIt) {
+  EXPECT_EQ(refused_as_is("[storage]\ndefault = \"a\"\n[storage.backends.a]\ntype = \"filesystem\"\npath = \"/x\"\n"),
+            "config.toml:3: storage.backends: backends is a table here; upstream's is an array of tables: write each "
+            "backend as [[storage.backends]] with name = \"<name>\" (the [storage.backends.<name>] spelling was this "
+            "worker's own)");
+  EXPECT_EQ(refused_as_is("[storage]\ntype = \"s3\"\nendpoint = \"http://m:9000\"\nbucket = \"bkt\"\nregion = "
+                          "\"us-east-1\"\n"),
+            "config.toml:3: storage.endpoint: 'endpoint' is not a key of upstream's [storage]; use endpoint_url");
+  EXPECT_NE(refused_as_is("[storage]\ntype = \"s3\"\nbucket = \"bkt\"\nregion = \"us-east-1\"\naccess_key_id = "
+                          "\"AK\"\n")
+                .find("storage.access_key_id: 'access_key_id' is not a key of upstream's [storage]; use the AWS "
+                      "default credential chain"),
+            std::string::npos);
+}
+
+TEST(Storage, AnUnknownKeyIsIgnoredAsUpstreamIgnoresItAndSaidWithItsLine) {
+  auto l = load_as_is("[storage]\ntype = \"s3\"\nbucket = \"bkt\"\nregion = \"us-east-1\"\nforce_path_styl = true\n");
+  ASSERT_TRUE(l) << l.error().describe();
+  EXPECT_FALSE(l->config.storage.backends[0].force_path_style);
+  ASSERT_EQ(l->warnings.size(), 1u);
+  EXPECT_EQ(l->warnings[0],
+            "config.toml:5: storage.force_path_styl: unknown key 'force_path_styl' in [storage] (an s3 backend) (did "
+            "you mean 'force_path_style'?); upstream ignores it, and so does this worker");
+}
+
+TEST(Storage, TypeWithBackendsIsTheSingleShapeAndTheBackendsAreSaidToBeIgnored) {
+  auto l = load_as_is("[storage]\ntype = \"filesystem\"\npath = \"/x\"\ndefault = \"b\"\n[[storage.backends]]\nname "
+                      "= \"b\"\ntype = \"filesystem\"\npath = \"/y\"\n");
+  ASSERT_TRUE(l) << l.error().describe();
+  EXPECT_EQ(l->config.storage.shape, StorageShape::kSingle);
+  ASSERT_EQ(l->config.storage.backends.size(), 1u);
+  EXPECT_EQ(l->config.storage.backends[0].path, "/x");
+  ASSERT_EQ(l->warnings.size(), 2u);
+  EXPECT_NE(l->warnings[0].find("config.toml:4: storage.default: ignored: [storage] has type"), std::string::npos)
+      << l->warnings[0];
+  EXPECT_NE(l->warnings[1].find("config.toml:5: storage.backends: ignored"), std::string::npos) << l->warnings[1];
+}
+
+TEST(Storage, ADuplicateNameKeepsTheLaterEntryAsUpstreamDoesAndSaysSo) {
+  auto l = load_as_is("[storage]\ndefault = \"a\"\n[[storage.backends]]\nname = \"a\"\ntype = \"filesystem\"\npath "
+                      "= \"/first\"\n[[storage.backends]]\nname = \"a\"\ntype = \"filesystem\"\npath = \"/second\"\n");
+  ASSERT_TRUE(l) << l.error().describe();
+  ASSERT_EQ(l->config.storage.backends.size(), 1u);
+  EXPECT_EQ(l->config.storage.backends[0].path, "/second");
+  ASSERT_EQ(l->warnings.size(), 1u);
+  EXPECT_EQ(l->warnings[0],
+            "config.toml:7: storage.backends[1].name: a second backend named 'a' replaces the first, as upstream "
+            "does; give each its own name");
+}
+
+TEST(Storage, ARegistrysStorageMustNameADeclaredBackend) {
+  constexpr std::string_view kMulti =
+      "[storage]\ndefault = \"local\"\n[[storage.backends]]\nname = \"local\"\ntype = \"filesystem\"\npath = "
+      "\"/x\"\n[[storage.backends]]\nname = \"objects\"\ntype = \"in_memory\"\n";
+  auto l = load_as_is(std::string(kMulti) + "[[registries]]\nname = \"npm\"\ntype = \"npm\"\nstorage = \"objects\"\n");
+  ASSERT_TRUE(l) << l.error().describe();
+  ASSERT_EQ(l->config.registries.size(), 1u);
+  EXPECT_EQ(l->config.registries[0].storage, "objects");
+  EXPECT_EQ(l->config.registries[0].type, "npm");
+  EXPECT_EQ(refused_as_is(std::string(kMulti) + "[[registries]]\nname = \"npm\"\nstorage = \"cold\"\n"),
+            "config.toml:12: registries[0].storage: registry 'npm': 'storage = \"cold\"' does not match any backend "
+            "name in [[storage.backends]]; declared: local, objects");
+  constexpr std::string_view kSingle = "[storage]\ntype = \"filesystem\"\npath = \"/x\"\n";
+  EXPECT_TRUE(load_as_is(std::string(kSingle) + "[[registries]]\nname = \"npm\"\nstorage = \"default\"\n"));
+  EXPECT_EQ(refused_as_is(std::string(kSingle) + "[[registries]]\nname = \"npm\"\nstorage = \"objects\"\n"),
+            "config.toml:6: registries[0].storage: registry 'npm': 'storage = \"objects\"' requires a multi-backend "
+            "[[storage.backends]] configuration; single-backend storage has no named backends to select");
+}
+
+// ---------------------------------------------------------------------------------------
+// ${VAR} and PROXY_CACHE__… (A.5, B.1)
+
+TEST(Expansion, EveryPlaceholderOutsideACommentIsTheVariablesValue) {
+  const Env env = env_of({{"DATABASE_URL", "postgres://u@127.0.0.1/db"},
+                          {"CACHE_DIR", "/srv/cache"},
+                          {"PORT", "9090"}});
+  auto l = load_as_is(
+      "[database]\nurl = \"${DATABASE_URL}\"  # ${NOT_SET} in a comment is left alone\n[server]\nport = ${PORT}\n"
+      "[storage]\ntype = 'filesystem'\npath = '${CACHE_DIR}/npm'\n",
+      env);
+  ASSERT_TRUE(l) << l.error().describe();
+  EXPECT_EQ(l->config.database.url, "postgres://u@127.0.0.1/db");
+  EXPECT_EQ(l->config.server.port, 9090);
+  EXPECT_EQ(l->config.storage.backends[0].path, "/srv/cache/npm");
+}
+
+TEST(Expansion, AnUnsetVariableIsRefusedWithItsNameAndLine) {
+  EXPECT_EQ(refused_as_is("[storage]\ntype = \"filesystem\"\npath = \"${CACHE_DIR}\"\n"),
+            "config.toml:3: ${CACHE_DIR} names an environment variable that is not set");
+}
+
+TEST(Expansion, DoubledDollarIsTheLiteralPlaceholder) {
+  auto l = load_as_is("[storage]\ntype = \"filesystem\"\npath = \"/x/$${NOT_SET}\"\n");
+  ASSERT_TRUE(l) << l.error().describe();
+  EXPECT_EQ(l->config.storage.backends[0].path, "/x/${NOT_SET}");
+}
+
+TEST(Expansion, AHashInsideAStringDoesNotStartAComment) {
+  const Env env = env_of({{"B", "bkt"}});
+  auto l = load_as_is("[storage]\ntype = \"s3\"\nregion = \"us-east-1\"\nbucket = \"${B}\"\nprefix = \"a#${B}/\"\n"
+                      "# a comment: ${UNSET} \"\nendpoint_url = 'http://127.0.0.1:9' # '${UNSET}'\n",
+                      env);
+  ASSERT_TRUE(l) << l.error().describe();
+  EXPECT_EQ(l->config.storage.backends[0].prefix, "a#bkt/");
+  // In a multi-line string a '#' is text too; a placeholder there is expanded.
+  auto m = load_as_is("[storage]\ntype = \"filesystem\"\npath = \"\"\"/a#\n${B}\"\"\"\n", env);
+  ASSERT_TRUE(m) << m.error().describe();
+  EXPECT_EQ(m->config.storage.backends[0].path, "/a#\nbkt");
+}
+
+TEST(Overrides, TheDatabaseUrlAndTheSingleShapesLocationKeys) {
+  const Env env = env_of({{"PROXY_CACHE__DATABASE__URL", "postgres://o@127.0.0.1/q"},
+                          {"PROXY_CACHE__STORAGE__BUCKET", "over-bucket"},
+                          {"PROXY_CACHE__STORAGE__REGION", "eu-west-3"},
+                          {"PROXY_CACHE__STORAGE__ENDPOINT_URL", "http://127.0.0.1:7"},
+                          {"PROXY_CACHE__STORAGE__PATH", "/ignored-for-s3"}});
+  auto l = load_as_is("[database]\nurl = \"postgres://f@127.0.0.1/f\"\n[storage]\ntype = \"s3\"\nbucket = "
+                      "\"file-bucket\"\nregion = \"us-east-1\"\n",
+                      env);
+  ASSERT_TRUE(l) << l.error().describe();
+  EXPECT_EQ(l->config.database.url, "postgres://o@127.0.0.1/q");
+  const StorageBackendConfig& b = l->config.storage.backends[0];
+  EXPECT_EQ(b.bucket, "over-bucket");
+  EXPECT_EQ(b.region, "eu-west-3");
+  EXPECT_EQ(b.endpoint_url, "http://127.0.0.1:7");
+  EXPECT_EQ(b.path, "");  // a variable for the other type is ignored
+  EXPECT_EQ(l->overrides, (std::vector<std::string>{"database.url from PROXY_CACHE__DATABASE__URL",
+                                                    "storage.bucket from PROXY_CACHE__STORAGE__BUCKET",
+                                                    "storage.region from PROXY_CACHE__STORAGE__REGION",
+                                                    "storage.endpoint_url from PROXY_CACHE__STORAGE__ENDPOINT_URL"}));
+  // The overridden value is validated as if the file held it.
+  EXPECT_NE(refused_as_is("[storage]\ntype = \"s3\"\nbucket = \"bkt\"\nregion = \"us-east-1\"\n",
+                          env_of({{"PROXY_CACHE__STORAGE__BUCKET", "Not_A_Bucket"}}))
+                .find("bucket = \"Not_A_Bucket\" is not an S3 bucket name"),
+            std::string::npos);
+}
+
+TEST(Overrides, TheMultiShapeIgnoresTheStorageOnes) {
+  auto l = load_as_is("[storage]\ndefault = \"a\"\n[[storage.backends]]\nname = \"a\"\ntype = \"filesystem\"\npath "
+                      "= \"/x\"\n",
+                      env_of({{"PROXY_CACHE__STORAGE__PATH", "/over"}}));
+  ASSERT_TRUE(l) << l.error().describe();
+  EXPECT_EQ(l->config.storage.backends[0].path, "/x");
+  EXPECT_TRUE(l->overrides.empty());
+  auto f = load_as_is("[storage]\ntype = \"filesystem\"\npath = \"/x\"\n", env_of({{"PROXY_CACHE__STORAGE__PATH", "/over"}}));
+  ASSERT_TRUE(f) << f.error().describe();
+  EXPECT_EQ(f->config.storage.backends[0].path, "/over");
+}
+
+TEST(Roles, ServerRolesAreReadAsUpstreamReadsThem) {
+  auto l = load_as_is("[server]\nroles = [\"worker\"]\n[storage]\ntype = \"filesystem\"\npath = \"/x\"\n");
+  ASSERT_TRUE(l) << l.error().describe();
+  EXPECT_EQ(l->config.server.roles, std::vector<std::string>{"worker"});
+  EXPECT_EQ(refused_as_is("[server]\nroles = []\n[storage]\ntype = \"filesystem\"\npath = \"/x\"\n"),
+            "config.toml:2: server.roles: roles = [] names no role; upstream refuses it too (proxy, worker, or both)");
+  EXPECT_EQ(refused_as_is("[server]\nroles = [\"scanner\"]\n[storage]\ntype = \"filesystem\"\npath = \"/x\"\n"),
+            "config.toml:2: server.roles: roles[0] = \"scanner\" is not a role: proxy or worker");
+}
+
+TEST(ConfigPath, FlagThenBatlehubConfigThenConfigToml) {
+  EXPECT_EQ(config_path(std::string("/a.toml"), env_of({{"BATLEHUB_CONFIG", "/b.toml"}})), "/a.toml");
+  EXPECT_EQ(config_path(std::nullopt, env_of({{"BATLEHUB_CONFIG", "/b.toml"}})), "/b.toml");
+}
+
+}  // namespace storage_tests
+
+// ---------------------------------------------------------------------------------------
+// tests/config/upstream/: files written for upstream, loaded as upstream loads them
+
+namespace corpus_tests {
+
+const std::string kCorpus = kFixtures + "/../upstream";
+
+Env corpus_env(const std::string& file) {
+  std::map<std::string, std::string, std::less<>> vars = {{"DATABASE_URL", "postgres://env@127.0.0.1:5432/env"},
+                                                          {"S3_BUCKET", "from-the-environment"},
+                                                          {"CACHE_DIR", "/srv/batlehub"}};
+  if (file == "env-overrides.toml") {
+    vars.emplace("PROXY_CACHE__DATABASE__URL", "postgres://override@127.0.0.1:5432/override");
+    vars.emplace("PROXY_CACHE__STORAGE__BUCKET", "override-bucket");
+    vars.emplace("PROXY_CACHE__STORAGE__REGION", "ap-southeast-2");
+    vars.emplace("PROXY_CACHE__STORAGE__ENDPOINT_URL", "http://127.0.0.1:9001");
+    vars.emplace("PROXY_CACHE__STORAGE__PATH", "/not/for/s3");
+  }
+  return env_of(std::move(vars));
+}
+
+std::vector<std::string> tomls_in(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".toml") out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Loaded load_corpus(const std::string& name) {
+  auto r = load_file(kCorpus + "/" + name, corpus_env(name));
+  EXPECT_TRUE(r) << name << ": " << (r ? "" : r.error().describe());
+  Loaded out;
+  if (r) out = std::move(*r);
+  return out;
+}
+
+TEST(UpstreamCorpus, EveryFileLoads) {
+  const auto files = tomls_in(kCorpus);
+  EXPECT_GE(files.size(), 7u);
+  for (const auto& f : files) {
+    SCOPED_TRACE(f);
+    auto r = load_file(kCorpus + "/" + f, corpus_env(f));
+    EXPECT_TRUE(r) << (r ? "" : r.error().describe());
+  }
+}
+
+TEST(UpstreamCorpus, EachWrongFileIsRefusedWithItsLine) {
+  const auto files = tomls_in(kCorpus + "/refused");
+  EXPECT_GE(files.size(), 10u);
+  for (const auto& f : files) {
+    SCOPED_TRACE(f);
+    const std::string path = kCorpus + "/refused/" + f;
+    std::ifstream in(path);
+    std::string first;
+    std::getline(in, first);
+    ASSERT_TRUE(first.starts_with("# refused: ")) << first;
+    std::string want = first.substr(11);
+    want.replace(want.find("FILE"), 4, path);
+    auto r = load_file(path, corpus_env(f));
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().describe(), want);
+  }
+}
+
+TEST(UpstreamCorpus, TheSingleShapes) {
+  Loaded fs = load_corpus("single-filesystem.toml");
+  EXPECT_EQ(fs.config.storage.shape, StorageShape::kSingle);
+  EXPECT_EQ(fs.config.storage.backends.at(0).type, StorageType::kFilesystem);
+  EXPECT_EQ(fs.config.server.roles, std::vector<std::string>{"worker"});
+  EXPECT_EQ(fs.config.database.url, "postgresql://batlehub@127.0.0.1:5432/batlehub");
+  EXPECT_TRUE(fs.warnings.empty());
+  EXPECT_TRUE(fs.proxy_only.empty());
+
+  Loaded s3 = load_corpus("single-s3.toml");
+  const StorageBackendConfig& b = s3.config.storage.backends.at(0);
+  EXPECT_EQ(b.name, "default");
+  EXPECT_EQ(b.bucket, "batlehub-cache");
+  EXPECT_EQ(b.region, "eu-central-1");
+  EXPECT_EQ(b.prefix, "batlehub/");
+  EXPECT_EQ(b.endpoint_url, "http://127.0.0.1:9000");
+  EXPECT_TRUE(b.force_path_style);
+  ASSERT_EQ(s3.config.registries.size(), 2u);
+  EXPECT_EQ(s3.config.registries[0].storage, "default");
+  EXPECT_EQ(s3.config.registries[1].type, "pypi");
+}
+
+TEST(UpstreamCorpus, TheMultiShapeRoutesARegistryToANamedBackend) {
+  Loaded l = load_corpus("multi-backends.toml");
+  const StorageConfig& st = l.config.storage;
+  EXPECT_EQ(st.shape, StorageShape::kMulti);
+  EXPECT_EQ(st.default_backend, "local");
+  ASSERT_EQ(st.backends.size(), 2u);
+  EXPECT_EQ(st.backends[1].name, "objects");
+  EXPECT_EQ(l.config.registries.at(0).storage, "objects");
+  EXPECT_EQ(l.config.registries.at(1).storage, "");
+  EXPECT_EQ(l.origin.line_of("registries[0].storage"), 23);
+}
+
+TEST(UpstreamCorpus, VariablesAreExpandedAndCommentsLeftAlone) {
+  Loaded l = load_corpus("env-expansion.toml");
+  EXPECT_EQ(l.config.database.url, "postgres://env@127.0.0.1:5432/env");
+  EXPECT_EQ(l.config.storage.backends.at(0).bucket, "from-the-environment");
+  EXPECT_EQ(l.config.storage.backends.at(0).prefix, "literal-${NOT_SET}/");
+  EXPECT_EQ(l.config.worker.state_dir, "/srv/batlehub/state");
+}
+
+TEST(UpstreamCorpus, TheOverridesReplaceTheFilesValues) {
+  Loaded l = load_corpus("env-overrides.toml");
+  EXPECT_EQ(l.config.database.url, "postgres://override@127.0.0.1:5432/override");
+  const StorageBackendConfig& b = l.config.storage.backends.at(0);
+  EXPECT_EQ(b.bucket, "override-bucket");
+  EXPECT_EQ(b.region, "ap-southeast-2");
+  EXPECT_EQ(b.endpoint_url, "http://127.0.0.1:9001");
+  EXPECT_EQ(b.path, "");
+  EXPECT_EQ(l.overrides.size(), 4u);
+}
+
+TEST(UpstreamCorpus, TheProxysSectionsAreNamedNotRefused) {
+  Loaded l = load_corpus("proxy-and-worker.toml");
+  EXPECT_EQ(l.config.server.roles, (std::vector<std::string>{"proxy", "worker"}));
+  EXPECT_EQ(l.proxy_only,
+            (std::vector<std::string>{"log_level", "server.tls", "database.max_connections", "[cache]", "[stats]",
+                                      "[auth]", "[upstream_audit]", "[notifications]"}));
+  EXPECT_TRUE(l.warnings.empty()) << l.warnings.front();
+}
+
+}  // namespace corpus_tests
 
 }  // namespace
 }  // namespace batlehub::config

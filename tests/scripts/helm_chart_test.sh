@@ -14,9 +14,19 @@
 #   * bwrap, oci and none render none of those, and the same manifests but for the ConfigMap
 #     and the Deployment's securityContext (none also carries BATLEHUB_UNSAFE_NO_SANDBOX=1);
 #     kubernetes changes nothing else either but the worker's own token;
+#   * the worker starts as upstream's chart starts it: args `--config /etc/batlehub/config.toml
+#     --roles worker`, the ConfigMap mounted at /etc/batlehub;
+#   * [storage] in upstream's two shapes: the single one (the defaults: filesystem at
+#     /var/cache/batlehub; or s3) and the multi one (default + [[storage.backends]]), each key
+#     in upstream's spelling; what the worker would refuse (s3 without bucket or region, an
+#     entry without name or type, a default naming no entry, the old key names, credentials)
+#     refused at render time, with and without the values schema;
+#   * storage.webIdentity: a projected token (audience, lifetime) mounted read-only and
+#     AWS_ROLE_ARN / AWS_WEB_IDENTITY_TOKEN_FILE pointing at it, the worker's own API token
+#     untouched;
 #   * no Secret value can reach the ConfigMap;
-#   * each runtime's config.toml is accepted by `batlehub check-config`, with the environment
-#     the Deployment gives the worker.
+#   * each runtime's config.toml, and each storage shape's, is accepted by `batlehub
+#     check-config`, with the environment the Deployment gives the worker.
 # Skips (exit 77) only when helm is not installed. Never contacts anything: helm runs with its
 # homes in a temporary directory and no kubeconfig.
 set -euo pipefail
@@ -46,6 +56,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 
 chart, batlehub, helm_bin, kubectl, work, here = sys.argv[1:7]
 sys.path.insert(0, here)
@@ -96,8 +107,11 @@ BASE = {
         },
     },
     "storage": {
+        # the multi shape: the bundle backend s3 (the default), and a filesystem one
         "default": "s3",
-        "backends": [{"name": "s3", "type": "s3", "endpoint": "http://minio.minio.svc:9000", "bucket": "cache"}],
+        "backends": [{"name": "s3", "type": "s3", "endpointUrl": "http://minio.minio.svc:9000", "bucket": "cache",
+                      "region": "us-east-1", "forcePathStyle": True},
+                     {"name": "local", "type": "filesystem", "path": "/var/cache/batlehub"}],
         "s3Credentials": {"existingSecret": "batlehub-s3", "accessKeyIdKey": "access-key",
                           "secretAccessKeyKey": "secret-key", "sessionTokenKey": "session-token"},
     },
@@ -138,6 +152,16 @@ def deployment(objs):
 
 def worker_container(objs):
     return deployment(objs)["spec"]["template"]["spec"]["containers"][0]
+
+
+def storage_of(objs):
+    """[storage] of the rendered config.toml, as data."""
+    return tomllib.loads(config_toml(objs)).get("storage")
+
+
+def refused(p, *words):
+    """helm failed, and its message holds every word."""
+    return p.returncode != 0 and all(w in p.stderr for w in words)
 
 
 # ---- helm lint --strict, every runtime, with the chart's defaults and with BASE -------------
@@ -395,21 +419,181 @@ for r in RUNTIMES:
         check(f"runtime {r}: {var} from Secret {sk[0]} key {sk[1]}, never a value",
               "value" not in e and (ref.get("name"), ref.get("key")) == sk, e)
 CANARY = "canary-9f4c2e-never-rendered"
-for field in ("accessKeyId", "secretAccessKey", "sessionToken"):
+for field in ("accessKeyId", "secretAccessKey", "sessionToken", "access_key_id", "secret_access_key", "session_token"):
     leak = copy.deepcopy(BASE)
     leak["storage"]["backends"][0][field] = CANARY
-    for r in RUNTIMES:
-        p = h.template_raw([h.values_file(leak)], runtime(r))
-        ok = p.returncode != 0 and CANARY not in p.stdout and CANARY not in p.stderr
-        if r == "kubernetes" or not ok:
-            check(f"storage.backends[].{field} is refused (runtime {r}), and its value never printed", ok,
-                  p.stdout[-300:] + p.stderr)
+    single = {"storage": {"type": "s3", "bucket": "cache", "region": "us-east-1", field: CANARY},
+              "worker": {"sandbox": {"unsafeNoSandbox": True}}}
+    for where, values in (("storage.backends[0]", leak), ("storage", single)):
+        for r in RUNTIMES:
+            for extra in ([], ["--skip-schema-validation"]):
+                p = h.template_raw([h.values_file(values)], runtime(r), extra=extra)
+                ok = (p.returncode != 0 and CANARY not in p.stdout and CANARY not in p.stderr
+                      and f"{where}.{field}: credentials are never rendered" in p.stderr)
+                if (r == "kubernetes" and not extra) or not ok:
+                    check(f"{where}.{field} is refused (runtime {r}{', schema skipped' if extra else ''}), "
+                          "and its value never printed", ok, p.stdout[-300:] + p.stderr)
 p = h.template_raw([base], runtime("bwrap") + ["database.url=postgresql://u:" + CANARY + "@db.test/x"])
 check("a database.url carrying a password is refused", p.returncode != 0 and CANARY not in p.stdout
       and "passwordSecret" in p.stderr, p.stderr)
 p = h.template_raw([base], runtime("kubernetes") + ["worker.sandbox.kubernetes.kubeconfig=/etc/kubeconfig"])
 check("worker.sandbox.kubernetes.kubeconfig is refused (in a cluster the worker uses its ServiceAccount)",
       p.returncode != 0 and "kubeconfig" in p.stderr, p.stderr)
+
+# ---- how the worker is started: upstream's arguments, the config at /etc/batlehub -------------------
+for r in RUNTIMES:
+    objs = rendered[r]
+    c = worker_container(objs)
+    check(f"runtime {r}: the worker starts as upstream's: args --config /etc/batlehub/config.toml --roles worker",
+          c.get("args") == ["--config", "/etc/batlehub/config.toml", "--roles", "worker"] and "command" not in c,
+          (c.get("command"), c.get("args")))
+    mounts = [m for m in c.get("volumeMounts", []) if m["name"] == "config"]
+    vols = [v for v in deployment(objs)["spec"]["template"]["spec"]["volumes"] if v["name"] == "config"]
+    check(f"runtime {r}: the ConfigMap (config.toml) is mounted read-only at /etc/batlehub",
+          mounts == [{"name": "config", "mountPath": "/etc/batlehub", "readOnly": True}]
+          and vols == [{"name": "config", "configMap": {"name": "t-batlehub"}}]
+          and list(of_kind(objs, "ConfigMap")[0]["data"]) == ["config.toml"], (mounts, vols))
+
+# ---- [storage], in upstream's two shapes -------------------------------------------------------------
+check("the chart's defaults render the single shape: [storage] type = filesystem, path /var/cache/batlehub",
+      storage_of(h.template([], runtime("bwrap"))) == {"type": "filesystem", "path": "/var/cache/batlehub"},
+      storage_of(h.template([], runtime("bwrap"))))
+check("the multi shape: default, then one [[storage.backends]] each, keys in upstream's spelling",
+      storage_of(rendered["bwrap"]) == {
+          "default": "s3",
+          "backends": [{"name": "s3", "type": "s3", "bucket": "cache", "region": "us-east-1",
+                        "endpoint_url": "http://minio.minio.svc:9000", "force_path_style": True},
+                       {"name": "local", "type": "filesystem", "path": "/var/cache/batlehub"}]},
+      storage_of(rendered["bwrap"]))
+check("… the same on every runtime", all(storage_of(rendered[r]) == storage_of(rendered["bwrap"]) for r in RUNTIMES))
+SINGLE_S3 = ["storage.type=s3", "storage.bucket=cache", "storage.region=eu-west-3"]
+check("the single shape, s3, with only what is required: bucket, region, force_path_style false (rendered); "
+      "no prefix, endpoint_url or ca_file",
+      storage_of(h.template([], runtime("bwrap") + SINGLE_S3))
+      == {"type": "s3", "bucket": "cache", "region": "eu-west-3", "force_path_style": False},
+      storage_of(h.template([], runtime("bwrap") + SINGLE_S3)))
+FULL_S3 = SINGLE_S3 + ["storage.prefix=batlehub/", "storage.endpointUrl=https://s3.storage.test:9000",
+                       "storage.forcePathStyle=true", "storage.caFile=/etc/batlehub-ca/ca.pem"]
+check("the single shape, s3, every key: prefix, endpoint_url, force_path_style, ca_file",
+      storage_of(h.template([], runtime("bwrap") + FULL_S3))
+      == {"type": "s3", "bucket": "cache", "region": "eu-west-3", "prefix": "batlehub/",
+          "endpoint_url": "https://s3.storage.test:9000", "force_path_style": True,
+          "ca_file": "/etc/batlehub-ca/ca.pem"}, storage_of(h.template([], runtime("bwrap") + FULL_S3)))
+objs = h.template([], runtime("bwrap") + ["storage.path=/srv/cache", 'storage.bucket=', "storage.region="])
+check("the single shape, filesystem: path, and no s3 key",
+      storage_of(objs) == {"type": "filesystem", "path": "/srv/cache"}, storage_of(objs))
+for k in ("type", "bucket", "region", "endpoint_url", "prefix"):
+    check(f"the multi shape renders no [storage] {k} of the single shape", k not in storage_of(rendered["bwrap"]))
+
+
+def storage_refused(name, values, sets, *words, schema_too=True):
+    """Refused by the chart's templates (with the schema skipped: `--skip-schema-validation`), and by
+    a plain render (the schema, or the templates)."""
+    vf = [h.values_file(values)] if values is not None else []
+    p = h.template_raw(vf, runtime("bwrap") + sets, extra=["--skip-schema-validation"])
+    ok = check(f"refused: {name}", refused(p, *words), p.stderr.strip() or p.stdout[-200:])
+    if schema_too:
+        q = h.template_raw(vf, runtime("bwrap") + sets)
+        check(f"… also without --skip-schema-validation", q.returncode != 0, q.stderr)
+    return ok
+
+
+def multi(*backends, default="a"):
+    return {"storage": {"default": default, "backends": list(backends)}}
+
+
+S3A = {"name": "a", "type": "s3", "bucket": "cache", "region": "us-east-1"}
+storage_refused("single s3 without bucket", None, ["storage.type=s3", "storage.region=us-east-1"],
+                "storage.bucket is required")
+storage_refused("single s3 without region", None, ["storage.type=s3", "storage.bucket=cache"],
+                "storage.region is required")
+storage_refused("single shape of an unknown type", None, ["storage.type=gcs"], 'storage.type = "gcs"')
+storage_refused("single filesystem with an s3 key", None, ["storage.bucket=cache"], "storage.bucket is an s3 key")
+storage_refused("storage.default without storage.backends", None, ["storage.default=s3"],
+                'storage.default = "s3"', "which is empty")
+storage_refused("a backend without name", multi({k: v for k, v in S3A.items() if k != "name"}), [],
+                "storage.backends[0].name is required")
+storage_refused("a backend without type", multi({"name": "a", "path": "/x"}), [], "storage.backends[0].type is required")
+storage_refused("an s3 backend without bucket", multi({k: v for k, v in S3A.items() if k != "bucket"}), [],
+                "storage.backends[0].bucket is required")
+storage_refused("an s3 backend without region", multi({k: v for k, v in S3A.items() if k != "region"}), [],
+                "storage.backends[0].region is required")
+storage_refused("a filesystem backend without path", multi({"name": "a", "type": "filesystem"}), [],
+                "storage.backends[0].path is required")
+storage_refused("an s3 backend with a path", multi(dict(S3A, path="/x")), [], "storage.backends[0].path is a filesystem key")
+storage_refused("storage.backends without storage.default", multi(S3A, default=""), [],
+                "storage.default is required with storage.backends")
+storage_refused("storage.default naming no backend", multi(S3A, default="b"), [],
+                'storage.default = "b" names no backend', "declared: a")
+storage_refused("two backends with one name", multi(S3A, {"name": "a", "type": "filesystem", "path": "/x"}), [],
+                'storage.backends[1].name = "a"')
+storage_refused("a single-shape key beside storage.backends", multi(S3A), ["storage.bucket=other"],
+                "storage.bucket belongs to the single shape")
+for old, new in (("endpoint", "endpointUrl"), ("pathStyle", "forcePathStyle"), ("endpoint_url", "endpointUrl"),
+                 ("force_path_style", "forcePathStyle"), ("ca_file", "caFile")):
+    value = True if "tyle" in old else "http://127.0.0.1:9000"
+    storage_refused(f"the old name {old} (a backend)", multi(dict(S3A, **{old: value})), [],
+                    f"storage.backends[0].{old}: write {new}")
+    storage_refused(f"the old name {old} (the single shape)", {"storage": {"type": "s3", "bucket": "b", "region": "r",
+                                                                          old: value}}, [], f"storage.{old}: write {new}")
+
+# ---- storage.webIdentity: the pod's own role -------------------------------------------------------
+ROLE = "arn:aws:iam::123456789012:role/batlehub-worker"
+WI = {"storage": {"type": "s3", "bucket": "cache", "region": "us-east-1",
+                  "webIdentity": {"roleArn": ROLE, "audience": "sts.storage.test", "expirationSeconds": 7200}}}
+TOKEN_DIR = "/var/run/secrets/batlehub/aws-web-identity"
+for r in ("bwrap", "kubernetes"):
+    objs = h.template([h.values_file(WI)], runtime(r))
+    spec = deployment(objs)["spec"]["template"]["spec"]
+    c = worker_container(objs)
+    env = {e["name"]: e for e in c["env"]}
+    vols = [v for v in spec["volumes"] if v["name"] == "aws-web-identity"]
+    check(f"webIdentity (runtime {r}): a projected ServiceAccount token, its audience and lifetime",
+          vols == [{"name": "aws-web-identity", "projected": {"sources": [{"serviceAccountToken": {
+              "audience": "sts.storage.test", "expirationSeconds": 7200, "path": "token"}}]}}], vols)
+    mounts = [m for m in c["volumeMounts"] if m["name"] == "aws-web-identity"]
+    check(f"webIdentity (runtime {r}): mounted read-only in the worker container, away from the API token's directory",
+          mounts == [{"name": "aws-web-identity", "mountPath": TOKEN_DIR, "readOnly": True}]
+          and not TOKEN_DIR.startswith("/var/run/secrets/kubernetes.io"), mounts)
+    check(f"webIdentity (runtime {r}): AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE (the mounted token), "
+          "AWS_ROLE_SESSION_NAME (the pod's name)",
+          env.get("AWS_ROLE_ARN") == {"name": "AWS_ROLE_ARN", "value": ROLE}
+          and env.get("AWS_WEB_IDENTITY_TOKEN_FILE") == {"name": "AWS_WEB_IDENTITY_TOKEN_FILE",
+                                                         "value": TOKEN_DIR + "/token"}
+          and env.get("AWS_ROLE_SESSION_NAME", {}).get("valueFrom") == {"fieldRef": {"fieldPath": "metadata.name"}},
+          {k: v for k, v in env.items() if k.startswith("AWS_")})
+    check(f"webIdentity (runtime {r}): no AWS_ACCESS_KEY_ID beside it (no s3Credentials)",
+          not [k for k in env if k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")])
+    want = r == "kubernetes"
+    check(f"webIdentity (runtime {r}): the worker's own API token is as without it ({'mounted' if want else 'not mounted'})",
+          spec.get("automountServiceAccountToken") is want
+          and spec.get("automountServiceAccountToken")
+          is deployment(rendered[r])["spec"]["template"]["spec"].get("automountServiceAccountToken"),
+          spec.get("automountServiceAccountToken"))
+sa = by_key(h.template([h.values_file(WI)], runtime("bwrap"))).get(worker_sa, {})
+check("webIdentity: the worker's ServiceAccount still has automountServiceAccountToken: false",
+      sa.get("automountServiceAccountToken") is False, sa)
+objs = h.template([h.values_file(WI)], runtime("bwrap"))
+check("webIdentity: audience and lifetime default to sts.amazonaws.com, 3600 s",
+      [v for v in deployment(h.template([], runtime("bwrap") + SINGLE_S3 + [f"storage.webIdentity.roleArn={ROLE}"]))
+       ["spec"]["template"]["spec"]["volumes"] if v["name"] == "aws-web-identity"][0]["projected"]["sources"][0]
+      == {"serviceAccountToken": {"audience": "sts.amazonaws.com", "expirationSeconds": 3600, "path": "token"}})
+for r in RUNTIMES:
+    spec = deployment(rendered[r])["spec"]["template"]["spec"]
+    c = worker_container(rendered[r])
+    check(f"runtime {r}: without webIdentity.roleArn, no projected token, no AWS_ROLE_ARN / AWS_WEB_IDENTITY_TOKEN_FILE",
+          not [v for v in spec["volumes"] if "projected" in v]
+          and not [e for e in c["env"] if e["name"] in ("AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE")])
+p = h.template_raw([h.values_file(WI)], runtime("bwrap") + ["storage.s3Credentials.existingSecret=batlehub-s3"])
+check("webIdentity with s3Credentials.existingSecret is refused (the environment's keys would always win)",
+      refused(p, "storage.webIdentity.roleArn and storage.s3Credentials.existingSecret"), p.stderr)
+p = h.template_raw([h.values_file(WI)], runtime("bwrap") + ["storage.webIdentity.expirationSeconds=599"])
+check("webIdentity: expirationSeconds below Kubernetes' 600 is refused", p.returncode != 0, p.stderr)
+p = h.template_raw([h.values_file(WI)], runtime("bwrap") + ["storage.webIdentity.expirationSeconds=599"],
+                   extra=["--skip-schema-validation"])
+check("… by the templates too", refused(p, "at least 600"), p.stderr)
+p = h.template_raw([h.values_file(WI)], runtime("bwrap") + ["storage.webIdentity.audience="])
+check("webIdentity: an empty audience is refused", refused(p, "audience must not be empty"), p.stderr)
 
 # ---- refusals -----------------------------------------------------------------------------------
 p = h.template_raw([], runtime("none"))
@@ -419,7 +603,7 @@ p = h.template_raw([], runtime("firecracker"))
 check("an unknown runtime is refused", p.returncode != 0 and "runtime" in p.stderr, p.stderr)
 
 # ---- every config.toml loads in the real worker's loader ------------------------------------------
-def loads(name, objs, want_runtime, want_scanners, want_warning=None):
+def loads(name, objs, want_runtime, want_scanners, want_warning=None, want_storage=None):
     toml = config_toml(objs)
     path = os.path.join(work, f"config-{len(os.listdir(work))}.toml")
     with open(path, "w") as f:
@@ -436,20 +620,35 @@ def loads(name, objs, want_runtime, want_scanners, want_warning=None):
     # (docs/configuration.md, "Scanners not in this build").
     osv = [w for w in warnings if ": scanners.osv: scanner 'osv' (type osv) is not in this build" in w]
     warnings = [w for w in warnings if w not in osv]
+    storage = lines[2] if len(lines) > 2 else ""
     ok = (p.returncode == 0 and lines[:2] == [f"runtime {want_runtime}", want_scanners]
+          and storage.startswith("storage ") and (want_storage is None or storage == want_storage)
+          # nothing the worker does not read (it would be named "read by the proxy…"), no override
+          and not [l for l in lines if l.startswith(("override:", "read by the proxy"))]
           and len(osv) == (1 if "osv" in want_scanners.split()[1:] else 0)
           and (warnings == [] if want_warning is None else len(warnings) == 1 and want_warning in warnings[0]))
     check(f"batlehub check-config accepts the {name} config.toml", ok,
           f"exit {p.returncode}\n{p.stdout}{p.stderr}\n--- config.toml\n{toml}")
 
 
+MULTI_LINE = ("storage default s3; s3: s3 bucket cache, region us-east-1, endpoint http://minio.minio.svc:9000, "
+              "path-style; local: filesystem /var/cache/batlehub")
 for r in RUNTIMES:
     loads(f"runtime {r}", rendered[r], r, EXPECTED_SCANNERS,
-          'runtime = "none": scanners run in' if r == "none" else None)
+          'runtime = "none": scanners run in' if r == "none" else None, MULTI_LINE)
 for r in ("none", "bwrap", "oci"):
     sets = runtime(r) + (["worker.sandbox.unsafeNoSandbox=true"] if r == "none" else [])
     loads(f"chart defaults' runtime {r}", h.template([], sets), r, "scanners guarddog",
-          'runtime = "none": scanners run in' if r == "none" else None)
+          'runtime = "none": scanners run in' if r == "none" else None,
+          "storage one backend: filesystem /var/cache/batlehub")
+loads("single-shape s3 (every key)", h.template([], runtime("bwrap") + FULL_S3), "bwrap", "scanners guarddog",
+      want_storage="storage one backend: s3 bucket cache, region eu-west-3, endpoint https://s3.storage.test:9000, "
+                   "path-style, prefix batlehub/")
+loads("single-shape s3 on kubernetes (the one backend, \"default\", is the bundle backend)",
+      h.template([], runtime("kubernetes") + SINGLE_S3 + ["storage.endpointUrl=http://minio.minio.svc:9000",
+                                                          "storage.forcePathStyle=true"]),
+      "kubernetes", "scanners guarddog")
+loads("webIdentity", h.template([h.values_file(WI)], runtime("bwrap")), "bwrap", "scanners guarddog")
 # kubernetes needs storage that presigns, which the defaults do not declare: the worker's rule 17
 path = os.path.join(work, "defaults-kubernetes.toml")
 with open(path, "w") as f:

@@ -9,12 +9,14 @@
 # In order:
 #   1. the release namespace, and the sandbox namespace as the chart renders it
 #      (createNamespace: pod-security.kubernetes.io/enforce=restricted), created for real;
-#   2. every runtime's manifests, dry-run (server) in full, each object accepted;
+#   2. every runtime's manifests, dry-run (server) in full, each object accepted (and bwrap's
+#      and kubernetes' with storage.webIdentity: a projected ServiceAccount token volume);
 #   3. the kubernetes runtime's objects created for real (all but the Deployment, whose pods
 #      nobody needs), so that what follows runs against the Role, the ServiceAccount and the
 #      ResourceQuota the chart made;
 #   4. every runtime's worker pod (the Deployment's template as a Pod) dry-run in the
-#      restricted sandbox namespace: the worker satisfies restricted on every runtime;
+#      restricted sandbox namespace: the worker satisfies restricted on every runtime, and
+#      with storage.webIdentity's projected token volume;
 #   5. a sandbox pod as the kubernetes runtime makes it (src/adapters/sandbox/pod_manifest.cc)
 #      accepted there, within the quota; as the worker's own ServiceAccount (impersonated),
 #      that pod may be created, and pods/log, pods/exec, secrets may not;
@@ -124,7 +126,8 @@ VALUES = {
     "resources": {"limits": {"memory": "512Mi", "cpu": "1"}, "requests": {"memory": "256Mi", "cpu": "100m"}},
     "storage": {
         "default": "s3",
-        "backends": [{"name": "s3", "type": "s3", "endpoint": "http://minio.minio.svc:9000", "bucket": "cache"}],
+        "backends": [{"name": "s3", "type": "s3", "endpointUrl": "http://minio.minio.svc:9000", "bucket": "cache",
+                      "region": "us-east-1", "forcePathStyle": True}],
         "s3Credentials": {"existingSecret": "batlehub-s3", "sessionTokenKey": "AWS_SESSION_TOKEN"},
     },
     "database": {"url": "postgresql://batlehub@postgres.batlehub.svc:5432/batlehub",
@@ -137,6 +140,11 @@ values = h.values_file(VALUES)
 
 def render(r, sets=()):
     return h.template([values], [f"worker.sandbox.runtime={r}"] + list(sets), namespace=release_ns)
+
+
+# storage.webIdentity instead of the Secret's keys: the projected ServiceAccount token volume.
+WEB_IDENTITY = ["storage.s3Credentials.existingSecret=",
+                "storage.webIdentity.roleArn=arn:aws:iam::123456789012:role/batlehub-worker"]
 
 
 # ---- 1. the namespaces ---------------------------------------------------------------------------
@@ -158,6 +166,14 @@ for r in RUNTIMES:
     names = [l for l in p.stdout.splitlines() if l.strip()]
     check(f"runtime {r}: the API server accepts all {len(objs)} objects ({', '.join(sorted({o['kind'] for o in objs}))})",
           p.returncode == 0 and len(names) == len(objs) and "Warning" not in p.stderr, p.stdout + p.stderr)
+for r in ("bwrap", "kubernetes"):
+    objs = render(r, WEB_IDENTITY)
+    check(f"runtime {r} with storage.webIdentity (a projected token volume): the Deployment renders it",
+          any("projected" in v for v in of_kind(objs, "Deployment")[0]["spec"]["template"]["spec"]["volumes"]))
+    p = dry_run(objs)
+    check(f"runtime {r} with storage.webIdentity: the API server accepts all {len(objs)} objects",
+          p.returncode == 0 and "Warning" not in p.stderr, p.stdout + p.stderr)
+    rendered[f"{r}+webIdentity"] = objs
 objs = h.template([values], ["worker.sandbox.runtime=kubernetes", "worker.sandbox.kubernetes.namespace="],
                   namespace=release_ns)
 p = dry_run(objs)
@@ -172,7 +188,7 @@ sa = "batlehub-sandbox"
 worker_user = f"system:serviceaccount:{release_ns}:t-batlehub"
 
 # ---- 4. the worker's pod satisfies restricted, on every runtime -------------------------------------
-for r in RUNTIMES:
+for r in RUNTIMES + ["bwrap+webIdentity", "kubernetes+webIdentity"]:
     dep = of_kind(rendered[r], "Deployment")[0]
     tpl = copy.deepcopy(dep["spec"]["template"])
     tpl["spec"]["serviceAccountName"] = sa  # the one that exists in the sandbox namespace

@@ -58,9 +58,11 @@ def _up(h, kubectl_bin, admin, name, s3_port, out):
                 },
             },
         },
+        # upstream's multi shape, as the chart renders it: the one s3 backend is the default (and so
+        # the bundle backend); the tests' S3 server takes path-style requests.
         "storage": {"default": "s3",
-                    "backends": [{"name": "s3", "type": "s3", "endpoint": f"http://127.0.0.1:{s3_port}",
-                                  "bucket": "batlehub-test"}]},
+                    "backends": [{"name": "s3", "type": "s3", "endpointUrl": f"http://127.0.0.1:{s3_port}",
+                                  "bucket": "batlehub-test", "region": "us-east-1", "forcePathStyle": True}]},
     })
     objs = h.template([values], namespace=name, release="bh")
     ns = [o for o in objs if o["kind"] == "Namespace"]

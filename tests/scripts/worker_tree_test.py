@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """The worker image's tree (scripts/build-worker-tree.py), built from this build's binaries
 and checked the way an engine would use it: the worker and bwrap run from inside it (chroot,
-with nothing of the host), every room is there with its agent, and no shell is anywhere on
-a PATH directory.
+with nothing of the host), every room is there with its agent, no shell is anywhere on a
+PATH directory, and Containerfile.worker's command (upstream's: `--config
+/etc/batlehub/config.toml --roles worker`) starts the worker on that file.
 
   worker_tree_test.py SOURCE_DIR BATLEHUB AGENT FAKE_POSTMORTEM AGENT_STATIC
 
 Exit 77 (ctest's skip) when the agent is not static: a room refuses a dynamic agent, and
 the sanitizer build cannot link it statically. The release build runs it.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -21,6 +23,17 @@ if static not in ("1", "ON", "TRUE", "true"):
           "refuses a dynamic agent; the release build runs this test")
     sys.exit(77)
 failures = []
+
+
+def image_command(containerfile):
+    """ENTRYPOINT and CMD of a Containerfile, each in its exec (JSON) form; None when absent."""
+    found = {"ENTRYPOINT": None, "CMD": None}
+    with open(containerfile) as f:
+        for line in f:
+            word, _, rest = line.strip().partition(" ")
+            if word in found:
+                found[word] = json.loads(rest)
+    return found["ENTRYPOINT"], found["CMD"]
 
 
 def check(ok, what):
@@ -48,8 +61,31 @@ with tempfile.TemporaryDirectory() as tmp:
         check(v.returncode == 0 and v.stdout.startswith("batlehub "), "batlehub runs inside the tree: " + v.stdout + v.stderr)
         b = subprocess.run(["chroot", out, "/usr/bin/bwrap", "--version"], capture_output=True, text=True)
         check(b.returncode == 0 and "bubblewrap" in b.stdout, "bwrap runs inside the tree: " + b.stdout + b.stderr)
-        c = subprocess.run(["chroot", out, "/usr/local/bin/batlehub", "worker", "--help"], capture_output=True, text=True)
-        check(c.returncode == 0 and "worker" in c.stdout, "the image's command, batlehub worker, is there")
+        # The image's command, as Containerfile.worker gives it: upstream's (its chart starts
+        # the worker with these arguments). Run from inside, it is the worker reading
+        # /etc/batlehub/config.toml: without the file, and then with one its loader refuses
+        # ([storage] missing), it stops at the configuration, exit 2 — it never starts.
+        entrypoint, cmd = image_command(os.path.join(source, "Containerfile.worker"))
+        check(entrypoint == ["/usr/local/bin/batlehub"], f"the image's ENTRYPOINT is batlehub: {entrypoint}")
+        check(cmd == ["--config", "/etc/batlehub/config.toml", "--roles", "worker"],
+              f"the image's CMD is upstream's, --config /etc/batlehub/config.toml --roles worker: {cmd}")
+        if entrypoint and cmd:
+            c = subprocess.run(["chroot", out] + entrypoint + cmd, capture_output=True, text=True, timeout=60)
+            check(c.returncode == 2 and "/etc/batlehub/config.toml: cannot be opened" in c.stdout + c.stderr,
+                  f"the image's command reads /etc/batlehub/config.toml (absent: exit {c.returncode}): "
+                  + (c.stdout + c.stderr).strip())
+            os.makedirs(os.path.join(out, "etc/batlehub"), exist_ok=True)
+            with open(os.path.join(out, "etc/batlehub/config.toml"), "w") as f:
+                f.write('[worker]\nmax_concurrent = 1\n')
+            c = subprocess.run(["chroot", out] + entrypoint + cmd, capture_output=True, text=True, timeout=60)
+            check(c.returncode == 2 and "ERROR config:" in c.stderr and "[storage] is missing" in c.stderr,
+                  f"… and starts the worker, whose loader refuses a file without [storage] (exit {c.returncode}): "
+                  + (c.stdout + c.stderr).strip())
+            roles = [a if a != "worker" else "proxy,worker" for a in cmd]
+            c = subprocess.run(["chroot", out] + entrypoint + roles, capture_output=True, text=True, timeout=60)
+            check(c.returncode == 2 and "this build has none" in c.stderr,
+                  f"--roles proxy,worker is refused: this image has the worker role only (exit {c.returncode}): "
+                  + (c.stdout + c.stderr).strip())
     # A room whose scanner is missing is refused, not left out.
     bad = subprocess.run([sys.executable, os.path.join(source, "scripts/build-worker-tree.py"), "--batlehub", batlehub,
                           "--agent", agent, "--room-binary", "ghost=/nonexistent/ghost:/usr/bin/ghost",

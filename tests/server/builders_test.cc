@@ -1,12 +1,15 @@
 // What the probe is asked to prove, per runtime (server/builders.h): a room per scanner on
 // bwrap, an image once however many scanners run from it on the image runtimes.
 #include "server/builders.h"
+#include "storage_table.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
 namespace batlehub::server {
+
+using batlehub::testing::storage_table;
 namespace {
 
 config::Env env_of(std::map<std::string, std::string> vars) {
@@ -18,9 +21,12 @@ config::Env env_of(std::map<std::string, std::string> vars) {
 }
 
 config::Config loaded(const std::string& toml, const config::Env& env) {
-  auto l = config::load_string(toml, "test.toml", env);
+  auto l = config::load_string(toml + storage_table(toml), "test.toml", env);
   EXPECT_TRUE(l) << (l ? "" : l.error().describe());
-  return l ? l->config : config::Config{};
+  // A named value: g++ 12 warns (maybe-uninitialized) on the conditional's temporary.
+  config::Config out;
+  if (l) out = l->config;
+  return out;
 }
 
 const char* kThreeScanners = R"(

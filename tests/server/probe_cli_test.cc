@@ -14,8 +14,11 @@
 #include "engines.h"
 #include "harness.h"
 #include "rooms.h"
+#include "storage_table.h"
 
 namespace batlehub::testing {
+
+using batlehub::testing::storage_table;
 namespace {
 
 struct Ran {
@@ -48,7 +51,7 @@ class ProbeCli : public ::testing::Test {
     // Canaries on this machine only: a loopback port nothing listens on.
     Scratch::write(p, "[worker.sandbox]\nrooms_dir = \"" + rooms_.string() + "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n" +
                           extra + "\n[scanners." + room +
-                          "]\ntype = \"postmortem\"\ncommand = \"hostile\"\n");
+                          "]\ntype = \"postmortem\"\ncommand = \"hostile\"\n" + storage_table(extra));
     return p;
   }
   Scratch s_;
@@ -72,7 +75,7 @@ TEST_F(ProbeCli, a_config_of_network_scanners_only_fails_naming_what_to_configur
   fs::create_directories(s_.root() / "no-rooms");
   Scratch::write(p, "[worker.sandbox]\nrooms_dir = \"" + (s_.root() / "no-rooms").string() +
                         "\"\n[scanners.socket]\ntype = \"socket\"\napi_key = \"k\"\n"
-                        "api_url = \"http://127.0.0.1:9/socket\"\n");
+                        "api_url = \"http://127.0.0.1:9/socket\"\n" + storage_table());
   Ran r = probe(p);
   EXPECT_EQ(r.status, 1) << r.err;
   ASSERT_GE(r.out.size(), 2u) << r.err;
@@ -266,7 +269,8 @@ TEST_F(ProbeCli, on_oci_each_distinct_image_is_probed_once_for_all_the_scanners_
     if (std::string(name) == "third") scanners += "image = \"" + own + "\"\n";
   }
   Scratch::write(cfg, "[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 256\nprobe_canaries = [\"127.0.0.1:9\"]\n"
-                      "[worker.sandbox.oci]\nengine = \"podman\"\nimage = \"" + shared + "\"\n" + scanners);
+                      "[worker.sandbox.oci]\nengine = \"podman\"\nimage = \"" + shared + "\"\n" + scanners +
+                      storage_table());
   Ran r = probe(cfg);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(room_lines(r), (std::vector<std::string>{"room first+second", "room third"}));
@@ -288,7 +292,8 @@ TEST_F(ProbeCli, on_oci_with_no_image_configured_the_workers_own_image_is_probed
   fs::path cfg = s_.root() / "oci.toml";
   Scratch::write(cfg, "[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 256\nprobe_canaries = [\"127.0.0.1:9\"]\n"
                       "[worker.sandbox.oci]\nengine = \"podman\"\n"
-                      "[scanners.hostile]\ntype = \"postmortem\"\ncommand = \"hostile\"\n");
+                      "[scanners.hostile]\ntype = \"postmortem\"\ncommand = \"hostile\"\n" +
+                      storage_table());
   // Without BATLEHUB_IMAGE there is nothing to run from: refused before any container.
   Ran none = probe(cfg);
   EXPECT_NE(none.status, 0);
@@ -321,7 +326,8 @@ TEST_F(ProbeCli, on_oci_an_image_that_holds_batlehub_itself_fails_no_shell) {
   fs::path cfg = s_.root() / "oci.toml";
   Scratch::write(cfg, "[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 256\nprobe_canaries = [\"127.0.0.1:9\"]\n"
                       "[worker.sandbox.oci]\nengine = \"podman\"\n"
-                      "[scanners.hostile]\ntype = \"postmortem\"\ncommand = \"hostile\"\n");
+                      "[scanners.hostile]\ntype = \"postmortem\"\ncommand = \"hostile\"\n" +
+                      storage_table());
   Ran r = probe(cfg, {"BATLEHUB_IMAGE=" + own});
   EXPECT_EQ(r.status, 1) << r.err;
   ASSERT_FALSE(r.out.empty());

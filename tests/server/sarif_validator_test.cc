@@ -132,7 +132,8 @@ class SarifValidator : public ::testing::Test {
                        "\"\nmemory_limit_mb = 2048\ncpu_seconds = 300\nprobe_canaries = [\"127.0.0.1:9\"]\n" +
                        "[scanners.guarddog]\ntype = \"guarddog\"\ncommand = \"guarddog\"\n" +
                        "[scanners.yara]\ntype = \"yara\"\ncommand = \"yara\"\nrules = \"" + kSource +
-                       "/rooms/rules/batlehub-default.yar\"\n");
+                       "/rooms/rules/batlehub-default.yar\"\n" + "[storage]\ntype = \"filesystem\"\npath = \"" +
+                       (s_->root() / "cache").string() + "\"\n");
   }
   static void TearDownTestSuite() {
     delete s_;

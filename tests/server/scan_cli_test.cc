@@ -10,8 +10,11 @@
 #include "rooms.h"
 #include "server/sandbox_pool.h"
 #include "server/scan_command.h"
+#include "storage_table.h"
 
 namespace batlehub::testing {
+
+using batlehub::testing::storage_table;
 namespace {
 
 struct Ran {
@@ -42,7 +45,7 @@ class ScanCli : public ::testing::Test {
     Scratch::write(p, "[worker]\njob_timeout_secs = 20\n[worker.sandbox]\nrooms_dir = \"" + rooms_.string() +
                           "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n" +
                           extra + "\n[scanners.postmortem]\ntype = \"postmortem\"\ncommand = \"" + command +
-                          "\"\ntimeline = false\n");
+                          "\"\ntimeline = false\n" + storage_table(extra));
     return p;
   }
 

@@ -10,16 +10,22 @@
 #include <string>
 
 #include "adapters/scanners/yara.h"
+#include "storage_table.h"
 
 namespace batlehub::server {
+
+using batlehub::testing::storage_table;
 namespace {
 
 namespace fs = std::filesystem;
 
 config::Config loaded(const std::string& toml) {
-  auto l = config::load_string(toml, "test.toml", config::env_of({}));
+  auto l = config::load_string(toml + storage_table(toml), "test.toml", config::env_of({}));
   EXPECT_TRUE(l) << (l ? "" : l.error().describe());
-  return l ? l->config : config::Config{};
+  // A named value: g++ 12 warns (maybe-uninitialized) on the conditional's temporary.
+  config::Config out;
+  if (l) out = l->config;
+  return out;
 }
 
 struct TempDir {

@@ -17,8 +17,11 @@
 #include "harness.h"
 #include "rooms.h"
 #include "worker_peer.h"
+#include "storage_table.h"
 
 namespace batlehub::testing {
+
+using batlehub::testing::storage_table;
 namespace {
 
 enum class Backend { kSqlite, kPostgres };
@@ -62,7 +65,8 @@ class WorkerCli : public ::testing::TestWithParam<Backend> {
                "state_dir = \"" + (s_.root() / "state").string() + "\"\nregistries = [\"" + registry_ + "\"]\n" +
                extra_worker + "\n[worker.sandbox]\nrooms_dir = \"" + rooms_.string() +
                "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n" + extra_sandbox +
-               "\n[scanners.postmortem]\ntype = \"postmortem\"\ncommand = \"postmortem\"\ntimeline = false\n");
+               "\n[scanners.postmortem]\ntype = \"postmortem\"\ncommand = \"postmortem\"\ntimeline = false\n" +
+               storage_table(extra_worker + extra_sandbox, (s_.root() / "cache").string()));
     return p;
   }
 
@@ -212,6 +216,50 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
   w->signal(SIGTERM);
   EXPECT_EQ(w->wait_exit(30s), 0) << w->err();
   EXPECT_TRUE(w->logged("stopped: every running scan finished")) << w->err();
+}
+
+// upstream-today.md §7: upstream's image and chart start the worker as `batlehub --config
+// /etc/batlehub/config.toml --roles worker`; here that is `batlehub worker`, the file found
+// the same way (--config, else BATLEHUB_CONFIG), and a start that asks for the proxy is
+// refused before anything opens.
+TEST_P(WorkerCli, started_as_upstream_starts_it_the_worker_scans_and_a_proxy_role_is_refused) {
+  const fs::path cfg = config();
+  std::vector<std::string> with_file = env();
+  with_file.push_back("BATLEHUB_CONFIG=" + cfg.string());
+  Process w({BATLEHUB_BIN, "--roles", "worker"}, with_file, s_.root() / "roles.out", s_.root() / "roles.err");
+  ASSERT_TRUE(w.wait_for_log("INFO security worker: ready (")) << w.out() << w.err();
+  EXPECT_TRUE(w.logged("INFO security worker: storage one backend: filesystem " + (s_.root() / "cache").string()))
+      << w.err();
+  Ran sub = cli({"submit", "--config", cfg.string(), "--registry", registry_, package("leftpad-1.3.0.tgz")});
+  ASSERT_EQ(sub.status, 0) << sub.out << sub.err;
+  Ran ok = cli({"wait", "--config", cfg.string(), "--timeout", "60s", "--interval", "100ms", coord("leftpad", "1.3.0")});
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err << w.err();
+  EXPECT_NE(ok.out.find("is allowed"), std::string::npos) << ok.out;
+  w.signal(SIGTERM);
+  EXPECT_EQ(w.wait_exit(30s), 0) << w.err();
+
+  // [server] roles absent is upstream's default, proxy and worker: this build has no proxy.
+  Ran both = cli({"--config", cfg.string()});
+  EXPECT_EQ(both.status, 2);
+  EXPECT_EQ(both.err.substr(0, both.err.find('\n')),
+            "batlehub: [server] roles (upstream's default when absent: proxy and worker) in " + cfg.string() +
+                " asks for the proxy role, and this build has none: it is the scan worker alone. Start it with "
+                "--roles worker (or [server] roles = [\"worker\"]) and run upstream's batlehub for the proxy");
+  Ran proxy = cli({"--config", cfg.string(), "--roles", "proxy,worker"});
+  EXPECT_EQ(proxy.status, 2);
+  EXPECT_NE(proxy.err.find("batlehub: --roles proxy,worker asks for the proxy role, and this build has none"),
+            std::string::npos)
+      << proxy.err;
+  Ran typo = cli({"--config", cfg.string(), "--roles", "wroker"});
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_NE(typo.err.find("'wroker' is not a role; give proxy, worker or proxy,worker"), std::string::npos) << typo.err;
+  // [server] roles = ["worker"] in the file starts it without the flag.
+  const fs::path worker_only = s_.root() / "worker-only.toml";
+  Scratch::write(worker_only, "[server]\nroles = [\"worker\"]\n" + Scratch::read(cfg).substr(Scratch::read(cfg).find('\n') + 1));
+  Process w2({BATLEHUB_BIN, "--config", worker_only.string()}, env(), s_.root() / "w2.out", s_.root() / "w2.err");
+  ASSERT_TRUE(w2.wait_for_log("INFO security worker: ready (")) << w2.out() << w2.err();
+  w2.signal(SIGTERM);
+  EXPECT_EQ(w2.wait_exit(30s), 0) << w2.err();
 }
 
 // RFC 0022 §4.2: rlimits are best-effort. A worker whose hard RLIMIT_NPROC is below the 1024 the

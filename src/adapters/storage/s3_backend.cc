@@ -37,6 +37,12 @@ struct S3Backend::Response {
   std::string body;  // a success's whole body, or an error's first kMaxErrorBodyBytes
   std::uint64_t content_length = 0;
   std::string last_modified;
+  std::string bucket_region;  // x-amz-bucket-region: where S3 says the bucket is
+};
+
+struct S3Backend::Failure {
+  core::StorageError::Kind kind = core::StorageError::Kind::kIo;
+  std::string why;
 };
 
 namespace {
@@ -108,6 +114,8 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     }
   } else if (name == "last-modified") {
     t->response->last_modified = value;
+  } else if (name == "x-amz-bucket-region") {
+    t->response->bucket_region = value;
   }
   return size * n;
 }
@@ -169,6 +177,31 @@ struct CurlSlist {
   void add(const std::string& line) { list = curl_slist_append(list, line.c_str()); }
 };
 
+// S3's object keys are at most 1024 bytes: the prefix counts.
+constexpr std::size_t kMaxObjectKeyBytes = 1024;
+
+bool is_ip_literal(std::string_view host) {
+  if (host.starts_with('[')) return true;
+  host = host.substr(0, host.find(':'));
+  int dots = 0;
+  for (char c : host) {
+    if (c == '.') {
+      ++dots;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return dots == 3;
+}
+
+// A bucket a virtual-hosted request can name: one DNS label (the SDKs' "virtual hostable
+// bucket" without sub-domains: a dotted name breaks the endpoint's TLS certificate).
+bool is_dns_label(std::string_view bucket) {
+  if (bucket.size() < 3 || bucket.size() > 63 || bucket.front() == '-' || bucket.back() == '-') return false;
+  return std::all_of(bucket.begin(), bucket.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<S3Backend>, std::string> S3Backend::create(const config::StorageBackendConfig& c,
@@ -176,45 +209,58 @@ Expected<std::unique_ptr<S3Backend>, std::string> S3Backend::create(const config
   const std::string who = "storage backend '" + c.name + "'";
   if (c.type != config::StorageType::kS3) return Unexpected(who + ": not an s3 backend");
   if (c.bucket.empty()) return Unexpected(who + ": no bucket");
+  if (c.region.empty()) return Unexpected(who + ": no region (the signing region, e.g. \"us-east-1\")");
   std::unique_ptr<S3Backend> b(new S3Backend());
   b->name_ = c.name;
   b->bucket_ = c.bucket;
-  b->region_ = c.region.empty() ? "us-east-1" : c.region;
-  b->path_style_ = c.path_style;
+  b->region_ = c.region;
   b->ca_file_ = c.ca_file;
 
-  std::string_view rest = c.endpoint;
+  std::string endpoint = c.endpoint_url;
+  if (endpoint.empty()) {
+    // AWS's own endpoint: the region becomes a host name, so it must be one.
+    const bool host_safe = std::all_of(c.region.begin(), c.region.end(), [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+    });
+    if (!host_safe) {
+      return Unexpected(who + ": region '" + c.region +
+                        "' cannot name AWS's endpoint (lower-case letters, digits and '-'); set endpoint_url");
+    }
+    endpoint = "https://s3." + c.region + ".amazonaws.com";
+  }
+  const std::string bad_endpoint = who + ": endpoint_url '" + endpoint + "' is not http(s)://host[:port]";
+  std::string_view rest = endpoint;
   if (rest.starts_with("https://")) {
     b->scheme_ = "https";
   } else if (rest.starts_with("http://")) {
     b->scheme_ = "http";
   } else {
-    return Unexpected(who + ": endpoint '" + c.endpoint + "' is not http(s)://host[:port]");
+    return Unexpected(bad_endpoint);
   }
   rest.remove_prefix(b->scheme_.size() + 3);
   if (rest.ends_with('/')) rest.remove_suffix(1);
-  if (rest.empty() || rest.find_first_of("/?#@ ") != std::string_view::npos) {
-    return Unexpected(who + ": endpoint '" + c.endpoint + "' is not http(s)://host[:port]");
-  }
+  if (rest.empty() || rest.find_first_of("/?#@ ") != std::string_view::npos) return Unexpected(bad_endpoint);
   std::string host(rest);
   // The Host a client derives from the URL leaves a default port out; a presigned URL's
   // signed host must be the one its holder sends.
   const std::string default_port = b->scheme_ == "https" ? ":443" : ":80";
   if (host.ends_with(default_port)) host.resize(host.size() - default_port.size());
-  b->host_ = c.path_style ? host : c.bucket + "." + host;
+  b->endpoint_ = b->scheme_ + "://" + host;
+  b->path_style_ = c.force_path_style || !is_dns_label(c.bucket) || is_ip_literal(host);
+  b->host_ = b->path_style_ ? host : c.bucket + "." + host;
 
-  if (c.access_key_id.empty() && c.secret_access_key.empty()) {
-    auto get = [&](std::string_view var) { return env ? env(var).value_or("") : std::string(); };
-    b->credentials_ = {get("AWS_ACCESS_KEY_ID"), get("AWS_SECRET_ACCESS_KEY"), get("AWS_SESSION_TOKEN")};
-    if (b->credentials_.access_key_id.empty() || b->credentials_.secret_access_key.empty()) {
-      return Unexpected(who +
-                        ": no credentials: set access_key_id and secret_access_key, or AWS_ACCESS_KEY_ID and "
-                        "AWS_SECRET_ACCESS_KEY in the worker's environment");
-    }
-  } else if (c.access_key_id.empty() || c.secret_access_key.empty()) {
-    return Unexpected(who + ": access_key_id and secret_access_key go together");
+  if (c.prefix.size() >= kMaxObjectKeyBytes) return Unexpected(who + ": a prefix of 1024 bytes or more");
+  if (std::any_of(c.prefix.begin(), c.prefix.end(), [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; })) {
+    return Unexpected(who + ": a prefix with a control character");
+  }
+  b->prefix_ = c.prefix;
+
+  if (options.credentials) {
+    b->credentials_ = options.credentials;
   } else {
-    b->credentials_ = {c.access_key_id, c.secret_access_key, c.session_token};
+    auto chain = aws::default_chain(env, options.chain);
+    if (!chain) return Unexpected(who + ": " + chain.error());
+    b->credentials_ = std::move(*chain);
   }
   if (!options.clock) options.clock = [] { return std::chrono::system_clock::now(); };
   if (options.max_keys < 1 || options.max_keys > 1000) return Unexpected(who + ": max_keys outside 1..1000");
@@ -237,13 +283,16 @@ std::string S3Backend::bucket_uri() const {
 }
 
 std::string S3Backend::object_uri(const std::string& key) const {
-  const std::string k = sigv4::uri_encode(key, true);
+  const std::string k = sigv4::uri_encode(prefix_ + key, true);
   return path_style_ ? "/" + sigv4::uri_encode(bucket_, false) + "/" + k : "/" + k;
 }
 
-Expected<S3Backend::Response, StorageError> S3Backend::perform(const Call& call) const {
+Expected<S3Backend::Response, S3Backend::Failure> S3Backend::transfer(const Call& call) const {
+  // Asked at every request: temporary keys are refreshed here, under a running worker.
+  auto keys = credentials_->current();
+  if (!keys) return Unexpected(Failure{Kind::kIo, "no credentials: " + keys.error()});
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> h(curl_easy_init(), curl_easy_cleanup);
-  if (!h) return Unexpected(error(Kind::kIo, call.op, call.key, "curl_easy_init failed"));
+  if (!h) return Unexpected(Failure{Kind::kIo, "curl_easy_init failed"});
   CURL* e = h.get();
 
   Response response;
@@ -256,7 +305,7 @@ Expected<S3Backend::Response, StorageError> S3Backend::perform(const Call& call)
   if (call.blob == nullptr && std::string_view(call.method) == "PUT") payload_hash = sigv4::sha256_hex(call.body);
   const sigv4::Request req{call.method, call.canonical_uri, call.query, {{"Host", host_}}};
   const sigv4::SignedRequest signed_req =
-      sigv4::sign(req, payload_hash, credentials_, region_, std::chrono::system_clock::now());
+      sigv4::sign(req, payload_hash, *keys, region_, std::chrono::system_clock::now());
   CurlSlist headers;
   headers.add("Host: " + host_);
   for (const auto& [name, value] : signed_req.headers) headers.add(name + ": " + value);
@@ -298,9 +347,8 @@ Expected<S3Backend::Response, StorageError> S3Backend::perform(const Call& call)
       curl_easy_setopt(e, CURLOPT_READFUNCTION, read_string);
       curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(call.body.size()));
     } else {
-      if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-        return Unexpected(error(Kind::kIo, call.op, call.key, std::string("pipe: ") + std::strerror(errno)));
-      }
+      if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
+        return Unexpected(Failure{Kind::kIo, std::string("pipe: ") + std::strerror(errno)});
       t.body_fd = pipe_fds[0];
       t.fd_left = call.blob->size();
       curl_easy_setopt(e, CURLOPT_READFUNCTION, read_fd);
@@ -324,20 +372,25 @@ Expected<S3Backend::Response, StorageError> S3Backend::perform(const Call& call)
     writer.join();
   }
   if (t.too_large) {
-    return Unexpected(error(Kind::kTooLarge, call.op, call.key,
-                            "larger than the " + std::to_string(call.max_body) + " bytes the caller reads"));
-  }
-  if (call.blob != nullptr && !written) return Unexpected(error(Kind::kIo, call.op, call.key, written.error()));
-  if (t.fd_short) {
     return Unexpected(
-        error(Kind::kIo, call.op, call.key,
-              call.blob->describe() + " gave fewer than its " + std::to_string(call.blob->size()) + " bytes"));
+        Failure{Kind::kTooLarge, "larger than the " + std::to_string(call.max_body) + " bytes the caller reads"});
+  }
+  if (call.blob != nullptr && !written) return Unexpected(Failure{Kind::kIo, written.error()});
+  if (t.fd_short) {
+    return Unexpected(Failure{
+        Kind::kIo, call.blob->describe() + " gave fewer than its " + std::to_string(call.blob->size()) + " bytes"});
   }
   if (rc != CURLE_OK) {
-    return Unexpected(
-        error(Kind::kIo, call.op, call.key, std::string(curl_easy_strerror(rc)) + (errbuf[0] ? ": " : "") + errbuf));
+    return Unexpected(Failure{Kind::kIo, std::string(curl_easy_strerror(rc)) + (errbuf[0] ? ": " : "") + errbuf});
   }
-  if (is_success(response.status)) return response;
+  return response;
+}
+
+Expected<S3Backend::Response, StorageError> S3Backend::perform(const Call& call) const {
+  auto got = transfer(call);
+  if (!got) return Unexpected(error(got.error().kind, call.op, call.key, got.error().why));
+  Response& response = *got;
+  if (is_success(response.status)) return std::move(response);
   const std::string code = s3::parse_error_code(response.body);
   const std::string why = "HTTP " + std::to_string(response.status) + (code.empty() ? "" : " " + code);
   if (response.status == 404) return Unexpected(error(Kind::kNotFound, call.op, call.key, why));
@@ -348,6 +401,9 @@ Expected<S3Backend::Response, StorageError> S3Backend::perform(const Call& call)
 // A request on one object: its key checked before anything else, its URI encoded once.
 Expected<S3Backend::Call, StorageError> S3Backend::object_call(const char* method, const std::string& key) const {
   if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
+  if (prefix_.size() + key.size() > kMaxObjectKeyBytes) {
+    return Unexpected(error(Kind::kBadKey, method, key.substr(0, 64), "longer than S3's 1024 bytes with the prefix"));
+  }
   Call call;
   call.method = method;
   call.op = method;
@@ -415,7 +471,9 @@ Expected<Ok, StorageError> S3Backend::remove(const std::string& key) {
 }
 
 Expected<std::vector<core::ObjectInfo>, StorageError> S3Backend::list(const std::string& prefix) {
-  if (prefix.size() > 1024) return Unexpected(error(Kind::kBadKey, "list", prefix.substr(0, 64), "prefix too long"));
+  if (prefix_.size() + prefix.size() > kMaxObjectKeyBytes) {
+    return Unexpected(error(Kind::kBadKey, "list", prefix.substr(0, 64), "prefix too long"));
+  }
   std::vector<core::ObjectInfo> all;
   std::string token;
   for (;;) {
@@ -423,14 +481,19 @@ Expected<std::vector<core::ObjectInfo>, StorageError> S3Backend::list(const std:
     call.op = "list";
     call.key = prefix;
     call.canonical_uri = bucket_uri();
-    call.query = {{"list-type", "2"}, {"prefix", prefix}, {"max-keys", std::to_string(options_.max_keys)}};
+    call.query = {{"list-type", "2"}, {"prefix", prefix_ + prefix}, {"max-keys", std::to_string(options_.max_keys)}};
     if (!token.empty()) call.query.emplace_back("continuation-token", token);
     call.max_body = s3::kMaxListPageBytes;
     auto r = perform(call);
     if (!r) return Unexpected(std::move(r).error());
     auto page = s3::parse_list_objects(r->body);
     if (!page) return Unexpected(error(Kind::kIo, "list", prefix, page.error()));
-    for (auto& o : page->objects) all.push_back(std::move(o));
+    // The caller's keys, without the backend's prefix (every key listed has it).
+    for (auto& o : page->objects) {
+      if (!o.key.starts_with(prefix_)) continue;
+      o.key.erase(0, prefix_.size());
+      all.push_back(std::move(o));
+    }
     if (!page->truncated) break;
     // The same token twice would ask for the same page forever.
     if (page->next_continuation_token == token) {
@@ -446,14 +509,59 @@ Expected<std::string, StorageError> S3Backend::presign(const char* method, const
                                                        std::chrono::seconds ttl) const {
   const std::string op = std::string("presign ") + method;
   if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
+  if (prefix_.size() + key.size() > kMaxObjectKeyBytes) {
+    return Unexpected(error(Kind::kBadKey, op, key.substr(0, 64), "longer than S3's 1024 bytes with the prefix"));
+  }
   if (ttl < std::chrono::seconds(1) || ttl > sigv4::kMaxPresignTtl) {
     return Unexpected(error(Kind::kUnsupported, op, key,
                             "a TTL of " + std::to_string(ttl.count()) + " s; S3 presigns for 1 s to 7 days"));
   }
+  auto keys = credentials_->current();
+  if (!keys) return Unexpected(error(Kind::kIo, op, key, "no credentials: " + keys.error()));
   const std::string uri = object_uri(key);
   const sigv4::Request req{method, uri, {}, {{"host", host_}}};
-  const sigv4::Presigned p = sigv4::presign(req, ttl, credentials_, region_, options_.clock());
+  const sigv4::Presigned p = sigv4::presign(req, ttl, *keys, region_, options_.clock());
   return scheme_ + "://" + host_ + uri + "?" + p.query;
+}
+
+// HeadBucket answers with a status and no body. A 400, 403 or 404 is asked again as a
+// one-key ListObjectsV2 — the same permission (s3:ListBucket) — whose error body says which
+// it was: SignatureDoesNotMatch, InvalidAccessKeyId, AccessDenied, InvalidToken,
+// NoSuchBucket (or an endpoint's own: versitygw answers an unknown key id 404
+// XAdminUserNotFound), each with its own fix. Without a body the status's usual code is
+// named, as the SDKs name it.
+Expected<Ok, StorageError> S3Backend::check_bucket() const {
+  auto unreachable = [&](Kind kind, const std::string& why) {
+    return Unexpected(StorageError{kind, "storage backend '" + name_ + "' (" + endpoint_ +
+                                             (path_style_ ? ", path-style" : ", virtual-hosted") + "): S3 bucket '" +
+                                             bucket_ + "' is not reachable: " + why});
+  };
+  Call head;
+  head.method = "HEAD";
+  head.op = "HEAD bucket";
+  head.canonical_uri = bucket_uri();
+  auto r = transfer(head);
+  if (!r) return unreachable(r.error().kind, r.error().why);
+  const long status = r->status;
+  if (is_success(status)) return Ok{};
+  const std::string http = "(HTTP " + std::to_string(status) + ")";
+  const std::string& there = r->bucket_region;
+  if (status == 301 || ((status == 400 || status == 403) && !there.empty() && there != region_)) {
+    return unreachable(Kind::kIo, (status == 301 ? "PermanentRedirect " : "AuthorizationHeaderMalformed ") + http +
+                                      ": the bucket is not in region '" + region_ + "'" +
+                                      (there.empty() ? "" : ", S3 says it is in '" + there + "'"));
+  }
+  if (status != 400 && status != 403 && status != 404) return unreachable(Kind::kIo, http);
+  Call list;
+  list.op = "list";
+  list.canonical_uri = bucket_uri();
+  list.query = {{"list-type", "2"}, {"max-keys", "1"}};
+  list.max_body = s3::kMaxListPageBytes;
+  std::string code;
+  if (auto again = transfer(list); again && again->status == status) code = s3::parse_error_code(again->body);
+  if (code.empty()) code = status == 404 ? "NoSuchBucket" : status == 403 ? "AccessDenied" : "BadRequest";
+  const Kind kind = status == 404 ? Kind::kNotFound : status == 403 ? Kind::kRefused : Kind::kIo;
+  return unreachable(kind, code + " " + http);
 }
 
 Expected<std::string, StorageError> S3Backend::presign_get(const std::string& key, std::chrono::seconds ttl) const {

@@ -12,6 +12,12 @@
 //   - a URL that does sign content-length (the exact length, the only kind a query presign
 //     can carry): another length is 403 SignatureDoesNotMatch, the signed one 200.
 //
+// What versitygw 1.8.0 answers a request that carries an X-Amz-Security-Token it did not
+// issue (any: it issues none), signed with the right keys: 400 InvalidToken ("The provided
+// token is malformed or otherwise invalid."), to HEAD as to GET and PUT. So every test here
+// that reaches it signs without a session token, and ASessionTokenIsSentAndSigned uses the
+// refusal to show the token travels.
+//
 // The filesystem and in-memory backends are not tested here: they are not this backend.
 #include "adapters/storage/s3_backend.h"
 
@@ -21,6 +27,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -48,6 +55,7 @@ class S3BackendTest : public ::testing::Test {
     endpoint_ = env_or("BATLEHUB_TEST_S3_ENDPOINT");
     ASSERT_FALSE(endpoint_.empty()) << "BATLEHUB_TEST_S3_ENDPOINT is unset: run under ctest (fixture s3)";
     config_ = test_s3_config(endpoint_);
+    env_ = test_s3_env();
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     prefix_ = std::string(info->name()) + "-" + std::to_string(::getpid()) + "/";
     backend_ = make({});
@@ -55,13 +63,14 @@ class S3BackendTest : public ::testing::Test {
   }
 
   std::unique_ptr<S3Backend> make(S3Options o) {
-    auto b = S3Backend::create(config_, core::Env{}, std::move(o));
+    auto b = S3Backend::create(config_, env_, std::move(o));
     EXPECT_TRUE(b.has_value()) << (b ? "" : b.error());
     return b ? std::move(*b) : nullptr;
   }
 
   std::string endpoint_;
   config::StorageBackendConfig config_;
+  core::Env env_;
   std::string prefix_;
   std::unique_ptr<S3Backend> backend_;
 };
@@ -282,7 +291,7 @@ TEST_F(S3BackendTest, ASignedContentLengthIsExact) {
   const std::string host = endpoint_.substr(endpoint_.find("://") + 3);
   const std::string uri = "/" + config_.bucket + "/" + sigv4::uri_encode(prefix_ + "exact", true);
   const sigv4::Request req{"PUT", uri, {}, {{"host", host}, {"content-length", "10"}}};
-  const sigv4::Presigned p = sigv4::presign(req, 60s, {config_.access_key_id, config_.secret_access_key, ""},
+  const sigv4::Presigned p = sigv4::presign(req, 60s, {BATLEHUB_TEST_S3_ACCESS_KEY, BATLEHUB_TEST_S3_SECRET_KEY, ""},
                                             "us-east-1", std::chrono::system_clock::now());
   const std::string url = endpoint_ + uri + "?" + p.query;
   const HttpAnswer longer = http("PUT", url, std::string(11, 'z'));
@@ -314,60 +323,215 @@ TEST_F(S3BackendTest, BadKeysAreRefusedBeforeAnyRequest) {
 }
 
 TEST_F(S3BackendTest, WrongSecretIsRefused) {
-  config_.secret_access_key = "not-the-secret";
+  env_ =
+      config::env_of({{"AWS_ACCESS_KEY_ID", BATLEHUB_TEST_S3_ACCESS_KEY}, {"AWS_SECRET_ACCESS_KEY", "not-the-secret"}});
   auto wrong = make({});
   auto r = wrong->put(prefix_ + "k", "x");
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, Kind::kRefused) << r.error().message;
   EXPECT_NE(r.error().message.find("SignatureDoesNotMatch"), std::string::npos) << r.error().message;
+  EXPECT_EQ(r.error().message.find("not-the-secret"), std::string::npos) << r.error().message;
 }
 
-TEST_F(S3BackendTest, CredentialsFromTheEnvironment) {
-  const std::map<std::string, std::string, std::less<>> vars = {{"AWS_ACCESS_KEY_ID", config_.access_key_id},
-                                                                {"AWS_SECRET_ACCESS_KEY", config_.secret_access_key}};
-  const core::Env env = [&](std::string_view n) -> std::optional<std::string> {
-    auto it = vars.find(n);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-  config_.access_key_id.clear();
-  config_.secret_access_key.clear();
-  auto b = S3Backend::create(config_, env);
-  ASSERT_TRUE(b) << b.error();
-  ASSERT_OK((*b)->put(prefix_ + "k", "from env"));
-  EXPECT_EQ(*(*b)->get(prefix_ + "k", 100), "from env");
-
-  auto none = S3Backend::create(config_, core::Env{});
+TEST_F(S3BackendTest, NoCredentialsIsAnErrorAtCreate) {
+  auto none = S3Backend::create(config_, config::env_of({}));
   ASSERT_FALSE(none);
-  EXPECT_NE(none.error().find("no credentials"), std::string::npos) << none.error();
+  EXPECT_TRUE(none.error().starts_with("storage backend 's3test': no AWS credentials: the environment: "))
+      << none.error();
 }
 
-// Not on the server: the shape of what create() accepts and what a virtual-host URL is.
+// The keys are asked for at every request and every presign, so that temporary ones are
+// refreshed under a running worker.
+TEST_F(S3BackendTest, TheProviderIsAskedAtEveryRequest) {
+  struct Counting final : aws::CredentialsProvider {
+    Expected<sigv4::Credentials, std::string> current() override {
+      ++asked;
+      if (fail) return Unexpected(std::string("the test's provider is down"));
+      return sigv4::Credentials{BATLEHUB_TEST_S3_ACCESS_KEY, BATLEHUB_TEST_S3_SECRET_KEY, ""};
+    }
+    const std::string& source() const override { return name; }
+    std::atomic<int> asked = 0;
+    std::atomic<bool> fail = false;
+    std::string name = "the test's provider";
+  };
+  auto provider = std::make_shared<Counting>();
+  auto b = make({.credentials = provider});
+  EXPECT_EQ(b->credentials_source(), "the test's provider");
+  EXPECT_EQ(provider->asked, 0);  // create() sends nothing and signs nothing
+  ASSERT_OK(b->put(prefix_ + "k", "v"));
+  ASSERT_OK(b->get(prefix_ + "k", 10));
+  ASSERT_TRUE(b->presign_get(prefix_ + "k", 60s));
+  ASSERT_OK(b->check_bucket());
+  EXPECT_EQ(provider->asked, 4);
+  provider->fail = true;
+  auto r = b->get(prefix_ + "k", 10);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "storage backend 's3test': GET '" + prefix_ + "k': no credentials: the test's provider is down");
+  EXPECT_FALSE(b->presign_put(prefix_ + "k", 60s, 1));
+}
+
+TEST_F(S3BackendTest, ASessionTokenIsSentAndSigned) {
+  // versitygw issued no token, so it refuses this one: proof the token reaches it, in the
+  // header of a request and in the query of a presigned URL.
+  env_ = test_s3_env({{"AWS_SESSION_TOKEN", "a-token-versitygw-never-issued"}});
+  auto b = make({});
+  auto r = b->put(prefix_ + "k", "x");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("HTTP 400 InvalidToken"), std::string::npos) << r.error().message;
+  auto url = b->presign_get(prefix_ + "k", 60s);
+  ASSERT_TRUE(url);
+  EXPECT_NE(url->find("X-Amz-Security-Token=a-token-versitygw-never-issued&"), std::string::npos) << *url;
+  EXPECT_EQ(http("GET", *url).status, 400);
+  auto check = b->check_bucket();
+  ASSERT_FALSE(check);
+  EXPECT_NE(check.error().message.find("is not reachable: InvalidToken (HTTP 400)"), std::string::npos)
+      << check.error().message;
+}
+
+TEST_F(S3BackendTest, ThePrefixIsPrependedVerbatimAndListedWithout) {
+  config_.prefix = prefix_ + "batlehub";  // no '/' is added between it and a key
+  auto prefixed = make({});
+  // A key the port refuses is refused as it is, whatever the prefix would make of it.
+  EXPECT_EQ(prefixed->put("/a", "1").error().kind, Kind::kBadKey);
+  ASSERT_OK(prefixed->put("a/one", "1"));
+  ASSERT_OK(prefixed->put("a/two", "2"));
+  ASSERT_OK(prefixed->put("b", "3"));
+  const PatternedFile file = patterned_file_blob(1000, "/tmp/batlehub-s3-prefix.XXXXXX");
+  ASSERT_TRUE(file.blob) << file.error;
+  ASSERT_OK(prefixed->put_blob("blob", *file.blob));
+
+  // Where the objects are, seen from a backend without the prefix.
+  auto listed = backend_->list(prefix_);
+  ASSERT_TRUE(listed) << listed.error().message;
+  std::vector<std::string> raw;
+  for (const auto& o : *listed) raw.push_back(o.key);
+  EXPECT_EQ(raw, (std::vector<std::string>{prefix_ + "batlehuba/one", prefix_ + "batlehuba/two", prefix_ + "batlehubb",
+                                           prefix_ + "batlehubblob"}));
+
+  // The caller sees its own keys.
+  auto mine = prefixed->list("a/");
+  ASSERT_TRUE(mine) << mine.error().message;
+  ASSERT_EQ(mine->size(), 2u);
+  EXPECT_EQ((*mine)[0].key, "a/one");
+  EXPECT_EQ((*mine)[1].key, "a/two");
+  auto all = prefixed->list("");
+  ASSERT_TRUE(all) << all.error().message;
+  EXPECT_EQ(all->size(), 4u);
+  EXPECT_EQ(*prefixed->get("a/two", 10), "2");
+  EXPECT_EQ(prefixed->head("blob")->size, 1000u);
+  EXPECT_EQ(prefixed->head("blob")->key, "blob");
+  auto url = prefixed->presign_get("b", 60s);
+  ASSERT_TRUE(url);
+  EXPECT_NE(url->find("/" + config_.bucket + "/" + sigv4::uri_encode(prefix_ + "batlehubb", true) + "?"),
+            std::string::npos)
+      << *url;
+  EXPECT_EQ(http("GET", *url).body, "3");
+  auto put_url = prefixed->presign_put("c", 60s, 10);
+  ASSERT_TRUE(put_url);
+  EXPECT_EQ(http("PUT", *put_url, "4").status, 200);
+  EXPECT_EQ(*backend_->get(prefix_ + "batlehubc", 10), "4");
+  ASSERT_OK(prefixed->remove("b"));
+  EXPECT_EQ(backend_->head(prefix_ + "batlehubb").error().kind, Kind::kNotFound);
+  // The prefix counts toward S3's 1024 bytes.
+  auto long_key = prefixed->put(std::string(1024 - config_.prefix.size() + 1, 'k'), "x");
+  ASSERT_FALSE(long_key);
+  EXPECT_EQ(long_key.error().kind, Kind::kBadKey);
+}
+
+TEST_F(S3BackendTest, CheckBucket) {
+  ASSERT_OK(backend_->check_bucket());
+  const std::string where = "storage backend 's3test' (" + endpoint_ + ", path-style): S3 bucket '";
+
+  env_ =
+      config::env_of({{"AWS_ACCESS_KEY_ID", BATLEHUB_TEST_S3_ACCESS_KEY}, {"AWS_SECRET_ACCESS_KEY", "not-the-secret"}});
+  auto wrong = make({})->check_bucket();
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().kind, Kind::kRefused);
+  EXPECT_EQ(wrong.error().message, where + config_.bucket + "' is not reachable: SignatureDoesNotMatch (HTTP 403)");
+
+  // An access key id versitygw does not know: 404 to HEAD, and its own code to the GET that
+  // asks why (AWS says 403 InvalidAccessKeyId).
+  env_ = config::env_of({{"AWS_ACCESS_KEY_ID", "nobody"}, {"AWS_SECRET_ACCESS_KEY", "not-the-secret"}});
+  auto unknown = make({})->check_bucket();
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message, where + config_.bucket + "' is not reachable: XAdminUserNotFound (HTTP 404)");
+
+  env_ = test_s3_env();
+  config_.bucket = "no-such-bucket-" + std::to_string(::getpid());
+  auto absent = make({})->check_bucket();
+  ASSERT_FALSE(absent);
+  EXPECT_EQ(absent.error().kind, Kind::kNotFound);
+  EXPECT_EQ(absent.error().message, where + config_.bucket + "' is not reachable: NoSuchBucket (HTTP 404)");
+
+  config_ = test_s3_config("http://127.0.0.1:" + std::to_string(free_loopback_port()));
+  auto closed = make({})->check_bucket();
+  ASSERT_FALSE(closed);
+  EXPECT_EQ(closed.error().kind, Kind::kIo);
+  EXPECT_NE(closed.error().message.find("' is not reachable: Couldn't connect to server"), std::string::npos)
+      << closed.error().message;
+}
+
+// Not on the server: the shape of what create() accepts and the URL it makes.
 TEST(S3BackendConfig, EndpointsAndAddressing) {
   config::StorageBackendConfig c;
   c.name = "s3";
   c.type = config::StorageType::kS3;
   c.bucket = "bkt";
-  c.access_key_id = "AK";
-  c.secret_access_key = "SK";
+  c.region = "eu-west-1";
+  const core::Env env = config::env_of({{"AWS_ACCESS_KEY_ID", "AK"}, {"AWS_SECRET_ACCESS_KEY", "SK"}});
   for (const char* bad : {"s3.example.test", "ftp://s3.example.test", "https://", "https://h/path", "https://u@h"}) {
-    c.endpoint = bad;
-    EXPECT_FALSE(S3Backend::create(c, core::Env{})) << bad;
+    c.endpoint_url = bad;
+    auto r = S3Backend::create(c, env);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error(), "storage backend 's3': endpoint_url '" + std::string(bad) + "' is not http(s)://host[:port]");
   }
-  c.endpoint = "https://s3.example.test:443/";
-  c.path_style = false;
-  auto vhost = S3Backend::create(c, core::Env{});
+  // No endpoint_url: AWS's own, virtual-hosted unless forced.
+  c.endpoint_url.clear();
+  auto aws = S3Backend::create(c, env);
+  ASSERT_TRUE(aws) << aws.error();
+  EXPECT_EQ((*aws)->endpoint(), "https://s3.eu-west-1.amazonaws.com");
+  EXPECT_TRUE((*aws)->presign_get("k", 60s)->starts_with("https://bkt.s3.eu-west-1.amazonaws.com/k?")) << "";
+  EXPECT_NE((*aws)->presign_get("k", 60s)->find("%2Feu-west-1%2Fs3%2Faws4_request"), std::string::npos);
+  c.force_path_style = true;
+  EXPECT_TRUE(
+      (*S3Backend::create(c, env))->presign_get("k", 60s)->starts_with("https://s3.eu-west-1.amazonaws.com/bkt/k?"));
+  c.force_path_style = false;
+  c.region = "EU West";
+  EXPECT_FALSE(S3Backend::create(c, env));
+
+  c.region = "us-east-1";
+  c.endpoint_url = "https://s3.example.test:443/";
+  auto vhost = S3Backend::create(c, env);
   ASSERT_TRUE(vhost) << vhost.error();
   auto url = (*vhost)->presign_get("dir/a b", 60s);
   ASSERT_TRUE(url);
   EXPECT_TRUE(url->starts_with("https://bkt.s3.example.test/dir/a%20b?X-Amz-Algorithm=AWS4-HMAC-SHA256&")) << *url;
-  c.path_style = true;
-  c.endpoint = "http://s3.example.test:9000";
-  auto path = S3Backend::create(c, core::Env{});
+  // Where the SDKs fall back to path-style themselves: an IP address, a dotted bucket.
+  c.endpoint_url = "http://127.0.0.1:9000";
+  EXPECT_TRUE((*S3Backend::create(c, env))->presign_get("k", 60s)->starts_with("http://127.0.0.1:9000/bkt/k?"));
+  c.endpoint_url = "https://s3.example.test";
+  c.bucket = "dotted.bucket";
+  EXPECT_TRUE(
+      (*S3Backend::create(c, env))->presign_get("k", 60s)->starts_with("https://s3.example.test/dotted.bucket/k?"));
+  c.bucket = "bkt";
+  c.force_path_style = true;
+  c.endpoint_url = "http://s3.example.test:9000";
+  auto path = S3Backend::create(c, env);
   ASSERT_TRUE(path) << path.error();
   EXPECT_TRUE((*path)->presign_put("k", 60s, 1)->starts_with("http://s3.example.test:9000/bkt/k?X-Amz-")) << "";
+  c.prefix = "cache/";
+  EXPECT_TRUE(
+      (*S3Backend::create(c, env))->presign_put("k", 60s, 1)->starts_with("http://s3.example.test:9000/bkt/cache/k?"));
+  c.prefix = "bad\nprefix";
+  EXPECT_FALSE(S3Backend::create(c, env));
+  c.prefix.clear();
+  c.region.clear();
+  EXPECT_EQ(S3Backend::create(c, env).error(),
+            "storage backend 's3': no region (the signing region, e.g. \"us-east-1\")");
+  c.region = "us-east-1";
   c.bucket.clear();
-  EXPECT_FALSE(S3Backend::create(c, core::Env{}));
+  EXPECT_FALSE(S3Backend::create(c, env));
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ class S3BundleTest : public ::testing::Test {
     if (auto why = s3_peer_unavailable(); !why.empty()) GTEST_SKIP() << why;
     endpoint_ = env_or("BATLEHUB_TEST_S3_ENDPOINT");
     ASSERT_FALSE(endpoint_.empty()) << "BATLEHUB_TEST_S3_ENDPOINT is unset: run under ctest (fixture s3)";
-    auto b = S3Backend::create(test_s3_config(endpoint_), core::Env{});
+    auto b = S3Backend::create(test_s3_config(endpoint_), test_s3_env());
     ASSERT_TRUE(b.has_value()) << b.error();
     s3_ = std::move(*b);
     leaf_ = std::make_shared<Counting>(s3_);

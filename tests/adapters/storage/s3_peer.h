@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -44,16 +45,26 @@ inline std::string s3_peer_unavailable() {
          " (scripts/install-peers.sh installs it)";
 }
 
-// A backend named `name` on the server at `endpoint`, with the test bucket and keys.
+// A backend named `name` on the server at `endpoint`, with the test bucket, upstream's
+// keys (path-style: versitygw serves no virtual hosts). Its keys are not in it: they come
+// from the credential chain, test_s3_env() below.
 inline config::StorageBackendConfig test_s3_config(const std::string& endpoint, const std::string& name = "s3test") {
   config::StorageBackendConfig c;
   c.name = name;
   c.type = config::StorageType::kS3;
-  c.endpoint = endpoint;
+  c.endpoint_url = endpoint;
   c.bucket = BATLEHUB_TEST_S3_BUCKET;
-  c.access_key_id = BATLEHUB_TEST_S3_ACCESS_KEY;
-  c.secret_access_key = BATLEHUB_TEST_S3_SECRET_KEY;
+  c.region = "us-east-1";
+  c.force_path_style = true;
   return c;
+}
+
+// An environment whose only variables are the server's keys (the chain's first link) and
+// `extra`: what S3Backend::create is handed instead of the process's environment.
+inline core::Env test_s3_env(std::map<std::string, std::string, std::less<>> extra = {}) {
+  extra.emplace("AWS_ACCESS_KEY_ID", BATLEHUB_TEST_S3_ACCESS_KEY);
+  extra.emplace("AWS_SECRET_ACCESS_KEY", BATLEHUB_TEST_S3_SECRET_KEY);
+  return config::env_of(std::move(extra));
 }
 
 // A port nothing listens on now, for a server of one's own.

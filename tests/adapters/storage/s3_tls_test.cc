@@ -92,7 +92,7 @@ class S3TlsTest : public ::testing::Test {
   static std::unique_ptr<S3Backend> make(const std::string& ca_file) {
     config::StorageBackendConfig c = test_s3_config(*endpoint_, "s3tls");
     c.ca_file = ca_file;
-    auto b = S3Backend::create(c, core::Env{});
+    auto b = S3Backend::create(c, test_s3_env());
     EXPECT_TRUE(b.has_value()) << (b ? "" : b.error());
     return b ? std::move(*b) : nullptr;
   }

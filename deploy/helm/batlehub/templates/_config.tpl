@@ -1,6 +1,8 @@
 {{/* config.toml, as src/config/load.cc reads it (docs/configuration.md). Tables of another
 runtime are left out (the worker warns about an inert one), and so is a scanner's image
-under none and bwrap (the worker refuses it there). No secret is ever rendered here. */}}
+under none and bwrap (the worker refuses it there). [storage] is in upstream's shapes
+(batlehub.storageToml, below), so that upstream's processes read the same file. No secret
+is ever rendered here. */}}
 {{- define "batlehub.configToml" -}}
 {{- $w := .Values.worker -}}
 {{- $s := $w.sandbox -}}
@@ -15,6 +17,7 @@ port = {{ int64 $w.port }}
 
 [database]
 url = {{ include "batlehub.tomlStr" .Values.database.url }}
+{{ include "batlehub.storageToml" . }}
 
 [worker]
 max_concurrent = {{ int64 $w.maxConcurrent }}
@@ -125,29 +128,50 @@ escalation = { kinds = {{ include "batlehub.tomlStrings" (.kinds | default list)
 {{- end }}
 {{- end }}
 {{- end }}
-{{- if or .Values.storage.backends .Values.storage.default }}
+{{- end -}}
 
+{{/* [storage], in upstream's two shapes: one backend described by [storage] itself when
+storage.backends is empty (its name is then "default"), else `default` and one
+[[storage.backends]] entry per backend, each with its type's keys flat. camelCase values
+become upstream's snake_case keys. An optional key that is empty is left out rather than
+rendered "" (upstream would take endpoint_url = "" as an endpoint), and force_path_style is
+always rendered, so the ConfigMap says what runs. batlehub.validate has refused, before
+this is rendered, what the worker would refuse. */}}
+{{- define "batlehub.storageToml" -}}
+{{- $st := .Values.storage }}
 [storage]
-{{- with .Values.storage.default }}
-default = {{ include "batlehub.tomlStr" . }}
-{{- end }}
-{{- range $b := .Values.storage.backends }}
+{{- if $st.backends }}
+default = {{ include "batlehub.tomlStr" $st.default }}
+{{- range $b := $st.backends }}
 
-[storage.backends.{{ include "batlehub.tomlKey" (required "every storage.backends[] entry needs a name" $b.name) }}]
-type = {{ include "batlehub.tomlStr" $b.type }}
-{{- if eq $b.type "filesystem" }}
-path = {{ include "batlehub.tomlStr" $b.path }}
-{{- else if eq $b.type "s3" }}
-endpoint = {{ include "batlehub.tomlStr" $b.endpoint }}
-bucket = {{ include "batlehub.tomlStr" $b.bucket }}
-region = {{ include "batlehub.tomlStr" ($b.region | default "us-east-1") }}
-{{- if hasKey $b "pathStyle" }}
-path_style = {{ include "batlehub.tomlBool" $b.pathStyle }}
+[[storage.backends]]
+name = {{ include "batlehub.tomlStr" $b.name }}
+{{- include "batlehub.storageBackendToml" $b }}
 {{- end }}
-{{- with $b.caFile }}
+{{- else }}
+{{- include "batlehub.storageBackendToml" $st }}
+{{- end }}
+{{- end -}}
+
+{{/* One backend's keys, each on a line of its own preceded by a newline: `type`, then that
+type's. The argument is storage itself (the single shape) or a storage.backends entry. */}}
+{{- define "batlehub.storageBackendToml" -}}
+{{- $type := toString .type }}
+type = {{ include "batlehub.tomlStr" $type }}
+{{- if eq $type "filesystem" }}
+path = {{ include "batlehub.tomlStr" .path }}
+{{- else if eq $type "s3" }}
+bucket = {{ include "batlehub.tomlStr" .bucket }}
+region = {{ include "batlehub.tomlStr" .region }}
+{{- with .prefix }}
+prefix = {{ include "batlehub.tomlStr" . }}
+{{- end }}
+{{- with .endpointUrl }}
+endpoint_url = {{ include "batlehub.tomlStr" . }}
+{{- end }}
+force_path_style = {{ include "batlehub.tomlBool" .forcePathStyle }}
+{{- with .caFile }}
 ca_file = {{ include "batlehub.tomlStr" . }}
-{{- end }}
-{{- end }}
 {{- end }}
 {{- end }}
 {{- end -}}

@@ -117,13 +117,7 @@ must never render). */}}
 {{- if and (eq $s.runtime "none") (not $s.unsafeNoSandbox) -}}
 {{- fail "worker.sandbox.runtime = none runs every scanner in the worker's own process, next to its credentials; the worker refuses it unless BATLEHUB_UNSAFE_NO_SANDBOX=1, which the chart sets only with worker.sandbox.unsafeNoSandbox=true (tests only). In a cluster, use runtime kubernetes" -}}
 {{- end -}}
-{{- range $b := .Values.storage.backends -}}
-{{- range $k := list "accessKeyId" "secretAccessKey" "sessionToken" "access_key_id" "secret_access_key" "session_token" -}}
-{{- if hasKey $b $k -}}
-{{- fail (printf "storage.backends[%s].%s: credentials are never rendered into the ConfigMap; put them in a Secret and name it in storage.s3Credentials.existingSecret" (toString $b.name) $k) -}}
-{{- end -}}
-{{- end -}}
-{{- end -}}
+{{- include "batlehub.validateStorage" . -}}
 {{- $url := toString .Values.database.url -}}
 {{- if or (regexMatch "://[^/@]*:[^/@]*@" $url) (regexMatch "(?i)password\\s*=" $url) -}}
 {{- fail "database.url must not carry a password (the ConfigMap is not a Secret): put it in a Secret and name it in database.passwordSecret, which the worker gets as PGPASSWORD" -}}
@@ -145,6 +139,97 @@ must never render). */}}
 {{- fail (printf "worker.sandbox.kubernetes.storageEgress / egressAllowlist: each rule is exactly one of {cidr}, {namespaceSelector and/or podSelector} or {fqdn | matchPattern} (with ports); got %s" (toJson $r)) -}}
 {{- end -}}
 {{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* storage: what the worker's loader would refuse in the [storage] the chart renders, refused
+here first, in the values' own names (and never a credential's value). */}}
+{{- define "batlehub.validateStorage" -}}
+{{- $st := .Values.storage -}}
+{{- $backends := $st.backends | default list -}}
+{{- if $backends -}}
+{{- range $k := list "type" "bucket" "region" "prefix" "endpointUrl" "caFile" -}}
+{{- if and (ne $k "type") (get $st $k) -}}
+{{- fail (printf "storage.%s belongs to the single shape (one backend, storage.backends empty); with storage.backends set, give it to the backend entry it is for" $k) -}}
+{{- end -}}
+{{- end -}}
+{{- if eq (toString $st.type) "s3" -}}
+{{- fail "storage.type = s3 belongs to the single shape (one backend, storage.backends empty); with storage.backends set, each entry has its own type" -}}
+{{- end -}}
+{{- if $st.forcePathStyle -}}
+{{- fail "storage.forcePathStyle belongs to the single shape (one backend, storage.backends empty); with storage.backends set, give it to the backend entry it is for" -}}
+{{- end -}}
+{{- $names := list -}}
+{{- range $i, $b := $backends -}}
+{{- $where := printf "storage.backends[%d]" $i -}}
+{{- if not (kindIs "map" $b) -}}
+{{- fail (printf "%s: each backend is a map (name, type, and that type's keys)" $where) -}}
+{{- end -}}
+{{- $name := toString (required (printf "%s.name is required: storage.default and a registry's storage select a backend by it" $where) $b.name) -}}
+{{- if has $name $names -}}
+{{- fail (printf "%s.name = %q: two backends with one name (upstream would keep the later one silently); give each its own" $where $name) -}}
+{{- end -}}
+{{- $names = append $names $name -}}
+{{- include "batlehub.validateBackend" (dict "b" $b "where" $where "single" false) -}}
+{{- end -}}
+{{- $def := toString (required (printf "storage.default is required with storage.backends: the name of the backend used when a registry names none (one of: %s)" (join ", " $names)) $st.default) -}}
+{{- if not (has $def $names) -}}
+{{- fail (printf "storage.default = %q names no backend of storage.backends (declared: %s)" $def (join ", " $names)) -}}
+{{- end -}}
+{{- else -}}
+{{- if $st.default -}}
+{{- fail (printf "storage.default = %q names a backend of storage.backends, which is empty: the single shape (storage.type and its keys) has one backend, named \"default\"; leave storage.default \"\" or declare storage.backends" (toString $st.default)) -}}
+{{- end -}}
+{{- include "batlehub.validateBackend" (dict "b" $st "where" "storage" "single" true) -}}
+{{- end -}}
+{{- $wi := $st.webIdentity | default dict -}}
+{{- if and $wi.roleArn ($st.s3Credentials | default dict).existingSecret -}}
+{{- fail "storage.webIdentity.roleArn and storage.s3Credentials.existingSecret are both set: the AWS credential chain takes the environment's AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY first, so the role would never be assumed; set one of the two" -}}
+{{- end -}}
+{{- if $wi.roleArn -}}
+{{- if not $wi.audience -}}
+{{- fail "storage.webIdentity.audience must not be empty: the projected token's audience, which the role's trust policy names (sts.amazonaws.com on AWS)" -}}
+{{- end -}}
+{{- if lt (int64 ($wi.expirationSeconds | default 0)) 600 -}}
+{{- fail "storage.webIdentity.expirationSeconds must be at least 600 (Kubernetes' minimum for a projected token)" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* One backend (.b: storage itself, or a storage.backends entry; .where: its values path;
+.single: .b is storage itself, whose path has a default whatever the type): its type, the keys
+that type requires, and none of the other type's. */}}
+{{- define "batlehub.validateBackend" -}}
+{{- $b := .b -}}
+{{- $where := .where -}}
+{{- range $k := list "accessKeyId" "secretAccessKey" "sessionToken" "access_key_id" "secret_access_key" "session_token" -}}
+{{- if hasKey $b $k -}}
+{{- fail (printf "%s.%s: credentials are never rendered into the ConfigMap (nor read from config.toml, by upstream or this worker): put them in a Secret and name it in storage.s3Credentials.existingSecret, or use storage.webIdentity" $where $k) -}}
+{{- end -}}
+{{- end -}}
+{{- $renamed := dict "endpoint" "endpointUrl" "endpoint_url" "endpointUrl" "pathStyle" "forcePathStyle" "path_style" "forcePathStyle" "force_path_style" "forcePathStyle" "ca_file" "caFile" -}}
+{{- range $old, $new := $renamed -}}
+{{- if hasKey $b $old -}}
+{{- $note := ternary "; its default is false, as upstream's" "" (eq $new "forcePathStyle") -}}
+{{- fail (printf "%s.%s: write %s (rendered as upstream's %s%s)" $where $old $new (regexReplaceAll "([A-Z])" $new "_${1}" | lower) $note) -}}
+{{- end -}}
+{{- end -}}
+{{- $type := toString (required (printf "%s.type is required: filesystem or s3" $where) $b.type) -}}
+{{- if eq $type "filesystem" -}}
+{{- $_ := required (printf "%s.path is required for a filesystem backend" $where) $b.path -}}
+{{- range $k := list "bucket" "region" "prefix" "endpointUrl" "caFile" "forcePathStyle" -}}
+{{- if get $b $k -}}
+{{- fail (printf "%s.%s is an s3 key, and %s.type is filesystem (the chart would not render it)" $where $k $where) -}}
+{{- end -}}
+{{- end -}}
+{{- else if eq $type "s3" -}}
+{{- $_ := required (printf "%s.bucket is required for an s3 backend" $where) $b.bucket -}}
+{{- $_ := required (printf "%s.region is required for an s3 backend: the signing region, e.g. us-east-1 (upstream has no default)" $where) $b.region -}}
+{{- if and (not .single) $b.path -}}
+{{- fail (printf "%s.path is a filesystem key, and %s.type is s3 (the chart would not render it)" $where $where) -}}
+{{- end -}}
+{{- else -}}
+{{- fail (printf "%s.type = %q is not one of upstream's storage types: filesystem, s3" $where $type) -}}
 {{- end -}}
 {{- end -}}
 
