@@ -2,7 +2,6 @@
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
-#include <expat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "adapters/storage/xml_walk.h"
 #include "base/file.h"
 
 namespace batlehub::adapters::aws {
@@ -474,63 +474,29 @@ Link container_link(const core::Env& env, const ChainOptions& o) {
 }
 
 // ---------------------------------------------------------------------------------------
-// STS's XML, read with expat as the S3 backend reads S3's (s3_xml.cc): no DTD, bounded
-// fields and depth.
+// STS's XML, read with the S3 readers' bounded walk (xml_walk.h): no DTD, bounded fields
+// and depth.
 
 constexpr std::size_t kMaxXmlField = 16 * 1024;
 constexpr std::size_t kMaxXmlDepth = 16;
 
-struct StsWalk {
-  XML_Parser parser = nullptr;
-  std::vector<std::string> path;
-  std::string text;
-  std::string error;
-  bool stopped = false;
+struct StsWalk : xml::Walk {
+  StsWalk() : Walk(kMaxXmlField, kMaxXmlDepth) {}
   bool seen_credentials = false;
   std::optional<std::string> access_key_id, secret_access_key, session_token, expiration;
   std::string code, message;
   bool is_error = false;
-
-  void stop(std::string why) {
-    if (stopped) return;
-    stopped = true;
-    error = std::move(why);
-    XML_StopParser(parser, XML_FALSE);
-  }
-  bool at(std::initializer_list<std::string_view> want) const {
-    if (path.size() != want.size()) return false;
-    std::size_t i = 0;
-    for (std::string_view w : want) {
-      if (path[i++] != w) return false;
-    }
-    return true;
-  }
 };
 
-void XMLCALL sts_doctype(void* data, const XML_Char*, const XML_Char*, const XML_Char*, int) {
-  static_cast<StsWalk*>(data)->stop("a DTD");
-}
-
-void XMLCALL sts_text(void* data, const XML_Char* s, int len) {
-  auto* w = static_cast<StsWalk*>(data);
-  if (w->stopped) return;
-  if (w->text.size() + static_cast<std::size_t>(len) > kMaxXmlField) {
-    return w->stop("a field longer than " + std::to_string(kMaxXmlField) + " bytes");
-  }
-  w->text.append(s, static_cast<std::size_t>(len));
-}
-
 void XMLCALL sts_start(void* data, const XML_Char* name, const XML_Char**) {
-  auto* w = static_cast<StsWalk*>(data);
+  auto* w = xml::walk_of<StsWalk>(data);
   if (w->stopped) return;
-  if (w->path.size() >= kMaxXmlDepth) return w->stop("elements nested deeper than " + std::to_string(kMaxXmlDepth));
   if (w->path.empty()) w->is_error = std::string_view(name) == "ErrorResponse";
-  w->path.emplace_back(name);
-  w->text.clear();
+  w->push(name);
 }
 
 void XMLCALL sts_end(void* data, const XML_Char*) {
-  auto* w = static_cast<StsWalk*>(data);
+  auto* w = xml::walk_of<StsWalk>(data);
   if (w->stopped || w->path.empty()) return;
   constexpr std::string_view kRoot = "AssumeRoleWithWebIdentityResponse";
   constexpr std::string_view kResult = "AssumeRoleWithWebIdentityResult";
@@ -547,8 +513,7 @@ void XMLCALL sts_end(void* data, const XML_Char*) {
   } else if (w->at({"ErrorResponse", "Error", "Message"})) {
     w->message = w->text;
   }
-  w->path.pop_back();
-  w->text.clear();
+  w->pop();
 }
 
 Expected<TimedCredentials, std::string> timed(std::optional<std::string> id, std::optional<std::string> secret,
@@ -734,18 +699,12 @@ Expected<std::optional<std::string>, std::string> container_credentials_url(cons
 
 Expected<TimedCredentials, std::string> parse_sts_response(std::string_view xml) {
   if (xml.size() > kMaxResponseBytes) return Unexpected("an answer of " + std::to_string(xml.size()) + " bytes");
-  std::unique_ptr<XML_ParserStruct, decltype(&XML_ParserFree)> p(XML_ParserCreate("UTF-8"), XML_ParserFree);
+  xml::ParserPtr p(XML_ParserCreate("UTF-8"), XML_ParserFree);
   if (!p) return Unexpected(std::string("out of memory"));
   StsWalk w;
-  w.parser = p.get();
-  XML_SetUserData(p.get(), &w);
   XML_SetElementHandler(p.get(), sts_start, sts_end);
-  XML_SetCharacterDataHandler(p.get(), sts_text);
-  XML_SetStartDoctypeDeclHandler(p.get(), sts_doctype);
-  if (XML_Parse(p.get(), xml.data(), static_cast<int>(xml.size()), XML_TRUE) != XML_STATUS_OK) {
-    if (w.stopped) return Unexpected("an answer that is not STS's: " + w.error);
-    return Unexpected("an answer that is not XML: " + std::string(XML_ErrorString(XML_GetErrorCode(p.get()))) +
-                      " at line " + std::to_string(XML_GetCurrentLineNumber(p.get())));
+  if (std::string err = xml::run(p.get(), w, xml); !err.empty()) {
+    return Unexpected((w.stopped ? "an answer that is not STS's: " : "an answer that is not XML: ") + err);
   }
   if (w.is_error) {
     if (w.code.empty()) return Unexpected(std::string("an <ErrorResponse> without a <Code>"));
@@ -767,53 +726,6 @@ Expected<TimedCredentials, std::string> parse_container_response(std::string_vie
     return Unexpected(*field("code") + (field("message") ? ": " + excerpt(*field("message")) : ""));
   }
   return timed(field("AccessKeyId"), field("SecretAccessKey"), field("Token"), field("Expiration"));
-}
-
-std::optional<std::chrono::system_clock::time_point> parse_iso8601(std::string_view s) {
-  auto num = [&](std::size_t pos, std::size_t n) -> int {
-    if (pos + n > s.size()) return -1;
-    int v = 0;
-    for (std::size_t i = pos; i < pos + n; ++i) {
-      if (s[i] < '0' || s[i] > '9') return -1;
-      v = v * 10 + (s[i] - '0');
-    }
-    return v;
-  };
-  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':') {
-    return std::nullopt;
-  }
-  std::tm tm{};
-  tm.tm_year = num(0, 4) - 1900;
-  tm.tm_mon = num(5, 2) - 1;
-  tm.tm_mday = num(8, 2);
-  tm.tm_hour = num(11, 2);
-  tm.tm_min = num(14, 2);
-  tm.tm_sec = num(17, 2);
-  // system_clock counts nanoseconds: a year far from now would overflow it.
-  if (tm.tm_year < 70 || tm.tm_year > 300 || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
-      tm.tm_hour < 0 || tm.tm_hour > 23 || tm.tm_min < 0 || tm.tm_min > 59 || tm.tm_sec < 0 || tm.tm_sec > 60) {
-    return std::nullopt;
-  }
-  std::size_t i = 19;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    const std::size_t digits = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    if (i == digits || i - digits > 9) return std::nullopt;
-  }
-  // The fraction is dropped: a second early is the safe side of an expiry.
-  long offset = 0;
-  const std::string_view zone = s.substr(i);
-  if (zone == "Z" || zone == "z") {
-    offset = 0;
-  } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
-    const int hh = num(i + 1, 2), mm = num(i + 4, 2);
-    if (hh < 0 || hh > 23 || mm < 0 || mm > 59) return std::nullopt;
-    offset = (zone[0] == '+' ? 1 : -1) * (hh * 3600L + mm * 60L);
-  } else {
-    return std::nullopt;
-  }
-  return std::chrono::system_clock::from_time_t(timegm(&tm) - offset);
 }
 
 }  // namespace batlehub::adapters::aws

@@ -33,6 +33,7 @@
 #include <string>
 #include <string_view>
 
+#include "adapters/storage/iso8601.h"
 #include "adapters/storage/sigv4.h"
 #include "base/expected.h"
 #include "core/env.h"
@@ -130,6 +131,6 @@ Expected<TimedCredentials, std::string> parse_sts_response(std::string_view xml)
 Expected<TimedCredentials, std::string> parse_container_response(std::string_view json);
 
 // "2026-12-04T10:00:00Z", with or without a fraction, or with a "+hh:mm" offset.
-std::optional<std::chrono::system_clock::time_point> parse_iso8601(std::string_view s);
+using adapters::parse_iso8601;
 
 }  // namespace batlehub::adapters::aws
