@@ -1,6 +1,7 @@
 #include "core/storage.h"
 
 #include <algorithm>
+#include <string>
 
 namespace batlehub::core {
 
@@ -39,6 +40,38 @@ Expected<std::string, StorageError> StorageBackend::presign_put(const std::strin
   return Unexpected(cannot_presign(name(), type()));
 }
 
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Decodes %XX repeatedly (a bounded number of times: each pass shortens the text) and says
+// whether the segment ever reads "." or "..".
+bool percent_decoded_is_dot_dot(std::string_view seg) {
+  std::string cur(seg);
+  for (int pass = 0; pass < 8 && cur.find('%') != std::string::npos; ++pass) {
+    std::string next;
+    for (std::size_t i = 0; i < cur.size(); ++i) {
+      if (cur[i] == '%' && i + 2 < cur.size() && hex_value(cur[i + 1]) >= 0 && hex_value(cur[i + 2]) >= 0) {
+        next += static_cast<char>(hex_value(cur[i + 1]) * 16 + hex_value(cur[i + 2]));
+        i += 2;
+      } else {
+        next += cur[i];
+      }
+    }
+    if (next == cur) break;
+    cur = std::move(next);
+    if (cur == ".." || cur == ".") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Expected<Ok, StorageError> check_key(std::string_view backend_name, std::string_view key) {
   auto bad = [&](std::string_view why) {
     return Unexpected(StorageError{StorageError::Kind::kBadKey, "storage backend '" + std::string(backend_name) +
@@ -49,6 +82,8 @@ Expected<Ok, StorageError> check_key(std::string_view backend_name, std::string_
   if (key.front() == '/') return bad("starts with '/'");
   for (unsigned char ch : key) {
     if (ch < 0x20 || ch == 0x7f) return bad("a control character");
+    // Upstream refuses it too (upstream-storage-and-queue.md A.6): a separator elsewhere.
+    if (ch == '\\') return bad("a backslash");
   }
   std::size_t start = 0;
   while (start <= key.size()) {
@@ -57,6 +92,9 @@ Expected<Ok, StorageError> check_key(std::string_view backend_name, std::string_
     // A trailing '/' (a prefix-like key) is refused too: no object is named so.
     if (seg.empty()) return bad("an empty path segment");
     if (seg == "." || seg == "..") return bad("a '.' or '..' segment");
+    // As upstream: a segment that percent-decodes (once or more) to "..", since a key may
+    // become a URL path ("%2e%2e", "%252e%252e").
+    if (percent_decoded_is_dot_dot(seg)) return bad("a segment that percent-decodes to '.' or '..'");
     start = end + 1;
   }
   return Ok{};

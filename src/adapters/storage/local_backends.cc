@@ -79,10 +79,14 @@ class FilesystemBackend final : public core::StorageBackend {
     for (fs::recursive_directory_iterator it(root_, fs::directory_options::none, ec), end; !ec && it != end;
          it.increment(ec)) {
       if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
-      std::string key = fs::relative(it->path(), root_, ec).generic_string();
-      if (ec || key.rfind(prefix, 0) != 0 || key.find("/.tmp-") != std::string::npos || key.rfind(".tmp-", 0) == 0) {
+      const std::string file = fs::relative(it->path(), root_, ec).generic_string();
+      // Only "<key>.dat" files are objects: an in-flight write (".tmp-…") is not one yet.
+      if (ec || !file.ends_with(kObjectSuffix) || file.find("/.tmp-") != std::string::npos ||
+          file.rfind(".tmp-", 0) == 0) {
         continue;
       }
+      std::string key = key_of(file);
+      if (key.rfind(prefix, 0) != 0) continue;
       struct stat st {};
       if (::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode)) out.push_back(info(key, st));
     }
@@ -92,7 +96,40 @@ class FilesystemBackend final : public core::StorageBackend {
   }
 
  private:
-  std::string path_of(const std::string& key) const { return root_ + "/" + key; }
+  // Upstream's layout (upstream-storage-and-queue.md A.6): "<root>/<key, each ':' written
+  // '__'>.dat", so that an artifact upstream's proxy stored is read where it lies, and what
+  // this worker stores upstream reads back: artifact:npm/left-pad/1.3.0/tarball →
+  // <root>/artifact__npm/left-pad/1.3.0/tarball.dat, blob/<sha256> → <root>/blob/<sha256>.dat.
+  std::string path_of(const std::string& key) const {
+    std::string out = root_ + "/";
+    for (char ch : key) {
+      if (ch == ':') {
+        out += "__";
+      } else {
+        out += ch;
+      }
+    }
+    return out + std::string(kObjectSuffix);
+  }
+
+  // The inverse, for list(): every "__" read back as ':'. Upstream's encoding is not one to
+  // one (a key holding "__" lists as one holding ':'), and upstream lists the same way; the
+  // keys this worker lists (bundle keys under bundle_prefix) hold neither.
+  static std::string key_of(std::string_view file) {
+    file.remove_suffix(kObjectSuffix.size());
+    std::string key;
+    for (std::size_t i = 0; i < file.size(); ++i) {
+      if (file[i] == '_' && i + 1 < file.size() && file[i + 1] == '_') {
+        key += ':';
+        ++i;
+      } else {
+        key += file[i];
+      }
+    }
+    return key;
+  }
+
+  static constexpr std::string_view kObjectSuffix = ".dat";
 
   static ObjectInfo info(const std::string& key, const struct stat& st) {
     auto t = std::chrono::system_clock::time_point(std::chrono::seconds(st.st_mtim.tv_sec));
@@ -124,6 +161,8 @@ class FilesystemBackend final : public core::StorageBackend {
     std::error_code ec;
     std::filesystem::create_directories(target.parent_path(), ec);
     if (ec) return error(Kind::kIo, name_, "creating the directory of " + key + ": " + ec.message());
+    // A sibling temporary file renamed into place, as upstream writes; without the ".dat"
+    // suffix it is never read or listed as an object.
     std::string tmp = target.parent_path().string() + "/.tmp-" + target.filename().string() + "-XXXXXX";
     base::Fd fd(::mkostemp(tmp.data(), O_CLOEXEC));
     if (!fd.valid()) return error(Kind::kIo, name_, "writing " + key + ": " + std::strerror(errno));

@@ -85,12 +85,17 @@ wire::Manifest manifest_at(core::StorageBackend& b, const StagedRun& r) {
 TEST(StorageKeys, every_backend_refuses_a_key_that_could_leave_its_place_before_any_io) {
   auto mem = memory_backend("m");
   for (const std::string& k :
-       std::vector<std::string>{"", "/abs", "a/../b", "..", "a//b", "a/", "./a", "a\nb", std::string(1025, 'k')}) {
+       std::vector<std::string>{"", "/abs", "a/../b", "..", "a//b", "a/", "./a", "a\nb", std::string(1025, 'k'),
+                                // upstream-storage-and-queue.md A.6's further refusals
+                                "a\\b", "a/%2e%2e/b", "a/%2E%2e", "%252e%252e/x", "a/%2e/b"}) {
     auto r = mem->put(k, "x");
     ASSERT_FALSE(r) << k;
     EXPECT_EQ(r.error().kind, StorageError::Kind::kBadKey) << k;
   }
   EXPECT_TRUE(mem->put("artifact:npm/left-pad/1.3.0", "ok"));
+  // '/' inside names is legitimate (a scope), and so is a '%' that decodes to anything else.
+  EXPECT_TRUE(mem->put("artifact:npm/@scope/name/1.0.0/tarball", "ok"));
+  EXPECT_TRUE(mem->put("artifact:npm/a%2eb/1.0.0/tarball", "ok"));
 }
 
 TEST(FilesystemBackend, round_trips_lists_by_prefix_and_writes_nothing_outside_its_root) {
@@ -114,8 +119,8 @@ TEST(FilesystemBackend, round_trips_lists_by_prefix_and_writes_nothing_outside_i
   EXPECT_EQ(fs->get("sandbox/none", 5).error().kind, StorageError::Kind::kNotFound);
   EXPECT_EQ(fs->head("sandbox/none").error().kind, StorageError::Kind::kNotFound);
 
-  // A link planted in the tree is neither read through nor listed.
-  std::filesystem::create_symlink("/etc/hostname", root + "/store/sandbox/j/link");
+  // A link planted in the tree, where an object would lie, is neither read through nor listed.
+  std::filesystem::create_symlink("/etc/hostname", root + "/store/sandbox/j/link.dat");
   EXPECT_FALSE(fs->get("sandbox/j/link", 1 << 20));
   EXPECT_EQ(fs->list("sandbox/")->size(), 2u);
 
@@ -123,7 +128,41 @@ TEST(FilesystemBackend, round_trips_lists_by_prefix_and_writes_nothing_outside_i
   EXPECT_TRUE(fs->remove("sandbox/j/a")) << "deleting what is gone is not an error";
   EXPECT_EQ(fs->list("sandbox/")->size(), 1u);
   EXPECT_FALSE(fs->put("../escape", "x"));
-  EXPECT_FALSE(std::filesystem::exists(root + "/escape"));
+  EXPECT_FALSE(std::filesystem::exists(root + "/escape.dat"));
+  std::filesystem::remove_all(root);
+}
+
+// upstream-storage-and-queue.md A.6: "<path>/<key with every ':' replaced by '__'>.dat".
+TEST(FilesystemBackend, lays_objects_out_as_upstream_does_and_reads_what_upstream_stored) {
+  const std::string root = ::testing::TempDir() + "/fs-upstream-" + std::to_string(::getpid());
+  std::filesystem::remove_all(root);
+  auto fs = filesystem_backend("local", root);
+  auto write = [](const std::string& path, const std::string& bytes) { std::ofstream(path) << bytes; };
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  ASSERT_TRUE(fs->put("artifact:npm/left-pad/1.3.0/tarball", "tgz"));
+  EXPECT_EQ(read(root + "/artifact__npm/left-pad/1.3.0/tarball.dat"), "tgz");
+  // What upstream's proxy wrote, read where it lies: a blob and a scoped package's key.
+  const std::string sha(64, 'a');
+  std::filesystem::create_directories(root + "/blob");
+  write(root + "/blob/" + sha + ".dat", "content");
+  EXPECT_EQ(*fs->get("blob/" + sha, 100), "content");
+  std::filesystem::create_directories(root + "/artifact__npm/@scope/name/2.0.0");
+  write(root + "/artifact__npm/@scope/name/2.0.0/tarball.dat", "scoped");
+  EXPECT_EQ(*fs->get("artifact:npm/@scope/name/2.0.0/tarball", 100), "scoped");
+  EXPECT_EQ(fs->head("artifact:npm/@scope/name/2.0.0/tarball")->size, 6u);
+  // Listed by key; an in-flight write (no ".dat") and a stray file are not objects.
+  write(root + "/artifact__npm/left-pad/1.3.0/.tmp-tarball.dat-abc123", "partial");
+  write(root + "/artifact__npm/left-pad/1.3.0/README", "not an object");
+  auto listed = fs->list("artifact:npm/");
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0].key, "artifact:npm/@scope/name/2.0.0/tarball");
+  EXPECT_EQ((*listed)[1].key, "artifact:npm/left-pad/1.3.0/tarball");
+  ASSERT_TRUE(fs->remove("artifact:npm/left-pad/1.3.0/tarball"));
+  EXPECT_FALSE(std::filesystem::exists(root + "/artifact__npm/left-pad/1.3.0/tarball.dat"));
   std::filesystem::remove_all(root);
 }
 
