@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 namespace batlehub::core {
 
@@ -98,6 +99,32 @@ Expected<Ok, StorageError> check_key(std::string_view backend_name, std::string_
     start = end + 1;
   }
   return Ok{};
+}
+
+std::optional<std::string> upstream_artifact_key(std::string_view registry_type, std::string_view registry,
+                                                 std::string_view name, std::string_view version) {
+  static constexpr std::pair<std::string_view, std::string_view> kFile[] = {
+      {"npm", "tarball"},   {"galaxy", "tarball"}, {"cargo", "dl"},
+      {"composer", "dist"}, {"rubygems", "gem"},   {"goproxy", "zip"},
+      {"openvsx", "vsix"},  {"vscode-marketplace", "vsix"}, {"jetbrains-marketplace", "plugin"}};
+  auto lower = [](std::string_view v) {
+    std::string out(v);
+    for (char& c : out) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    return out;
+  };
+  const std::string head = "artifact:" + std::string(registry) + "/";
+  if (registry_type == "nuget") {
+    const std::string id = lower(name), v = lower(version);
+    return head + id + "/" + v + "/" + id + "." + v + ".nupkg";
+  }
+  for (const auto& [type, file] : kFile) {
+    if (type == registry_type) {
+      return head + std::string(name) + "/" + std::string(version) + "/" + std::string(file);
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace batlehub::core

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,8 +76,19 @@ class StorageBackend {
 StorageError cannot_presign(std::string_view backend_name, std::string_view type);
 
 // Keys this port accepts: non-empty, at most 1024 bytes, no leading '/', no "." or ".."
-// segment, no empty segment, no NUL or control character. Checked by every backend
+// segment (literal or percent-decoded), no empty segment, no NUL, control character or
+// backslash — upstream's rule (upstream-storage-and-queue.md A.6). Checked by every backend
 // before any I/O, so that a filesystem backend never makes a path of what it refuses.
 Expected<Ok, StorageError> check_key(std::string_view backend_name, std::string_view key);
+
+// The logical key under which upstream's proxy caches a version's one downloadable file
+// (upstream-storage-and-queue.md A.6): "artifact:<registry>/<name>/<version>/<file>", the
+// file named by the registry's type (npm and galaxy "tarball", cargo "dl", composer "dist",
+// rubygems "gem", goproxy "zip", openvsx and vscode-marketplace "vsix",
+// jetbrains-marketplace "plugin"; nuget "<id>.<version>.nupkg" with the id, the version and
+// the key's own name and version segments lower-cased). nullopt for a type upstream keeps no
+// single file of (pypi, conda, maven, terraform, the forges, …): its worker gets no bytes.
+std::optional<std::string> upstream_artifact_key(std::string_view registry_type, std::string_view registry,
+                                                 std::string_view name, std::string_view version);
 
 }  // namespace batlehub::core

@@ -73,9 +73,19 @@ Expected<std::shared_ptr<adapters::StorageRouter>, std::string> build_storage(co
   std::vector<std::shared_ptr<core::StorageBackend>> backends;
   for (const auto& b : c.storage.backends) {
     switch (b.type) {
-      case config::StorageType::kFilesystem:
+      case config::StorageType::kFilesystem: {
+        // Upstream creates the store's root (with its parents) at start; a root that cannot
+        // be made (a read-only filesystem, no permission) stops the start here, named, rather
+        // than the first job that stores or reads an artifact.
+        std::error_code ec;
+        std::filesystem::create_directories(b.path, ec);
+        if (ec || !std::filesystem::is_directory(b.path, ec)) {
+          return Unexpected("storage backend '" + b.name + "' (filesystem " + b.path +
+                            "): its directory cannot be created: " + (ec ? ec.message() : "not a directory"));
+        }
         backends.push_back(adapters::filesystem_backend(b.name, b.path));
         break;
+      }
       case config::StorageType::kInMemory:
         backends.push_back(adapters::memory_backend(b.name));
         break;

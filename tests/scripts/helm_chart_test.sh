@@ -21,6 +21,12 @@
 #     in upstream's spelling; what the worker would refuse (s3 without bucket or region, an
 #     entry without name or type, a default naming no entry, the old key names, credentials)
 #     refused at render time, with and without the values schema;
+#   * a volume at every distinct filesystem backend path (the worker creates it on a read-only
+#     root): an emptyDir (storage.cache.sizeLimit) by default, the PersistentVolumeClaim of
+#     storage.cache.existingClaim / storage.backends[].existingClaim when named, none for s3 or
+#     for a path worker.extraVolumeMounts already holds; a path at, inside or above one of the
+#     chart's own mounts (/etc/batlehub, /tmp, worker.stateDir) refused; NOTES.txt saying an
+#     emptyDir cache is lost with the pod;
 #   * storage.webIdentity: a projected token (audience, lifetime) mounted read-only and
 #     AWS_ROLE_ARN / AWS_WEB_IDENTITY_TOKEN_FILE pointing at it, the worker's own API token
 #     untouched;
@@ -54,6 +60,7 @@ import copy
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -537,6 +544,140 @@ for old, new in (("endpoint", "endpointUrl"), ("pathStyle", "forcePathStyle"), (
     storage_refused(f"the old name {old} (the single shape)", {"storage": {"type": "s3", "bucket": "b", "region": "r",
                                                                           old: value}}, [], f"storage.{old}: write {new}")
 
+# ---- the stores' volumes: one per filesystem path ------------------------------------------------------
+CHART_VOLUMES = {"config", "state", "tmp", "aws-web-identity"}
+
+
+def cache_volumes(objs):
+    """The volumes the chart adds for the stores (all but its own and the tests' worker.extraVolumes,
+    named user-*), and the worker container's mounts of them."""
+    spec = deployment(objs)["spec"]["template"]["spec"]
+    vols = [v for v in spec["volumes"] if v["name"] not in CHART_VOLUMES and not v["name"].startswith("user-")]
+    names = {v["name"] for v in vols}
+    mounts = [m for m in worker_container(objs).get("volumeMounts", []) if m["name"] in names]
+    return vols, mounts
+
+
+DEFAULT_CACHE = ([{"name": "cache-0", "emptyDir": {}}], [{"name": "cache-0", "mountPath": "/var/cache/batlehub"}])
+for r in RUNTIMES:
+    sets = runtime(r) + (["worker.sandbox.unsafeNoSandbox=true"] if r == "none" else [])
+    got = cache_volumes(h.template([], sets))
+    check(f"chart defaults' runtime {r}: one emptyDir volume, mounted read-write at /var/cache/batlehub "
+          "(the worker creates storage.path on a read-only root)", got == DEFAULT_CACHE, got)
+got = cache_volumes(h.template([], runtime("bwrap") + ["storage.cache.sizeLimit=10Gi"]))
+check("storage.cache.sizeLimit: the emptyDir's sizeLimit",
+      got == ([{"name": "cache-0", "emptyDir": {"sizeLimit": "10Gi"}}], DEFAULT_CACHE[1]), got)
+objs = h.template([], runtime("bwrap") + ["storage.cache.existingClaim=bh-cache", "storage.cache.sizeLimit=10Gi"])
+got = cache_volumes(objs)
+check("storage.cache.existingClaim: a persistentVolumeClaim volume with that claimName, mounted read-write at "
+      "storage.path (no emptyDir)",
+      got == ([{"name": "cache-0", "persistentVolumeClaim": {"claimName": "bh-cache"}}], DEFAULT_CACHE[1]), got)
+check("… and config.toml is as without it (existingClaim is no TOML key)",
+      config_toml(objs) == config_toml(h.template([], runtime("bwrap") + ["storage.cache.sizeLimit=10Gi"])))
+got = cache_volumes(h.template([], runtime("bwrap") + ["storage.path=/srv/cache/", "storage.cache.existingClaim=c"]))
+check("storage.path elsewhere (trailing slash): the claim is mounted there",
+      got == ([{"name": "cache-0", "persistentVolumeClaim": {"claimName": "c"}}],
+              [{"name": "cache-0", "mountPath": "/srv/cache"}]), got)
+for r in RUNTIMES:
+    got = cache_volumes(rendered[r])
+    check(f"base values, runtime {r}: the filesystem backend gets an emptyDir at its path, the s3 backend none",
+          got == DEFAULT_CACHE, got)
+for r in ("bwrap", "kubernetes"):
+    got = cache_volumes(h.template([], runtime(r) + SINGLE_S3))
+    check(f"single-shape s3 (runtime {r}): no store volume", got == ([], []), got)
+
+TWO_FS = {"storage": {"default": "a", "cache": {"sizeLimit": "2Gi"}, "backends": [
+    {"name": "a", "type": "filesystem", "path": "/var/cache/a"},
+    {"name": "s", "type": "s3", "bucket": "cache", "region": "us-east-1"},
+    {"name": "b", "type": "filesystem", "path": "/srv/b", "existingClaim": "claim-b"},
+    {"name": "again", "type": "filesystem", "path": "/var/cache/a/"}]}}
+objs = h.template([h.values_file(TWO_FS)], runtime("bwrap"))
+got = cache_volumes(objs)
+check("multi shape, two filesystem paths (one named twice) and an s3 backend: two volumes at two paths — "
+      "an emptyDir, the entry's claim — and none for s3",
+      got == ([{"name": "cache-0", "emptyDir": {"sizeLimit": "2Gi"}},
+               {"name": "cache-1", "persistentVolumeClaim": {"claimName": "claim-b"}}],
+              [{"name": "cache-0", "mountPath": "/var/cache/a"}, {"name": "cache-1", "mountPath": "/srv/b"}]), got)
+check("… and [storage] renders no existingClaim", "existing" not in config_toml(objs).lower()
+      and all(set(b) <= {"name", "type", "path", "bucket", "region", "force_path_style"}
+              for b in storage_of(objs)["backends"]), storage_of(objs))
+two_claims = copy.deepcopy(TWO_FS)
+two_claims["storage"]["backends"][3]["existingClaim"] = "claim-a"
+got = cache_volumes(h.template([h.values_file(two_claims)], runtime("bwrap")))
+check("multi shape: a claim on either entry of a shared path is that path's volume",
+      got[0][:1] == [{"name": "cache-0", "persistentVolumeClaim": {"claimName": "claim-a"}}], got)
+
+USER = {"worker": {"extraVolumes": [{"name": "user-store", "persistentVolumeClaim": {"claimName": "shared"}}],
+                   "extraVolumeMounts": [{"name": "user-store", "mountPath": "/var/cache"}]}}
+objs = h.template([h.values_file(USER)], runtime("bwrap"))
+mounts = worker_container(objs)["volumeMounts"]
+check("a path already on a worker.extraVolumeMounts volume (a directory above it) gets no volume of the chart's",
+      cache_volumes(objs) == ([], []) and {"name": "user-store", "mountPath": "/var/cache"} in mounts, mounts)
+
+storage_refused("a path under /etc/batlehub (the ConfigMap's mount)", None,
+                ["storage.path=/etc/batlehub/cache"], 'storage.path = "/etc/batlehub/cache"',
+                "the chart already mounts the ConfigMap (config.toml) at /etc/batlehub")
+storage_refused("a backend's path under /etc/batlehub", multi({"name": "a", "type": "filesystem",
+                                                               "path": "/etc/batlehub/x"}), [],
+                'storage.backends[0].path = "/etc/batlehub/x"', "at /etc/batlehub")
+storage_refused("the path /etc/batlehub itself", None, ["storage.path=/etc/batlehub/"], "at /etc/batlehub")
+storage_refused("a path under the scratch /tmp", None, ["storage.path=/tmp/cache"], "the scratch volume")
+storage_refused("a path under worker.stateDir", None, ["storage.path=/var/lib/batlehub/cache"],
+                "the state volume (worker.stateDir) at /var/lib/batlehub")
+storage_refused("a path above a chart mount (/var holds worker.stateDir)", None, ["storage.path=/var"],
+                "at, inside or above it")
+storage_refused("a relative path", None, ["storage.path=cache"], 'storage.path = "cache" must be an absolute path')
+storage_refused("storage.cache.existingClaim beside storage.backends",
+                multi({"name": "a", "type": "filesystem", "path": "/x"}), ["storage.cache.existingClaim=c"],
+                "storage.cache.existingClaim belongs to the single shape", "storage.backends[<i>].existingClaim")
+storage_refused("existingClaim on an s3 backend", multi(dict(S3A, existingClaim="c")), [],
+                "storage.backends[0].existingClaim is a filesystem key")
+storage_refused("storage.cache.existingClaim with the single shape's s3", None,
+                SINGLE_S3 + ["storage.cache.existingClaim=c"], "storage.cache.existingClaim", "storage.type is s3")
+claims = copy.deepcopy(two_claims)
+claims["storage"]["backends"][0]["existingClaim"] = "claim-z"
+storage_refused("two claims for one path", claims, [], "storage.backends[0].existingClaim and "
+                "storage.backends[3].existingClaim both name a PersistentVolumeClaim for the path /var/cache/a")
+storage_refused("a claim for a path a worker.extraVolumeMounts volume already holds",
+                USER, ["storage.cache.existingClaim=c"], "already on a volume of worker.extraVolumeMounts")
+p = h.template_raw([], runtime("bwrap") + ["storage.cache.sizeLimit=lots"])
+check("storage.cache.sizeLimit that is no quantity is refused by the schema", p.returncode != 0, p.stderr)
+
+# NOTES.txt (helm template does not render it): rendered through a copy of the chart that holds it
+# as a ConfigMap.
+notes_chart = os.path.join(work, "notes-chart")
+shutil.copytree(chart, notes_chart)
+with open(os.path.join(notes_chart, "templates", "NOTES.txt")) as f:
+    notes_src = f.read()
+os.remove(os.path.join(notes_chart, "templates", "NOTES.txt"))
+with open(os.path.join(notes_chart, "templates", "_test_notes.tpl"), "w") as f:
+    f.write('{{- define "test.notes" -}}\n' + notes_src + '\n{{- end -}}\n')
+with open(os.path.join(notes_chart, "templates", "test-notes.yaml"), "w") as f:
+    f.write('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: test-notes\n'
+            'data:\n  NOTES.txt: {{ include "test.notes" . | toJson }}\n')
+os.makedirs(os.path.join(work, "notes-helm"), exist_ok=True)
+hn = Helm(helm_bin, kubectl, notes_chart, os.path.join(work, "notes-helm"))
+
+
+def notes(values=(), sets=()):
+    objs = hn.template(values, runtime("bwrap") + list(sets))
+    return [o for o in of_kind(objs, "ConfigMap") if o["metadata"]["name"] == "test-notes"][0]["data"]["NOTES.txt"]
+
+
+n = notes()
+check("NOTES.txt, defaults: the cache at /var/cache/batlehub is an emptyDir, lost with the pod unless a claim "
+      "is given (storage.cache.existingClaim)",
+      "the cache at /var/cache/batlehub is an emptyDir: it is lost with the pod" in n
+      and "unless a claim is given" in n and "storage.cache.existingClaim" in n
+      and "Upstream's chart mounts a PersistentVolumeClaim" in n, n)
+n = notes(sets=["storage.cache.existingClaim=bh-cache"])
+check("NOTES.txt with storage.cache.existingClaim: the claim, and no warning",
+      "Store /var/cache/batlehub: PersistentVolumeClaim bh-cache" in n and "lost with the pod" not in n, n)
+n = notes([h.values_file(TWO_FS)])
+check("NOTES.txt, multi shape: the emptyDir path named, and storage.backends[].existingClaim",
+      "the cache at /var/cache/a is an emptyDir" in n and "storage.backends[].existingClaim" in n
+      and "Store /srv/b: PersistentVolumeClaim claim-b" in n, n)
+
 # ---- storage.webIdentity: the pod's own role -------------------------------------------------------
 ROLE = "arn:aws:iam::123456789012:role/batlehub-worker"
 WI = {"storage": {"type": "s3", "bucket": "cache", "region": "us-east-1",
@@ -649,6 +790,8 @@ loads("single-shape s3 on kubernetes (the one backend, \"default\", is the bundl
                                                           "storage.forcePathStyle=true"]),
       "kubernetes", "scanners guarddog")
 loads("webIdentity", h.template([h.values_file(WI)], runtime("bwrap")), "bwrap", "scanners guarddog")
+loads("multi shape with two filesystem backends and backends[].existingClaim",
+      h.template([h.values_file(TWO_FS)], runtime("bwrap")), "bwrap", "scanners guarddog")
 # kubernetes needs storage that presigns, which the defaults do not declare: the worker's rule 17
 path = os.path.join(work, "defaults-kubernetes.toml")
 with open(path, "w") as f:

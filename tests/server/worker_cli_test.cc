@@ -262,6 +262,24 @@ TEST_P(WorkerCli, started_as_upstream_starts_it_the_worker_scans_and_a_proxy_rol
   EXPECT_EQ(w2.wait_exit(30s), 0) << w2.err();
 }
 
+// upstream-storage-and-queue.md A.2: a filesystem backend's path is created at start; one
+// that cannot be stops the worker there, named, before any listener or probe.
+TEST_P(WorkerCli, a_filesystem_store_that_cannot_be_created_stops_the_worker_at_start) {
+  const fs::path blocker = s_.root() / "not-a-directory";
+  Scratch::write(blocker, "x");
+  const fs::path cfg = config("", "", "blocked.toml");
+  std::string text = Scratch::read(cfg);
+  const std::string cache = (s_.root() / "cache").string();
+  text.replace(text.find("path = \"" + cache + "\""), 9 + cache.size(), "path = \"" + (blocker / "cache").string() + "\"");
+  Scratch::write(cfg, text);
+  auto w = start_worker(cfg, "blocked");
+  EXPECT_EQ(w->wait_exit(30s), 2) << w->err();
+  EXPECT_TRUE(w->logged("storage backend 'default' (filesystem " + (blocker / "cache").string() +
+                        "): its directory cannot be created: Not a directory"))
+      << w->err();
+  EXPECT_FALSE(w->logged("listening for /livez")) << w->err();
+}
+
 // RFC 0022 §4.2: rlimits are best-effort. A worker whose hard RLIMIT_NPROC is below the 1024 the
 // agent asks for still scans; the operator learns it from one log line and a counter.
 TEST_P(WorkerCli, a_worker_under_a_low_hard_nproc_scans_and_says_which_limit_it_lowered) {

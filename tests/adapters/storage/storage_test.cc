@@ -98,6 +98,29 @@ TEST(StorageKeys, every_backend_refuses_a_key_that_could_leave_its_place_before_
   EXPECT_TRUE(mem->put("artifact:npm/a%2eb/1.0.0/tarball", "ok"));
 }
 
+// upstream-storage-and-queue.md A.6's table: where upstream's proxy caches a version's file.
+TEST(StorageKeys, upstream_caches_each_kinds_one_file_under_its_logical_key) {
+  using core::upstream_artifact_key;
+  EXPECT_EQ(upstream_artifact_key("npm", "npm", "left-pad", "1.3.0"), "artifact:npm/left-pad/1.3.0/tarball");
+  EXPECT_EQ(upstream_artifact_key("npm", "npmjs", "@scope/name", "2.0.0"), "artifact:npmjs/@scope/name/2.0.0/tarball");
+  EXPECT_EQ(upstream_artifact_key("galaxy", "ansible", "ns.coll", "1.0.0"), "artifact:ansible/ns.coll/1.0.0/tarball");
+  EXPECT_EQ(upstream_artifact_key("cargo", "crates", "serde", "1.0.200"), "artifact:crates/serde/1.0.200/dl");
+  EXPECT_EQ(upstream_artifact_key("composer", "php", "a/b", "1.0.0"), "artifact:php/a/b/1.0.0/dist");
+  EXPECT_EQ(upstream_artifact_key("rubygems", "gems", "rails", "7.1.0"), "artifact:gems/rails/7.1.0/gem");
+  EXPECT_EQ(upstream_artifact_key("goproxy", "go", "github.com/!burnt!sushi/toml", "v1.3.2"),
+            "artifact:go/github.com/!burnt!sushi/toml/v1.3.2/zip");
+  EXPECT_EQ(upstream_artifact_key("openvsx", "ovsx", "ms.python", "1.0.0"), "artifact:ovsx/ms.python/1.0.0/vsix");
+  EXPECT_EQ(upstream_artifact_key("vscode-marketplace", "vsm", "a.b", "2"), "artifact:vsm/a.b/2/vsix");
+  EXPECT_EQ(upstream_artifact_key("jetbrains-marketplace", "jb", "123", "4"), "artifact:jb/123/4/plugin");
+  // NuGet: the id and the version lower-cased, in the file name and in the key's segments.
+  EXPECT_EQ(upstream_artifact_key("nuget", "nuget", "Newtonsoft.Json", "13.0.3-Beta1"),
+            "artifact:nuget/newtonsoft.json/13.0.3-beta1/newtonsoft.json.13.0.3-beta1.nupkg");
+  // No single file upstream: its worker gets no bytes, and neither does this one.
+  for (const char* type : {"pypi", "conda", "maven", "terraform", "github", "nodedist", "apk", "unknown"}) {
+    EXPECT_EQ(upstream_artifact_key(type, "r", "n", "1"), std::nullopt) << type;
+  }
+}
+
 TEST(FilesystemBackend, round_trips_lists_by_prefix_and_writes_nothing_outside_its_root) {
   const std::string root = ::testing::TempDir() + "/fs-backend-" + std::to_string(::getpid());
   std::filesystem::remove_all(root);

@@ -118,6 +118,7 @@ must never render). */}}
 {{- fail "worker.sandbox.runtime = none runs every scanner in the worker's own process, next to its credentials; the worker refuses it unless BATLEHUB_UNSAFE_NO_SANDBOX=1, which the chart sets only with worker.sandbox.unsafeNoSandbox=true (tests only). In a cluster, use runtime kubernetes" -}}
 {{- end -}}
 {{- include "batlehub.validateStorage" . -}}
+{{- $_ := include "batlehub.cacheVolumes" . -}}
 {{- $url := toString .Values.database.url -}}
 {{- if or (regexMatch "://[^/@]*:[^/@]*@" $url) (regexMatch "(?i)password\\s*=" $url) -}}
 {{- fail "database.url must not carry a password (the ConfigMap is not a Secret): put it in a Secret and name it in database.passwordSecret, which the worker gets as PGPASSWORD" -}}
@@ -296,4 +297,102 @@ the rules of .allow. A port's protocol is TCP when unsaid. */}}
 
 {{- define "batlehub.tomlBool" -}}
 {{- if . }}true{{ else }}false{{ end -}}
+{{- end -}}
+
+{{/* Whether the worker pod mounts its ServiceAccount token: serviceAccount.automountToken when
+set, else true on runtime kubernetes only. "true" or "false". */}}
+{{- define "batlehub.automountToken" -}}
+{{- $automount := eq .Values.worker.sandbox.runtime "kubernetes" -}}
+{{- if not (kindIs "invalid" .Values.serviceAccount.automountToken) -}}{{- $automount = .Values.serviceAccount.automountToken -}}{{- end -}}
+{{- if $automount }}true{{ else }}false{{ end -}}
+{{- end -}}
+
+{{/* The stores' volumes: one per distinct path of a filesystem backend (the single shape's
+storage.path, or each storage.backends entry of type filesystem), as JSON
+{"mounts": [{name, path, claim}], "provided": [path]}. name is cache-<n> in the order the
+paths first appear; claim is the PersistentVolumeClaim (storage.cache.existingClaim, or the
+entry's existingClaim), "" = an emptyDir (storage.cache.sizeLimit). A path that
+worker.extraVolumeMounts already covers (the same path, or a directory above it) is
+"provided" and gets no volume of the chart's. Refused: a relative path, "/", a path equal to,
+inside or above a directory the chart mounts (the ConfigMap, the scratch /tmp, the state
+volume, a ServiceAccount token), two claims for one path, a claim given where nothing is
+mounted. */}}
+{{- define "batlehub.cacheVolumes" -}}
+{{- $st := .Values.storage -}}
+{{- $cache := $st.cache | default dict -}}
+{{- $entries := list -}}
+{{- if $st.backends -}}
+{{- if $cache.existingClaim -}}
+{{- fail "storage.cache.existingClaim belongs to the single shape (one backend, storage.backends empty); with storage.backends set, give existingClaim to the filesystem entry it is for (storage.backends[<i>].existingClaim)" -}}
+{{- end -}}
+{{- range $i, $b := $st.backends -}}
+{{- $where := printf "storage.backends[%d]" $i -}}
+{{- if eq (toString $b.type) "filesystem" -}}
+{{- $entries = append $entries (dict "path" (toString $b.path) "where" (printf "%s.path" $where) "claim" (toString ($b.existingClaim | default "")) "claimKey" (printf "%s.existingClaim" $where)) -}}
+{{- else if $b.existingClaim -}}
+{{- fail (printf "%s.existingClaim is a filesystem key, and %s.type is %s: the chart mounts a volume at a filesystem backend's path only" $where $where (toString $b.type)) -}}
+{{- end -}}
+{{- end -}}
+{{- else if eq (toString $st.type) "filesystem" -}}
+{{- $entries = append $entries (dict "path" (toString $st.path) "where" "storage.path" "claim" (toString ($cache.existingClaim | default "")) "claimKey" "storage.cache.existingClaim") -}}
+{{- else if $cache.existingClaim -}}
+{{- fail (printf "storage.cache.existingClaim is mounted at a filesystem backend's path, and storage.type is %s: nothing would mount it" (toString $st.type)) -}}
+{{- end -}}
+{{/* What the chart itself mounts in the worker container (templates/deployment.yaml). */}}
+{{- $taken := list (dict "path" "/etc/batlehub" "what" "the ConfigMap (config.toml)") (dict "path" "/tmp" "what" "the scratch volume (/tmp)") (dict "path" (clean (toString .Values.worker.stateDir)) "what" "the state volume (worker.stateDir)") -}}
+{{- if ($st.webIdentity | default dict).roleArn -}}
+{{- $taken = append $taken (dict "path" "/var/run/secrets/batlehub/aws-web-identity" "what" "the web identity token (storage.webIdentity)") -}}
+{{- end -}}
+{{- if eq (include "batlehub.automountToken" .) "true" -}}
+{{- $taken = append $taken (dict "path" "/var/run/secrets/kubernetes.io/serviceaccount" "what" "the worker's ServiceAccount token (the kubelet's mount)") -}}
+{{- end -}}
+{{- $mounts := list -}}
+{{- $provided := list -}}
+{{- $paths := list -}}
+{{- $seen := dict -}}
+{{- range $e := $entries -}}
+{{- if not (isAbs $e.path) -}}
+{{- fail (printf "%s = %q must be an absolute path: the chart mounts the store's volume there (the worker's root filesystem is read-only)" $e.where $e.path) -}}
+{{- end -}}
+{{- $p := clean $e.path -}}
+{{- if eq $p "/" -}}
+{{- fail (printf "%s = %q: the chart cannot mount the store's volume over the container's root; name a directory of its own, e.g. /var/cache/batlehub" $e.where $e.path) -}}
+{{- end -}}
+{{- range $t := $taken -}}
+{{- if or (eq $p $t.path) (hasPrefix (printf "%s/" $t.path) $p) (hasPrefix (printf "%s/" $p) $t.path) -}}
+{{- fail (printf "%s = %q: the chart already mounts %s at %s, and a store's volume may not be mounted at, inside or above it; give the store a directory of its own, e.g. /var/cache/batlehub" $e.where $e.path $t.what $t.path) -}}
+{{- end -}}
+{{- end -}}
+{{- if hasKey $seen $p -}}
+{{- $prev := get $seen $p -}}
+{{- if and $e.claim $prev.claim (ne $e.claim $prev.claim) -}}
+{{- fail (printf "%s and %s both name a PersistentVolumeClaim for the path %s (%q, %q): one path is one volume" $prev.claimKey $e.claimKey $p $prev.claim $e.claim) -}}
+{{- end -}}
+{{- if and $e.claim (not $prev.claim) -}}
+{{- $_ := set $prev "claim" $e.claim -}}
+{{- $_ := set $prev "claimKey" $e.claimKey -}}
+{{- end -}}
+{{- else -}}
+{{- $_ := set $seen $p (dict "path" $p "claim" $e.claim "claimKey" $e.claimKey) -}}
+{{- $paths = append $paths $p -}}
+{{- end -}}
+{{- end -}}
+{{/* The distinct paths, in order: the chart's volumes, or already on the user's. */}}
+{{- range $p := $paths -}}
+{{- $v := get $seen $p -}}
+{{- $covered := "" -}}
+{{- range $.Values.worker.extraVolumeMounts -}}
+{{- $mp := clean (toString .mountPath) -}}
+{{- if or (eq $mp $p) (eq $mp "/") (hasPrefix (printf "%s/" $mp) $p) -}}{{- $covered = $mp -}}{{- end -}}
+{{- end -}}
+{{- if $covered -}}
+{{- if $v.claim -}}
+{{- fail (printf "%s = %q: the path %s is already on a volume of worker.extraVolumeMounts (mounted at %s); name the claim in one place only" $v.claimKey $v.claim $p $covered) -}}
+{{- end -}}
+{{- $provided = append $provided $p -}}
+{{- else -}}
+{{- $mounts = append $mounts (dict "name" (printf "cache-%d" (len $mounts)) "path" $p "claim" $v.claim) -}}
+{{- end -}}
+{{- end -}}
+{{- toJson (dict "mounts" $mounts "provided" $provided) -}}
 {{- end -}}
