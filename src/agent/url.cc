@@ -1,14 +1,11 @@
 #include "agent/url.h"
 
+#include "base/percent_encode.h"
+
 namespace batlehub::agent {
 
 namespace {
-int hex(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+using base::hex_digit;
 
 bool printable_ascii(std::string_view s) {
   for (char c : s) {
@@ -28,10 +25,10 @@ Expected<Url, std::string> parse_url(std::string_view text) {
     }
     for (std::size_t i = 0; i < rest.size(); ++i) {
       if (rest[i] == '%') {
-        if (i + 2 >= rest.size() || hex(rest[i + 1]) < 0 || hex(rest[i + 2]) < 0) {
+        if (i + 2 >= rest.size() || hex_digit(rest[i + 1]) < 0 || hex_digit(rest[i + 2]) < 0) {
           return Unexpected(std::string("bad percent-escape in file URL"));
         }
-        char c = static_cast<char>(hex(rest[i + 1]) * 16 + hex(rest[i + 2]));
+        char c = static_cast<char>(hex_digit(rest[i + 1]) * 16 + hex_digit(rest[i + 2]));
         if (c == '\0') return Unexpected(std::string("file URL decodes to a NUL"));
         u.path += c;
         i += 2;

@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "base/percent_encode.h"
+
 namespace batlehub::core {
 
 std::string_view to_string(StorageError::Kind k) {
@@ -43,12 +45,7 @@ Expected<std::string, StorageError> StorageBackend::presign_put(const std::strin
 
 namespace {
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+using base::hex_digit;
 
 // Decodes %XX repeatedly (a bounded number of times: each pass shortens the text) and says
 // whether the segment ever reads "." or "..".
@@ -57,8 +54,8 @@ bool percent_decoded_is_dot_dot(std::string_view seg) {
   for (int pass = 0; pass < 8 && cur.find('%') != std::string::npos; ++pass) {
     std::string next;
     for (std::size_t i = 0; i < cur.size(); ++i) {
-      if (cur[i] == '%' && i + 2 < cur.size() && hex_value(cur[i + 1]) >= 0 && hex_value(cur[i + 2]) >= 0) {
-        next += static_cast<char>(hex_value(cur[i + 1]) * 16 + hex_value(cur[i + 2]));
+      if (cur[i] == '%' && i + 2 < cur.size() && hex_digit(cur[i + 1]) >= 0 && hex_digit(cur[i + 2]) >= 0) {
+        next += static_cast<char>(hex_digit(cur[i + 1]) * 16 + hex_digit(cur[i + 2]));
         i += 2;
       } else {
         next += cur[i];
