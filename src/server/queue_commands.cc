@@ -147,12 +147,16 @@ WaitExit wait_command(const WaitOptions& o, const config::Env& env, std::ostream
   core::ScanQueue& q = *opened->second;
   const auto deadline = std::chrono::steady_clock::now() + o.timeout;
   for (;;) {
+    // The open job first, then the verdict: a worker closes the job and records the
+    // verdict in one transaction, so a job seen closed here has its verdict readable next.
+    // The other order can read "no verdict yet", then "no open job" when the worker finished
+    // in between, and give up on a package that has just been judged.
+    const bool open_job = has_open_job(q, *c);
     auto v = q.verdict(c->registry, c->name, c->version);
     if (!v) {
       out << v.error().message << "\n";
       return WaitExit::kUsage;
     }
-    const bool open_job = has_open_job(q, *c);
     if (*v && !open_job) {
       const core::Verdict& verdict = (*v)->verdict;
       out << native_message(verdict) << "\n";
