@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -364,6 +365,17 @@ Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTar
   return done();
 }
 
+namespace {
+// What docker and podman say when `rm` finds the container removed, or being removed, by
+// the engine itself.
+bool gone_already(std::string_view err) {
+  std::string lower(err);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("no such container") != std::string::npos ||
+         lower.find("already in progress") != std::string::npos;
+}
+}  // namespace
+
 Expected<std::size_t, SandboxError> OciRuntime::sweep(std::chrono::seconds older_than) {
   // podman's .Labels is a map; docker's is a string, read with its .Label function.
   auto label = [&](const char* key) {
@@ -407,7 +419,10 @@ Expected<std::size_t, SandboxError> OciRuntime::sweep(std::chrono::seconds older
     // timeout, which the agent (pid 1, SIGTERM ignored) always uses up.
     engine({"kill", name}, std::chrono::seconds(30));
     Engine rm = engine({"rm", "-f", name}, std::chrono::seconds(60));
-    if (rm.exit_code && *rm.exit_code == 0) ++removed;
+    // Runs are `run --rm`: the kill above makes the engine remove the container itself, and
+    // an `rm` that lands while it does so is told "already in progress" (docker) or "no such
+    // container". Either way the orphan is gone by our doing, and counts as swept.
+    if ((rm.exit_code && *rm.exit_code == 0) || gone_already(rm.err)) ++removed;
   }
   removed += sweep_run_dirs(options_.scratch_dir, older_than);
   if (options_.bundles) {
