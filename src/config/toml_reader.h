@@ -237,7 +237,6 @@ class Table {
 
   // Marks a key as known without reading it (read elsewhere, or deliberately ignored).
   void known(std::string_view key) { known_.emplace(key); }
-  bool has(std::string_view key) const { return t_.find(key) != t_.end(); }
 
  private:
   std::string unknown_key_message(std::string_view key) const {
