@@ -24,7 +24,7 @@
 //          the artifact in no cache (the store's router looks in the empty bucket): the job's
 //          first scanner, which uploads the artifact;
 //        storage, cached: the same, the artifact stored once through the router
-//          (store_artifact) before the rounds: presigned where it lies, nothing uploaded;
+//          (store_blob) before the rounds: presigned where it lies, nothing uploaded;
 //      the run is `hostile cat node_modules/x/index.js` over one archive entry, the .tgz as a
 //      file blob with its sha256 (adapters::file_blob(path, sha)), stripped of its package/;
 //   4. checks every run (status 0, stdout the file's bytes; on storage, the artifact
@@ -464,8 +464,7 @@ void bench(int argc, char** argv) {
       std::make_shared<ad::StorageRouter>(std::vector<std::shared_ptr<core::StorageBackend>>{leaf}, leaf->name());
   auto no_cache =
       std::make_shared<ad::StorageRouter>(std::vector<std::shared_ptr<core::StorageBackend>>{empty}, empty->name());
-  const std::string logical = "artifact:npm/x/1.0.0";
-  if (auto s = cache->store_artifact(logical, **blob, sha); !s) die("store_artifact: " + s.error().message);
+  if (auto s = cache->store_blob(**blob, sha); !s) die("store_blob: " + s.error().message);
 
   // 3. What is measured.
   core::RunSpec spec;
@@ -557,7 +556,6 @@ void bench(int argc, char** argv) {
   }
   std::uint64_t room_bytes = tree_bytes(room);
   (void)leaf->remove(ad::blob_key(sha));
-  (void)leaf->remove(logical);
   cleanup_all(logs);
   fs::remove_all(run);
   on_failure().cleanup = nullptr;

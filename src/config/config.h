@@ -150,8 +150,8 @@ struct WorkerConfig {
   std::int64_t max_attempts = 3;
   std::vector<std::string> registries;  // empty = every registry
   // Ours: where `batlehub worker` keeps what it owns on this host — the SQLite queue
-  // (queue.sqlite3) when [database] names no PostgreSQL, and the submitted artifacts
-  // (artifacts/sha256/<hex>).
+  // (queue.sqlite3) when [database] names no PostgreSQL, and spool/, where each job's
+  // artifact is copied and verified.
   std::string state_dir = "/var/lib/batlehub";
   // Ours: how many runs may be in flight. 0 = the RFC's ⌊budget ÷ (memory_limit_mb +
   // max_extracted_mb)⌋; a number lowers that (it never raises it past the budget).

@@ -2,6 +2,7 @@
 // upstream-today.md §5.4).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,12 +14,25 @@ enum class PackageKind { kNpm, kPypi, kCargo, kRubygems, kComposer, kGoproxy, kM
 std::string_view to_string(PackageKind k);
 std::optional<PackageKind> parse_package_kind(std::string_view s);
 
+// What upstream names a version by: a row of scan_jobs or artifact_verdicts, and what
+// `batlehub why` takes. The kind is not part of it: upstream derives it from the
+// `[[registries]]` entry the registry names (upstream-storage-and-queue.md B.2).
+struct Coordinate {
+  std::string registry;
+  std::string name;
+  std::string version;
+  std::string coordinate() const { return registry + ":" + name + "@" + version; }
+  bool operator==(const Coordinate&) const = default;
+};
+
+// A version as a scan sees it: its coordinate and the ecosystem whose layout it has.
 struct Package {
   PackageKind kind = PackageKind::kNpm;
   std::string name;
   std::string version;
   std::string registry = "local";  // the registry's name in a coordinate: <registry>:<name>@<version>
   std::string coordinate() const { return registry + ":" + name + "@" + version; }
+  Coordinate coord() const { return Coordinate{registry, name, version}; }
 };
 
 // unknown < low < medium < high < critical
@@ -52,6 +66,8 @@ struct Finding {
   std::string summary;
   // The scanner's own JSON for this finding, serialized: hostile, never interpolated.
   std::string raw;
+  std::optional<std::uint8_t> confidence;   // upstream's u8, when the scanner gives one
+  std::optional<std::int64_t> available_at;  // seconds since the epoch: when a time-bound hold lifts
 
   bool operator==(const Finding&) const = default;
 };

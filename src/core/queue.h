@@ -1,13 +1,17 @@
 // The scan queue: upstream's RFC 0018 job queue as a port (upstream-today.md §6), with the
-// verdicts and findings it records. Two adapters: SQLite, one file under the worker's state
-// directory (one host), and PostgreSQL (many workers on many hosts). Both keep the same
-// semantics, and tests/adapters/queue_test.cc runs the same cases against each:
+// verdicts and findings it records and the dedup tables that say where artifacts are —
+// upstream's tables, columns and value sets (upstream-storage-and-queue.md Part B, A.6).
+// Two adapters: PostgreSQL, upstream's own database or an empty one (many workers on many
+// hosts), and SQLite, one file under the worker's state directory (one host), which holds
+// the same shapes as SQLite spells them. Both keep the same semantics, and
+// tests/adapters/queue_test.cc runs the same cases against each:
 //
 // - one open job per coordinate: enqueue is idempotent;
 // - lease: open jobs (not completed, lease null or expired, attempts < max_attempts, registry
-//   in the worker's list when it has one), by priority then age, at most `max`, each
-//   getting leased_until = now + lease_secs, leased_by = worker, attempts + 1 — atomically,
-//   so that two workers never hold one job at once;
+//   in the worker's list when it has one), at most `max`, each getting leased_until = now +
+//   lease_secs, leased_by = worker, attempts + 1 — atomically, so that two workers never
+//   hold one job at once. Upstream's two picks: max−1 by priority then age, then one by
+//   lowest priority first (anti-starvation);
 // - heartbeat extends a lease the worker still holds; complete and fail act only on a job
 //   the worker still holds (a worker whose lease expired and was taken over records nothing:
 //   a verdict is recorded once);
@@ -41,9 +45,11 @@ struct QueueError {
   std::string message;
 };
 
+// What upstream's proxy inserts (B.3 "Enqueue"). No kind: the worker derives it from the
+// registry's `[[registries]]` entry.
 struct JobRequest {
-  Package package;
-  std::string artifact_sha256;  // lowercase hex; "" when the job has no stored artifact
+  Coordinate coordinate;
+  std::optional<std::int64_t> published_at;  // the registry's publish date, for the age rule
   Trigger trigger = Trigger::kFirstSeen;
 };
 
@@ -52,10 +58,11 @@ struct Enqueued {
   bool created = false;  // false: an open job for the coordinate already existed (its id)
 };
 
+// A scan_jobs row (B.2), times in seconds since the epoch.
 struct ScanJob {
   std::string id;
-  Package package;
-  std::string artifact_sha256;
+  Coordinate coordinate;
+  std::optional<std::int64_t> published_at;
   Trigger trigger = Trigger::kFirstSeen;
   std::int64_t attempts = 0;  // including the lease that returned it
   std::int64_t leased_until = 0;
@@ -80,9 +87,21 @@ struct RecordedVerdict {
   std::optional<std::int64_t> last_scanned_at;  // unset when no scanner answered
 };
 
+// Where upstream's deduplicating router says a logical key's bytes are
+// (upstream-storage-and-queue.md A.6): its dedup ref and the content's row, and the backend
+// artifact_storage names for the key. A key artifact_storage knows but no dedup ref names
+// (upstream's legacy layout: the object stored at the key itself) has no content fields.
+struct CachedArtifactRow {
+  std::string logical_key;
+  std::string content_hash;  // sha256, lowercase hex, as the router recorded it; "" without a ref
+  std::string content_key;   // "blob/<sha256>"; "" without a ref
+  std::optional<std::int64_t> size_bytes;
+  std::optional<std::string> backend_name;  // artifact_storage's, when it has a row
+};
+
 // For the metrics: batlehub_scan_jobs_queued{registry, trigger}, …_leased{worker}.
 struct QueueCounts {
-  std::map<std::pair<std::string, std::string>, std::int64_t> queued;  // (registry, trigger) → open, unleased
+  std::map<std::pair<std::string, std::string>, std::int64_t> queued;  // (registry, trigger) → open (B.3's depth)
   std::map<std::string, std::int64_t> leased;                          // worker → live leases
 };
 
@@ -107,8 +126,9 @@ class ScanQueue {
   // Clears the lease and records the error; the attempt stays spent. false: not held.
   virtual Expected<bool, QueueError> fail(const std::string& job_id, const std::string& worker_id,
                                           const std::string& error) = 0;
-  // Open jobs whose attempts are spent and whose lease (if any) has expired.
-  virtual Expected<std::vector<ScanJob>, QueueError> exhausted(std::int64_t max_attempts) = 0;
+  // Open jobs whose attempts are spent and whose lease (if any) has expired, oldest first, at
+  // most `limit` (upstream closes max_concurrent per pass).
+  virtual Expected<std::vector<ScanJob>, QueueError> exhausted(std::int64_t max_attempts, std::int64_t limit) = 0;
   // Records the verdict and completes an exhausted job (it holds no live lease). false:
   // it was closed already, or is no longer exhausted.
   virtual Expected<bool, QueueError> close_exhausted(const std::string& job_id, std::int64_t max_attempts,
@@ -124,6 +144,17 @@ class ScanQueue {
   // Every job ever queued for the coordinate, oldest first (tests and `batlehub why` use it).
   virtual Expected<std::vector<ScanJob>, QueueError> jobs(const std::string& registry, const std::string& name,
                                                           const std::string& version) = 0;
+
+  // The rows of `key` (prefix = false) or of every key starting with it, in key order, at
+  // most kMaxCachedArtifactRows.
+  static constexpr int kMaxCachedArtifactRows = 16;
+  virtual Expected<std::vector<CachedArtifactRow>, QueueError> cached_artifacts(const std::string& key,
+                                                                                bool prefix) = 0;
+  // What upstream's router records when it stores `logical_key` on `backend_name` as
+  // blob/<sha256> (A.6): the content's row (a new reference counted), the key's ref, and
+  // where the key was written. Storing a key again with the same content changes nothing.
+  virtual Expected<Ok, QueueError> record_artifact(const std::string& logical_key, const std::string& sha256,
+                                                   std::int64_t size_bytes, const std::string& backend_name) = 0;
 
   virtual Expected<bool, QueueError> worker_heartbeat(const std::string& worker_id,
                                                       const std::vector<std::string>& registries) = 0;

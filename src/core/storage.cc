@@ -1,9 +1,12 @@
 #include "core/storage.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <string>
 #include <utility>
 
+#include "base/fd.h"
 #include "base/percent_encode.h"
 
 namespace batlehub::core {
@@ -30,6 +33,17 @@ StorageError cannot_presign(std::string_view backend_name, std::string_view type
   return {StorageError::Kind::kUnsupported,
           "storage backend '" + std::string(backend_name) + "': '" + std::string(type) +
               "' cannot presign a URL; configure an S3-compatible backend, or name one in bundle_backend"};
+}
+
+Expected<std::uint64_t, StorageError> StorageBackend::get_to_fd(const std::string& key, int fd,
+                                                                std::uint64_t max_bytes) {
+  auto bytes = get(key, max_bytes);
+  if (!bytes) return Unexpected(bytes.error());
+  if (!base::write_all(fd, *bytes)) {
+    return Unexpected(StorageError{StorageError::Kind::kIo,
+                                   "storage backend '" + name() + "': writing " + key + " out: " + std::strerror(errno)});
+  }
+  return static_cast<std::uint64_t>(bytes->size());
 }
 
 Expected<std::string, StorageError> StorageBackend::presign_get(const std::string& /*key*/,

@@ -55,6 +55,10 @@ class StorageBackend {
   virtual Expected<Ok, StorageError> put_blob(const std::string& key, const Blob& blob) = 0;
   // The whole object, refused (kTooLarge) before reading one byte past `max_bytes`.
   virtual Expected<std::string, StorageError> get(const std::string& key, std::uint64_t max_bytes) = 0;
+  // The object written to `fd` as it arrives (an artifact of hundreds of MiB is never held
+  // whole), refused (kTooLarge) past `max_bytes`; its size. On an error `fd` holds a part.
+  // The default reads it whole through get(): fine for in_memory.
+  virtual Expected<std::uint64_t, StorageError> get_to_fd(const std::string& key, int fd, std::uint64_t max_bytes);
   virtual Expected<ObjectInfo, StorageError> head(const std::string& key) = 0;
   // Deleting a key that is not there is not an error: a sweep and a cleanup may race.
   virtual Expected<Ok, StorageError> remove(const std::string& key) = 0;

@@ -18,7 +18,7 @@ std::string_view to_string(VerdictState s) { return base::name_of(kStateNames, s
 Verdict evaluate(const Package& p, std::vector<Finding> findings, std::vector<std::string> scanners_done,
                  const SecurityPolicy& policy) {
   Verdict v;
-  v.package = p;
+  v.package = p.coord();
   v.policy_ref = p.registry + "/default";
   for (const std::string& req : policy.required_scanners) {
     if (std::find(scanners_done.begin(), scanners_done.end(), req) != scanners_done.end()) continue;

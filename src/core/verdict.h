@@ -2,6 +2,8 @@
 // keys a scan needs: upstream-today.md §5.3–§5.4).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,12 +27,14 @@ struct SecurityPolicy {
 };
 
 struct Verdict {
-  Package package;
+  Coordinate package;
   VerdictState state = VerdictState::kAllowed;
   std::vector<ReasonCode> reason_codes;  // in order of first appearance, no repeats
   std::vector<Finding> findings;         // including SCAN_PENDING for required scanners that never answered
   std::vector<std::string> scanners_done;
   std::string policy_ref;  // "<registry>/default"
+  // When a time-bound hold lifts (seconds since the epoch); set only when quarantined.
+  std::optional<std::int64_t> available_at;
 };
 
 // Per finding: SCANNER_ERROR / SCANNER_UNSUPPORTED as `scanner_error` says; INSTALL_HOOK as

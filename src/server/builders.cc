@@ -332,8 +332,8 @@ Expected<std::unique_ptr<core::ScanQueue>, std::string> open_queue(const config:
   return std::move(*q);
 }
 
-std::string artifacts_dir(const config::Config& c) {
-  return c.worker.state_dir + "/artifacts";
+std::string spool_dir(const config::Config& c) {
+  return c.worker.state_dir + "/spool";
 }
 
 }  // namespace batlehub::server

@@ -82,7 +82,8 @@ std::string proxy_only_line(const std::vector<std::string>& proxy_only);
 // given the same file open the same queue.
 Expected<std::unique_ptr<core::ScanQueue>, std::string> open_queue(const config::Config& c);
 
-// <state_dir>/artifacts: where submitted archives wait for the worker.
-std::string artifacts_dir(const config::Config& c);
+// <state_dir>/spool: where the worker makes its verified copy of a job's artifact (each
+// unlinked as soon as it is open).
+std::string spool_dir(const config::Config& c);
 
 }  // namespace batlehub::server

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "core/queue.h"
-#include "server/artifact_store.h"
+#include "server/artifact_cache.h"
 #include "server/builders.h"
 #include "server/report.h"
 #include "server/scan_service.h"
@@ -86,51 +86,33 @@ int submit_command(const SubmitOptions& o, const config::Env& env, std::ostream&
   auto opened = open(o.config_path, env, out);
   if (!opened) return 2;
   auto& [cfg, queue] = *opened;
-  ArtifactStore store(artifacts_dir(cfg));
-  // With an S3 default backend, the artifact is also put where the storage transport finds
-  // it — its content once as blob/<sha256>, a ref at its logical key — so that a sandbox
-  // reads it in place instead of the worker uploading a copy per job (RFC 0022 §5.2).
-  std::shared_ptr<adapters::StorageRouter> cache;
-  if (const auto* d = cfg.storage.find(cfg.storage.default_backend); d != nullptr && config::can_presign(d->type)) {
-    auto r = build_storage(cfg, env);
-    if (r) {
-      cache = std::move(*r);
-    } else {
-      out << "warning: the artifacts are not cached in [storage]: " << r.error() << "\n";
-    }
+  // As upstream's proxy: the archive cached through the deduplicating router ([storage] and
+  // the dedup tables, A.6), then the job queued (B.3).
+  auto storage = build_storage(cfg, env);
+  if (!storage) {
+    out << storage.error() << "\n";
+    return 2;
   }
+  ArtifactCache cache(cfg, *storage, *queue, spool_dir(cfg));
   for (const std::string& path : o.archives) {
     auto named = package_of(path, o.naming);
     if (!named) {
       out << named.error() << "\n";
       return 4;
     }
-    core::JobRequest req;
-    req.package = *named;
-    auto sha = store.put_file(path);
+    auto sha = cache.store(path, *named);
     if (!sha) {
       out << sha.error() << "\n";
       return 4;
     }
-    req.artifact_sha256 = *sha;
-    if (cache) {
-      // Not caching costs an upload per job, never a wall: a failure is said, not fatal.
-      auto blob = store.get(*sha);
-      auto put = blob ? cache->store_artifact(
-                            "artifact:" + req.package.registry + "/" + req.package.name + "/" + req.package.version,
-                            **blob, *sha)
-                      : Expected<Ok, core::StorageError>(
-                            Unexpected(core::StorageError{core::StorageError::Kind::kIo, blob.error()}));
-      if (!put)
-        out << "warning: " << req.package.coordinate() << " is not cached in [storage]: " << put.error().message
-            << "\n";
-    }
+    core::JobRequest req;
+    req.coordinate = named->coord();
     auto e = queue->enqueue(req);
     if (!e) {
       out << e.error().message << "\n";
       return 2;
     }
-    out << (e->created ? "queued " : "already queued ") << req.package.coordinate() << " (job " << e->job_id
+    out << (e->created ? "queued " : "already queued ") << req.coordinate.coordinate() << " (job " << e->job_id
         << ", sha256:" << *sha << ")\n";
   }
   return 0;

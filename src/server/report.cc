@@ -139,6 +139,7 @@ std::string render_text(const ScanReport& r) {
   o << v.package.coordinate() << "\n";
   o << "  " << pad("state", 10) << core::to_string(v.state) << "\n";
   o << "  " << pad("reasons", 10) << join_codes(v.reason_codes) << "\n";
+  if (v.available_at) o << "  " << pad("available", 10) << rfc3339(*v.available_at) << "\n";
   o << "  " << pad("policy", 10) << v.policy_ref << "\n";
   o << "  " << pad("evaluated", 10) << r.evaluated_at << "\n";
   o << "  " << pad("scanned", 10)
@@ -191,6 +192,7 @@ std::string render_refusal(ScanFormat f, int exit_code, const std::string& messa
 std::string native_message(const core::Verdict& v) {
   std::string codes;
   for (auto c : v.reason_codes) codes += (codes.empty() ? "" : ", ") + std::string(core::to_string(c));
+  if (v.available_at) codes += ", available " + rfc3339(*v.available_at);
   return v.package.coordinate() + " is " + std::string(core::to_string(v.state)) + " (" + codes +
          "). Run `batlehub why " + v.package.coordinate() + "` for details.";
 }
@@ -202,12 +204,11 @@ std::string render_verdict_json(const core::Verdict& v, std::int64_t evaluated_a
   json findings = json::array();
   for (const auto& f : v.findings) findings.push_back(finding_json(f));
   json out = {{"package", {{"registry", v.package.registry}, {"name", v.package.name}, {"version", v.package.version}}},
-              {"kind", core::to_string(v.package.kind)},
               {"state", core::to_string(v.state)},
               {"reason_codes", codes},
               {"findings", findings},
               {"policy_ref", v.policy_ref},
-              {"available_at", nullptr},
+              {"available_at", v.available_at ? json(rfc3339(*v.available_at)) : json(nullptr)},
               {"evaluated_at", rfc3339(evaluated_at)},
               {"last_scanned_at", last_scanned_at ? json(rfc3339(*last_scanned_at)) : json(nullptr)},
               {"scanners_done", v.scanners_done}};
@@ -224,7 +225,7 @@ std::string render_json(const std::vector<ScanReport>& rs) {
     for (const auto& f : v.findings) findings.push_back(finding_json(f));
     out.push_back({{"artifact", r.artifact_path},
                    {"registry", v.package.registry},
-                   {"kind", core::to_string(v.package.kind)},
+                   {"kind", r.kind ? json(core::to_string(*r.kind)) : json(nullptr)},
                    {"name", v.package.name},
                    {"version", v.package.version},
                    {"state", core::to_string(v.state)},

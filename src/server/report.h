@@ -36,6 +36,9 @@ struct ScanReport {
   std::string scanned_at;
   // The scanners that ran over this archive, answered or failed (SARIF's runs and invocations).
   std::vector<ScannerOutcome> ran;
+  // The ecosystem the scan read the archive as (a verdict has none: upstream keeps the
+  // kind on the registry, not on the version).
+  std::optional<core::PackageKind> kind;
 };
 
 // Upstream's `batlehub why`: the coordinate, indented label/value lines, the findings

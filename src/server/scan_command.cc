@@ -97,6 +97,7 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
               rt.name(), pool.size());
     PackageScan scanned = scan_package(chosen, pool, in, o.policy);
     ScanReport rep{std::move(scanned.verdict), path, std::string(rt.name()), now_rfc3339()};
+    rep.kind = pkg.kind;
     for (const ScannerRun& run : scanned.runs) {
       rep.ran.push_back(
           ScannerOutcome{run.scanner, run.error ? std::optional(core::describe(*run.error)) : std::nullopt});

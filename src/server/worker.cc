@@ -20,7 +20,7 @@
 #include <utility>
 
 #include "core/queue.h"
-#include "server/artifact_store.h"
+#include "server/artifact_cache.h"
 #include "server/builders.h"
 #include "server/log.h"
 #include "server/metrics.h"
@@ -62,6 +62,14 @@ struct Generation {
   std::vector<core::ProbeTarget> targets;
   PoolBudget budget;
 };
+
+// The registry's security table, or nullptr when it has none.
+const config::RegistrySecurity* find_security(const config::Config& c, const std::string& registry) {
+  for (const auto& s : c.security_registries) {
+    if (s.registry == registry) return &s;
+  }
+  return nullptr;
+}
 
 // The worker's own /livez listener becomes one of the probe's canaries (RFC 0022 §4.3): a
 // port known to be up, which no sandbox may reach. "" when the listener's address is not
@@ -159,7 +167,6 @@ class Worker {
   std::string livez_;  // the listener as a probe canary ("127.0.0.1:8080")
   std::unique_ptr<core::ScanQueue> queue_;
   std::mutex queue_mu_;  // a ScanQueue is one connection: one caller at a time
-  std::unique_ptr<ArtifactStore> store_;
   std::shared_ptr<adapters::StorageRouter> storage_;
 
   std::mutex mu_;
@@ -299,7 +306,7 @@ void Worker::lease(const std::shared_ptr<Generation>& g) {
 
 void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint64_t walls_epoch) {
   const auto start = Clock::now();
-  const std::string coord = job.package.coordinate();
+  const std::string coord = job.coordinate.coordinate();
   const std::string rt(g->runtime->name());
   auto span = [&](std::string_view outcome) {
     logger("span")->info("job job={} coordinate={} attempt={} runtime={} outcome={} seconds={:.3f}", job.id, coord,
@@ -311,15 +318,18 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
     if (!r) log_->warn("job {}: releasing it failed: {}", job.id, r.error().message);
   };
 
-  auto blob = store_->get(job.artifact_sha256);
-  if (!blob) {
-    log_->error("job {} ({}): {}", job.id, coord, blob.error());
-    release(blob.error());
+  // The version's file where upstream's proxy cached it, verified (A.6); its kind is the
+  // registry's type (B.2), or for a registry of this worker's own what its key says.
+  auto artifact = ArtifactCache(g->cfg, storage_, *queue_, spool_dir(g->cfg)).fetch(job.coordinate);
+  if (!artifact) {
+    log_->error("job {} ({}): {}", job.id, coord, artifact.error());
+    release(artifact.error());
     span("artifact_missing");
     return;
   }
-  core::ScanInput in{job.package, *blob, std::nullopt, job.id, static_cast<int>(job.attempts)};
-  auto chosen = scanners_for(g->scanners, job.package.kind);
+  const core::Package package{artifact->kind, job.coordinate.name, job.coordinate.version, job.coordinate.registry};
+  core::ScanInput in{package, artifact->blob, std::nullopt, job.id, static_cast<int>(job.attempts)};
+  auto chosen = scanners_for(g->scanners, artifact->kind);
   std::string names;
   for (const auto* s : chosen) names += (names.empty() ? "" : ", ") + s->name();
   log_->info("job {}: {} (attempt {}): scanning with {}", job.id, coord, job.attempts,
@@ -333,7 +343,7 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
     ~CloseJob() { runtime.close_job(job); }
   } close_job{*g->pool, job.id};
   PackageScan scan = scan_package(chosen, *g->pool, in, policy, [&](const ScannerRun& run) {
-    metrics_.job_scanner_finished(job.package.registry, run.scanner, !run.error, run.seconds);
+    metrics_.job_scanner_finished(job.coordinate.registry, run.scanner, !run.error, run.seconds);
     if (run.error) metrics_.scanner_error(run.scanner, core::error_class(run.error->kind));
     // Upstream's heartbeat after each scanner: the lease lasts as long as the job moves.
     std::lock_guard lock(queue_mu_);
@@ -366,9 +376,9 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
     return;
   }
   const std::string state(core::to_string(scan.verdict.state));
-  metrics_.verdict_recorded(job.package.registry, state, core::to_string(job.trigger));
+  metrics_.verdict_recorded(job.coordinate.registry, state, core::to_string(job.trigger));
   for (const auto& f : scan.verdict.findings) {
-    metrics_.finding_recorded(job.package.registry, f.scanner, core::to_string(f.kind), core::to_string(f.severity));
+    metrics_.finding_recorded(job.coordinate.registry, f.scanner, core::to_string(f.kind), core::to_string(f.severity));
   }
   std::string codes;
   for (auto c : scan.verdict.reason_codes) codes += (codes.empty() ? "" : ", ") + std::string(core::to_string(c));
@@ -379,32 +389,46 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
 void Worker::close_exhausted(Generation& g) {
   Expected<std::vector<core::ScanJob>, core::QueueError> jobs = [&] {
     std::lock_guard lock(queue_mu_);
-    return queue_->exhausted(g.cfg.worker.max_attempts);
+    return queue_->exhausted(g.cfg.worker.max_attempts, g.cfg.worker.max_concurrent);
   }();
   if (!jobs) {
     log_->warn("exhausted jobs: {}", jobs.error().message);
     return;
   }
   for (const auto& job : *jobs) {
-    // Upstream's closing: a SCANNER_ERROR per scanner that never answered; here, every
-    // scanner the package would have had, since none of this job's attempts recorded one.
-    std::vector<core::Finding> findings;
-    for (const auto* s : scanners_for(g.scanners, job.package.kind)) {
-      core::ScannerError e{core::ScannerError::Kind::kOther, "the job was attempted " + std::to_string(job.attempts) +
-                                                                 " times and never finished" +
-                                                                 (job.last_error.empty() ? "" : ": " + job.last_error)};
-      findings.push_back(core::scanner_error_finding(s->name(), e));
+    // Upstream's closing (B.3 "Exhausted"): per required scanner of the registry, a
+    // SCANNER_ERROR finding under its name, and the required scanners as scanners_done so
+    // that no SCAN_PENDING is added. A registry of this worker's own (no security table)
+    // requires every scanner it has.
+    std::vector<std::string> required;
+    if (const auto* sec = find_security(g.cfg, job.coordinate.registry)) {
+      required = sec->required_scanners;
+    } else {
+      for (const auto& sc : g.scanners) required.push_back(sc->name());
     }
-    core::RecordedVerdict v{core::evaluate(job.package, std::move(findings), {}, core::SecurityPolicy{}), unix_now(),
-                            std::nullopt};
+    std::vector<core::Finding> findings;
+    for (const std::string& name : required) {
+      core::Finding f;
+      f.scanner = name;
+      f.kind = core::FindingKind::kScannerError;
+      f.code = core::ReasonCode::kScannerError;
+      f.severity = core::Severity::kHigh;
+      f.summary = "no attempt out of " + std::to_string(g.cfg.worker.max_attempts) + " completed within " +
+                  std::to_string(g.cfg.worker.job_timeout_secs) + "s";
+      findings.push_back(std::move(f));
+    }
+    const core::Package package{core::PackageKind::kNpm, job.coordinate.name, job.coordinate.version,
+                                job.coordinate.registry};
+    core::RecordedVerdict v{core::evaluate(package, std::move(findings), required, core::SecurityPolicy{}),
+                            unix_now(), std::nullopt};
     Expected<bool, core::QueueError> closed = [&] {
       std::lock_guard lock(queue_mu_);
       return queue_->close_exhausted(job.id, g.cfg.worker.max_attempts, v);
     }();
     if (closed && *closed) {
-      metrics_.job_expired(job.package.registry);
-      metrics_.verdict_recorded(job.package.registry, core::to_string(v.verdict.state), core::to_string(job.trigger));
-      log_->warn("job {}: {} closed after {} attempts: {}", job.id, job.package.coordinate(), job.attempts,
+      metrics_.job_expired(job.coordinate.registry);
+      metrics_.verdict_recorded(job.coordinate.registry, core::to_string(v.verdict.state), core::to_string(job.trigger));
+      log_->warn("job {}: {} closed after {} attempts: {}", job.id, job.coordinate.coordinate(), job.attempts,
                  core::to_string(v.verdict.state));
     }
   }
@@ -468,7 +492,6 @@ WorkerExit Worker::run(config::Config cfg) {
     return WorkerExit::kConfig;
   }
   queue_ = std::move(*queue);
-  store_ = std::make_unique<ArtifactStore>(artifacts_dir(cfg));
   // [storage] is built now, as upstream builds it at start: an S3 bucket that does not
   // answer stops the worker here, with the backend, the endpoint and the S3 error, rather
   // than at the first job that needs it.

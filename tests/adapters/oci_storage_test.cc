@@ -217,7 +217,7 @@ TEST_P(OciStorageTest, a_job_of_three_scanners_uploads_an_uncached_artifact_once
   EXPECT_EQ(keys_under(prefix_), std::vector<std::string>{}) << "the job's copy outlived the job";
 
   // Cached: the artifact's own blob, presigned where it lies; nothing uploaded under the prefix.
-  ASSERT_TRUE(router_->store_artifact("artifact:npm/x/1.0.0", *blob, sha));
+  ASSERT_TRUE(router_->store_blob(*blob, sha));
   auto before = s3_->head(blob_key(sha));
   ASSERT_TRUE(before);
   for (const char* scanner : {"guarddog", "yara", "trivy"}) {

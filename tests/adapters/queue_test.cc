@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,8 +31,7 @@ using core::Finding;
 using core::FindingKind;
 using core::JobRequest;
 using core::LeaseRequest;
-using core::Package;
-using core::PackageKind;
+using core::Coordinate;
 using core::QueueError;
 using core::ReasonCode;
 using core::RecordedVerdict;
@@ -121,7 +122,7 @@ class Store {
       return;
     }
     sqlite3* db = nullptr;
-    sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
+    sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
     sqlite3_busy_timeout(db, 10'000);
     char* err = nullptr;
     int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
@@ -176,13 +177,13 @@ class Store {
   std::string dsn_;
 };
 
-Package pkg(std::string name, std::string version = "1.0.0", std::string registry = "npmjs",
-            PackageKind kind = PackageKind::kNpm) {
-  return Package{kind, std::move(name), std::move(version), std::move(registry)};
+Coordinate pkg(std::string name, std::string version = "1.0.0", std::string registry = "npmjs") {
+  return Coordinate{std::move(registry), std::move(name), std::move(version)};
 }
 
-JobRequest req(const Package& p, Trigger t = Trigger::kFirstSeen, std::string sha = "") {
-  return JobRequest{p, std::move(sha), t};
+JobRequest req(const Coordinate& p, Trigger t = Trigger::kFirstSeen,
+               std::optional<std::int64_t> published_at = std::nullopt) {
+  return JobRequest{p, published_at, t};
 }
 
 LeaseRequest lease_by(std::string worker, std::int64_t max = 1, std::int64_t lease_secs = 600,
@@ -190,7 +191,7 @@ LeaseRequest lease_by(std::string worker, std::int64_t max = 1, std::int64_t lea
   return LeaseRequest{std::move(worker), max, lease_secs, max_attempts, std::move(registries)};
 }
 
-RecordedVerdict plain_verdict(const Package& p, std::int64_t at, VerdictState state = VerdictState::kAllowed) {
+RecordedVerdict plain_verdict(const Coordinate& p, std::int64_t at, VerdictState state = VerdictState::kAllowed) {
   RecordedVerdict rv;
   rv.verdict.package = p;
   rv.verdict.state = state;
@@ -202,7 +203,7 @@ RecordedVerdict plain_verdict(const Package& p, std::int64_t at, VerdictState st
 }
 
 // What a malicious package's scanner output looks like once it reaches the queue.
-RecordedVerdict hostile_verdict(const Package& p, std::int64_t at) {
+RecordedVerdict hostile_verdict(const Coordinate& p, std::int64_t at) {
   RecordedVerdict rv;
   rv.verdict.package = p;
   rv.verdict.state = VerdictState::kDenied;
@@ -214,7 +215,9 @@ RecordedVerdict hostile_verdict(const Package& p, std::int64_t at) {
           "guarddog", FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal, Severity::kCritical,
           "https://example.invalid/advisory?id=1&x='y'",
           "it's \"evil\"\nline two\r\n\ttabbed — naïve 日本語 🚀 '); DROP TABLE scan_jobs;-- $1 ? %s \\x00",
-          R"json({"rule":"exec-base64","evidence":"eval(atob('ZXZpbA=='))","nested":{"q":"\"'","n":[1,2,null]}})json"},
+          // As it reads back: one serialization, keys in order (upstream's raw is jsonb).
+          R"json({"evidence":"eval(atob('ZXZpbA=='))","nested":{"n":[1,2,null],"q":"\"'"},"rule":"exec-base64"})json",
+          200, at + 3600},
       Finding{"trivy", FindingKind::kVulnerability, ReasonCode::kVulnerability, Severity::kHigh, std::nullopt, "",
               "{}"},
       Finding{"yara", FindingKind::kPending, ReasonCode::kScanPending, Severity::kUnknown, std::string(""),
@@ -226,7 +229,6 @@ RecordedVerdict hostile_verdict(const Package& p, std::int64_t at) {
 }
 
 void expect_same(const RecordedVerdict& got, const RecordedVerdict& want) {
-  EXPECT_EQ(got.verdict.package.kind, want.verdict.package.kind);
   EXPECT_EQ(got.verdict.package.registry, want.verdict.package.registry);
   EXPECT_EQ(got.verdict.package.name, want.verdict.package.name);
   EXPECT_EQ(got.verdict.package.version, want.verdict.package.version);
@@ -234,6 +236,7 @@ void expect_same(const RecordedVerdict& got, const RecordedVerdict& want) {
   EXPECT_EQ(got.verdict.reason_codes, want.verdict.reason_codes);
   EXPECT_EQ(got.verdict.scanners_done, want.verdict.scanners_done);
   EXPECT_EQ(got.verdict.policy_ref, want.verdict.policy_ref);
+  EXPECT_EQ(got.verdict.available_at, want.verdict.available_at);
   ASSERT_EQ(got.verdict.findings.size(), want.verdict.findings.size());
   for (std::size_t i = 0; i < want.verdict.findings.size(); ++i) {
     EXPECT_EQ(got.verdict.findings[i], want.verdict.findings[i]) << "finding " << i;
@@ -244,7 +247,7 @@ void expect_same(const RecordedVerdict& got, const RecordedVerdict& want) {
 
 std::vector<std::string> names_of(const std::vector<ScanJob>& jobs) {
   std::vector<std::string> out;
-  for (const ScanJob& j : jobs) out.push_back(j.package.name);
+  for (const ScanJob& j : jobs) out.push_back(j.coordinate.name);
   return out;
 }
 
@@ -260,7 +263,7 @@ class QueueTest : public ::testing::TestWithParam<std::string> {
   }
 
   // Enqueues, leases and completes `p`'s job with `v`.
-  std::string scan(const Package& p, const RecordedVerdict& v, Trigger t = Trigger::kFirstSeen) {
+  std::string scan(const Coordinate& p, const RecordedVerdict& v, Trigger t = Trigger::kFirstSeen) {
     auto e = MUST(q_->enqueue(req(p, t)));
     auto leased = MUST(q_->lease(lease_by("scanner", 1, 600, 3, {p.registry})));
     if (leased.size() != 1 || leased[0].id != e.job_id) throw std::runtime_error("scan: leased something else");
@@ -277,7 +280,7 @@ TEST_P(QueueTest, NamesItsBackend) {
 }
 
 TEST_P(QueueTest, EnqueueIsIdempotentWhileTheJobIsOpen) {
-  Package p = pkg("left-pad");
+  Coordinate p = pkg("left-pad");
   auto first = MUST(q_->enqueue(req(p)));
   EXPECT_TRUE(first.created);
   EXPECT_TRUE(
@@ -311,7 +314,9 @@ TEST_P(QueueTest, EnqueueIsIdempotentWhileTheJobIsOpen) {
   EXPECT_FALSE(all[1].completed_at.has_value());
 }
 
-TEST_P(QueueTest, LeasesByPriorityThenAge) {
+// Upstream's two picks (B.3): n−1 by priority then age, then one slot for the lowest tier
+// waiting; a lease of one is a lease by priority.
+TEST_P(QueueTest, LeasesByPriorityThenAgeWithOneSlotForTheLowestTier) {
   std::vector<std::pair<std::string, Trigger>> order = {{"a-backfill", Trigger::kBackfill},
                                                         {"b-rescan", Trigger::kRescan},
                                                         {"c-first", Trigger::kFirstSeen},
@@ -321,28 +326,26 @@ TEST_P(QueueTest, LeasesByPriorityThenAge) {
     MUST(q_->enqueue(req(pkg(name), trigger)));
     pause_secs(0.005);  // distinct ages on any clock
   }
+  auto one = MUST(q_->lease(lease_by("w0", 1)));
+  EXPECT_EQ(names_of(one), (std::vector<std::string>{"c-first"}));
   auto first = MUST(q_->lease(lease_by("w1", 3)));
-  EXPECT_EQ(names_of(first), (std::vector<std::string>{"c-first", "e-first", "d-webhook"}));
+  EXPECT_EQ(names_of(first), (std::vector<std::string>{"e-first", "d-webhook", "a-backfill"}));
   auto rest = MUST(q_->lease(lease_by("w2", 10)));
-  EXPECT_EQ(names_of(rest), (std::vector<std::string>{"b-rescan", "a-backfill"}));
+  EXPECT_EQ(names_of(rest), (std::vector<std::string>{"b-rescan"}));
   EXPECT_TRUE(MUST(q_->lease(lease_by("w3", 10))).empty());
 }
 
 TEST_P(QueueTest, LeaseSetsAttemptsHolderAndExpiry) {
-  Package p = pkg("requests", "2.32.3", "pypi", PackageKind::kPypi);
-  std::string sha(64, 'a');
+  Coordinate p = pkg("requests", "2.32.3", "pypi");
   std::int64_t before = MUST(q_->now());
-  auto e = MUST(q_->enqueue(req(p, Trigger::kWebhook, sha)));
+  auto e = MUST(q_->enqueue(req(p, Trigger::kWebhook, 1700000000)));
   auto leased = MUST(q_->lease(lease_by("host-1234", 5, 600)));
   std::int64_t after = MUST(q_->now());
   ASSERT_EQ(leased.size(), 1u);
   const ScanJob& j = leased[0];
   EXPECT_EQ(j.id, e.job_id);
-  EXPECT_EQ(j.package.kind, PackageKind::kPypi);
-  EXPECT_EQ(j.package.registry, "pypi");
-  EXPECT_EQ(j.package.name, "requests");
-  EXPECT_EQ(j.package.version, "2.32.3");
-  EXPECT_EQ(j.artifact_sha256, sha);
+  EXPECT_EQ(j.coordinate, p);
+  EXPECT_EQ(j.published_at, 1700000000);
   EXPECT_EQ(j.trigger, Trigger::kWebhook);
   EXPECT_EQ(j.attempts, 1);
   EXPECT_EQ(j.leased_by, "host-1234");
@@ -389,7 +392,7 @@ TEST_P(QueueTest, HeartbeatExtendsALease) {
 }
 
 TEST_P(QueueTest, AWorkerThatLostItsLeaseRecordsNothing) {
-  Package p = pkg("a");
+  Coordinate p = pkg("a");
   auto e = MUST(q_->enqueue(req(p)));
   ASSERT_EQ(MUST(q_->lease(lease_by("w1", 1, 1))).size(), 1u);
   pause_secs(1.2);
@@ -425,7 +428,7 @@ TEST_P(QueueTest, AJobIdThatIsNoJobIsNotHeld) {
 }
 
 TEST_P(QueueTest, CompleteRecordsTheVerdictAndItsFindings) {
-  Package p = pkg("evil-pkg", "6.6.6");
+  Coordinate p = pkg("evil-pkg", "6.6.6");
   std::int64_t now = MUST(q_->now());
   RecordedVerdict v = hostile_verdict(p, now);
   std::string id = scan(p, v);
@@ -445,7 +448,7 @@ TEST_P(QueueTest, CompleteRecordsTheVerdictAndItsFindings) {
 }
 
 TEST_P(QueueTest, ScannerTextIsKeptAsValidUtf8WithoutNul) {
-  Package p = pkg("bytes");
+  Coordinate p = pkg("bytes");
   std::int64_t now = MUST(q_->now());
   RecordedVerdict v = plain_verdict(p, now);
   v.verdict.findings = {Finding{"guarddog", FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal, Severity::kHigh,
@@ -462,7 +465,7 @@ TEST_P(QueueTest, ScannerTextIsKeptAsValidUtf8WithoutNul) {
 }
 
 TEST_P(QueueTest, ANewVerdictReplacesThePreviousOne) {
-  Package p = pkg("a");
+  Coordinate p = pkg("a");
   std::int64_t now = MUST(q_->now());
   scan(p, hostile_verdict(p, now - 100));
   RecordedVerdict second = plain_verdict(p, now, VerdictState::kWarned);
@@ -491,7 +494,7 @@ TEST_P(QueueTest, FailClearsTheLeaseAndKeepsTheAttempt) {
 }
 
 TEST_P(QueueTest, SpentJobsAreNotLeasedButClosedAsExhaustedOnce) {
-  Package p = pkg("flaky");
+  Coordinate p = pkg("flaky");
   auto e = MUST(q_->enqueue(req(p)));
   for (int attempt = 1; attempt <= 2; ++attempt) {
     auto leased = MUST(q_->lease(lease_by("w1", 1, 600, 2)));
@@ -499,9 +502,9 @@ TEST_P(QueueTest, SpentJobsAreNotLeasedButClosedAsExhaustedOnce) {
     EXPECT_TRUE(MUST(q_->fail(e.job_id, "w1", "boom " + std::to_string(attempt))));
   }
   EXPECT_TRUE(MUST(q_->lease(lease_by("w1", 1, 600, 2))).empty());
-  EXPECT_TRUE(MUST(q_->exhausted(3)).empty()) << "a third attempt is still allowed at max 3";
+  EXPECT_TRUE(MUST(q_->exhausted(3, 10)).empty()) << "a third attempt is still allowed at max 3";
 
-  auto spent = MUST(q_->exhausted(2));
+  auto spent = MUST(q_->exhausted(2, 10));
   ASSERT_EQ(spent.size(), 1u);
   EXPECT_EQ(spent[0].id, e.job_id);
   EXPECT_EQ(spent[0].attempts, 2);
@@ -515,15 +518,15 @@ TEST_P(QueueTest, SpentJobsAreNotLeasedButClosedAsExhaustedOnce) {
   EXPECT_TRUE(MUST(q_->close_exhausted(e.job_id, 2, v)));
   EXPECT_FALSE(MUST(q_->close_exhausted(e.job_id, 2, plain_verdict(p, now)))) << "closed once only";
   expect_same(*MUST(q_->verdict("npmjs", "flaky", "1.0.0")), v);
-  EXPECT_TRUE(MUST(q_->exhausted(2)).empty());
+  EXPECT_TRUE(MUST(q_->exhausted(2, 10)).empty());
   EXPECT_FALSE(MUST(q_->open_job("npmjs", "flaky", "1.0.0")).has_value());
 }
 
 TEST_P(QueueTest, AJobOnItsLastLiveLeaseIsNotExhaustedYet) {
-  Package p = pkg("slow");
+  Coordinate p = pkg("slow");
   auto e = MUST(q_->enqueue(req(p)));
   ASSERT_EQ(MUST(q_->lease(lease_by("w1", 1, 600, 1))).size(), 1u);
-  EXPECT_TRUE(MUST(q_->exhausted(1)).empty());
+  EXPECT_TRUE(MUST(q_->exhausted(1, 10)).empty());
   EXPECT_FALSE(MUST(q_->close_exhausted(e.job_id, 1, plain_verdict(p, MUST(q_->now())))));
   EXPECT_TRUE(MUST(q_->complete(e.job_id, "w1", plain_verdict(p, MUST(q_->now())))));
 }
@@ -531,14 +534,14 @@ TEST_P(QueueTest, AJobOnItsLastLiveLeaseIsNotExhaustedYet) {
 TEST_P(QueueTest, LeasesOnlyFromTheWorkersRegistries) {
   MUST(q_->enqueue(req(pkg("a", "1", "npmjs"))));
   pause_secs(0.005);
-  MUST(q_->enqueue(req(pkg("b", "1", "pypi", PackageKind::kPypi))));
+  MUST(q_->enqueue(req(pkg("b", "1", "pypi"))));
   EXPECT_TRUE(MUST(q_->lease(lease_by("w", 10, 600, 3, {"crates"}))).empty());
   auto pypi = MUST(q_->lease(lease_by("w", 10, 600, 3, {"pypi", "crates"})));
   ASSERT_EQ(pypi.size(), 1u);
-  EXPECT_EQ(pypi[0].package.name, "b");
+  EXPECT_EQ(pypi[0].coordinate.name, "b");
   auto any = MUST(q_->lease(lease_by("w", 10, 600, 3, {})));
   ASSERT_EQ(any.size(), 1u);
-  EXPECT_EQ(any[0].package.name, "a");
+  EXPECT_EQ(any[0].coordinate.name, "a");
 }
 
 TEST_P(QueueTest, CountsQueuedAndLeasedJobs) {
@@ -546,18 +549,20 @@ TEST_P(QueueTest, CountsQueuedAndLeasedJobs) {
   pause_secs(0.005);
   MUST(q_->enqueue(req(pkg("b"))));
   MUST(q_->enqueue(req(pkg("c"), Trigger::kRescan)));
-  MUST(q_->enqueue(req(pkg("d", "1", "pypi", PackageKind::kPypi), Trigger::kWebhook)));
+  MUST(q_->enqueue(req(pkg("d", "1", "pypi"), Trigger::kWebhook)));
   auto leased = MUST(q_->lease(lease_by("w1", 1)));
   ASSERT_EQ(leased.size(), 1u);
 
   auto c = MUST(q_->counts());
   using Key = std::pair<std::string, std::string>;
+  // Upstream's depth: open jobs, leased or not.
   EXPECT_EQ(c.queued, (std::map<Key, std::int64_t>{
-                          {{"npmjs", "first_seen"}, 1}, {{"npmjs", "rescan"}, 1}, {{"pypi", "webhook"}, 1}}));
+                          {{"npmjs", "first_seen"}, 2}, {{"npmjs", "rescan"}, 1}, {{"pypi", "webhook"}, 1}}));
   EXPECT_EQ(c.leased, (std::map<std::string, std::int64_t>{{"w1", 1}}));
 
-  ASSERT_TRUE(MUST(q_->complete(leased[0].id, "w1", plain_verdict(leased[0].package, MUST(q_->now())))));
+  ASSERT_TRUE(MUST(q_->complete(leased[0].id, "w1", plain_verdict(leased[0].coordinate, MUST(q_->now())))));
   EXPECT_TRUE(MUST(q_->counts()).leased.empty());
+  EXPECT_EQ(MUST(q_->counts()).queued.at({"npmjs", "first_seen"}), 1);
 }
 
 TEST_P(QueueTest, WorkerHeartbeatIsRecordedAndRefreshed) {
@@ -576,7 +581,7 @@ TEST_P(QueueTest, WorkerHeartbeatIsRecordedAndRefreshed) {
 }
 
 TEST_P(QueueTest, AReopenedQueueKeepsEverything) {
-  Package done = pkg("done"), leased = pkg("leased"), waiting = pkg("waiting", "2", "pypi", PackageKind::kPypi);
+  Coordinate done = pkg("done"), leased = pkg("leased"), waiting = pkg("waiting", "2", "pypi");
   std::int64_t now = MUST(q_->now());
   RecordedVerdict v = hostile_verdict(done, now);
   std::string done_id = scan(done, v);
@@ -664,7 +669,7 @@ TEST_P(QueueTest, FourWorkersCompleteEveryJobExactlyOnce) {
           std::lock_guard lock(mu);
           holders[j.id].push_back(me);
         }
-        auto done = queues[w]->complete(j.id, me, plain_verdict(j.package, j.created_at));
+        auto done = queues[w]->complete(j.id, me, plain_verdict(j.coordinate, j.created_at));
         std::lock_guard lock(mu);
         if (!done) {
           problems.push_back(me + " complete: " + done.error().message);
@@ -702,7 +707,7 @@ TEST_P(QueueTest, FourWorkersCompleteEveryJobExactlyOnce) {
 }
 
 TEST_P(QueueTest, AnUnknownSpellingInARowIsAnErrorNamingIt) {
-  Package p = pkg("a");
+  Coordinate p = pkg("a");
   scan(p, hostile_verdict(p, MUST(q_->now())));
   MUST(q_->enqueue(req(pkg("b"))));
   std::string prefix = GetParam() == "sqlite" ? "sqlite " : "postgresql 127.0.0.1:";
@@ -718,12 +723,19 @@ TEST_P(QueueTest, AnUnknownSpellingInARowIsAnErrorNamingIt) {
   ASSERT_FALSE(counted.has_value());
   EXPECT_NE(counted.error().message.find("tomorrow"), std::string::npos) << counted.error().message;
 
-  store_->tamper("UPDATE artifact_findings SET severity = 'apocalyptic' WHERE ordinal = 1");
+  store_->tamper("UPDATE artifact_findings SET kind = 'apocalyptic' WHERE scanner = 'trivy'");
   auto v = q_->verdict("npmjs", "a", "1.0.0");
   ASSERT_FALSE(v.has_value());
-  EXPECT_NE(v.error().message.find("artifact_findings.severity: unknown value \"apocalyptic\""), std::string::npos)
+  EXPECT_NE(v.error().message.find("artifact_findings.kind: unknown value \"apocalyptic\""), std::string::npos)
       << v.error().message;
-  store_->tamper("UPDATE artifact_findings SET severity = 'high' WHERE ordinal = 1");
+  store_->tamper("UPDATE artifact_findings SET kind = 'vulnerability' WHERE scanner = 'trivy'");
+  // A severity outside the set reads as unknown, as upstream's readers read it (B.2).
+  store_->tamper("UPDATE artifact_findings SET severity = 'apocalyptic' WHERE scanner = 'trivy'");
+  v = q_->verdict("npmjs", "a", "1.0.0");
+  ASSERT_TRUE(v.has_value()) << v.error().message;
+  ASSERT_EQ((*v)->verdict.findings.size(), 3u);
+  EXPECT_EQ((*v)->verdict.findings[1].scanner, "trivy");
+  EXPECT_EQ((*v)->verdict.findings[1].severity, Severity::kUnknown);
   store_->tamper("UPDATE artifact_verdicts SET state = 'ok\nx'");
   v = q_->verdict("npmjs", "a", "1.0.0");
   ASSERT_FALSE(v.has_value());
@@ -753,6 +765,55 @@ TEST(SqliteQueue, AnErrorNamesTheFile) {
       << q.error().message;
 }
 
+// A queue file of this project's first schema (a job with a kind, findings by ordinal) opens
+// in upstream's shapes with nothing lost.
+TEST(SqliteQueue, AFileOfTheFirstSchemaIsMigratedWithNothingLost) {
+  Store store("sqlite");
+  store.move_to_fresh_place();
+  store.tamper(R"(
+CREATE TABLE scan_jobs (id TEXT PRIMARY KEY, registry TEXT NOT NULL, package_name TEXT NOT NULL,
+  version TEXT NOT NULL, kind TEXT NOT NULL, published_at INTEGER, artifact_sha256 TEXT NOT NULL DEFAULT '',
+  "trigger" TEXT NOT NULL, priority INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, leased_until INTEGER,
+  leased_by TEXT, completed_at INTEGER, last_error TEXT, created_at INTEGER NOT NULL);
+CREATE UNIQUE INDEX scan_jobs_one_open ON scan_jobs (registry, package_name, version) WHERE completed_at IS NULL;
+CREATE INDEX scan_jobs_ready ON scan_jobs (priority, created_at) WHERE completed_at IS NULL;
+CREATE INDEX scan_jobs_coordinate ON scan_jobs (registry, package_name, version, created_at);
+CREATE TABLE artifact_verdicts (registry TEXT NOT NULL, package_name TEXT NOT NULL, version TEXT NOT NULL,
+  kind TEXT NOT NULL, state TEXT NOT NULL, reason_codes TEXT NOT NULL, policy_ref TEXT NOT NULL,
+  available_at INTEGER, evaluated_at INTEGER NOT NULL, last_scanned_at INTEGER, scanners_done TEXT NOT NULL,
+  PRIMARY KEY (registry, package_name, version));
+CREATE TABLE artifact_findings (registry TEXT NOT NULL, package_name TEXT NOT NULL, version TEXT NOT NULL,
+  ordinal INTEGER NOT NULL, scanner TEXT NOT NULL, kind TEXT NOT NULL, code TEXT NOT NULL, severity TEXT NOT NULL,
+  reference TEXT, summary TEXT NOT NULL, raw TEXT NOT NULL, PRIMARY KEY (registry, package_name, version, ordinal));
+CREATE TABLE worker_heartbeats (worker_id TEXT PRIMARY KEY, last_seen INTEGER NOT NULL, registries TEXT NOT NULL);
+INSERT INTO scan_jobs (id, registry, package_name, version, kind, "trigger", priority, created_at)
+  VALUES ('7d3c1f7e-1111-4222-8333-444455556666', 'local', 'waiting', '1.0.0', 'npm', 'webhook', 1, 1700000000000);
+INSERT INTO artifact_verdicts VALUES ('local', 'done', '2.0.0', 'pypi', 'denied', '["MALWARE_SIGNAL"]',
+  'local/default', NULL, 1700000000000, 1700000000000, '["guarddog","yara"]');
+INSERT INTO artifact_findings VALUES ('local', 'done', '2.0.0', 0, 'yara', 'malware_signal', 'MALWARE_SIGNAL',
+  'high', 'rule_b', 'second rule', '{"rule":"b"}');
+INSERT INTO artifact_findings VALUES ('local', 'done', '2.0.0', 1, 'guarddog', 'malware_signal', 'MALWARE_SIGNAL',
+  'critical', NULL, 'exec', '');
+PRAGMA user_version = 1;)");
+  auto q = MUST(store.open());
+  auto open = MUST(q->open_job("local", "waiting", "1.0.0"));
+  ASSERT_TRUE(open.has_value());
+  EXPECT_EQ(open->id, "7d3c1f7e-1111-4222-8333-444455556666");
+  EXPECT_EQ(open->trigger, Trigger::kWebhook);
+  auto v = MUST(q->verdict("local", "done", "2.0.0"));
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->verdict.state, VerdictState::kDenied);
+  EXPECT_EQ(v->verdict.scanners_done, (std::vector<std::string>{"guarddog", "yara"}));
+  ASSERT_EQ(v->verdict.findings.size(), 2u);
+  EXPECT_EQ(v->verdict.findings[0].scanner, "yara") << "the recorded order is kept";
+  EXPECT_EQ(v->verdict.findings[0].raw, R"({"rule":"b"})");
+  EXPECT_EQ(v->verdict.findings[1].scanner, "guarddog");
+  EXPECT_EQ(v->verdict.findings[1].raw, "");
+  EXPECT_EQ(store.scalar("SELECT count(*) FROM pragma_table_info('scan_jobs') WHERE name = 'kind'"), "0");
+  EXPECT_EQ(store.scalar("PRAGMA user_version"), "2");
+  EXPECT_EQ(store.scalar("SELECT count(DISTINCT id) FROM artifact_findings"), "2");
+}
+
 TEST(PostgresQueue, AnErrorNamesTheServerNeverThePassword) {
   for (const std::string dsn : {"postgresql://app:hunter2secret@127.0.0.1:1/batlehub?connect_timeout=5",
                                 "host=127.0.0.1 port=1 user=app password=hunter2secret dbname=batlehub"}) {
@@ -767,6 +828,135 @@ TEST(PostgresQueue, AnErrorNamesTheServerNeverThePassword) {
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().message.rfind("postgresql: ", 0), 0u) << bad.error().message;
   EXPECT_EQ(bad.error().message.find("hunter2secret"), std::string::npos) << bad.error().message;
+}
+
+std::string upstream_schema() {
+  std::ifstream in(std::string(BATLEHUB_SOURCE_DIR) + "/tests/upstream/schema.sql");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (text.str().empty()) throw std::runtime_error("tests/upstream/schema.sql is missing");
+  return text.str();
+}
+
+std::string refusal(const Store& store) {
+  auto q = store.open();
+  if (q) return "(opened)";
+  return q.error().message;
+}
+
+// Upstream's own database (its migrator has run: _sqlx_migrations is there): nothing is
+// created, and what this worker writes lands in upstream's columns.
+TEST(PostgresQueue, OnUpstreamsDatabaseItCreatesNothingAndWritesUpstreamsRows) {
+  Store store("postgresql");
+  store.tamper(upstream_schema());
+  const std::string tables = "SELECT string_agg(table_name::text, ',' ORDER BY table_name) FROM "
+                             "information_schema.tables WHERE table_schema = current_schema()";
+  const std::string before = store.scalar(tables);
+  auto q = MUST(store.open());
+  EXPECT_EQ(store.scalar(tables), before);
+  EXPECT_EQ(store.scalar("SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname "
+                         "LIKE 'idx_%'"),
+            "0")
+      << "an index of this worker's was made on upstream's database";
+
+  Coordinate p = pkg("evil-pkg", "6.6.6");
+  auto e = MUST(q->enqueue(req(p, Trigger::kWebhook, 1700000000)));
+  EXPECT_EQ(store.scalar("SELECT priority || ' ' || trigger || ' ' || extract(epoch FROM published_at)::bigint || ' ' "
+                         "|| (artifact_sha256 IS NULL) FROM scan_jobs"),
+            "1 webhook 1700000000 true");
+  ASSERT_EQ(MUST(q->lease(lease_by("w1"))).size(), 1u);
+  std::int64_t now = MUST(q->now());
+  RecordedVerdict v = hostile_verdict(p, now);
+  v.verdict.state = VerdictState::kQuarantined;
+  v.verdict.available_at = now + 3600;
+  ASSERT_TRUE(MUST(q->complete(e.job_id, "w1", v)));
+  EXPECT_EQ(store.scalar("SELECT (completed_at IS NOT NULL) || ' ' || (leased_until IS NULL) FROM scan_jobs"),
+            "true true");
+  EXPECT_EQ(store.scalar("SELECT state || ' ' || array_to_string(reason_codes, ',') || ' ' || policy_ref || ' ' || "
+                         "(extract(epoch FROM available_at)::bigint - extract(epoch FROM evaluated_at)::bigint) "
+                         "FROM artifact_verdicts"),
+            "quarantined MALWARE_SIGNAL,VULNERABILITY,SCAN_PENDING npmjs/default 3600");
+  // Findings: a uuid each, raw as jsonb, confidence and available_at where given.
+  EXPECT_EQ(store.scalar("SELECT count(DISTINCT id) FROM artifact_findings"), "3");
+  EXPECT_EQ(store.scalar("SELECT raw->>'rule' || ' ' || confidence FROM artifact_findings WHERE scanner = 'guarddog'"),
+            "exec-base64 200");
+  EXPECT_EQ(store.scalar("SELECT jsonb_typeof(raw) FROM artifact_findings WHERE scanner = 'trivy'"), "object");
+  EXPECT_EQ(store.scalar("SELECT string_agg(scanner, ',' ORDER BY created_at, scanner) FROM artifact_findings"),
+            "guarddog,trivy,yara")
+      << "upstream's read order is the order recorded";
+  expect_same(*MUST(q->verdict("npmjs", "evil-pkg", "6.6.6")), v);
+  EXPECT_TRUE(MUST(q->worker_heartbeat("w1", {"npmjs", "it's \"q\""})));
+  EXPECT_EQ(store.scalar("SELECT registries[2] FROM worker_heartbeats"), "it's \"q\"");
+}
+
+TEST(PostgresQueue, OnAnEmptyDatabaseItMakesUpstreamsTablesAndNoOthers) {
+  Store store("postgresql");
+  auto q = MUST(store.open());
+  EXPECT_EQ(store.scalar("SELECT string_agg(table_name::text, ',' ORDER BY table_name) FROM "
+                         "information_schema.tables WHERE table_schema = current_schema()"),
+            "artifact_dedup_index,artifact_dedup_refs,artifact_findings,artifact_storage,artifact_verdicts,scan_jobs,"
+            "worker_heartbeats");
+  // Column for column what tests/upstream/schema.sql makes: the same check passes on both.
+  const std::string columns =
+      "SELECT string_agg(table_name || '.' || column_name || ':' || udt_name || ':' || is_nullable || ':' || "
+      "coalesce(column_default, ''), ',' ORDER BY table_name, column_name) FROM information_schema.columns WHERE "
+      "table_schema = current_schema() AND table_name <> '_sqlx_migrations'";
+  const std::string ours = store.scalar(columns);
+  Store upstream("postgresql");
+  upstream.tamper(upstream_schema());
+  EXPECT_EQ(ours, upstream.scalar(columns));
+}
+
+TEST(PostgresQueue, AMissingOrDifferentColumnIsRefusedByName) {
+  struct Case {
+    std::string change, message;
+  };
+  const std::vector<Case> cases = {
+      {"DROP TABLE worker_heartbeats",
+       "schema: upstream's database has no table worker_heartbeats (upstream's migration 052)"},
+      {"ALTER TABLE scan_jobs DROP COLUMN published_at",
+       "schema: scan_jobs.published_at is missing from upstream's database (upstream's migration 051 has it)"},
+      {"ALTER TABLE artifact_findings ALTER COLUMN raw TYPE text",
+       "schema: artifact_findings.raw is of type text where upstream's is jsonb"},
+      {"ALTER TABLE artifact_verdicts ALTER COLUMN policy_ref DROP NOT NULL",
+       "schema: artifact_verdicts.policy_ref takes NULL where upstream's is NOT NULL"},
+      {"ALTER TABLE scan_jobs ADD COLUMN shard integer NOT NULL",
+       "schema: scan_jobs.shard is NOT NULL with no default, and this worker does not know it"},
+  };
+  for (const Case& c : cases) {
+    Store store("postgresql");
+    store.tamper(upstream_schema());
+    store.tamper(c.change);
+    const std::string m = refusal(store);
+    EXPECT_EQ(m.rfind("postgresql 127.0.0.1:", 0), 0u) << m;
+    EXPECT_NE(m.find(c.message), std::string::npos) << c.change << "\n" << m;
+  }
+  // A column upstream added with a default is no business of this worker's.
+  Store store("postgresql");
+  store.tamper(upstream_schema());
+  store.tamper("ALTER TABLE scan_jobs ADD COLUMN shard integer NOT NULL DEFAULT 0");
+  EXPECT_EQ(refusal(store), "(opened)");
+}
+
+// The tables this project made before it spoke upstream's schema: refused with what was
+// found and what to do, and left as they are.
+TEST(PostgresQueue, ThisProjectsOldTablesAreRefusedWithWhatToDo) {
+  Store store("postgresql");
+  store.tamper(R"(CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL);
+    INSERT INTO schema_migrations VALUES (1, now());
+    CREATE TABLE scan_jobs (id uuid PRIMARY KEY, registry text NOT NULL, package_name text NOT NULL,
+      version text NOT NULL, kind text NOT NULL, published_at timestamptz, artifact_sha256 text, trigger text NOT NULL,
+      priority smallint NOT NULL, attempts integer NOT NULL DEFAULT 0, leased_until timestamptz, leased_by text,
+      completed_at timestamptz, last_error text, created_at timestamptz NOT NULL DEFAULT now());
+    INSERT INTO scan_jobs (id, registry, package_name, version, kind, trigger, priority)
+      VALUES (gen_random_uuid(), 'npmjs', 'a', '1', 'npm', 'first_seen', 0);)");
+  const std::string m = refusal(store);
+  EXPECT_NE(m.find("scan_jobs has a column \"kind\", which upstream's scan_jobs does not"), std::string::npos) << m;
+  EXPECT_NE(m.find("(with its schema_migrations)"), std::string::npos) << m;
+  EXPECT_NE(m.find("DROP TABLE scan_jobs"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  EXPECT_EQ(store.scalar("SELECT count(*) FROM scan_jobs"), "1");
+  EXPECT_EQ(store.scalar("SELECT to_regclass('artifact_findings') IS NULL"), "t") << "nothing was created beside them";
 }
 
 TEST(PostgresQueue, ReconnectsOnceAfterTheServerDroppedTheConnection) {

@@ -282,7 +282,8 @@ TEST_F(SarifValidator, a_refusal_validates_with_no_error_and_no_warning) {
 // could name (a space, a '#', a colon, non-ASCII, a climb out of the archive).
 TEST_F(SarifValidator, failures_and_findings_without_a_line_or_a_file_validate_with_no_error_and_no_warning) {
   server::ScanReport a;
-  a.verdict.package = core::Package{core::PackageKind::kNpm, "odd name", "1.0.0", "local"};
+  a.verdict.package = core::Coordinate{"local", "odd name", "1.0.0"};
+  a.kind = core::PackageKind::kNpm;
   a.verdict.state = core::VerdictState::kQuarantined;
   a.artifact_path = (s_->root() / "odd dir" / "odd #1.tgz").string();
   a.ran = {{"guarddog", std::nullopt}, {"yara", std::nullopt}, {"trivy", "trivy exited 1: DB error"}};

@@ -1,12 +1,14 @@
 // `batlehub submit` with an S3 default backend, as an operator runs it: the artifact is
-// queued as always, and also put where the storage transport finds it — its content once as
-// blob/<sha256>, a ref at artifact:<registry>/<name>/<version> — so that the router presigns
-// it in place. Against versitygw on loopback (the fixture "s3").
+// cached the way upstream's deduplicating router caches it (upstream-storage-and-queue.md
+// A.6) — its content once as blob/<sha256>, the logical key's rows in the dedup tables, and
+// nothing at the logical key itself (upstream would read an object there as the artifact) —
+// then queued. Against versitygw on loopback (the fixture "s3").
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <fstream>
 
+#include "adapters/queue/sqlite_queue.h"
 #include "adapters/storage/router.h"
 #include "adapters/storage/s3_backend.h"
 #include "s3_peer.h"
@@ -77,43 +79,51 @@ TEST_F(SubmitToStorage, the_artifact_is_queued_and_its_blob_and_ref_are_where_th
   ASSERT_TRUE(s3) << s3.error();
   std::shared_ptr<core::StorageBackend> backend(std::move(*s3));
   EXPECT_EQ(*backend->get(adapters::blob_key(sha), 1 << 20), bytes);
+  // Upstream's key for an npm tarball; nothing stored at it.
+  const std::string logical = "artifact:" + registry_ + "/leftpad/1.3.0/tarball";
+  EXPECT_EQ(backend->head(logical).error().kind, core::StorageError::Kind::kNotFound);
+  auto q = adapters::open_sqlite_queue((s_.root() / "state" / "queue.sqlite3").string());
+  ASSERT_TRUE(q) << q.error().message;
+  auto rows = (*q)->cached_artifacts(logical, false);
+  ASSERT_TRUE(rows) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].content_hash, sha);
+  EXPECT_EQ((*rows)[0].content_key, adapters::blob_key(sha));
+  EXPECT_EQ((*rows)[0].size_bytes, static_cast<std::int64_t>(bytes.size()));
+  EXPECT_EQ((*rows)[0].backend_name, std::optional<std::string>("default")) << "the single shape's one backend";
+  // Where the storage transport presigns it from.
   adapters::StorageRouter router({backend}, "s3");
-  const std::string logical = "artifact:" + registry_ + "/leftpad/1.3.0";
-  auto where = router.resolve(logical);
+  auto where = router.locate_blob(sha);
   ASSERT_TRUE(where) << where.error().message;
-  EXPECT_EQ(where->key, adapters::blob_key(sha));
-  EXPECT_EQ(where->size, bytes.size());
-  auto url = router.presign_get(logical, std::chrono::seconds(60));
+  auto url = where->backend->presign_get(where->key, std::chrono::seconds(60));
   ASSERT_TRUE(url) << url.error().message;
   EXPECT_NE(url->find("/" + std::string(BATLEHUB_TEST_S3_BUCKET) + "/blob/" + sha + "?"), std::string::npos) << *url;
 
-  // The same content under a second name: a second ref, no second blob.
+  // The same content under a second name: a second ref to the same content, no second blob.
   const auto before = backend->head(adapters::blob_key(sha));
   ASSERT_TRUE(before);
   Ran again = batlehub({"submit", "--config", config(BATLEHUB_TEST_S3_ENDPOINT_BUILT).string(), "--registry", registry_,
                         archive("rightpad-1.0.0.tgz", bytes).string()},
                        s_.root() / "again.out");
   ASSERT_EQ(again.status, 0) << again.out;
-  EXPECT_EQ(router.resolve("artifact:" + registry_ + "/rightpad/1.0.0")->key, adapters::blob_key(sha));
+  auto second = (*q)->cached_artifacts("artifact:" + registry_ + "/rightpad/1.0.0/tarball", false);
+  ASSERT_TRUE(second && second->size() == 1u);
+  EXPECT_EQ((*second)[0].content_hash, sha);
   EXPECT_EQ(backend->head(adapters::blob_key(sha))->last_modified, before->last_modified);
 
   (void)backend->remove(adapters::blob_key(sha));
-  (void)backend->remove(logical);
-  (void)backend->remove("artifact:" + registry_ + "/rightpad/1.0.0");
 }
 
-TEST_F(SubmitToStorage, an_unreachable_cache_is_said_and_the_artifact_is_still_queued) {
-  // A loopback port nothing listens on: not caching costs an upload per job, never a job. The
-  // bucket is asked at once (HeadBucket, as the worker does at start), and the warning says
-  // why, in upstream's words.
+// The worker reads artifacts from [storage] only: an archive that cannot be cached is not
+// queued, and the bucket's own answer says why (HeadBucket, as the worker asks at start).
+TEST_F(SubmitToStorage, an_unreachable_cache_is_said_and_nothing_is_queued) {
   Ran r = batlehub({"submit", "--config", config("http://127.0.0.1:9").string(), "--registry", registry_,
                     archive("leftpad-1.3.1.tgz", "x").string()},
                    s_.root() / "submit.out");
-  ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("warning: the artifacts are not cached in [storage]: "), std::string::npos) << r.out;
+  EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("S3 bucket '" + std::string(BATLEHUB_TEST_S3_BUCKET) + "' is not reachable"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("queued " + registry_ + ":leftpad@1.3.1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("queued"), std::string::npos) << r.out;
 }
 
 }  // namespace

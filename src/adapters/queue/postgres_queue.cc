@@ -3,8 +3,10 @@
 #include <libpq-fe.h>
 
 #include <array>
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,16 +24,66 @@ namespace {
 using core::QueueError;
 namespace rows = queue_rows;
 
-// Applied in order, each once, in its own transaction; schema_migrations lists those
-// applied. Append only: a released migration is never edited.
-constexpr std::array<const char*, 1> kMigrations{
-    R"sql(
-CREATE TABLE scan_jobs (
+// Upstream's tables, as its migrations leave them (upstream-storage-and-queue.md B.2 and
+// A.6: migrations 002, 004, 007 and 049–052), for a database upstream has never migrated:
+// this worker alone, beside no proxy. On upstream's own database nothing here runs; the
+// columns are checked against kTables instead. IF NOT EXISTS, as upstream's own DDL: a
+// table made by either side is the other's.
+constexpr const char* kUpstreamDdl = R"sql(
+CREATE TABLE IF NOT EXISTS artifact_dedup_index (
+  content_hash text PRIMARY KEY,
+  content_key text NOT NULL,
+  ref_count integer NOT NULL DEFAULT 1,
+  size_bytes bigint
+);
+CREATE TABLE IF NOT EXISTS artifact_dedup_refs (
+  logical_key text PRIMARY KEY,
+  content_hash text NOT NULL REFERENCES artifact_dedup_index (content_hash)
+);
+CREATE INDEX IF NOT EXISTS idx_artifact_dedup_refs_content_hash ON artifact_dedup_refs (content_hash);
+CREATE TABLE IF NOT EXISTS artifact_storage (
+  storage_key text PRIMARY KEY,
+  backend_name text NOT NULL,
+  stored_at timestamptz NOT NULL DEFAULT now(),
+  size_bytes bigint
+);
+CREATE INDEX IF NOT EXISTS idx_artifact_storage_backend_name ON artifact_storage (backend_name);
+CREATE TABLE IF NOT EXISTS artifact_verdicts (
+  registry text NOT NULL,
+  package_name text NOT NULL,
+  version text NOT NULL,
+  state text NOT NULL,
+  reason_codes text[] NOT NULL DEFAULT '{}',
+  policy_ref text NOT NULL,
+  available_at timestamptz,
+  evaluated_at timestamptz NOT NULL,
+  last_scanned_at timestamptz,
+  scanners_done text[] NOT NULL DEFAULT '{}',
+  PRIMARY KEY (registry, package_name, version)
+);
+CREATE INDEX IF NOT EXISTS idx_artifact_verdicts_registry_state ON artifact_verdicts (registry, state);
+CREATE TABLE IF NOT EXISTS artifact_findings (
   id uuid PRIMARY KEY,
   registry text NOT NULL,
   package_name text NOT NULL,
   version text NOT NULL,
+  scanner text NOT NULL,
   kind text NOT NULL,
+  code text NOT NULL,
+  severity text NOT NULL,
+  reference text,
+  summary text NOT NULL,
+  confidence smallint,
+  available_at timestamptz,
+  raw jsonb NOT NULL DEFAULT 'null'::jsonb,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS idx_artifact_findings_coordinate ON artifact_findings (registry, package_name, version);
+CREATE TABLE IF NOT EXISTS scan_jobs (
+  id uuid PRIMARY KEY,
+  registry text NOT NULL,
+  package_name text NOT NULL,
+  version text NOT NULL,
   published_at timestamptz,
   artifact_sha256 text,
   trigger text NOT NULL,
@@ -39,67 +91,120 @@ CREATE TABLE scan_jobs (
   attempts integer NOT NULL DEFAULT 0,
   leased_until timestamptz,
   leased_by text,
-  completed_at timestamptz,
   last_error text,
-  created_at timestamptz NOT NULL DEFAULT now()
+  created_at timestamptz NOT NULL DEFAULT now(),
+  completed_at timestamptz
 );
-CREATE UNIQUE INDEX scan_jobs_one_open ON scan_jobs (registry, package_name, version) WHERE completed_at IS NULL;
-CREATE INDEX scan_jobs_ready ON scan_jobs (priority, created_at) WHERE completed_at IS NULL;
-CREATE INDEX scan_jobs_coordinate ON scan_jobs (registry, package_name, version, created_at);
-CREATE TABLE artifact_verdicts (
-  registry text NOT NULL,
-  package_name text NOT NULL,
-  version text NOT NULL,
-  kind text NOT NULL,
-  state text NOT NULL,
-  reason_codes text[] NOT NULL,
-  policy_ref text NOT NULL,
-  available_at timestamptz,
-  evaluated_at timestamptz NOT NULL,
-  last_scanned_at timestamptz,
-  scanners_done text[] NOT NULL,
-  PRIMARY KEY (registry, package_name, version)
-);
-CREATE TABLE artifact_findings (
-  registry text NOT NULL,
-  package_name text NOT NULL,
-  version text NOT NULL,
-  ordinal integer NOT NULL,
-  scanner text NOT NULL,
-  kind text NOT NULL,
-  code text NOT NULL,
-  severity text NOT NULL,
-  reference text,
-  summary text NOT NULL,
-  raw text NOT NULL,
-  PRIMARY KEY (registry, package_name, version, ordinal),
-  FOREIGN KEY (registry, package_name, version) REFERENCES artifact_verdicts ON DELETE CASCADE
-);
-CREATE TABLE worker_heartbeats (
+CREATE UNIQUE INDEX IF NOT EXISTS idx_scan_jobs_open_coordinate ON scan_jobs (registry, package_name, version)
+  WHERE completed_at IS NULL;
+CREATE INDEX IF NOT EXISTS idx_scan_jobs_lease ON scan_jobs (priority, created_at) WHERE completed_at IS NULL;
+CREATE TABLE IF NOT EXISTS worker_heartbeats (
   worker_id text PRIMARY KEY,
   last_seen timestamptz NOT NULL,
-  registries text[] NOT NULL
+  registries text[] NOT NULL DEFAULT '{}'
 );
-)sql"};
+)sql";
 
-// Held by the transaction that applies a migration, so that two workers starting together
-// apply each once ("batlehub" in ASCII).
-constexpr std::int64_t kMigrationLock = 0x6261746c65687562;
+// What this worker reads and writes, column by column, as upstream's DDL has it: the type
+// as information_schema.columns.udt_name spells it, and whether it takes NULL.
+struct ColumnSpec {
+  const char* name;
+  const char* udt;
+  bool nullable;
+};
+struct TableSpec {
+  const char* name;
+  const char* migration;  // upstream's, for the message when it is missing
+  std::vector<ColumnSpec> columns;
+};
+const std::vector<TableSpec>& upstream_tables() {
+  static const std::vector<TableSpec> kTables{
+      {"scan_jobs",
+       "051",
+       {{"id", "uuid", false},
+        {"registry", "text", false},
+        {"package_name", "text", false},
+        {"version", "text", false},
+        {"published_at", "timestamptz", true},
+        {"artifact_sha256", "text", true},
+        {"trigger", "text", false},
+        {"priority", "int2", false},
+        {"attempts", "int4", false},
+        {"leased_until", "timestamptz", true},
+        {"leased_by", "text", true},
+        {"last_error", "text", true},
+        {"created_at", "timestamptz", false},
+        {"completed_at", "timestamptz", true}}},
+      {"artifact_verdicts",
+       "049",
+       {{"registry", "text", false},
+        {"package_name", "text", false},
+        {"version", "text", false},
+        {"state", "text", false},
+        {"reason_codes", "_text", false},
+        {"policy_ref", "text", false},
+        {"available_at", "timestamptz", true},
+        {"evaluated_at", "timestamptz", false},
+        {"last_scanned_at", "timestamptz", true},
+        {"scanners_done", "_text", false}}},
+      {"artifact_findings",
+       "050",
+       {{"id", "uuid", false},
+        {"registry", "text", false},
+        {"package_name", "text", false},
+        {"version", "text", false},
+        {"scanner", "text", false},
+        {"kind", "text", false},
+        {"code", "text", false},
+        {"severity", "text", false},
+        {"reference", "text", true},
+        {"summary", "text", false},
+        {"confidence", "int2", true},
+        {"available_at", "timestamptz", true},
+        {"raw", "jsonb", false},
+        {"created_at", "timestamptz", false}}},
+      {"worker_heartbeats",
+       "052",
+       {{"worker_id", "text", false}, {"last_seen", "timestamptz", false}, {"registries", "_text", false}}},
+      {"artifact_dedup_index",
+       "002",
+       {{"content_hash", "text", false},
+        {"content_key", "text", false},
+        {"ref_count", "int4", false},
+        {"size_bytes", "int8", true}}},
+      {"artifact_dedup_refs", "002", {{"logical_key", "text", false}, {"content_hash", "text", false}}},
+      {"artifact_storage",
+       "004",
+       {{"storage_key", "text", false},
+        {"backend_name", "text", false},
+        {"stored_at", "timestamptz", false},
+        {"size_bytes", "int8", true}}},
+  };
+  return kTables;
+}
+
+// Held while the tables are made or checked, so that two workers starting on an empty
+// database create them once ("batlehub" in ASCII).
+constexpr std::int64_t kSchemaLock = 0x6261746c65687562;
 
 #define BATLEHUB_EPOCH(col) "floor(extract(epoch FROM " col "))::bigint"
+// B.3's returned columns, and the rest of the row.
 constexpr std::string_view kJobColumns =
-    "id::text AS j_id, registry AS j_registry, package_name AS j_name, version AS j_version, kind AS j_kind, "
-    "coalesce(artifact_sha256, '') AS j_sha256, trigger AS j_trigger, attempts AS j_attempts, "
+    "id::text AS j_id, registry AS j_registry, package_name AS j_name, version AS j_version, "
+    BATLEHUB_EPOCH("published_at") " AS j_published_at, "
+    "trigger AS j_trigger, attempts AS j_attempts, "
     BATLEHUB_EPOCH("leased_until") " AS j_leased_until, leased_by AS j_leased_by, "
     BATLEHUB_EPOCH("created_at") " AS j_created_at, "
     BATLEHUB_EPOCH("completed_at") " AS j_completed_at, last_error AS j_last_error";
 
 // A job the worker still holds ($1 job, $2 worker), and an exhausted one ($1 job, $2
-// max_attempts): on the database's clock, so that workers on many hosts agree.
-constexpr std::string_view kHeld = "id = $1::uuid AND leased_by = $2 AND completed_at IS NULL AND leased_until > now()";
+// max_attempts): on the database's clock, so that workers on many hosts agree. Upstream
+// leases a row whose leased_until is strictly before now(), so a lease is live up to and
+// including its last instant.
+constexpr std::string_view kHeld = "id = $1::uuid AND leased_by = $2 AND completed_at IS NULL AND leased_until >= now()";
 constexpr std::string_view kExhausted =
     "id = $1::uuid AND completed_at IS NULL AND attempts >= $2::bigint "
-    "AND (leased_until IS NULL OR leased_until <= now())";
+    "AND (leased_until IS NULL OR leased_until < now())";
 
 // A JSON list of strings ($n) as text[], in order.
 #define BATLEHUB_TEXT_ARRAY(n) \
@@ -149,6 +254,21 @@ std::optional<std::string> server_label(const std::string& dsn) {
 }
 
 using Params = std::vector<std::optional<std::string>>;
+
+// A list bound as text[] ($n::text[]): PostgreSQL's array literal, every element quoted.
+std::string text_array(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (const std::string& s : items) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    for (char c : s) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
 std::optional<std::string> num(std::optional<std::int64_t> v) {
   if (!v) return std::nullopt;
   return std::to_string(*v);
@@ -198,15 +318,14 @@ rows::JobRow read_job(const Rows& r, int i) {
   row.registry = r.text(i, 1);
   row.package_name = r.text(i, 2);
   row.version = r.text(i, 3);
-  row.kind = r.text(i, 4);
-  row.artifact_sha256 = r.text(i, 5);
-  row.trigger = r.text(i, 6);
-  row.attempts = r.int64(i, 7);
-  row.leased_until = r.opt_int64(i, 8);
-  row.leased_by = r.opt_text(i, 9);
-  row.created_at = r.int64(i, 10);
-  row.completed_at = r.opt_int64(i, 11);
-  row.last_error = r.opt_text(i, 12);
+  row.published_at = r.opt_int64(i, 4);
+  row.trigger = r.text(i, 5);
+  row.attempts = r.int64(i, 6);
+  row.leased_until = r.opt_int64(i, 7);
+  row.leased_by = r.opt_text(i, 8);
+  row.created_at = r.int64(i, 9);
+  row.completed_at = r.opt_int64(i, 10);
+  row.last_error = r.opt_text(i, 11);
   return row;
 }
 
@@ -300,36 +419,59 @@ class PostgresQueue final : public core::ScanQueue {
 
   std::string_view backend() const override { return "postgresql"; }
 
-  Expected<Ok, QueueError> migrate() {
-    for (;;) {
-      auto applied = c_.write([&]() -> Expected<bool, QueueError> { return migrate_one(); });
-      if (!applied) return Unexpected(applied.error());
-      if (!*applied) return Ok{};
-    }
+  // Upstream's tables, made when this database has never seen upstream (no
+  // _sqlx_migrations, the bookkeeping of upstream's migrator), then checked column by column
+  // either way: a worker that would write rows upstream cannot read does not start.
+  Expected<Ok, QueueError> ensure_schema() {
+    return c_.write([&]() -> Expected<Ok, QueueError> {
+      if (auto l = c_.exec("schema", "SELECT pg_advisory_xact_lock($1::bigint)", {num(kSchemaLock)}); !l) {
+        return Unexpected(l.error());
+      }
+      auto found = c_.exec("schema", R"(SELECT to_regclass('_sqlx_migrations') IS NOT NULL,
+          EXISTS (SELECT 1 FROM information_schema.columns
+                   WHERE table_schema = current_schema() AND table_name = 'scan_jobs' AND column_name = 'kind'),
+          to_regclass('schema_migrations') IS NOT NULL)");
+      if (!found) return Unexpected(found.error());
+      const bool upstream = found->text(0, 0) == "t";
+      if (found->text(0, 1) == "t") {
+        return c_.failure(
+            "schema",
+            "scan_jobs has a column \"kind\", which upstream's scan_jobs does not: these are the tables "
+            "batlehub-sandbox made before it spoke upstream's schema" +
+                std::string(found->text(0, 2) == "t" ? " (with its schema_migrations)" : "") +
+                ". Point [database] url at batlehub's own database, or, when nothing in them is worth keeping, "
+                "drop them (DROP TABLE scan_jobs, artifact_findings, artifact_verdicts, worker_heartbeats, "
+                "schema_migrations) and start again: this worker then makes upstream's tables");
+      }
+      if (!upstream) {
+        if (auto d = c_.exec_constant("schema", kUpstreamDdl); !d) return Unexpected(d.error());
+      }
+      return check_columns(upstream);
+    });
   }
 
   Expected<core::Enqueued, QueueError> enqueue(const core::JobRequest& r) override {
     std::lock_guard lock(mu_);
     return c_.write([&]() -> Expected<core::Enqueued, QueueError> {
-      const core::Package& p = r.package;
       // The open job may complete between a conflict and the look-up; a few rounds settle it.
       for (int round = 0; round < 3; ++round) {
-        auto ins = c_.exec("enqueue", R"(INSERT INTO scan_jobs (id, registry, package_name, version, kind,
-                  artifact_sha256, trigger, priority)
-            VALUES (gen_random_uuid(), $1, $2, $3, $4, nullif($5, ''), $6, $7::smallint)
-            ON CONFLICT (registry, package_name, version) WHERE completed_at IS NULL DO NOTHING
+        const core::Coordinate& p = r.coordinate;
+        // B.3: a v4 uuid, ON CONFLICT DO NOTHING against the one-open-job index.
+        auto ins = c_.exec("enqueue", R"(INSERT INTO scan_jobs (id, registry, package_name, version, published_at,
+                  trigger, priority)
+            VALUES (gen_random_uuid(), $1, $2, $3, to_timestamp($4::bigint), $5, $6::smallint)
+            ON CONFLICT DO NOTHING
             RETURNING id::text)",
-                           {p.registry, p.name, p.version, std::string(core::to_string(p.kind)), r.artifact_sha256,
-                            std::string(core::to_string(r.trigger)), num(static_cast<std::int64_t>(r.trigger))});
+                           {p.registry, p.name, p.version, num(r.published_at), std::string(core::to_string(r.trigger)), num(static_cast<std::int64_t>(r.trigger))});
         if (!ins) return Unexpected(ins.error());
         if (ins->size() == 1) return core::Enqueued{ins->text(0, 0), true};
         auto open = c_.exec("enqueue", R"(SELECT id::text FROM scan_jobs
             WHERE registry = $1 AND package_name = $2 AND version = $3 AND completed_at IS NULL)",
-                            {p.registry, p.name, p.version});
+                            {r.coordinate.registry, r.coordinate.name, r.coordinate.version});
         if (!open) return Unexpected(open.error());
         if (open->size() == 1) return core::Enqueued{open->text(0, 0), false};
       }
-      return c_.failure("enqueue", "the open job of " + p.coordinate() + " kept changing");
+      return c_.failure("enqueue", "the open job of " + r.coordinate.coordinate() + " kept changing");
     });
   }
 
@@ -337,27 +479,17 @@ class PostgresQueue final : public core::ScanQueue {
     if (r.max <= 0) return std::vector<core::ScanJob>{};
     std::lock_guard lock(mu_);
     return c_.write([&]() -> Expected<std::vector<core::ScanJob>, QueueError> {
-      // One statement: the rows the subquery locks are the rows leased, and a row another
-      // worker is leasing right now is skipped rather than waited for.
-      auto leased =
-          c_.exec("lease",
-                  sql({R"(WITH leased AS (
-            UPDATE scan_jobs SET attempts = attempts + 1, leased_by = $1,
-                                 leased_until = now() + $2::bigint * interval '1 second'
-            WHERE id IN (SELECT id FROM scan_jobs
-                          WHERE completed_at IS NULL AND (leased_until IS NULL OR leased_until <= now())
-                            AND attempts < $3::bigint
-                            AND (jsonb_array_length($4::jsonb) = 0
-                                 OR registry IN (SELECT jsonb_array_elements_text($4::jsonb)))
-                          ORDER BY priority, created_at
-                          LIMIT $5::bigint
-                          FOR UPDATE SKIP LOCKED)
-            RETURNING )",
-                       kJobColumns, R"(, priority AS j_priority, created_at AS j_created_ts)
-          SELECT * FROM leased ORDER BY j_priority, j_created_ts)"}),
-                  {r.worker_id, num(r.lease_secs), num(r.max_attempts), rows::json_list(r.registries), num(r.max)});
-      if (!leased) return Unexpected(leased.error());
-      return jobs_of(*leased);
+      // Upstream's two picks (B.3): n−1 by priority and age, then one slot for the lowest
+      // tier waiting, so that a flood of first_seen never parks backfill for ever. A row the
+      // first pick leased is no longer a candidate for the second.
+      auto jobs = pick(r, "priority, created_at", std::max<std::int64_t>(r.max - 1, 1));
+      if (!jobs) return jobs;
+      if (r.max >= 2) {
+        auto low = pick(r, "priority DESC, created_at", 1);
+        if (!low) return low;
+        for (auto& j : *low) jobs->push_back(std::move(j));
+      }
+      return jobs;
     });
   }
 
@@ -395,13 +527,13 @@ class PostgresQueue final : public core::ScanQueue {
     });
   }
 
-  Expected<std::vector<core::ScanJob>, QueueError> exhausted(std::int64_t max_attempts) override {
+  Expected<std::vector<core::ScanJob>, QueueError> exhausted(std::int64_t max_attempts, std::int64_t limit) override {
     std::lock_guard lock(mu_);
     return c_.read([&]() -> Expected<std::vector<core::ScanJob>, QueueError> {
       auto found = c_.exec("exhausted", sql({"SELECT ", kJobColumns, R"( FROM scan_jobs
-          WHERE completed_at IS NULL AND attempts >= $1::bigint AND (leased_until IS NULL OR leased_until <= now())
-          ORDER BY created_at, id)"}),
-                           {num(max_attempts)});
+          WHERE completed_at IS NULL AND attempts >= $1::bigint AND (leased_until IS NULL OR leased_until < now())
+          ORDER BY created_at, id LIMIT $2::bigint)"}),
+                           {num(max_attempts), num(limit)});
       if (!found) return Unexpected(found.error());
       return jobs_of(*found);
     });
@@ -450,6 +582,69 @@ class PostgresQueue final : public core::ScanQueue {
     });
   }
 
+  Expected<std::vector<core::CachedArtifactRow>, QueueError> cached_artifacts(const std::string& key,
+                                                                              bool prefix) override {
+    std::lock_guard lock(mu_);
+    return c_.read([&]() -> Expected<std::vector<core::CachedArtifactRow>, QueueError> {
+      // A.6 step 1, and the keys artifact_storage alone knows (step 2's legacy objects).
+      const std::string_view match = prefix ? "left(%, length($1)) = $1" : "% = $1";
+      auto where = [&](std::string_view column) {
+        std::string out(match);
+        out.replace(out.find('%'), 1, column);
+        return out;
+      };
+      auto r = c_.exec("cached artifacts",
+                       sql({"WITH keys AS (SELECT logical_key AS k FROM artifact_dedup_refs WHERE ",
+                            where("logical_key"), " UNION SELECT storage_key FROM artifact_storage WHERE ",
+                            where("storage_key"), R"()
+          SELECT keys.k, coalesce(r.content_hash, ''), coalesce(i.content_key, ''), i.size_bytes, s.backend_name
+          FROM keys LEFT JOIN artifact_dedup_refs r ON r.logical_key = keys.k
+                    LEFT JOIN artifact_dedup_index i ON i.content_hash = r.content_hash
+                    LEFT JOIN artifact_storage s ON s.storage_key = keys.k
+          ORDER BY keys.k LIMIT $2::bigint)"}),
+                       {key, num(core::ScanQueue::kMaxCachedArtifactRows)});
+      if (!r) return Unexpected(r.error());
+      std::vector<core::CachedArtifactRow> out;
+      for (int i = 0; i < r->size(); ++i) {
+        out.push_back(core::CachedArtifactRow{r->text(i, 0), r->text(i, 1), r->text(i, 2), r->opt_int64(i, 3),
+                                              r->opt_text(i, 4)});
+      }
+      return out;
+    });
+  }
+
+  Expected<Ok, QueueError> record_artifact(const std::string& logical_key, const std::string& sha256,
+                                           std::int64_t size_bytes, const std::string& backend_name) override {
+    std::lock_guard lock(mu_);
+    return c_.write([&]() -> Expected<Ok, QueueError> {
+      auto old = c_.exec("record artifact",
+                         "SELECT content_hash FROM artifact_dedup_refs WHERE logical_key = $1 FOR UPDATE", {logical_key});
+      if (!old) return Unexpected(old.error());
+      if (old->size() == 1 && old->text(0, 0) == sha256) return Ok{};
+      auto idx = c_.exec("record artifact", R"(INSERT INTO artifact_dedup_index (content_hash, content_key, ref_count,
+              size_bytes) VALUES ($1, 'blob/' || $1, 1, $2::bigint)
+          ON CONFLICT (content_hash) DO UPDATE SET ref_count = artifact_dedup_index.ref_count + 1)",
+                         {sha256, num(size_bytes)});
+      if (!idx) return Unexpected(idx.error());
+      if (old->size() == 1) {
+        auto dec = c_.exec("record artifact",
+                           "UPDATE artifact_dedup_index SET ref_count = ref_count - 1 WHERE content_hash = $1",
+                           {old->text(0, 0)});
+        if (!dec) return Unexpected(dec.error());
+      }
+      auto ref = c_.exec("record artifact", R"(INSERT INTO artifact_dedup_refs (logical_key, content_hash)
+          VALUES ($1, $2) ON CONFLICT (logical_key) DO UPDATE SET content_hash = excluded.content_hash)",
+                         {logical_key, sha256});
+      if (!ref) return Unexpected(ref.error());
+      auto where = c_.exec("record artifact", R"(INSERT INTO artifact_storage (storage_key, backend_name, size_bytes)
+          VALUES ($1, $2, $3::bigint) ON CONFLICT (storage_key) DO UPDATE SET backend_name = excluded.backend_name,
+              stored_at = now(), size_bytes = excluded.size_bytes)",
+                           {logical_key, backend_name, num(size_bytes)});
+      if (!where) return Unexpected(where.error());
+      return Ok{};
+    });
+  }
+
   Expected<bool, QueueError> worker_heartbeat(const std::string& worker_id,
                                               const std::vector<std::string>& registries) override {
     std::lock_guard lock(mu_);
@@ -468,7 +663,7 @@ class PostgresQueue final : public core::ScanQueue {
     return c_.read([&]() -> Expected<core::QueueCounts, QueueError> {
       core::QueueCounts out;
       auto queued = c_.exec("counts", R"(SELECT registry, trigger, count(*) FROM scan_jobs
-          WHERE completed_at IS NULL AND (leased_until IS NULL OR leased_until <= now()) GROUP BY registry, trigger)");
+          WHERE completed_at IS NULL GROUP BY registry, trigger)");
       if (!queued) return Unexpected(queued.error());
       for (int i = 0; i < queued->size(); ++i) {
         std::string trigger = queued->text(i, 1);
@@ -477,7 +672,7 @@ class PostgresQueue final : public core::ScanQueue {
         out.queued[{queued->text(i, 0), trigger}] = queued->int64(i, 2);
       }
       auto leased = c_.exec("counts", R"(SELECT leased_by, count(*) FROM scan_jobs
-          WHERE completed_at IS NULL AND leased_until > now() GROUP BY leased_by)");
+          WHERE completed_at IS NULL AND leased_until >= now() GROUP BY leased_by)");
       if (!leased) return Unexpected(leased.error());
       for (int i = 0; i < leased->size(); ++i) out.leased[leased->text(i, 0)] = leased->int64(i, 1);
       return out;
@@ -494,29 +689,86 @@ class PostgresQueue final : public core::ScanQueue {
   }
 
  private:
-  // Within a transaction holding the migration lock: applies the next migration; false
-  // when there is none.
-  Expected<bool, QueueError> migrate_one() {
-    if (auto l = c_.exec("migrate", "SELECT pg_advisory_xact_lock($1::bigint)", {num(kMigrationLock)}); !l) {
-      return Unexpected(l.error());
+  // One pick: a single UPDATE whose subquery chooses and row-locks its candidates, so that
+  // choosing and leasing are one step, and a row another worker is leasing right now is
+  // skipped rather than waited for. `order` is one of two constants.
+  Expected<std::vector<core::ScanJob>, QueueError> pick(const core::LeaseRequest& r, std::string_view order,
+                                                        std::int64_t limit) {
+    auto leased = c_.exec("lease", sql({R"(WITH leased AS (
+            UPDATE scan_jobs SET leased_until = now() + make_interval(secs => $2::float8), leased_by = $1,
+                                 attempts = attempts + 1
+            WHERE id IN (SELECT id FROM scan_jobs
+                          WHERE completed_at IS NULL AND (leased_until IS NULL OR leased_until < now())
+                            AND attempts < $3::integer
+                            AND (cardinality($4::text[]) = 0 OR registry = ANY($4::text[]))
+                          ORDER BY )",
+                                        order, R"(
+                          LIMIT $5::bigint
+                          FOR UPDATE SKIP LOCKED)
+            RETURNING )",
+                                        kJobColumns, R"(, priority AS j_priority, created_at AS j_created_ts)
+          SELECT * FROM leased ORDER BY )",
+                                        order == "priority, created_at" ? "j_priority, j_created_ts"
+                                                                        : "j_priority DESC, j_created_ts"}),
+                          {r.worker_id, num(r.lease_secs), num(r.max_attempts), text_array(r.registries), num(limit)});
+    if (!leased) return Unexpected(leased.error());
+    return jobs_of(*leased);
+  }
+
+  Expected<Ok, QueueError> check_columns(bool upstream) {
+    auto cols = c_.exec("schema", R"(SELECT table_name::text, column_name::text, udt_name::text, is_nullable::text,
+            column_default IS NOT NULL
+        FROM information_schema.columns
+        WHERE table_schema = current_schema()
+          AND table_name IN ('scan_jobs', 'artifact_verdicts', 'artifact_findings', 'worker_heartbeats',
+                             'artifact_dedup_index', 'artifact_dedup_refs', 'artifact_storage'))");
+    if (!cols) return Unexpected(cols.error());
+    struct Seen {
+      std::string udt;
+      bool nullable = false;
+      bool has_default = false;
+    };
+    std::map<std::pair<std::string, std::string>, Seen> seen;
+    for (int i = 0; i < cols->size(); ++i) {
+      seen[{cols->text(i, 0), cols->text(i, 1)}] = Seen{cols->text(i, 2), cols->text(i, 3) == "YES", cols->text(i, 4) == "t"};
     }
-    auto t = c_.exec_constant("migrate", R"(CREATE TABLE IF NOT EXISTS schema_migrations (
-        version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now()))");
-    if (!t) return Unexpected(t.error());
-    auto v = c_.exec("migrate", "SELECT coalesce(max(version), 0)::bigint FROM schema_migrations");
-    if (!v) return Unexpected(v.error());
-    auto version = static_cast<std::size_t>(v->int64(0, 0));
-    if (version > kMigrations.size()) {
-      return c_.failure("migrate", "schema version " + std::to_string(version) + " is newer than this batlehub's " +
-                                       std::to_string(kMigrations.size()));
+    const std::string whose = upstream ? "upstream's database" : "this database";
+    for (const TableSpec& t : upstream_tables()) {
+      bool any = false;
+      for (const auto& [key, _] : seen) any = any || key.first == t.name;
+      if (!any) {
+        return c_.failure("schema", whose + " has no table " + t.name + " (upstream's migration " + t.migration +
+                                        "): upgrade batlehub and let its proxy migrate, then start this worker");
+      }
+      for (const ColumnSpec& col : t.columns) {
+        auto it = seen.find({t.name, col.name});
+        const std::string where = std::string(t.name) + "." + col.name;
+        if (it == seen.end()) {
+          return c_.failure("schema", where + " is missing from " + whose + " (upstream's migration " + t.migration +
+                                          " has it): upgrade batlehub and let its proxy migrate");
+        }
+        if (it->second.udt != col.udt) {
+          return c_.failure("schema", where + " is of type " + it->second.udt + " where upstream's is " + col.udt);
+        }
+        if (it->second.nullable != col.nullable) {
+          return c_.failure("schema", where + (col.nullable ? " is NOT NULL where upstream's takes NULL"
+                                                            : " takes NULL where upstream's is NOT NULL"));
+        }
+      }
+      // A newer upstream may add columns; one this worker would have to fill is refused here
+      // rather than at its first INSERT.
+      for (const auto& [key, c] : seen) {
+        if (key.first != t.name || c.nullable || c.has_default) continue;
+        bool known = false;
+        for (const ColumnSpec& col : t.columns) known = known || key.second == col.name;
+        if (!known) {
+          return c_.failure("schema", key.first + "." + key.second +
+                                          " is NOT NULL with no default, and this worker does not know it: a newer "
+                                          "upstream schema than this build reads");
+        }
+      }
     }
-    if (version == kMigrations.size()) return false;
-    std::string what = "migration " + std::to_string(version + 1);
-    if (auto m = c_.exec_constant(what, kMigrations[version]); !m) return Unexpected(m.error());
-    auto mark = c_.exec(what, "INSERT INTO schema_migrations (version) VALUES ($1::integer)",
-                        {num(static_cast<std::int64_t>(version + 1))});
-    if (!mark) return Unexpected(mark.error());
-    return true;
+    return Ok{};
   }
 
   Expected<std::vector<core::ScanJob>, QueueError> jobs_of(const Rows& r) {
@@ -533,50 +785,50 @@ class PostgresQueue final : public core::ScanQueue {
   // records the verdict for its coordinate and completes it.
   Expected<bool, QueueError> close_job(std::string_view what, std::string_view condition, const std::string& job_id,
                                        const std::string& who, const core::RecordedVerdict& v) {
-    auto job = c_.exec(
-        what, sql({"SELECT registry, package_name, version, kind FROM scan_jobs WHERE ", condition, " FOR UPDATE"}),
-        {job_id, who});
+    auto job = c_.exec(what, sql({"SELECT registry, package_name, version FROM scan_jobs WHERE ", condition, " FOR UPDATE"}),
+                       {job_id, who});
     if (!job) return Unexpected(job.error());
     if (job->size() != 1) return false;
-    std::string kind_text = job->text(0, 3);
-    auto kind = core::parse_package_kind(kind_text);
-    if (!kind) return c_.failure(what, rows::bad_value("scan_jobs", "kind", kind_text));
-    auto recorded = record_verdict(job->text(0, 0), job->text(0, 1), job->text(0, 2), *kind, v);
+    auto recorded = record_verdict(job->text(0, 0), job->text(0, 1), job->text(0, 2), v);
     if (!recorded) return Unexpected(recorded.error());
-    auto done = c_.exec(what, "UPDATE scan_jobs SET completed_at = now() WHERE id = $1::uuid", {job_id});
+    auto done = c_.exec(what, "UPDATE scan_jobs SET completed_at = now(), leased_until = NULL WHERE id = $1::uuid",
+                        {job_id});
     if (!done) return Unexpected(done.error());
     return true;
   }
 
-  // The verdict's row first: its lock orders two writers of one coordinate, so that their
-  // findings never interleave.
+  // B.4, in the caller's transaction. The verdict's row first: its lock orders two writers
+  // of one coordinate, so that their findings never interleave.
   Expected<Ok, QueueError> record_verdict(const std::string& registry, const std::string& name,
-                                          const std::string& version, core::PackageKind kind,
-                                          const core::RecordedVerdict& v) {
-    rows::VerdictRow row = rows::verdict_row(kind, v);
-    auto up = c_.exec("record verdict", R"(INSERT INTO artifact_verdicts (registry, package_name, version, kind, state,
-            reason_codes, policy_ref, evaluated_at, last_scanned_at, scanners_done)
-        VALUES ($1, $2, $3, $4, $5, )" BATLEHUB_TEXT_ARRAY("$6") R"(, $7, to_timestamp($8::bigint),
-                to_timestamp($9::bigint), )" BATLEHUB_TEXT_ARRAY("$10") R"()
-        ON CONFLICT (registry, package_name, version) DO UPDATE SET kind = excluded.kind, state = excluded.state,
+                                          const std::string& version, const core::RecordedVerdict& v) {
+    rows::VerdictRow row = rows::verdict_row(v);
+    auto up = c_.exec("record verdict", R"(INSERT INTO artifact_verdicts (registry, package_name, version, state,
+            reason_codes, policy_ref, available_at, evaluated_at, last_scanned_at, scanners_done)
+        VALUES ($1, $2, $3, $4, )" BATLEHUB_TEXT_ARRAY("$5") R"(, $6, to_timestamp($7::bigint),
+                to_timestamp($8::bigint), to_timestamp($9::bigint), )" BATLEHUB_TEXT_ARRAY("$10") R"()
+        ON CONFLICT (registry, package_name, version) DO UPDATE SET state = excluded.state,
             reason_codes = excluded.reason_codes, policy_ref = excluded.policy_ref,
-            evaluated_at = excluded.evaluated_at, last_scanned_at = excluded.last_scanned_at,
-            scanners_done = excluded.scanners_done)",
-                      {registry, name, version, row.kind, row.state, row.reason_codes, row.policy_ref,
+            available_at = excluded.available_at, evaluated_at = excluded.evaluated_at,
+            last_scanned_at = excluded.last_scanned_at, scanners_done = excluded.scanners_done)",
+                      {registry, name, version, row.state, row.reason_codes, row.policy_ref, num(row.available_at),
                        num(row.evaluated_at), num(row.last_scanned_at), row.scanners_done});
     if (!up) return Unexpected(up.error());
     auto del = c_.exec("record verdict",
                        "DELETE FROM artifact_findings WHERE registry = $1 AND package_name = $2 AND version = $3",
                        {registry, name, version});
     if (!del) return Unexpected(del.error());
+    // Upstream reads findings ORDER BY created_at, scanner, and its writer leaves created_at
+    // to now(), one value for the whole set. A microsecond apart each, they read back in the
+    // order they were recorded, by upstream's query and ours.
     std::int64_t ordinal = 0;
     for (const core::Finding& f : v.verdict.findings) {
       rows::FindingRow fr = rows::finding_row(f);
-      auto ins = c_.exec("record finding", R"(INSERT INTO artifact_findings (registry, package_name, version, ordinal,
-              scanner, kind, code, severity, reference, summary, raw)
-          VALUES ($1, $2, $3, $4::integer, $5, $6, $7, $8, $9, $10, $11))",
-                         {registry, name, version, num(ordinal++), fr.scanner, fr.kind, fr.code, fr.severity,
-                          fr.reference, fr.summary, fr.raw});
+      auto ins = c_.exec("record finding", R"(INSERT INTO artifact_findings (id, registry, package_name, version,
+              scanner, kind, code, severity, reference, summary, confidence, available_at, raw, created_at)
+          VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::smallint, to_timestamp($11::bigint),
+                  $12::jsonb, now() + $13::bigint * interval '1 microsecond'))",
+                         {registry, name, version, fr.scanner, fr.kind, fr.code, fr.severity, fr.reference,
+                          fr.summary, num(fr.confidence), num(fr.available_at), fr.raw, num(ordinal++)});
       if (!ins) return Unexpected(ins.error());
     }
     return Ok{};
@@ -585,24 +837,26 @@ class PostgresQueue final : public core::ScanQueue {
   Expected<std::optional<core::RecordedVerdict>, QueueError> verdict_locked(const std::string& registry,
                                                                             const std::string& name,
                                                                             const std::string& version) {
-    auto v = c_.exec("verdict",
-                     R"(SELECT kind, state, array_to_json(reason_codes)::text,
-            array_to_json(scanners_done)::text, policy_ref, )" BATLEHUB_EPOCH("evaluated_at") ", " BATLEHUB_EPOCH(
-                         "last_scanned_at") R"(
+    auto v = c_.exec("verdict", R"(SELECT state, array_to_json(reason_codes)::text, array_to_json(scanners_done)::text,
+            policy_ref, )" BATLEHUB_EPOCH("available_at") ", " BATLEHUB_EPOCH("evaluated_at") ", " BATLEHUB_EPOCH(
+                                    "last_scanned_at") R"(
         FROM artifact_verdicts WHERE registry = $1 AND package_name = $2 AND version = $3)",
                      {registry, name, version});
     if (!v) return Unexpected(v.error());
     if (v->size() != 1) return std::optional<core::RecordedVerdict>();
-    rows::VerdictRow row{v->text(0, 0), v->text(0, 1),  v->text(0, 2),     v->text(0, 3),
-                         v->text(0, 4), v->int64(0, 5), v->opt_int64(0, 6)};
-    auto f = c_.exec("verdict", R"(SELECT scanner, kind, code, severity, reference, summary, raw
-        FROM artifact_findings WHERE registry = $1 AND package_name = $2 AND version = $3 ORDER BY ordinal)",
+    rows::VerdictRow row{v->text(0, 0),      v->text(0, 1),  v->text(0, 2),     v->text(0, 3),
+                         v->opt_int64(0, 4), v->int64(0, 5), v->opt_int64(0, 6)};
+    // Upstream's read order (B.2).
+    auto f = c_.exec("verdict", R"(SELECT scanner, kind, code, severity, reference, summary, raw::text,
+            confidence::bigint, )" BATLEHUB_EPOCH("available_at") R"(
+        FROM artifact_findings WHERE registry = $1 AND package_name = $2 AND version = $3
+        ORDER BY created_at, scanner)",
                      {registry, name, version});
     if (!f) return Unexpected(f.error());
     std::vector<rows::FindingRow> findings;
     for (int i = 0; i < f->size(); ++i) {
       findings.push_back(rows::FindingRow{f->text(i, 0), f->text(i, 1), f->text(i, 2), f->text(i, 3), f->opt_text(i, 4),
-                                          f->text(i, 5), f->text(i, 6)});
+                                          f->text(i, 5), f->text(i, 6), f->opt_int64(i, 7), f->opt_int64(i, 8)});
     }
     auto rv = rows::verdict_from_rows(registry, name, version, std::move(row), std::move(findings));
     if (!rv) return c_.failure("read", rv.error());
@@ -632,7 +886,7 @@ Expected<std::unique_ptr<core::ScanQueue>, QueueError> open_postgres_queue(const
   PQsetNoticeProcessor(
       c, [](void*, const char*) {}, nullptr);
   auto q = std::make_unique<PostgresQueue>(c, *label);
-  if (auto m = q->migrate(); !m) return Unexpected(m.error());
+  if (auto m = q->ensure_schema(); !m) return Unexpected(m.error());
   return std::unique_ptr<core::ScanQueue>(std::move(q));
 }
 

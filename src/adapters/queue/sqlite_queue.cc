@@ -34,7 +34,12 @@ constexpr int kBusyTimeoutMs = 10'000;
 //
 // Times in this file are milliseconds since the epoch: a one-second lease must last a
 // second, not until the next whole second. The port speaks seconds.
-constexpr std::array<std::string_view, 1> kMigrations{
+//
+// Migration 2 gives the file upstream's shapes (upstream-storage-and-queue.md B.2, A.6), as
+// far as SQLite spells them: no kind on jobs or verdicts (the worker derives it from the
+// registry), findings with a uuid id, confidence, available_at, JSON raw and created_at
+// instead of an ordinal, and the dedup tables that say where an artifact's bytes are.
+constexpr std::array<std::string_view, 2> kMigrations{
     R"sql(
 CREATE TABLE scan_jobs (
   id TEXT PRIMARY KEY,
@@ -89,18 +94,69 @@ CREATE TABLE worker_heartbeats (
   last_seen INTEGER NOT NULL,
   registries TEXT NOT NULL
 );
+)sql",
+    R"sql(
+ALTER TABLE scan_jobs DROP COLUMN kind;
+ALTER TABLE artifact_verdicts DROP COLUMN kind;
+CREATE TABLE artifact_findings_v2 (
+  id TEXT PRIMARY KEY,
+  registry TEXT NOT NULL,
+  package_name TEXT NOT NULL,
+  version TEXT NOT NULL,
+  scanner TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  code TEXT NOT NULL,
+  severity TEXT NOT NULL,
+  reference TEXT,
+  summary TEXT NOT NULL,
+  confidence INTEGER,
+  available_at INTEGER,
+  raw TEXT NOT NULL DEFAULT 'null',
+  created_at INTEGER NOT NULL
+);
+INSERT INTO artifact_findings_v2 (id, registry, package_name, version, scanner, kind, code, severity, reference,
+                                  summary, raw, created_at)
+  SELECT lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2)
+           || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-'
+           || lower(hex(randomblob(6))),
+         f.registry, f.package_name, f.version, f.scanner, f.kind, f.code, f.severity, f.reference, f.summary,
+         CASE WHEN f.raw = '' THEN 'null' ELSE f.raw END,
+         coalesce(v.evaluated_at, 0) + f.ordinal
+  FROM artifact_findings f LEFT JOIN artifact_verdicts v USING (registry, package_name, version);
+DROP TABLE artifact_findings;
+ALTER TABLE artifact_findings_v2 RENAME TO artifact_findings;
+CREATE INDEX artifact_findings_coordinate ON artifact_findings (registry, package_name, version);
+CREATE INDEX artifact_verdicts_registry_state ON artifact_verdicts (registry, state);
+CREATE TABLE artifact_dedup_index (
+  content_hash TEXT PRIMARY KEY,
+  content_key TEXT NOT NULL,
+  ref_count INTEGER NOT NULL DEFAULT 1,
+  size_bytes INTEGER
+);
+CREATE TABLE artifact_dedup_refs (
+  logical_key TEXT PRIMARY KEY,
+  content_hash TEXT NOT NULL REFERENCES artifact_dedup_index (content_hash)
+);
+CREATE INDEX artifact_dedup_refs_content_hash ON artifact_dedup_refs (content_hash);
+CREATE TABLE artifact_storage (
+  storage_key TEXT PRIMARY KEY,
+  backend_name TEXT NOT NULL,
+  stored_at INTEGER NOT NULL,
+  size_bytes INTEGER
+);
+CREATE INDEX artifact_storage_backend_name ON artifact_storage (backend_name);
 )sql"};
 
 constexpr std::string_view kJobColumns =
-    R"(id, registry, package_name, version, kind, artifact_sha256, "trigger", attempts, leased_until, leased_by,
-       created_at, completed_at, last_error)";
-constexpr int kJobColumnCount = 13;
+    R"(id, registry, package_name, version, published_at, "trigger", attempts, leased_until, leased_by, created_at,
+       completed_at, last_error)";
+constexpr int kJobColumnCount = 12;
 
 // A job the worker still holds: open, leased by it, the lease live. ?1 job, ?2 worker, ?3 now.
-constexpr std::string_view kHeld = "id = ?1 AND leased_by = ?2 AND completed_at IS NULL AND leased_until > ?3";
+constexpr std::string_view kHeld = "id = ?1 AND leased_by = ?2 AND completed_at IS NULL AND leased_until >= ?3";
 // An exhausted job: open, attempts spent, no live lease. ?1 job, ?2 max_attempts, ?3 now.
 constexpr std::string_view kExhausted =
-    "id = ?1 AND completed_at IS NULL AND attempts >= ?2 AND (leased_until IS NULL OR leased_until <= ?3)";
+    "id = ?1 AND completed_at IS NULL AND attempts >= ?2 AND (leased_until IS NULL OR leased_until < ?3)";
 
 std::int64_t now_ms() {
   using namespace std::chrono;
@@ -293,15 +349,14 @@ rows::JobRow read_job(const Stmt& s) {
   row.registry = s.text(1);
   row.package_name = s.text(2);
   row.version = s.text(3);
-  row.kind = s.text(4);
-  row.artifact_sha256 = s.text(5);
-  row.trigger = s.text(6);
-  row.attempts = s.int64(7);
-  row.leased_until = floor_secs(s.opt_int64(8));
-  row.leased_by = s.opt_text(9);
-  row.created_at = floor_secs(s.int64(10));
-  row.completed_at = floor_secs(s.opt_int64(11));
-  row.last_error = s.opt_text(12);
+  row.published_at = floor_secs(s.opt_int64(4));
+  row.trigger = s.text(5);
+  row.attempts = s.int64(6);
+  row.leased_until = floor_secs(s.opt_int64(7));
+  row.leased_by = s.opt_text(8);
+  row.created_at = floor_secs(s.int64(9));
+  row.completed_at = floor_secs(s.opt_int64(10));
+  row.last_error = s.opt_text(11);
   return row;
 }
 
@@ -372,18 +427,19 @@ class SqliteQueue final : public core::ScanQueue {
   Expected<core::Enqueued, QueueError> enqueue(const core::JobRequest& r) override {
     std::lock_guard lock(mu_);
     return s_.write([&]() -> Expected<core::Enqueued, QueueError> {
-      auto open = open_job_locked(r.package.registry, r.package.name, r.package.version);
+      const core::Coordinate& c = r.coordinate;
+      auto open = open_job_locked(c.registry, c.name, c.version);
       if (!open) return Unexpected(open.error());
       if (*open) return core::Enqueued{(*open)->id, false};
       auto id = new_job_id();
       if (!id) return s_.failure("job id", id.error());
       auto ins = s_.prepare(
-          R"(INSERT INTO scan_jobs (id, registry, package_name, version, kind, artifact_sha256, "trigger", priority,
-                                  created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))");
+          R"(INSERT INTO scan_jobs (id, registry, package_name, version, published_at, "trigger", priority,
+                                  created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))");
       if (!ins) return Unexpected(ins.error());
-      ins->bind(1, *id).bind(2, r.package.registry).bind(3, r.package.name).bind(4, r.package.version);
-      ins->bind(5, core::to_string(r.package.kind)).bind(6, r.artifact_sha256).bind(7, core::to_string(r.trigger));
-      ins->bind(8, static_cast<std::int64_t>(r.trigger)).bind(9, now_ms());
+      ins->bind(1, *id).bind(2, c.registry).bind(3, c.name).bind(4, c.version);
+      ins->bind(5, to_ms(r.published_at)).bind(6, core::to_string(r.trigger));
+      ins->bind(7, static_cast<std::int64_t>(r.trigger)).bind(8, now_ms());
       if (auto done = ins->run(); !done) return Unexpected(done.error());
       return core::Enqueued{*id, true};
     });
@@ -393,32 +449,14 @@ class SqliteQueue final : public core::ScanQueue {
     if (r.max <= 0) return std::vector<core::ScanJob>{};
     std::lock_guard lock(mu_);
     return s_.write([&]() -> Expected<std::vector<core::ScanJob>, QueueError> {
-      auto st = s_.prepare(sql({R"(UPDATE scan_jobs SET attempts = attempts + 1, leased_by = ?1, leased_until = ?2 + ?3
-        WHERE id IN (SELECT id FROM scan_jobs
-                      WHERE completed_at IS NULL AND (leased_until IS NULL OR leased_until <= ?2) AND attempts < ?4
-                        AND (json_array_length(?5) = 0 OR registry IN (SELECT value FROM json_each(?5)))
-                      ORDER BY priority, created_at, rowid LIMIT ?6)
-        RETURNING )",
-                                kJobColumns, ", priority, created_at, rowid"}));
-      if (!st) return Unexpected(st.error());
-      st->bind(1, r.worker_id).bind(2, now_ms()).bind(3, r.lease_secs * 1000).bind(4, r.max_attempts);
-      st->bind(5, rows::json_list(r.registries)).bind(6, r.max);
-      // RETURNING follows no ORDER BY: the order is put back here.
-      std::vector<std::pair<std::tuple<std::int64_t, std::int64_t, std::int64_t>, rows::JobRow>> leased;
-      for (;;) {
-        auto more = st->step();
-        if (!more) return Unexpected(more.error());
-        if (!*more) break;
-        leased.emplace_back(
-            std::tuple{st->int64(kJobColumnCount), st->int64(kJobColumnCount + 1), st->int64(kJobColumnCount + 2)},
-            read_job(*st));
-      }
-      std::sort(leased.begin(), leased.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      std::vector<core::ScanJob> jobs;
-      for (auto& [order, row] : leased) {
-        auto job = to_job(std::move(row));
-        if (!job) return Unexpected(job.error());
-        jobs.push_back(std::move(*job));
+      // Upstream's two picks, as the PostgreSQL adapter makes them; the write transaction
+      // holds the file's lock, so no other worker leases in between.
+      auto jobs = pick(r, false, std::max<std::int64_t>(r.max - 1, 1));
+      if (!jobs) return jobs;
+      if (r.max >= 2) {
+        auto low = pick(r, true, 1);
+        if (!low) return low;
+        for (auto& j : *low) jobs->push_back(std::move(j));
       }
       return jobs;
     });
@@ -457,14 +495,14 @@ class SqliteQueue final : public core::ScanQueue {
     });
   }
 
-  Expected<std::vector<core::ScanJob>, QueueError> exhausted(std::int64_t max_attempts) override {
+  Expected<std::vector<core::ScanJob>, QueueError> exhausted(std::int64_t max_attempts, std::int64_t limit) override {
     std::lock_guard lock(mu_);
     return s_.read([&]() -> Expected<std::vector<core::ScanJob>, QueueError> {
       auto st = s_.prepare(sql({"SELECT ", kJobColumns, R"( FROM scan_jobs
-        WHERE completed_at IS NULL AND attempts >= ?1 AND (leased_until IS NULL OR leased_until <= ?2)
-        ORDER BY created_at, rowid)"}));
+        WHERE completed_at IS NULL AND attempts >= ?1 AND (leased_until IS NULL OR leased_until < ?2)
+        ORDER BY created_at, rowid LIMIT ?3)"}));
       if (!st) return Unexpected(st.error());
-      st->bind(1, max_attempts).bind(2, now_ms());
+      st->bind(1, max_attempts).bind(2, now_ms()).bind(3, limit);
       return collect_jobs(*st);
     });
   }
@@ -500,6 +538,81 @@ class SqliteQueue final : public core::ScanQueue {
     });
   }
 
+  Expected<std::vector<core::CachedArtifactRow>, QueueError> cached_artifacts(const std::string& key,
+                                                                              bool prefix) override {
+    std::lock_guard lock(mu_);
+    return s_.read([&]() -> Expected<std::vector<core::CachedArtifactRow>, QueueError> {
+      const std::string_view match = prefix ? "substr(%, 1, length(?1)) = ?1" : "% = ?1";
+      auto where = [&](std::string_view column) {
+        std::string out(match);
+        out.replace(out.find('%'), 1, column);
+        return out;
+      };
+      auto st = s_.prepare(sql({"WITH keys AS (SELECT logical_key AS k FROM artifact_dedup_refs WHERE ",
+                                where("logical_key"), " UNION SELECT storage_key FROM artifact_storage WHERE ",
+                                where("storage_key"), R"()
+          SELECT keys.k, coalesce(r.content_hash, ''), coalesce(i.content_key, ''), i.size_bytes, s.backend_name
+          FROM keys LEFT JOIN artifact_dedup_refs r ON r.logical_key = keys.k
+                    LEFT JOIN artifact_dedup_index i ON i.content_hash = r.content_hash
+                    LEFT JOIN artifact_storage s ON s.storage_key = keys.k
+          ORDER BY keys.k LIMIT ?2)"}));
+      if (!st) return Unexpected(st.error());
+      st->bind(1, key).bind(2, static_cast<std::int64_t>(core::ScanQueue::kMaxCachedArtifactRows));
+      std::vector<core::CachedArtifactRow> out;
+      for (;;) {
+        auto more = st->step();
+        if (!more) return Unexpected(more.error());
+        if (!*more) return out;
+        out.push_back(core::CachedArtifactRow{st->text(0), st->text(1), st->text(2), st->opt_int64(3), st->opt_text(4)});
+      }
+    });
+  }
+
+  Expected<Ok, QueueError> record_artifact(const std::string& logical_key, const std::string& sha256,
+                                           std::int64_t size_bytes, const std::string& backend_name) override {
+    std::lock_guard lock(mu_);
+    return s_.write([&]() -> Expected<Ok, QueueError> {
+      auto old = s_.prepare("SELECT content_hash FROM artifact_dedup_refs WHERE logical_key = ?1");
+      if (!old) return Unexpected(old.error());
+      old->bind(1, logical_key);
+      auto found = old->step();
+      if (!found) return Unexpected(found.error());
+      const std::optional<std::string> previous = *found ? std::optional(old->text(0)) : std::nullopt;
+      if (previous == sha256) return Ok{};
+      auto run = [&](const char* text, auto bind) -> Expected<Ok, QueueError> {
+        auto st = s_.prepare(text);
+        if (!st) return Unexpected(st.error());
+        bind(*st);
+        if (auto n = st->run(); !n) return Unexpected(n.error());
+        return Ok{};
+      };
+      if (auto r = run(R"(INSERT INTO artifact_dedup_index (content_hash, content_key, ref_count, size_bytes)
+          VALUES (?1, 'blob/' || ?1, 1, ?2)
+          ON CONFLICT (content_hash) DO UPDATE SET ref_count = artifact_dedup_index.ref_count + 1)",
+                       [&](Stmt& st) { st.bind(1, sha256).bind(2, size_bytes); });
+          !r) {
+        return r;
+      }
+      if (previous) {
+        if (auto r = run("UPDATE artifact_dedup_index SET ref_count = ref_count - 1 WHERE content_hash = ?1",
+                         [&](Stmt& st) { st.bind(1, *previous); });
+            !r) {
+          return r;
+        }
+      }
+      if (auto r = run(R"(INSERT INTO artifact_dedup_refs (logical_key, content_hash) VALUES (?1, ?2)
+          ON CONFLICT (logical_key) DO UPDATE SET content_hash = excluded.content_hash)",
+                       [&](Stmt& st) { st.bind(1, logical_key).bind(2, sha256); });
+          !r) {
+        return r;
+      }
+      return run(R"(INSERT INTO artifact_storage (storage_key, backend_name, stored_at, size_bytes)
+          VALUES (?1, ?2, ?3, ?4) ON CONFLICT (storage_key) DO UPDATE SET backend_name = excluded.backend_name,
+              stored_at = excluded.stored_at, size_bytes = excluded.size_bytes)",
+                 [&](Stmt& st) { st.bind(1, logical_key).bind(2, backend_name).bind(3, now_ms()).bind(4, size_bytes); });
+    });
+  }
+
   Expected<bool, QueueError> worker_heartbeat(const std::string& worker_id,
                                               const std::vector<std::string>& registries) override {
     std::lock_guard lock(mu_);
@@ -520,9 +633,8 @@ class SqliteQueue final : public core::ScanQueue {
       core::QueueCounts out;
       std::int64_t now = now_ms();
       auto queued = s_.prepare(R"(SELECT registry, "trigger", count(*) FROM scan_jobs
-        WHERE completed_at IS NULL AND (leased_until IS NULL OR leased_until <= ?1) GROUP BY registry, "trigger")");
+        WHERE completed_at IS NULL GROUP BY registry, "trigger")");
       if (!queued) return Unexpected(queued.error());
-      queued->bind(1, now);
       for (;;) {
         auto more = queued->step();
         if (!more) return Unexpected(more.error());
@@ -533,7 +645,7 @@ class SqliteQueue final : public core::ScanQueue {
         out.queued[{queued->text(0), trigger}] = queued->int64(2);
       }
       auto leased = s_.prepare(R"(SELECT leased_by, count(*) FROM scan_jobs
-        WHERE completed_at IS NULL AND leased_until > ?1 GROUP BY leased_by)");
+        WHERE completed_at IS NULL AND leased_until >= ?1 GROUP BY leased_by)");
       if (!leased) return Unexpected(leased.error());
       leased->bind(1, now);
       for (;;) {
@@ -549,6 +661,43 @@ class SqliteQueue final : public core::ScanQueue {
   Expected<std::int64_t, QueueError> now() override { return floor_secs(now_ms()); }
 
  private:
+  // One pick, in a write transaction: by priority then age, or (lowest_first) by priority
+  // descending then age.
+  Expected<std::vector<core::ScanJob>, QueueError> pick(const core::LeaseRequest& r, bool lowest_first,
+                                                        std::int64_t limit) {
+    const std::string_view order = lowest_first ? "priority DESC, created_at, rowid" : "priority, created_at, rowid";
+    auto st = s_.prepare(sql({R"(UPDATE scan_jobs SET attempts = attempts + 1, leased_by = ?1, leased_until = ?2 + ?3
+        WHERE id IN (SELECT id FROM scan_jobs
+                      WHERE completed_at IS NULL AND (leased_until IS NULL OR leased_until < ?2) AND attempts < ?4
+                        AND (json_array_length(?5) = 0 OR registry IN (SELECT value FROM json_each(?5)))
+                      ORDER BY )",
+                              order, R"( LIMIT ?6)
+        RETURNING )",
+                              kJobColumns, ", priority, created_at, rowid"}));
+    if (!st) return Unexpected(st.error());
+    st->bind(1, r.worker_id).bind(2, now_ms()).bind(3, r.lease_secs * 1000).bind(4, r.max_attempts);
+    st->bind(5, rows::json_list(r.registries)).bind(6, limit);
+    // RETURNING follows no ORDER BY: the order is put back here.
+    std::vector<std::pair<std::tuple<std::int64_t, std::int64_t, std::int64_t>, rows::JobRow>> leased;
+    for (;;) {
+      auto more = st->step();
+      if (!more) return Unexpected(more.error());
+      if (!*more) break;
+      const std::int64_t priority = st->int64(kJobColumnCount);
+      leased.emplace_back(std::tuple{lowest_first ? -priority : priority, st->int64(kJobColumnCount + 1),
+                                     st->int64(kJobColumnCount + 2)},
+                          read_job(*st));
+    }
+    std::sort(leased.begin(), leased.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<core::ScanJob> jobs;
+    for (auto& [order_key, row] : leased) {
+      auto job = to_job(std::move(row));
+      if (!job) return Unexpected(job.error());
+      jobs.push_back(std::move(*job));
+    }
+    return jobs;
+  }
+
   Expected<std::int64_t, QueueError> user_version() {
     auto st = s_.prepare("PRAGMA user_version");
     if (!st) return Unexpected(st.error());
@@ -593,35 +742,34 @@ class SqliteQueue final : public core::ScanQueue {
   template <class Who>
   Expected<bool, QueueError> close_job(std::string_view condition, const std::string& job_id, const Who& who,
                                        const core::RecordedVerdict& v) {
-    auto st = s_.prepare(sql({"SELECT registry, package_name, version, kind FROM scan_jobs WHERE ", condition}));
+    auto st = s_.prepare(sql({"SELECT registry, package_name, version FROM scan_jobs WHERE ", condition}));
     if (!st) return Unexpected(st.error());
     std::int64_t now = now_ms();
     st->bind(1, job_id).bind(2, who).bind(3, now);
     auto found = st->step();
     if (!found) return Unexpected(found.error());
     if (!*found) return false;
-    std::string kind_text = st->text(3);
-    auto kind = core::parse_package_kind(kind_text);
-    if (!kind) return s_.failure("complete", rows::bad_value("scan_jobs", "kind", kind_text));
-    auto recorded = record_verdict(st->text(0), st->text(1), st->text(2), *kind, v);
+    auto recorded = record_verdict(st->text(0), st->text(1), st->text(2), now, v);
     if (!recorded) return Unexpected(recorded.error());
-    auto done = s_.prepare("UPDATE scan_jobs SET completed_at = ?2 WHERE id = ?1");
+    auto done = s_.prepare("UPDATE scan_jobs SET completed_at = ?2, leased_until = NULL WHERE id = ?1");
     if (!done) return Unexpected(done.error());
     done->bind(1, job_id).bind(2, now);
     if (auto n = done->run(); !n) return Unexpected(n.error());
     return true;
   }
 
+  // B.4, in the caller's write transaction. Findings are created a millisecond apart, so
+  // that upstream's read order (created_at, scanner) is the order they were recorded in.
   Expected<Ok, QueueError> record_verdict(const std::string& registry, const std::string& name,
-                                          const std::string& version, core::PackageKind kind,
+                                          const std::string& version, std::int64_t now,
                                           const core::RecordedVerdict& v) {
-    rows::VerdictRow row = rows::verdict_row(kind, v);
-    auto up = s_.prepare(R"(INSERT OR REPLACE INTO artifact_verdicts (registry, package_name, version, kind, state,
-        reason_codes, policy_ref, evaluated_at, last_scanned_at, scanners_done)
+    rows::VerdictRow row = rows::verdict_row(v);
+    auto up = s_.prepare(R"(INSERT OR REPLACE INTO artifact_verdicts (registry, package_name, version, state,
+        reason_codes, policy_ref, available_at, evaluated_at, last_scanned_at, scanners_done)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10))");
     if (!up) return Unexpected(up.error());
-    up->bind(1, registry).bind(2, name).bind(3, version).bind(4, row.kind).bind(5, row.state);
-    up->bind(6, row.reason_codes).bind(7, row.policy_ref).bind(8, row.evaluated_at * 1000);
+    up->bind(1, registry).bind(2, name).bind(3, version).bind(4, row.state).bind(5, row.reason_codes);
+    up->bind(6, row.policy_ref).bind(7, to_ms(row.available_at)).bind(8, row.evaluated_at * 1000);
     up->bind(9, to_ms(row.last_scanned_at)).bind(10, row.scanners_done);
     if (auto n = up->run(); !n) return Unexpected(n.error());
 
@@ -633,12 +781,16 @@ class SqliteQueue final : public core::ScanQueue {
     std::int64_t ordinal = 0;
     for (const core::Finding& f : v.verdict.findings) {
       rows::FindingRow fr = rows::finding_row(f);
-      auto ins = s_.prepare(R"(INSERT INTO artifact_findings (registry, package_name, version, ordinal, scanner, kind,
-          code, severity, reference, summary, raw) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11))");
+      auto id = new_job_id();
+      if (!id) return s_.failure("finding id", id.error());
+      auto ins = s_.prepare(R"(INSERT INTO artifact_findings (id, registry, package_name, version, scanner, kind,
+          code, severity, reference, summary, confidence, available_at, raw, created_at)
+          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14))");
       if (!ins) return Unexpected(ins.error());
-      ins->bind(1, registry).bind(2, name).bind(3, version).bind(4, ordinal++).bind(5, fr.scanner);
+      ins->bind(1, *id).bind(2, registry).bind(3, name).bind(4, version).bind(5, fr.scanner);
       ins->bind(6, fr.kind).bind(7, fr.code).bind(8, fr.severity).bind(9, fr.reference);
-      ins->bind(10, fr.summary).bind(11, fr.raw);
+      ins->bind(10, fr.summary).bind(11, fr.confidence).bind(12, to_ms(fr.available_at)).bind(13, fr.raw);
+      ins->bind(14, now + ordinal++);
       if (auto n = ins->run(); !n) return Unexpected(n.error());
     }
     return Ok{};
@@ -647,7 +799,7 @@ class SqliteQueue final : public core::ScanQueue {
   Expected<std::optional<core::RecordedVerdict>, QueueError> verdict_locked(const std::string& registry,
                                                                             const std::string& name,
                                                                             const std::string& version) {
-    auto st = s_.prepare(R"(SELECT kind, state, reason_codes, scanners_done, policy_ref, evaluated_at,
+    auto st = s_.prepare(R"(SELECT state, reason_codes, scanners_done, policy_ref, available_at, evaluated_at,
         last_scanned_at FROM artifact_verdicts WHERE registry = ?1 AND package_name = ?2 AND version = ?3)");
     if (!st) return Unexpected(st.error());
     st->bind(1, registry).bind(2, name).bind(3, version);
@@ -658,12 +810,13 @@ class SqliteQueue final : public core::ScanQueue {
                          st->text(1),
                          st->text(2),
                          st->text(3),
-                         st->text(4),
+                         floor_secs(st->opt_int64(4)),
                          floor_secs(st->int64(5)),
                          floor_secs(st->opt_int64(6))};
 
-    auto fs = s_.prepare(R"(SELECT scanner, kind, code, severity, reference, summary, raw FROM artifact_findings
-        WHERE registry = ?1 AND package_name = ?2 AND version = ?3 ORDER BY ordinal)");
+    auto fs = s_.prepare(R"(SELECT scanner, kind, code, severity, reference, summary, raw, confidence,
+        available_at FROM artifact_findings
+        WHERE registry = ?1 AND package_name = ?2 AND version = ?3 ORDER BY created_at, scanner)");
     if (!fs) return Unexpected(fs.error());
     fs->bind(1, registry).bind(2, name).bind(3, version);
     std::vector<rows::FindingRow> findings;
@@ -672,7 +825,7 @@ class SqliteQueue final : public core::ScanQueue {
       if (!more) return Unexpected(more.error());
       if (!*more) break;
       findings.push_back(rows::FindingRow{fs->text(0), fs->text(1), fs->text(2), fs->text(3), fs->opt_text(4),
-                                          fs->text(5), fs->text(6)});
+                                          fs->text(5), fs->text(6), fs->opt_int64(7), floor_secs(fs->opt_int64(8))});
     }
     auto rv = rows::verdict_from_rows(registry, name, version, std::move(row), std::move(findings));
     if (!rv) return s_.failure("read", rv.error());

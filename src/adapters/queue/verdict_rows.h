@@ -119,7 +119,8 @@ inline bool is_uuid(std::string_view s) {
 
 // A scan_jobs row as read, times already in seconds since the epoch.
 struct JobRow {
-  std::string id, registry, package_name, version, kind, artifact_sha256, trigger;
+  std::string id, registry, package_name, version, trigger;
+  std::optional<std::int64_t> published_at;
   std::int64_t attempts = 0;
   std::optional<std::int64_t> leased_until;
   std::optional<std::string> leased_by;
@@ -129,14 +130,12 @@ struct JobRow {
 };
 
 inline Expected<core::ScanJob, std::string> job_from_row(JobRow row) {
-  auto kind = column_value(core::parse_package_kind(row.kind), "scan_jobs", "kind", row.kind);
-  if (!kind) return Unexpected(kind.error());
   auto trigger = column_value(core::parse_trigger(row.trigger), "scan_jobs", "trigger", row.trigger);
   if (!trigger) return Unexpected(trigger.error());
   core::ScanJob job;
   job.id = std::move(row.id);
-  job.package = core::Package{*kind, std::move(row.package_name), std::move(row.version), std::move(row.registry)};
-  job.artifact_sha256 = std::move(row.artifact_sha256);
+  job.coordinate = core::Coordinate{std::move(row.registry), std::move(row.package_name), std::move(row.version)};
+  job.published_at = row.published_at;
   job.trigger = *trigger;
   job.attempts = row.attempts;
   job.leased_until = row.leased_until.value_or(0);
@@ -149,11 +148,59 @@ inline Expected<core::ScanJob, std::string> job_from_row(JobRow row) {
 
 // ---- findings
 
-// One artifact_findings row's values (the coordinate and ordinal aside).
+// Nesting deeper than this in a finding's raw JSON is kept as a JSON string of its text:
+// nlohmann's dump recurses, and a row upstream (or anyone) wrote is not ours to trust.
+constexpr int kMaxRawDepth = 64;
+
+inline bool json_depth_within(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+
+// artifact_findings.raw is jsonb upstream (B.2), "null" when a finding has none. What a
+// scanner wrote is stored as its JSON, re-serialized one way (so that PostgreSQL's jsonb and
+// SQLite's text give back the same string); text that is not JSON is kept as a JSON string,
+// never dropped. "" and "null" are the same: no raw.
+inline std::string raw_json(std::string_view raw) {
+  if (raw.empty()) return "null";
+  const std::string text = storable_text(raw);
+  if (json_depth_within(text, kMaxRawDepth) && nlohmann::json::accept(text)) {
+    return nlohmann::json::parse(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+inline std::string raw_from_column(std::string_view stored) {
+  std::string canonical = raw_json(stored);
+  return canonical == "null" ? std::string() : canonical;
+}
+
+// One artifact_findings row's values (the coordinate, id and created_at aside); times in
+// seconds.
 struct FindingRow {
   std::string scanner, kind, code, severity;
   std::optional<std::string> reference;
-  std::string summary, raw;
+  std::string summary;
+  std::string raw;  // JSON text ("null": none)
+  std::optional<std::int64_t> confidence;
+  std::optional<std::int64_t> available_at;
 };
 
 inline FindingRow finding_row(const core::Finding& f) {
@@ -164,7 +211,9 @@ inline FindingRow finding_row(const core::Finding& f) {
   row.severity = std::string(core::to_string(f.severity));
   if (f.reference) row.reference = storable_text(*f.reference);
   row.summary = storable_text(f.summary);
-  row.raw = storable_text(f.raw);
+  row.raw = raw_json(f.raw);
+  if (f.confidence) row.confidence = *f.confidence;
+  row.available_at = f.available_at;
   return row;
 }
 
@@ -174,39 +223,47 @@ inline Expected<core::Finding, std::string> finding_from_row(FindingRow row) {
   if (!kind) return Unexpected(kind.error());
   auto code = column_value(core::parse_reason_code(row.code), kTable, "code", row.code);
   if (!code) return Unexpected(code.error());
-  // Exactly as written: parse_severity also reads "moderate" and any case, which no row of
-  // ours holds.
+  // Upstream's readers take a severity outside the set as unknown (B.2), and so does this
+  // one; only the exact spellings count (parse_severity also reads "moderate", any case).
   std::optional<core::Severity> severity = core::parse_severity(row.severity);
-  if (severity && core::to_string(*severity) != row.severity) severity.reset();
-  auto sev = column_value(severity, kTable, "severity", row.severity);
-  if (!sev) return Unexpected(sev.error());
-  return core::Finding{std::move(row.scanner), *kind, *code, *sev, std::move(row.reference), std::move(row.summary),
-                       std::move(row.raw)};
+  const core::Severity sev =
+      severity && core::to_string(*severity) == row.severity ? *severity : core::Severity::kUnknown;
+  std::optional<std::uint8_t> confidence;
+  if (row.confidence) {
+    if (*row.confidence < 0 || *row.confidence > 255) {
+      return Unexpected(bad_value(kTable, "confidence", std::to_string(*row.confidence)));
+    }
+    confidence = static_cast<std::uint8_t>(*row.confidence);
+  }
+  return core::Finding{std::move(row.scanner), *kind, *code, sev, std::move(row.reference), std::move(row.summary),
+                       raw_from_column(row.raw), confidence, row.available_at};
 }
 
 // ---- verdicts
 
 // One artifact_verdicts row's values (the coordinate aside); times in seconds.
 struct VerdictRow {
-  std::string kind, state;
+  std::string state;
   std::string reason_codes;   // JSON list
   std::string scanners_done;  // JSON list
   std::string policy_ref;
+  std::optional<std::int64_t> available_at;
   std::int64_t evaluated_at = 0;
   std::optional<std::int64_t> last_scanned_at;
 };
 
-inline VerdictRow verdict_row(const core::PackageKind kind, const core::RecordedVerdict& rv) {
+inline VerdictRow verdict_row(const core::RecordedVerdict& rv) {
   std::vector<std::string> codes;
   for (core::ReasonCode c : rv.verdict.reason_codes) codes.emplace_back(core::to_string(c));
   VerdictRow row;
-  row.kind = std::string(core::to_string(kind));
   row.state = std::string(core::to_string(rv.verdict.state));
   row.reason_codes = json_list(codes);
   std::vector<std::string> scanners;
   for (const std::string& s : rv.verdict.scanners_done) scanners.push_back(storable_text(s));
   row.scanners_done = json_list(scanners);
   row.policy_ref = storable_text(rv.verdict.policy_ref);
+  // Upstream keeps available_at only on a quarantine (B.2).
+  if (rv.verdict.state == core::VerdictState::kQuarantined) row.available_at = rv.verdict.available_at;
   row.evaluated_at = rv.evaluated_at;
   row.last_scanned_at = rv.last_scanned_at;
   return row;
@@ -216,8 +273,6 @@ inline Expected<core::RecordedVerdict, std::string> verdict_from_rows(std::strin
                                                                       std::string version, VerdictRow row,
                                                                       std::vector<FindingRow> findings) {
   constexpr std::string_view kTable = "artifact_verdicts";
-  auto kind = column_value(core::parse_package_kind(row.kind), kTable, "kind", row.kind);
-  if (!kind) return Unexpected(kind.error());
   auto state = column_value(parse_verdict_state(row.state), kTable, "state", row.state);
   if (!state) return Unexpected(state.error());
   auto code_names = parse_json_list(row.reason_codes, kTable, "reason_codes");
@@ -226,7 +281,7 @@ inline Expected<core::RecordedVerdict, std::string> verdict_from_rows(std::strin
   if (!scanners) return Unexpected(scanners.error());
 
   core::RecordedVerdict rv;
-  rv.verdict.package = core::Package{*kind, std::move(name), std::move(version), std::move(registry)};
+  rv.verdict.package = core::Coordinate{std::move(registry), std::move(name), std::move(version)};
   rv.verdict.state = *state;
   for (const std::string& c : *code_names) {
     auto code = column_value(core::parse_reason_code(c), kTable, "reason_codes", c);
@@ -240,6 +295,7 @@ inline Expected<core::RecordedVerdict, std::string> verdict_from_rows(std::strin
   }
   rv.verdict.scanners_done = std::move(*scanners);
   rv.verdict.policy_ref = std::move(row.policy_ref);
+  rv.verdict.available_at = row.available_at;
   rv.evaluated_at = row.evaluated_at;
   rv.last_scanned_at = row.last_scanned_at;
   return rv;

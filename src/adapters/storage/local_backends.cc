@@ -51,6 +51,37 @@ class FilesystemBackend final : public core::StorageBackend {
     return std::move(f->bytes);
   }
 
+  Expected<std::uint64_t, StorageError> get_to_fd(const std::string& key, int out, std::uint64_t max_bytes) override {
+    if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
+    // Not through a link: a key is a path under the root, never a way out of it.
+    base::Fd in(::open(path_of(key).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
+    if (!in.valid()) {
+      if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) return error(Kind::kNotFound, name_, "no object at " + key);
+      return error(Kind::kIo, name_, "opening " + key + ": " + std::strerror(errno));
+    }
+    struct stat st {};
+    if (::fstat(in.get(), &st) != 0) return error(Kind::kIo, name_, "stat " + key + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) return error(Kind::kNotFound, name_, "no object at " + key + " (not a regular file)");
+    if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+      return error(Kind::kTooLarge, name_, key + " is " + std::to_string(st.st_size) + " bytes, more than the " +
+                                               std::to_string(max_bytes) + " read");
+    }
+    std::uint64_t copied = 0;
+    char buf[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(in.get(), buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return error(Kind::kIo, name_, "reading " + key + ": " + std::strerror(errno));
+      if (n == 0) return copied;
+      copied += static_cast<std::uint64_t>(n);
+      // A file that grows while it is read is held to the same bound.
+      if (copied > max_bytes) return error(Kind::kTooLarge, name_, key + " grew past the " + std::to_string(max_bytes) + " read");
+      if (!base::write_all(out, std::string_view(buf, static_cast<std::size_t>(n)))) {
+        return error(Kind::kIo, name_, "writing " + key + " out: " + std::strerror(errno));
+      }
+    }
+  }
+
   Expected<ObjectInfo, StorageError> head(const std::string& key) override {
     if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
     struct stat st {};

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "adapters/storage/s3_xml.h"
+#include "base/fd.h"
 
 namespace batlehub::adapters {
 
@@ -30,6 +31,7 @@ struct S3Backend::Call {
   const core::Blob* blob = nullptr;  // PUT: streamed, UNSIGNED-PAYLOAD
   // The most a successful response's body may hold; more aborts the transfer (kTooLarge).
   std::uint64_t max_body = 0;
+  int sink_fd = -1;  // GET: a success's body goes here as it arrives, not into Response::body
 };
 
 struct S3Backend::Response {
@@ -38,6 +40,7 @@ struct S3Backend::Response {
   std::uint64_t content_length = 0;
   std::string last_modified;
   std::string bucket_region;  // x-amz-bucket-region: where S3 says the bucket is
+  std::uint64_t sunk = 0;     // bytes written to Call::sink_fd
 };
 
 struct S3Backend::Failure {
@@ -67,6 +70,9 @@ struct Transfer {
   int body_fd = -1;
   std::uint64_t fd_left = 0;
   bool fd_short = false;
+  // get_to_fd
+  int sink_fd = -1;
+  int sink_errno = 0;  // set when writing to sink_fd failed
 };
 
 std::string trim(std::string_view s) {
@@ -126,9 +132,18 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
   std::string& body = t->response->body;
   if (t->reads_body && is_success(t->response->status)) {
     // A body without Content-Length, or longer than it said, is cut off here.
-    if (body.size() + len > t->max_body) {
+    const std::uint64_t held = t->sink_fd >= 0 ? t->response->sunk : body.size();
+    if (held + len > t->max_body) {
       t->too_large = true;
       return 0;
+    }
+    if (t->sink_fd >= 0) {
+      if (!base::write_all(t->sink_fd, std::string_view(data, len))) {
+        t->sink_errno = errno;
+        return 0;
+      }
+      t->response->sunk += len;
+      return len;
     }
     body.append(data, len);
   } else if (!is_success(t->response->status) && body.size() < s3::kMaxErrorBodyBytes) {
@@ -299,6 +314,7 @@ Expected<S3Backend::Response, S3Backend::Failure> S3Backend::transfer(const Call
   Transfer t;
   t.reads_body = std::string_view(call.method) == "GET";
   t.max_body = call.max_body;
+  t.sink_fd = call.sink_fd;
   t.response = &response;
 
   std::string payload_hash(sigv4::kUnsignedPayload);
@@ -375,6 +391,9 @@ Expected<S3Backend::Response, S3Backend::Failure> S3Backend::transfer(const Call
     return Unexpected(
         Failure{Kind::kTooLarge, "larger than the " + std::to_string(call.max_body) + " bytes the caller reads"});
   }
+  if (t.sink_errno != 0) {
+    return Unexpected(Failure{Kind::kIo, std::string("writing the object out: ") + std::strerror(t.sink_errno)});
+  }
   if (call.blob != nullptr && !written) return Unexpected(Failure{Kind::kIo, written.error()});
   if (t.fd_short) {
     return Unexpected(Failure{
@@ -444,6 +463,17 @@ Expected<std::string, StorageError> S3Backend::get(const std::string& key, std::
   auto r = perform(call);
   if (!r) return Unexpected(std::move(r).error());
   return std::move(r->body);
+}
+
+Expected<std::uint64_t, StorageError> S3Backend::get_to_fd(const std::string& key, int fd, std::uint64_t max_bytes) {
+  auto made = object_call("GET", key);
+  if (!made) return Unexpected(made.error());
+  Call& call = *made;
+  call.max_body = max_bytes;
+  call.sink_fd = fd;
+  auto r = perform(call);
+  if (!r) return Unexpected(std::move(r).error());
+  return r->sunk;
 }
 
 Expected<core::ObjectInfo, StorageError> S3Backend::head(const std::string& key) {

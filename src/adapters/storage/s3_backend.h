@@ -63,6 +63,8 @@ class S3Backend final : public core::StorageBackend {
   Expected<Ok, core::StorageError> put(const std::string& key, std::string_view bytes) override;
   Expected<Ok, core::StorageError> put_blob(const std::string& key, const core::Blob& blob) override;
   Expected<std::string, core::StorageError> get(const std::string& key, std::uint64_t max_bytes) override;
+  Expected<std::uint64_t, core::StorageError> get_to_fd(const std::string& key, int fd,
+                                                        std::uint64_t max_bytes) override;
   Expected<core::ObjectInfo, core::StorageError> head(const std::string& key) override;
   Expected<Ok, core::StorageError> remove(const std::string& key) override;
   Expected<std::vector<core::ObjectInfo>, core::StorageError> list(const std::string& prefix) override;

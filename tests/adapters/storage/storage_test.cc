@@ -210,26 +210,25 @@ TEST(LocalBackends, cannot_presign_and_say_so_in_the_rfcs_words) {
 
 // --- the router ---------------------------------------------------------------------------------
 
-TEST(StorageRouter, stores_content_once_and_presigns_a_logical_key_on_the_blob_where_it_lies) {
+TEST(StorageRouter, stores_content_once_and_locates_it_where_it_lies) {
   auto first = std::make_shared<PresigningMemory>("first");
   auto second = std::make_shared<PresigningMemory>("second");
   StorageRouter router({first, second}, "second");
   auto blob = artifact();
-  ASSERT_TRUE(router.store_artifact("artifact:npm/foo/1.0.0", *blob, kSha));
-  ASSERT_TRUE(router.store_artifact("artifact:npm/foo-alias/1.0.0", *blob, kSha));
-  EXPECT_EQ(second->put_bytes, 3u + 2 * second->get("artifact:npm/foo/1.0.0", 4096)->size())
-      << "the content once, a ref per logical key";
+  EXPECT_EQ(*router.store_blob(*blob, kSha), "second");
+  EXPECT_EQ(*router.store_blob(*blob, kSha, "first"), "second") << "already held: not stored again";
+  EXPECT_EQ(second->put_bytes, 3u) << "the content once, and nothing else: no object at a logical key";
   EXPECT_EQ(first->puts, 0u);
 
-  auto url = router.presign_get("artifact:npm/foo-alias/1.0.0", seconds(90));
-  ASSERT_TRUE(url) << url.error().message;
-  EXPECT_EQ(*url, std::string("http://127.0.0.1/stub/second/blob/") + kSha + "?get&ttl=90");
-  auto missing = router.presign_get("artifact:npm/nope/1.0.0", seconds(90));
+  auto where = router.locate_blob(kSha);
+  ASSERT_TRUE(where) << where.error().message;
+  EXPECT_EQ(where->backend->name(), "second");
+  EXPECT_EQ(*where->backend->presign_get(where->key, seconds(90)),
+            std::string("http://127.0.0.1/stub/second/blob/") + kSha + "?get&ttl=90");
+  auto missing = router.locate_blob(std::string(64, 'f'));
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().kind, StorageError::Kind::kNotFound);
-  auto put = router.presign_put("sandbox/x/out.tar", seconds(90), 10);
-  ASSERT_FALSE(put);
-  EXPECT_EQ(put.error().kind, StorageError::Kind::kUnsupported);
+  EXPECT_EQ(router.store_blob(*blob, "not-a-sha").error().kind, StorageError::Kind::kBadKey);
 }
 
 TEST(StorageRouter, a_blob_already_on_another_backend_is_not_stored_again) {
@@ -237,10 +236,9 @@ TEST(StorageRouter, a_blob_already_on_another_backend_is_not_stored_again) {
   auto second = std::make_shared<PresigningMemory>("second");
   ASSERT_TRUE(first->put(blob_key(kSha), "foo"));
   StorageRouter router({first, second}, "second");
-  ASSERT_TRUE(router.store_artifact("artifact:pypi/foo/1.0", *artifact(), kSha));
+  EXPECT_EQ(*router.store_blob(*artifact(), kSha), "first");
   EXPECT_FALSE(second->head(blob_key(kSha))) << "no second copy";
-  EXPECT_EQ(*router.presign_get("artifact:pypi/foo/1.0", seconds(5)),
-            std::string("http://127.0.0.1/stub/first/blob/") + kSha + "?get&ttl=5");
+  EXPECT_EQ(router.locate_blob(kSha)->backend->name(), "first");
 }
 
 // --- the bundle module --------------------------------------------------------------------------
@@ -255,7 +253,7 @@ struct BundleFixture : ::testing::Test {
 
 TEST_F(BundleFixture, a_cached_artifact_is_presigned_where_it_lies_and_nothing_is_uploaded_but_manifests) {
   auto blob = artifact();
-  ASSERT_TRUE(router->store_artifact("artifact:npm/foo/1.0.0", *blob, kSha));
+  ASSERT_TRUE(router->store_blob(*blob, kSha));
   const std::size_t cache_puts = cache->puts;
   for (const char* scanner : {"guarddog", "yara", "trivy"}) {
     auto run = store.stage(spec_reading(blob, scanner), seconds(600));
@@ -316,7 +314,7 @@ TEST_F(BundleFixture, an_artifact_cached_on_a_backend_that_cannot_presign_is_upl
   std::shared_ptr<core::StorageBackend> fs = filesystem_backend("disk", fs_root);
   auto r = std::make_shared<StorageRouter>(std::vector<std::shared_ptr<core::StorageBackend>>{fs, bundles}, "disk");
   auto blob = artifact();
-  ASSERT_TRUE(r->store_artifact("artifact:npm/foo/1.0.0", *blob, kSha));
+  ASSERT_TRUE(r->store_blob(*blob, kSha));
   BundleStore s{bundles, r, BundleOptions{"sandbox/", seconds(60), "4242@host-a"}};
   auto run = s.stage(spec_reading(blob, "yara"), seconds(10));
   ASSERT_TRUE(run) << run.error().message;
@@ -358,8 +356,6 @@ TEST_F(BundleFixture, the_sweep_lists_on_the_leaf_and_finds_keys_the_router_neve
   ASSERT_TRUE(bundles->put("sandbox/job-9/yara/1/77@host-b-1/manifest.json", "{}"));
   auto live = store.stage(spec_reading(artifact(), "yara"), seconds(10));
   ASSERT_TRUE(live);
-  // The router answers from its refs and blobs: it has never heard of any of these.
-  EXPECT_FALSE(router->resolve(dead + "out.tar"));
 
   auto swept = store.sweep(seconds(3600));
   ASSERT_TRUE(swept) << swept.error().message;
