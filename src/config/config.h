@@ -306,6 +306,16 @@ struct RegistrySecurity {
   // A quarantine whose only cause is SCAN_PENDING is warned once the version is this old;
   // 0 = never.
   std::int64_t mature_age_secs = 86400;
+  // The rest of upstream's keys a verdict reads, at upstream's defaults, spelled as the file
+  // spells them (the table is the proxy's: read, never refused; server/builders.cc turns it
+  // into core::SecurityPolicy, and validate warns about a spelling upstream would refuse).
+  std::string mode = "block";                 // block | warn
+  std::int64_t min_age_secs = 86400;          // floor 3600, as upstream
+  bool hold_missing_timestamp = true;
+  std::string max_severity = "high";
+  bool require_provenance = false;
+  std::string deny_install_hooks = "warn";    // deny | warn | ignore
+  std::string scanner_error = "quarantine";   // quarantine | warn | ignore
   bool operator==(const RegistrySecurity&) const = default;
 };
 

@@ -376,9 +376,23 @@ void read_security(Loader& l, const toml::table& reg, std::string registry, cons
   for (const auto& [k, v] : *sec) l.note(join_key(r.key, k.str()), line_of(k.source()));
   if (auto v = lenient_strings(sec->get("scanners"))) r.scanners = std::move(*v);
   if (auto v = lenient_strings(sec->get("required_scanners"))) r.required_scanners = std::move(*v);
-  if (const auto* m = sec->get("mature_age_secs"); m != nullptr && m->is_integer()) {
-    r.mature_age_secs = m->as_integer()->get();
-  }
+  auto integer = [&](std::string_view k, std::int64_t& into) {
+    if (const auto* n = sec->get(k); n != nullptr && n->is_integer()) into = n->as_integer()->get();
+  };
+  auto boolean = [&](std::string_view k, bool& into) {
+    if (const auto* n = sec->get(k); n != nullptr && n->is_boolean()) into = n->as_boolean()->get();
+  };
+  auto text = [&](std::string_view k, std::string& into) {
+    if (const auto* n = sec->get(k); n != nullptr && n->is_string()) into = n->as_string()->get();
+  };
+  integer("mature_age_secs", r.mature_age_secs);
+  integer("min_age_secs", r.min_age_secs);
+  boolean("hold_missing_timestamp", r.hold_missing_timestamp);
+  boolean("require_provenance", r.require_provenance);
+  text("mode", r.mode);
+  text("max_severity", r.max_severity);
+  text("deny_install_hooks", r.deny_install_hooks);
+  text("scanner_error", r.scanner_error);
   out.push_back(std::move(r));
 }
 

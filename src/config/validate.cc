@@ -539,6 +539,17 @@ class Validator {
                            "add a guarddog, postmortem, trivy or yara scanner");
     }
     for (const auto& r : c_.security_registries) {
+      auto spelled = [&](std::string_view k, const std::string& v, std::initializer_list<std::string_view> ok) {
+        if (std::find(ok.begin(), ok.end(), v) != ok.end()) return;
+        std::string list;
+        for (auto o : ok) list += (list.empty() ? "" : ", ") + std::string(o);
+        warn(join_key(r.key, k), quoted(v, '"') + " is not one of " + list +
+                                     ": upstream refuses this file, and this worker judges by the default instead");
+      };
+      spelled("mode", r.mode, {"block", "warn"});
+      spelled("max_severity", r.max_severity, {"unknown", "low", "medium", "high", "critical"});
+      spelled("deny_install_hooks", r.deny_install_hooks, {"deny", "warn", "ignore"});
+      spelled("scanner_error", r.scanner_error, {"quarantine", "warn", "ignore"});
       for (const auto& name : r.required_scanners) {
         if (auto what = unbuilt(name)) {
           warn(join_key(r.key, "required_scanners"),

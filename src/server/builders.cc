@@ -332,6 +332,96 @@ Expected<std::unique_ptr<core::ScanQueue>, std::string> open_queue(const config:
   return std::move(*q);
 }
 
+std::optional<core::SecurityPolicy> registry_policy(const config::Config& c, const std::string& registry) {
+  const config::RegistrySecurity* r = nullptr;
+  for (const auto& s : c.security_registries) {
+    if (s.registry == registry) r = &s;
+  }
+  if (r == nullptr) return std::nullopt;
+  using P = core::SecurityPolicy;
+  P p;
+  p.mode = r->mode == "warn" ? P::Mode::kWarn : P::Mode::kBlock;
+  if (auto sev = core::parse_severity(r->max_severity); sev && core::to_string(*sev) == r->max_severity) {
+    p.max_severity = *sev;
+  }
+  p.deny_install_hooks = r->deny_install_hooks == "deny"     ? P::InstallHooks::kDeny
+                         : r->deny_install_hooks == "ignore" ? P::InstallHooks::kIgnore
+                                                             : P::InstallHooks::kWarn;
+  p.scanner_error = r->scanner_error == "warn"     ? P::ScannerErrors::kWarn
+                    : r->scanner_error == "ignore" ? P::ScannerErrors::kIgnore
+                                                   : P::ScannerErrors::kQuarantine;
+  p.required_scanners = r->required_scanners;
+  // Upstream floors the age rule at an hour (upstream-today.md §5.3).
+  p.min_age_secs = std::max<std::int64_t>(r->min_age_secs, 3600);
+  p.hold_missing_timestamp = r->hold_missing_timestamp;
+  p.mature_age_secs = std::max<std::int64_t>(r->mature_age_secs, 0);
+  p.require_provenance = r->require_provenance;
+  for (const auto& sc : c.scanners) {
+    if (!sc.escalation) continue;
+    core::Escalation e;
+    for (const auto& k : sc.escalation->kinds) {
+      if (auto kind = core::parse_finding_kind(k)) e.kinds.push_back(*kind);
+    }
+    e.count = sc.escalation->count;
+    e.from = sc.escalation->from;
+    e.to = sc.escalation->to;
+    p.escalations[sc.name] = std::move(e);
+  }
+  return p;
+}
+
+std::string unservable_because(const config::Config& c, const config::RegistrySecurity& r) {
+  for (const auto& name : r.required_scanners) {
+    const config::ScannerConfig* s = c.find_scanner(name);
+    if (s != nullptr && config::in_this_build(s->type)) continue;
+    const std::string what = s != nullptr ? "of type " + std::string(config::to_string(s->type))
+                             : name == "osv" ? std::string("upstream's implicit osv")
+                                             : std::string("which no [scanners] table declares");
+    return "it requires scanner '" + name + "' (" + what +
+           "), which this build does not run: its versions would stay SCAN_PENDING";
+  }
+  if (r.require_provenance) {
+    return "it requires provenance (require_provenance = true), a gate upstream's own worker runs (sigstore), "
+           "not this one";
+  }
+  return "";
+}
+
+Expected<std::string, std::string> served_registries(const config::Config& c) {
+  const auto& listed = c.worker.registries;
+  std::string line;
+  auto describe = [&](const std::string& name) {
+    std::string type;
+    for (const auto& r : c.registries) {
+      if (r.name == name) type = r.type;
+    }
+    std::string required = "its own policy";
+    for (const auto& s : c.security_registries) {
+      if (s.registry != name) continue;
+      required.clear();
+      for (const auto& r : s.required_scanners) required += (required.empty() ? "" : ", ") + r;
+      required = required.empty() ? "requires no scanner" : "requires " + required;
+    }
+    if (c.security_registries.empty() || required == "its own policy") required = "no security table: batlehub scan's defaults";
+    return name + " (" + (type.empty() ? "not among [[registries]]" : type) + "; " + required + ")";
+  };
+  for (const auto& s : c.security_registries) {
+    if (!listed.empty() && std::find(listed.begin(), listed.end(), s.registry) == listed.end()) continue;
+    if (auto why = unservable_because(c, s); !why.empty()) {
+      return Unexpected("registry '" + s.registry + "' (" + s.key + ") cannot be served by this worker: " + why +
+                        (listed.empty() ? ". [worker] registries is empty, so this worker would lease every registry: "
+                                          "list the ones it serves, and leave the rest to upstream's worker"
+                                        : ". Remove it from [worker] registries and leave it to upstream's worker"));
+    }
+  }
+  if (listed.empty()) {
+    for (const auto& s : c.security_registries) line += (line.empty() ? "" : ", ") + describe(s.registry);
+    return "serving every registry in the queue" + (line.empty() ? std::string() : ": " + line);
+  }
+  for (const auto& name : listed) line += (line.empty() ? "" : ", ") + describe(name);
+  return "serving " + line;
+}
+
 std::string spool_dir(const config::Config& c) {
   return c.worker.state_dir + "/spool";
 }

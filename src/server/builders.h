@@ -10,6 +10,7 @@
 #include "adapters/storage/bundle.h"
 #include "adapters/storage/router.h"
 #include "config/config.h"
+#include "core/verdict.h"
 #include "core/queue.h"
 #include "core/sandbox.h"
 #include "server/scan_service.h"
@@ -85,5 +86,20 @@ Expected<std::unique_ptr<core::ScanQueue>, std::string> open_queue(const config:
 // <state_dir>/spool: where the worker makes its verified copy of a job's artifact (each
 // unlinked as soon as it is open).
 std::string spool_dir(const config::Config& c);
+
+// The policy a registry's verdicts are judged by: its `[registries.security]` table from
+// upstream's defaults, with each configured scanner's escalation. nullopt when the registry
+// has no security table (a registry of this worker's own, judged by `fallback`).
+std::optional<core::SecurityPolicy> registry_policy(const config::Config& c, const std::string& registry);
+
+// What in a registry's policy this build cannot honour: a required scanner it does not run
+// (osv, socket, …), or a gate upstream's own worker keeps (require_provenance). "" when none.
+std::string unservable_because(const config::Config& c, const config::RegistrySecurity& r);
+
+// Which registries this worker serves — `[worker] registries`, or every registry when that
+// is empty — said in one line ("serving npmjs (npm; requires guarddog, yara), …"); the
+// error, naming the registry and why, when one it would serve is one it cannot (its
+// versions would be held for ever rather than left to upstream's worker).
+Expected<std::string, std::string> served_registries(const config::Config& c);
 
 }  // namespace batlehub::server

@@ -61,15 +61,8 @@ struct Generation {
   std::vector<std::unique_ptr<core::Scanner>> scanners;
   std::vector<core::ProbeTarget> targets;
   PoolBudget budget;
+  std::string served;  // "serving npmjs (npm; requires guarddog, yara)"
 };
-
-// The registry's security table, or nullptr when it has none.
-const config::RegistrySecurity* find_security(const config::Config& c, const std::string& registry) {
-  for (const auto& s : c.security_registries) {
-    if (s.registry == registry) return &s;
-  }
-  return nullptr;
-}
 
 // The worker's own /livez listener becomes one of the probe's canaries (RFC 0022 §4.3): a
 // port known to be up, which no sandbox may reach. "" when the listener's address is not
@@ -92,6 +85,9 @@ Expected<std::shared_ptr<Generation>, std::string> build_generation(config::Conf
   if (!runtime) return Unexpected(runtime.error());
   auto scanners = build_scanners(cfg, env);
   if (!scanners) return Unexpected(scanners.error());
+  auto served = served_registries(cfg);
+  if (!served) return Unexpected(served.error());
+  g->served = *served;
   g->runtime = std::move(*runtime);
   g->scanners = std::move(*scanners);
   g->targets = probe_targets(cfg, env);
@@ -218,6 +214,7 @@ bool Worker::prove(Generation& g, bool at_start) {
   }
   if (at_start) {
     log_->info("ready ({} slots, runtime {})", g.pool->size(), rt);
+    log_->info("{}", g.served);
   } else if (!was_ready) {
     log_->info("ready again ({} slots, runtime {}): a re-probe passed, leasing resumes", g.pool->size(), rt);
   }
@@ -335,7 +332,9 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
   log_->info("job {}: {} (attempt {}): scanning with {}", job.id, coord, job.attempts,
              names.empty() ? "no scanner" : names);
 
-  core::SecurityPolicy policy;
+  // The registry's own policy; a registry of this worker's own is judged as `batlehub scan`
+  // judges a file.
+  const core::SecurityPolicy policy = registry_policy(g->cfg, job.coordinate.registry).value_or(core::SecurityPolicy{});
   // Whatever happens to the verdict, the job's runs are over: what they shared goes.
   struct CloseJob {
     core::SandboxRuntime& runtime;
@@ -360,6 +359,32 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
   }
   const bool answered = !scan.verdict.scanners_done.empty();
   const std::int64_t now = unix_now();
+  // Upstream's record step (B.4): an administrator's word (a stored soc_verdict, the flags
+  // scanner's aside) survives a rescan, the scanners that answered before still count, and
+  // the whole is judged again on the registry's clock.
+  Expected<std::optional<core::RecordedVerdict>, core::QueueError> stored = [&] {
+    std::lock_guard lock(queue_mu_);
+    return queue_->verdict(job.coordinate.registry, job.coordinate.name, job.coordinate.version);
+  }();
+  if (!stored) {
+    log_->error("job {} ({}): the stored verdict could not be read to merge with: {}", job.id, coord,
+                stored.error().message);
+    release("the stored verdict could not be read: " + stored.error().message);
+    span("record_failed");
+    return;
+  }
+  std::vector<core::Finding> findings = scan.verdict.findings;
+  std::vector<std::string> answered_ever = scan.verdict.scanners_done;
+  if (*stored) {
+    for (const core::Finding& f : (*stored)->verdict.findings) {
+      if (f.kind == core::FindingKind::kSocVerdict && f.scanner != "flags") findings.push_back(f);
+    }
+    for (const std::string& s : (*stored)->verdict.scanners_done) {
+      if (std::find(answered_ever.begin(), answered_ever.end(), s) == answered_ever.end()) answered_ever.push_back(s);
+    }
+  }
+  scan.verdict = core::evaluate(job.coordinate, std::move(findings), std::move(answered_ever), policy,
+                                core::Moment{job.published_at, now});
   core::RecordedVerdict v{scan.verdict, now, answered ? std::optional<std::int64_t>(now) : std::nullopt};
   Expected<bool, core::QueueError> done = [&] {
     std::lock_guard lock(queue_mu_);
@@ -400,9 +425,10 @@ void Worker::close_exhausted(Generation& g) {
     // SCANNER_ERROR finding under its name, and the required scanners as scanners_done so
     // that no SCAN_PENDING is added. A registry of this worker's own (no security table)
     // requires every scanner it has.
+    const auto policy = registry_policy(g.cfg, job.coordinate.registry);
     std::vector<std::string> required;
-    if (const auto* sec = find_security(g.cfg, job.coordinate.registry)) {
-      required = sec->required_scanners;
+    if (policy) {
+      required = policy->required_scanners;
     } else {
       for (const auto& sc : g.scanners) required.push_back(sc->name());
     }
@@ -417,10 +443,10 @@ void Worker::close_exhausted(Generation& g) {
                   std::to_string(g.cfg.worker.job_timeout_secs) + "s";
       findings.push_back(std::move(f));
     }
-    const core::Package package{core::PackageKind::kNpm, job.coordinate.name, job.coordinate.version,
-                                job.coordinate.registry};
-    core::RecordedVerdict v{core::evaluate(package, std::move(findings), required, core::SecurityPolicy{}),
-                            unix_now(), std::nullopt};
+    const std::int64_t now = unix_now();
+    core::RecordedVerdict v{core::evaluate(job.coordinate, std::move(findings), required,
+                                           policy.value_or(core::SecurityPolicy{}), core::Moment{job.published_at, now}),
+                            now, std::nullopt};
     Expected<bool, core::QueueError> closed = [&] {
       std::lock_guard lock(queue_mu_);
       return queue_->close_exhausted(job.id, g.cfg.worker.max_attempts, v);

@@ -185,9 +185,12 @@ TEST(Verdict, a_required_scanner_that_never_answered_adds_scan_pending_and_quara
   EXPECT_EQ(v.state, VerdictState::kQuarantined);
   EXPECT_EQ(v.reason_codes, std::vector<ReasonCode>{ReasonCode::kScanPending});
   ASSERT_EQ(v.findings.size(), 1u);
-  EXPECT_EQ(v.findings[0].scanner, "osv");
+  // Upstream's derived finding: named `pending` (so that upstream re-derives it), high.
+  EXPECT_EQ(v.findings[0].scanner, "pending");
   EXPECT_EQ(v.findings[0].kind, FindingKind::kPending);
   EXPECT_EQ(v.findings[0].code, ReasonCode::kScanPending);
+  EXPECT_EQ(v.findings[0].severity, Severity::kHigh);
+  EXPECT_EQ(v.findings[0].summary, "required scanner 'osv' has not answered yet");
 
   Verdict both = evaluate(pkg(), {}, {"postmortem", "osv"}, p);
   EXPECT_EQ(both.state, VerdictState::kAllowed);
@@ -228,6 +231,117 @@ TEST(Verdict, reason_codes_come_in_order_of_first_appearance_without_repeats) {
   EXPECT_EQ(v.findings.size(), 8u);  // the seven, plus osv's SCAN_PENDING last
   EXPECT_EQ(v.findings.back().code, ReasonCode::kScanPending);
 }
+
+namespace upstream_rules {
+
+constexpr std::int64_t kNow = 1'800'000'000;
+constexpr std::int64_t kDay = 86'400;
+
+Verdict at(std::vector<Finding> fs, std::vector<std::string> done, const SecurityPolicy& p,
+           std::optional<std::int64_t> published_at) {
+  return evaluate(pkg().coord(), std::move(fs), std::move(done), p, Moment{published_at, kNow});
+}
+
+SecurityPolicy registry_defaults() {
+  SecurityPolicy p;
+  p.min_age_secs = kDay;
+  p.hold_missing_timestamp = true;
+  p.mature_age_secs = kDay;
+  return p;
+}
+
+TEST(Verdict, the_age_rule_holds_a_young_version_until_it_comes_of_age) {
+  Verdict young = at({}, {}, registry_defaults(), kNow - 3600);
+  EXPECT_EQ(young.state, VerdictState::kQuarantined);
+  EXPECT_EQ(young.reason_codes, std::vector<ReasonCode>{ReasonCode::kMinAgeNotMet});
+  ASSERT_EQ(young.findings.size(), 1u);
+  EXPECT_EQ(young.findings[0].scanner, "age");
+  EXPECT_EQ(young.findings[0].kind, FindingKind::kAge);
+  EXPECT_EQ(young.findings[0].available_at, kNow - 3600 + kDay);
+  EXPECT_EQ(young.available_at, kNow - 3600 + kDay);
+
+  Verdict of_age = at({}, {}, registry_defaults(), kNow - kDay);
+  EXPECT_EQ(of_age.state, VerdictState::kAllowed);
+  EXPECT_FALSE(of_age.available_at.has_value());
+
+  Verdict undated = at({}, {}, registry_defaults(), std::nullopt);
+  EXPECT_EQ(undated.reason_codes, std::vector<ReasonCode>{ReasonCode::kTimestampMissing});
+  SecurityPolicy lenient = registry_defaults();
+  lenient.hold_missing_timestamp = false;
+  EXPECT_EQ(at({}, {}, lenient, std::nullopt).state, VerdictState::kAllowed);
+}
+
+TEST(Verdict, stored_age_and_pending_findings_are_derived_again_never_carried_over) {
+  Finding stale_age = finding(ReasonCode::kMinAgeNotMet, Severity::kHigh);
+  stale_age.kind = FindingKind::kAge;
+  stale_age.scanner = "age";
+  Finding stale_pending = finding(ReasonCode::kScanPending, Severity::kHigh);
+  stale_pending.kind = FindingKind::kPending;
+  stale_pending.scanner = "pending";
+  SecurityPolicy p = registry_defaults();
+  p.required_scanners = {"guarddog"};
+  Verdict v = at({stale_age, stale_pending}, {"guarddog"}, p, kNow - 2 * kDay);
+  EXPECT_EQ(v.state, VerdictState::kAllowed);
+  EXPECT_TRUE(v.findings.empty());
+}
+
+TEST(Verdict, the_maturity_bypass_warns_an_old_version_held_only_for_want_of_an_answer) {
+  SecurityPolicy p = registry_defaults();
+  p.required_scanners = {"guarddog"};
+  Verdict old_unscanned = at({}, {}, p, kNow - 2 * kDay);
+  EXPECT_EQ(old_unscanned.state, VerdictState::kWarned);
+  EXPECT_EQ(old_unscanned.reason_codes, std::vector<ReasonCode>{ReasonCode::kScanPending});
+  EXPECT_FALSE(old_unscanned.available_at.has_value());
+  // A scanner's word against it is not lifted; nor is a version younger than mature_age.
+  Finding malware = finding(ReasonCode::kMalwareSignal, Severity::kHigh);
+  EXPECT_EQ(at({malware}, {}, p, kNow - 2 * kDay).state, VerdictState::kDenied);
+  SecurityPolicy later = p;
+  later.mature_age_secs = 3 * kDay;
+  EXPECT_EQ(at({}, {}, later, kNow - 2 * kDay).state, VerdictState::kQuarantined);
+  SecurityPolicy never = p;
+  never.mature_age_secs = 0;
+  EXPECT_EQ(at({}, {}, never, kNow - 30 * kDay).state, VerdictState::kQuarantined);
+}
+
+TEST(Verdict, an_escalation_raises_a_scanners_findings_once_there_are_enough) {
+  SecurityPolicy p;
+  p.max_severity = Severity::kCritical;
+  p.escalations["guarddog"] = Escalation{{FindingKind::kMalwareSignal}, 2, Severity::kMedium, Severity::kCritical};
+  Finding one = finding(ReasonCode::kMalwareSignal, Severity::kMedium);
+  one.scanner = "guarddog";
+  Finding low = one;
+  low.severity = Severity::kLow;
+  EXPECT_EQ(at({one, low}, {"guarddog"}, p, std::nullopt).state, VerdictState::kAllowed) << "one at medium: not yet";
+  Verdict two = at({one, one, low}, {"guarddog"}, p, std::nullopt);
+  EXPECT_EQ(two.state, VerdictState::kDenied);
+  EXPECT_EQ(two.findings[0].severity, Severity::kCritical);
+  EXPECT_EQ(two.findings[2].severity, Severity::kLow) << "below `from`: left alone";
+  Finding other = one;
+  other.scanner = "yara";
+  EXPECT_EQ(at({one, other}, {"guarddog", "yara"}, p, std::nullopt).state, VerdictState::kAllowed)
+      << "the count is per scanner";
+}
+
+TEST(Verdict, provenance_findings_judge_only_when_provenance_is_required) {
+  Finding missing = finding(ReasonCode::kProvenanceMissing, Severity::kHigh);
+  missing.kind = FindingKind::kProvenance;
+  SecurityPolicy p;
+  EXPECT_EQ(at({missing}, {}, p, std::nullopt).state, VerdictState::kAllowed);
+  p.require_provenance = true;
+  EXPECT_EQ(at({missing}, {}, p, std::nullopt).state, VerdictState::kDenied);
+}
+
+TEST(Verdict, available_at_is_the_latest_among_holding_findings_and_only_on_a_quarantine) {
+  SecurityPolicy p = registry_defaults();
+  p.min_age_secs = 10 * kDay;
+  Verdict held = at({}, {}, p, kNow - kDay);
+  EXPECT_EQ(held.available_at, kNow + 9 * kDay);
+  Verdict denied = at({finding(ReasonCode::kBlockList, Severity::kHigh)}, {}, p, kNow - kDay);
+  EXPECT_EQ(denied.state, VerdictState::kDenied);
+  EXPECT_FALSE(denied.available_at.has_value());
+}
+
+}  // namespace upstream_rules
 
 }  // namespace
 }  // namespace batlehub::core
