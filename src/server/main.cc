@@ -134,14 +134,20 @@ int main(int argc, char** argv) {
     scan.format = format == "json" ? batlehub::server::ScanFormat::kJson
                   : format == "sarif" ? batlehub::server::ScanFormat::kSarif
                                       : batlehub::server::ScanFormat::kText;
-    scan.policy.max_severity = *batlehub::core::parse_severity(max_severity);
-    scan.policy.scanner_error = scanner_error == "warn"     ? SecurityPolicy::ScannerErrors::kWarn
-                                : scanner_error == "ignore" ? SecurityPolicy::ScannerErrors::kIgnore
-                                                            : SecurityPolicy::ScannerErrors::kQuarantine;
-    scan.policy.deny_install_hooks = install_hooks == "deny"     ? SecurityPolicy::InstallHooks::kDeny
-                                     : install_hooks == "ignore" ? SecurityPolicy::InstallHooks::kIgnore
-                                                                 : SecurityPolicy::InstallHooks::kWarn;
-    scan.policy.mode = mode == "warn" ? SecurityPolicy::Mode::kWarn : SecurityPolicy::Mode::kBlock;
+    // Only the flags given: each overrides the registry's own policy (scan_command.h).
+    auto given = [&](const char* flag) { return scan_cmd->get_option(flag)->count() > 0; };
+    if (given("--max-severity")) scan.flags.max_severity = *batlehub::core::parse_severity(max_severity);
+    if (given("--scanner-error")) {
+      scan.flags.scanner_error = scanner_error == "warn"     ? SecurityPolicy::ScannerErrors::kWarn
+                                 : scanner_error == "ignore" ? SecurityPolicy::ScannerErrors::kIgnore
+                                                             : SecurityPolicy::ScannerErrors::kQuarantine;
+    }
+    if (given("--deny-install-hooks")) {
+      scan.flags.deny_install_hooks = install_hooks == "deny"     ? SecurityPolicy::InstallHooks::kDeny
+                                      : install_hooks == "ignore" ? SecurityPolicy::InstallHooks::kIgnore
+                                                                  : SecurityPolicy::InstallHooks::kWarn;
+    }
+    if (given("--mode")) scan.flags.mode = mode == "warn" ? SecurityPolicy::Mode::kWarn : SecurityPolicy::Mode::kBlock;
     if (!scan.config_path) scan.config_path = top_config;
     return static_cast<int>(batlehub::server::scan_command(scan, env, std::cout));
   }

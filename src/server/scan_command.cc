@@ -30,6 +30,17 @@ ScanExit exit_for(core::VerdictState s) {
 
 }  // namespace
 
+core::SecurityPolicy scan_policy(const config::Config& c, const std::string& registry, const PolicyFlags& flags) {
+  core::SecurityPolicy p = registry_policy(c, registry).value_or(core::SecurityPolicy{});
+  p.min_age_secs = 0;
+  p.hold_missing_timestamp = false;
+  if (flags.max_severity) p.max_severity = *flags.max_severity;
+  if (flags.scanner_error) p.scanner_error = *flags.scanner_error;
+  if (flags.deny_install_hooks) p.deny_install_hooks = *flags.deny_install_hooks;
+  if (flags.mode) p.mode = *flags.mode;
+  return p;
+}
+
 ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream& out) {
   auto log = logger("scan");
   auto sandbox_log = logger("sandbox");
@@ -95,7 +106,7 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
     for (const auto* s : chosen) names += (names.empty() ? "" : ", ") + s->name();
     log->info("{}: scanning with {} (runtime {}, at most {} at once)", pkg.coordinate(), names.empty() ? "no scanner" : names,
               rt.name(), pool.size());
-    PackageScan scanned = scan_package(chosen, pool, in, o.policy);
+    PackageScan scanned = scan_package(chosen, pool, in, scan_policy(cfg, pkg.registry, o.flags));
     ScanReport rep{std::move(scanned.verdict), path, std::string(rt.name()), now_rfc3339()};
     rep.kind = pkg.kind;
     for (const ScannerRun& run : scanned.runs) {

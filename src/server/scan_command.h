@@ -27,13 +27,26 @@ enum class ScanExit : int {
   kDenied = 30,
 };
 
+// The policy flags as given on the command line: each one set overrides the registry's own
+// policy (its [registries.security]), or `batlehub scan`'s defaults when it has none.
+struct PolicyFlags {
+  std::optional<core::Severity> max_severity;
+  std::optional<core::SecurityPolicy::ScannerErrors> scanner_error;
+  std::optional<core::SecurityPolicy::InstallHooks> deny_install_hooks;
+  std::optional<core::SecurityPolicy::Mode> mode;
+};
+
 struct ScanOptions {
   std::optional<std::string> config_path;
   Naming naming;  // --kind, --name, --version, --registry
   std::vector<std::string> archives;
   ScanFormat format = ScanFormat::kText;
-  core::SecurityPolicy policy;
+  PolicyFlags flags;
 };
+
+// The policy `batlehub scan` judges by: the registry's, without the age rule (a file has no
+// publication date), then the flags given.
+core::SecurityPolicy scan_policy(const config::Config& c, const std::string& registry, const PolicyFlags& flags);
 
 ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream& out);
 

@@ -1,6 +1,7 @@
 // What the probe is asked to prove, per runtime (server/builders.h): a room per scanner on
 // bwrap, an image once however many scanners run from it on the image runtimes.
 #include "server/builders.h"
+#include "server/scan_command.h"
 #include "storage_table.h"
 
 #include <gtest/gtest.h>
@@ -111,6 +112,67 @@ TEST(BwrapScratchDir, tmpdir_wins_then_a_roomy_shared_tmpfs_then_tmp) {
   EXPECT_EQ(bwrap_scratch_dir(env_of({}), ScratchCandidate{"/dev/shm", true, true, 64}, 1, 512), "/tmp");
   EXPECT_EQ(bwrap_scratch_dir(env_of({}), ScratchCandidate{"/dev/shm", false, true, 8192}, 1, 512), "/tmp");
   EXPECT_EQ(bwrap_scratch_dir(env_of({}), ScratchCandidate{"/dev/shm", true, false, 8192}, 1, 512), "/tmp");
+}
+
+// A registry's [registries.security] as the worker judges by it: every key upstream documents,
+// from upstream's defaults, with the scanners' escalations; `batlehub scan` takes it without
+// the age rule, and its flags given override it.
+TEST(RegistryPolicy, reads_every_key_from_upstreams_defaults_and_scan_flags_override_it) {
+  const std::string toml = R"(
+[scanners.postmortem]
+type = "postmortem"
+command = "/bin/true"
+escalation = { kinds = ["install_hook"], count = 2, from = "high", to = "critical" }
+[[registries]]
+name = "npmjs"
+type = "npm"
+[registries.security]
+mode = "warn"
+min_age_secs = 60
+mature_age_secs = 0
+required_scanners = ["postmortem"]
+deny_install_hooks = "deny"
+scanner_error = "ignore"
+max_severity = "medium"
+[[registries]]
+name = "plain"
+type = "npm"
+[registries.security]
+)";
+  config::Config c = loaded(toml, env_of({}));
+  auto p = registry_policy(c, "npmjs");
+  ASSERT_TRUE(p);
+  using P = core::SecurityPolicy;
+  EXPECT_EQ(p->mode, P::Mode::kWarn);
+  EXPECT_EQ(p->min_age_secs, 3600) << "floored at an hour, as upstream";
+  EXPECT_EQ(p->mature_age_secs, 0);
+  EXPECT_TRUE(p->hold_missing_timestamp);
+  EXPECT_EQ(p->required_scanners, std::vector<std::string>{"postmortem"});
+  EXPECT_EQ(p->deny_install_hooks, P::InstallHooks::kDeny);
+  EXPECT_EQ(p->scanner_error, P::ScannerErrors::kIgnore);
+  EXPECT_EQ(p->max_severity, core::Severity::kMedium);
+  ASSERT_EQ(p->escalations.count("postmortem"), 1u);
+  EXPECT_EQ(p->escalations.at("postmortem").kinds, std::vector<core::FindingKind>{core::FindingKind::kInstallHook});
+  EXPECT_EQ(p->escalations.at("postmortem").count, 2);
+
+  auto plain = registry_policy(c, "plain");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->min_age_secs, 86400);
+  EXPECT_EQ(plain->required_scanners, std::vector<std::string>{"osv"}) << "upstream's default";
+  EXPECT_FALSE(registry_policy(c, "local")) << "a registry of this worker's own has no table";
+
+  core::SecurityPolicy scanned = scan_policy(c, "npmjs", PolicyFlags{});
+  EXPECT_EQ(scanned.min_age_secs, 0) << "a file has no publication date";
+  EXPECT_FALSE(scanned.hold_missing_timestamp);
+  EXPECT_EQ(scanned.deny_install_hooks, P::InstallHooks::kDeny);
+  PolicyFlags flags;
+  flags.deny_install_hooks = P::InstallHooks::kWarn;
+  flags.mode = P::Mode::kBlock;
+  core::SecurityPolicy overridden = scan_policy(c, "npmjs", flags);
+  EXPECT_EQ(overridden.deny_install_hooks, P::InstallHooks::kWarn);
+  EXPECT_EQ(overridden.mode, P::Mode::kBlock);
+  EXPECT_EQ(overridden.max_severity, core::Severity::kMedium) << "not given: the registry's";
+  EXPECT_EQ(scan_policy(c, "local", PolicyFlags{}), core::SecurityPolicy{});
 }
 
 }  // namespace
