@@ -474,7 +474,7 @@ Config read_document(Loader& l, const toml::table& root, std::vector<std::string
       c.has_security_registry = !c.security_registries.empty();
       c.registries = registry_entries(l, *v);
       // Their upstreams, modes, policies and routes are the proxy's.
-      proxy_only.emplace_back("registries (all but each one's name, type, storage and security scanners)");
+      proxy_only.emplace_back("registries (all but each one's name, type, storage and security table)");
     } else if (name == "server") {
       const auto& tbl = as_table_or_refuse(l, *v, "server");
       Table t(l, tbl, "server");

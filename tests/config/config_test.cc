@@ -461,7 +461,7 @@ anything = { goes = 1 }
   EXPECT_FALSE(l.config.has_security_registry);
   EXPECT_EQ(l.proxy_only, (std::vector<std::string>{"log_level", "[stats]",
                                                     "registries (all but each one's name, type, storage and security "
-                                                    "scanners)",
+                                                    "table)",
                                                     "[cache]"}));
 }
 
@@ -799,7 +799,7 @@ TEST(UpstreamConfig, ACompleteOneLoadsWithEveryScannerTypeAndItsKeys) {
   // The proxy's tables and keys: named, in file order.
   EXPECT_EQ(l.proxy_only,
             (std::vector<std::string>{"database.max_connections", "[stats]",
-                                      "registries (all but each one's name, type, storage and security scanners)",
+                                      "registries (all but each one's name, type, storage and security table)",
                                       "[auth]", "[upstream_audit]", "[notifications]"}));
   EXPECT_EQ(c.server.roles, (std::vector<std::string>{"proxy", "worker"}));
 }

@@ -137,7 +137,7 @@ expect("check-config loads the complete upstream config: every scanner, then one
        "storage one backend: s3 bucket batlehub-cache, region us-east-1, endpoint http://127.0.0.1:9, path-style, "
        "prefix cache/\n"
        "read by the proxy, not by this worker: database.max_connections, [stats], registries (all but each one's "
-       "name, type, storage and security scanners), [auth], [upstream_audit], [notifications]\n" +
+       "name, type, storage and security table), [auth], [upstream_audit], [notifications]\n" +
        "".join(f"warning: {w}\n" for w in UPSTREAM_WARNINGS))
 expect("… while an unknown scanner type is still the loader's refusal, with its line",
        run(upstream.replace('type    = "mlab"', 'type    = "mlabs"')), 2,
