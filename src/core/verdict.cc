@@ -78,7 +78,10 @@ Verdict evaluate(const Coordinate& c, std::vector<Finding> findings, std::vector
   }
 
   // 2. Escalations, per scanner.
-  for (const auto& [scanner, e] : policy.escalations) {
+  for (const auto& entry : policy.escalations) {
+    // Named, not bound: clang 14 (the fuzz build) cannot capture a structured binding.
+    const std::string& scanner = entry.first;
+    const Escalation& e = entry.second;
     auto matches = [&](const Finding& f) {
       return f.scanner == scanner && f.severity >= e.from &&
              std::find(e.kinds.begin(), e.kinds.end(), f.kind) != e.kinds.end();

@@ -586,22 +586,8 @@ class PostgresQueue final : public core::ScanQueue {
                                                                               bool prefix) override {
     std::lock_guard lock(mu_);
     return c_.read([&]() -> Expected<std::vector<core::CachedArtifactRow>, QueueError> {
-      // A.6 step 1, and the keys artifact_storage alone knows (step 2's legacy objects).
-      const std::string_view match = prefix ? "left(%, length($1)) = $1" : "% = $1";
-      auto where = [&](std::string_view column) {
-        std::string out(match);
-        out.replace(out.find('%'), 1, column);
-        return out;
-      };
       auto r = c_.exec("cached artifacts",
-                       sql({"WITH keys AS (SELECT logical_key AS k FROM artifact_dedup_refs WHERE ",
-                            where("logical_key"), " UNION SELECT storage_key FROM artifact_storage WHERE ",
-                            where("storage_key"), R"()
-          SELECT keys.k, coalesce(r.content_hash, ''), coalesce(i.content_key, ''), i.size_bytes, s.backend_name
-          FROM keys LEFT JOIN artifact_dedup_refs r ON r.logical_key = keys.k
-                    LEFT JOIN artifact_dedup_index i ON i.content_hash = r.content_hash
-                    LEFT JOIN artifact_storage s ON s.storage_key = keys.k
-          ORDER BY keys.k LIMIT $2::bigint)"}),
+                       rows::cached_artifacts_sql(prefix ? "left(%, length($1)) = $1" : "% = $1", "$2::bigint"),
                        {key, num(core::ScanQueue::kMaxCachedArtifactRows)});
       if (!r) return Unexpected(r.error());
       std::vector<core::CachedArtifactRow> out;

@@ -542,20 +542,7 @@ class SqliteQueue final : public core::ScanQueue {
                                                                               bool prefix) override {
     std::lock_guard lock(mu_);
     return s_.read([&]() -> Expected<std::vector<core::CachedArtifactRow>, QueueError> {
-      const std::string_view match = prefix ? "substr(%, 1, length(?1)) = ?1" : "% = ?1";
-      auto where = [&](std::string_view column) {
-        std::string out(match);
-        out.replace(out.find('%'), 1, column);
-        return out;
-      };
-      auto st = s_.prepare(sql({"WITH keys AS (SELECT logical_key AS k FROM artifact_dedup_refs WHERE ",
-                                where("logical_key"), " UNION SELECT storage_key FROM artifact_storage WHERE ",
-                                where("storage_key"), R"()
-          SELECT keys.k, coalesce(r.content_hash, ''), coalesce(i.content_key, ''), i.size_bytes, s.backend_name
-          FROM keys LEFT JOIN artifact_dedup_refs r ON r.logical_key = keys.k
-                    LEFT JOIN artifact_dedup_index i ON i.content_hash = r.content_hash
-                    LEFT JOIN artifact_storage s ON s.storage_key = keys.k
-          ORDER BY keys.k LIMIT ?2)"}));
+      auto st = s_.prepare(rows::cached_artifacts_sql(prefix ? "substr(%, 1, length(?1)) = ?1" : "% = ?1", "?2"));
       if (!st) return Unexpected(st.error());
       st->bind(1, key).bind(2, static_cast<std::int64_t>(core::ScanQueue::kMaxCachedArtifactRows));
       std::vector<core::CachedArtifactRow> out;

@@ -301,4 +301,25 @@ inline Expected<core::RecordedVerdict, std::string> verdict_from_rows(std::strin
   return rv;
 }
 
+// ---- cached artifacts
+
+// A.6 step 1 for one key or every key under a prefix, and the keys artifact_storage alone
+// knows (step 2's legacy objects): one statement for both databases, which differ only in
+// how a prefix is matched (`match`, with '%' for the column: PostgreSQL's left(), SQLite's
+// substr()) and how the limit is bound (`limit`).
+inline std::string cached_artifacts_sql(std::string_view match, std::string_view limit) {
+  auto where = [&](std::string_view column) {
+    std::string out(match);
+    out.replace(out.find('%'), 1, column);
+    return out;
+  };
+  return "WITH keys AS (SELECT logical_key AS k FROM artifact_dedup_refs WHERE " + where("logical_key") +
+         " UNION SELECT storage_key FROM artifact_storage WHERE " + where("storage_key") +
+         ") SELECT keys.k, coalesce(r.content_hash, ''), coalesce(i.content_key, ''), i.size_bytes, s.backend_name"
+         " FROM keys LEFT JOIN artifact_dedup_refs r ON r.logical_key = keys.k"
+         " LEFT JOIN artifact_dedup_index i ON i.content_hash = r.content_hash"
+         " LEFT JOIN artifact_storage s ON s.storage_key = keys.k ORDER BY keys.k LIMIT " +
+         std::string(limit);
+}
+
 }  // namespace batlehub::adapters::queue_rows
