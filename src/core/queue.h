@@ -123,6 +123,12 @@ class ScanQueue {
   // longer holds the job.
   virtual Expected<bool, QueueError> complete(const std::string& job_id, const std::string& worker_id,
                                               const RecordedVerdict& v) = 0;
+  // Completes a job the worker holds and records nothing: upstream drops the job of a
+  // registry that has no security profile (upstream-today.md §6). false: not held.
+  virtual Expected<bool, QueueError> drop(const std::string& job_id, const std::string& worker_id) = 0;
+  // The same for an exhausted job (B.3: "If the registry no longer has a security profile,
+  // just complete it").
+  virtual Expected<bool, QueueError> drop_exhausted(const std::string& job_id, std::int64_t max_attempts) = 0;
   // Clears the lease and records the error; the attempt stays spent. false: not held.
   virtual Expected<bool, QueueError> fail(const std::string& job_id, const std::string& worker_id,
                                           const std::string& error) = 0;

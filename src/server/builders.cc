@@ -370,6 +370,12 @@ std::optional<core::SecurityPolicy> registry_policy(const config::Config& c, con
   return p;
 }
 
+bool drops_jobs(const config::Config& c, const std::string& registry) {
+  const bool declared = std::any_of(c.registries.begin(), c.registries.end(),
+                                    [&](const config::RegistryEntry& r) { return r.name == registry; });
+  return declared && !registry_policy(c, registry);
+}
+
 std::string unservable_because(const config::Config& c, const config::RegistrySecurity& r) {
   for (const auto& name : r.required_scanners) {
     const config::ScannerConfig* s = c.find_scanner(name);
@@ -402,7 +408,10 @@ Expected<std::string, std::string> served_registries(const config::Config& c) {
       for (const auto& r : s.required_scanners) required += (required.empty() ? "" : ", ") + r;
       required = required.empty() ? "requires no scanner" : "requires " + required;
     }
-    if (c.security_registries.empty() || required == "its own policy") required = "no security table: batlehub scan's defaults";
+    if (required == "its own policy") {
+      required = type.empty() ? "no security table: batlehub scan's defaults"
+                              : "no security table: its jobs are dropped, as upstream drops them";
+    }
     return name + " (" + (type.empty() ? "not among [[registries]]" : type) + "; " + required + ")";
   };
   for (const auto& s : c.security_registries) {

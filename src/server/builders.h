@@ -92,6 +92,10 @@ std::string spool_dir(const config::Config& c);
 // has no security table (a registry of this worker's own, judged by `fallback`).
 std::optional<core::SecurityPolicy> registry_policy(const config::Config& c, const std::string& registry);
 
+// Whether upstream drops this registry's jobs: a `[[registries]]` entry with no security
+// table has no verdicts upstream would read (its API answers 404), so nothing is scanned.
+bool drops_jobs(const config::Config& c, const std::string& registry);
+
 // What in a registry's policy this build cannot honour: a required scanner it does not run
 // (osv, socket, …), or a gate upstream's own worker keeps (require_provenance). "" when none.
 std::string unservable_because(const config::Config& c, const config::RegistrySecurity& r);

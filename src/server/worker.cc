@@ -315,6 +315,18 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
     if (!r) log_->warn("job {}: releasing it failed: {}", job.id, r.error().message);
   };
 
+  if (drops_jobs(g->cfg, job.coordinate.registry)) {
+    Expected<bool, core::QueueError> dropped = [&] {
+      std::lock_guard lock(queue_mu_);
+      return queue_->drop(job.id, id_);
+    }();
+    if (!dropped) log_->warn("job {}: dropping it failed: {}", job.id, dropped.error().message);
+    log_->info("job {} ({}): dropped, as upstream drops it: registry {} has no [registries.security], so no verdict "
+               "of it is ever read",
+               job.id, coord, job.coordinate.registry);
+    span("dropped");
+    return;
+  }
   // The version's file where upstream's proxy cached it, verified (A.6); its kind is the
   // registry's type (B.2), or for a registry of this worker's own what its key says.
   auto artifact = ArtifactCache(g->cfg, storage_, *queue_, spool_dir(g->cfg)).fetch(job.coordinate);
@@ -425,6 +437,13 @@ void Worker::close_exhausted(Generation& g) {
     // SCANNER_ERROR finding under its name, and the required scanners as scanners_done so
     // that no SCAN_PENDING is added. A registry of this worker's own (no security table)
     // requires every scanner it has.
+    if (drops_jobs(g.cfg, job.coordinate.registry)) {
+      std::lock_guard lock(queue_mu_);
+      if (auto d = queue_->drop_exhausted(job.id, g.cfg.worker.max_attempts); !d) {
+        log_->warn("exhausted job {}: dropping it failed: {}", job.id, d.error().message);
+      }
+      continue;
+    }
     const auto policy = registry_policy(g.cfg, job.coordinate.registry);
     std::vector<std::string> required;
     if (policy) {

@@ -483,6 +483,27 @@ TEST_P(QueueTest, ANewVerdictReplacesThePreviousOne) {
   EXPECT_EQ(MUST(q_->jobs("npmjs", "a", "1.0.0")).size(), 3u);
 }
 
+// Upstream drops the job of a registry with no security profile: closed, nothing recorded.
+TEST_P(QueueTest, ADroppedJobIsClosedWithNoVerdict) {
+  auto e = MUST(q_->enqueue(req(pkg("dropped"))));
+  EXPECT_FALSE(MUST(q_->drop(e.job_id, "w1"))) << "not held yet";
+  ASSERT_EQ(MUST(q_->lease(lease_by("w1"))).size(), 1u);
+  EXPECT_FALSE(MUST(q_->drop(e.job_id, "w2"))) << "held by another";
+  EXPECT_TRUE(MUST(q_->drop(e.job_id, "w1")));
+  EXPECT_FALSE(MUST(q_->verdict("npmjs", "dropped", "1.0.0")).has_value());
+  auto jobs = MUST(q_->jobs("npmjs", "dropped", "1.0.0"));
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_TRUE(jobs[0].completed_at.has_value());
+
+  auto spent = MUST(q_->enqueue(req(pkg("spent"))));
+  ASSERT_EQ(MUST(q_->lease(lease_by("w1", 1, 600, 1))).size(), 1u);
+  EXPECT_TRUE(MUST(q_->fail(spent.job_id, "w1", "boom")));
+  EXPECT_TRUE(MUST(q_->drop_exhausted(spent.job_id, 1)));
+  EXPECT_FALSE(MUST(q_->drop_exhausted(spent.job_id, 1))) << "once";
+  EXPECT_FALSE(MUST(q_->verdict("npmjs", "spent", "1.0.0")).has_value());
+  EXPECT_FALSE(MUST(q_->open_job("npmjs", "spent", "1.0.0")).has_value());
+}
+
 TEST_P(QueueTest, FailClearsTheLeaseAndKeepsTheAttempt) {
   auto e = MUST(q_->enqueue(req(pkg("a"))));
   ASSERT_EQ(MUST(q_->lease(lease_by("w1"))).size(), 1u);

@@ -243,7 +243,11 @@ class BesideUpstream : public ::testing::Test {
                        kSource +
                        "/rooms/rules/batlehub-default.yar\"\n"
                        "[[registries]]\nname = \"npmjs\"\ntype = \"npm\"\nstorage = \"disk\"\n"
+                       "[registries.security]\nscanners = [\"guarddog\", \"yara\"]\nrequired_scanners = [\"guarddog\", "
+                       "\"yara\"]\nmature_age_secs = 0\n"
                        "[[registries]]\nname = \"npm-mirror\"\ntype = \"npm\"\nstorage = \"objects\"\n"
+                       "[registries.security]\nscanners = [\"guarddog\", \"yara\"]\nrequired_scanners = [\"guarddog\", "
+                       "\"yara\"]\nmature_age_secs = 0\n"
                        "[storage]\ndefault = \"disk\"\n"
                        "[[storage.backends]]\nname = \"disk\"\ntype = \"filesystem\"\npath = \"" +
                        (s_.root() / "cache").string() +
@@ -415,8 +419,9 @@ TEST_F(BesideUpstream, an_artifact_whose_bytes_differ_from_the_recorded_sha256_i
       },
       std::chrono::seconds(120)))
       << db.query("SELECT coalesce(last_error, '') FROM scan_jobs")[0][0] << w->err();
-  // Its attempts spent, the job is closed as upstream closes it: a hold on SCANNER_ERROR,
-  // never a verdict judged on bytes nobody vouched for.
+  // Its attempts spent, the job is closed as upstream closes it: a hold on SCANNER_ERROR
+  // (mature_age_secs = 0: never served unscanned), never a verdict judged on bytes nobody
+  // vouched for.
   for (const auto& v : db.query("SELECT state, array_to_string(reason_codes, ',') FROM artifact_verdicts")) {
     EXPECT_EQ(v[0], "quarantined");
     EXPECT_EQ(v[1], "SCANNER_ERROR");
@@ -459,7 +464,9 @@ class RegistryPolicies : public ::testing::Test {
                           "scanners = [\"postmortem\"]\nrequired_scanners = [\"postmortem\"]\nmin_age_secs = 86400\n"
                           "[[registries]]\nname = \"needs-osv\"\ntype = \"npm\"\n[registries.security]\n"
                           "required_scanners = [\"osv\", \"postmortem\"]\n"
-                          "[storage]\ntype = \"filesystem\"\npath = \"" + (s_.root() / "cache").string() + "\"\n");
+                          "[[registries]]\nname = \"no-table\"\ntype = \"npm\"\n"
+                          "[storage]\ntype = \"filesystem\"\npath = \"" +
+                          (s_.root() / "cache").string() + "\"\n");
     return p;
   }
 
@@ -500,18 +507,23 @@ TEST_F(RegistryPolicies, one_archive_is_judged_by_each_registrys_own_policy) {
   queue(db, "warn-hooks", "hooked", one_hook, "30 days");
   queue(db, "warn-hooks", "twice-hooked", tgz(2), "30 days");
   queue(db, "young", "fresh", tgz(0), "1 hour");
-  auto w = start_worker(config(db.dsn(), "\"deny-hooks\", \"warn-hooks\", \"young\""));
-  ASSERT_TRUE(w->wait_for_log("serving deny-hooks (npm; requires postmortem), warn-hooks (npm; requires "
-                              "postmortem), young (npm; requires postmortem)"))
+  queue(db, "no-table", "hooked", one_hook, "30 days");
+  auto w = start_worker(config(db.dsn(), "\"deny-hooks\", \"warn-hooks\", \"young\", \"no-table\""));
+  ASSERT_TRUE(
+      w->wait_for_log("serving deny-hooks (npm; requires postmortem), warn-hooks (npm; requires "
+                      "postmortem), young (npm; requires postmortem), no-table (npm; no security table: its "
+                      "jobs are dropped, as upstream drops them)"))
       << w->err();
-  ASSERT_TRUE(eventually([&] { return db.query("SELECT count(*) FROM scan_jobs WHERE completed_at IS NULL")[0][0] == "0"; },
-                         std::chrono::seconds(120)))
+  ASSERT_TRUE(
+      eventually([&] { return db.query("SELECT count(*) FROM scan_jobs WHERE completed_at IS NULL")[0][0] == "0"; },
+                 std::chrono::seconds(120)))
       << w->err();
 
   auto verdict = [&](const std::string& registry, const std::string& name) {
-    auto r = db.query("SELECT state || ' ' || array_to_string(reason_codes, ',') FROM artifact_verdicts "
-                      "WHERE registry = $1 AND package_name = $2",
-                      {registry, name});
+    auto r = db.query(
+        "SELECT state || ' ' || array_to_string(reason_codes, ',') FROM artifact_verdicts "
+        "WHERE registry = $1 AND package_name = $2",
+        {registry, name});
     return r.empty() ? std::string("(none)") : r[0][0];
   };
   // deny = an install hook judged at critical, at or above max_severity (high): denied.
@@ -520,12 +532,19 @@ TEST_F(RegistryPolicies, one_archive_is_judged_by_each_registrys_own_policy) {
   // The escalation: two install_hook findings at high from postmortem are raised to critical;
   // one is not.
   auto severities = [&](const std::string& registry, const std::string& name) {
-    return db.query("SELECT string_agg(severity, ',' ORDER BY created_at, scanner) FROM artifact_findings "
-                    "WHERE registry = $1 AND package_name = $2",
-                    {registry, name})[0][0];
+    return db.query(
+        "SELECT string_agg(severity, ',' ORDER BY created_at, scanner) FROM artifact_findings "
+        "WHERE registry = $1 AND package_name = $2",
+        {registry, name})[0][0];
   };
   EXPECT_EQ(severities("warn-hooks", "twice-hooked"), "critical,critical");
   EXPECT_EQ(severities("warn-hooks", "hooked"), "high");
+  // A registry with no security table: its job is closed and nothing recorded, as upstream
+  // drops it (its API would answer 404 for any verdict of it).
+  EXPECT_EQ(verdict("no-table", "hooked"), "(none)");
+  EXPECT_EQ(
+      db.query("SELECT attempts || ' ' || (completed_at IS NOT NULL) FROM scan_jobs WHERE registry = 'no-table'")[0][0],
+      "1 true");
   // The age rule: scanned, clean, and still held until it is a day old.
   EXPECT_EQ(verdict("young", "fresh"), "quarantined MIN_AGE_NOT_MET");
   // In whole seconds: the port speaks seconds, so the hold lifts at the publication's second.
@@ -585,10 +604,10 @@ TEST_F(RegistryPolicies, two_workers_and_a_foreign_lessee_share_one_queue_and_a_
   text.replace(text.find("job_timeout_secs = 60"), 21, "job_timeout_secs = 8\nmax_concurrent = 2");
   Scratch::write(cfg, text);
   auto a = start_worker(cfg);
-  auto b = std::make_unique<Process>(
-      std::vector<std::string>{BATLEHUB_BIN, "--config", cfg.string(), "--roles", "worker"},
-      std::vector<std::string>{"PATH=/usr/bin:/bin", "TMPDIR=" + tmp_.string()}, s_.root() / "b.out",
-      s_.root() / "b.err");
+  auto b =
+      std::make_unique<Process>(std::vector<std::string>{BATLEHUB_BIN, "--config", cfg.string(), "--roles", "worker"},
+                                std::vector<std::string>{"PATH=/usr/bin:/bin", "TMPDIR=" + tmp_.string()},
+                                s_.root() / "b.out", s_.root() / "b.err");
 
   // The foreign lessee: upstream's lease of n = 2, then upstream's complete with a verdict row
   // of its own, a few times while the workers run.
@@ -602,8 +621,8 @@ TEST_F(RegistryPolicies, two_workers_and_a_foreign_lessee_share_one_queue_and_a_
   std::vector<std::string> foreign;
   for (int round = 0; round < 1; ++round) {
     for (const char* order : {"priority, created_at LIMIT 1", "priority DESC, created_at LIMIT 1"}) {
-      auto got = db.query(lease + order + " FOR UPDATE SKIP LOCKED) RETURNING id::text, package_name",
-                          {"{warn-hooks}"});
+      auto got =
+          db.query(lease + order + " FOR UPDATE SKIP LOCKED) RETURNING id::text, package_name", {"{warn-hooks}"});
       for (const auto& r : got) {
         foreign.push_back(r[1]);
         db.query(R"(INSERT INTO artifact_verdicts (registry, package_name, version, state, policy_ref, evaluated_at,
@@ -626,8 +645,9 @@ TEST_F(RegistryPolicies, two_workers_and_a_foreign_lessee_share_one_queue_and_a_
   const auto held = db.query("SELECT package_name FROM scan_jobs WHERE completed_at IS NULL AND leased_by LIKE '%-" +
                              std::to_string(a->pid()) + "'");
   a->signal(SIGKILL);
-  ASSERT_TRUE(eventually([&] { return db.query("SELECT count(*) FROM scan_jobs WHERE completed_at IS NULL")[0][0] == "0"; },
-                         std::chrono::seconds(240)))
+  ASSERT_TRUE(
+      eventually([&] { return db.query("SELECT count(*) FROM scan_jobs WHERE completed_at IS NULL")[0][0] == "0"; },
+                 std::chrono::seconds(240)))
       << b->err();
 
   // No job leased twice but the killed worker's; each closed once.
@@ -660,7 +680,8 @@ TEST_F(RegistryPolicies, two_workers_and_a_foreign_lessee_share_one_queue_and_a_
     if (order[i][0].rfind("backfill-", 0) == 0) first_backfill = std::min(first_backfill, i);
     if (order[i][0].rfind("first-", 0) == 0) last_first = i;
   }
-  if (first_backfill == order.size()) GTEST_SKIP() << "the killed worker held the one backfill left: nothing to compare";
+  if (first_backfill == order.size())
+    GTEST_SKIP() << "the killed worker held the one backfill left: nothing to compare";
   EXPECT_LT(first_backfill, last_first) << "a backfill waited for every first_seen";
 }
 

@@ -511,7 +511,21 @@ class PostgresQueue final : public core::ScanQueue {
                                       const core::RecordedVerdict& v) override {
     if (!rows::is_uuid(job_id)) return false;
     std::lock_guard lock(mu_);
-    return c_.write([&]() -> Expected<bool, QueueError> { return close_job("complete", kHeld, job_id, worker_id, v); });
+    return c_.write([&]() -> Expected<bool, QueueError> { return close_job("complete", kHeld, job_id, worker_id, &v); });
+  }
+
+  Expected<bool, QueueError> drop(const std::string& job_id, const std::string& worker_id) override {
+    if (!rows::is_uuid(job_id)) return false;
+    std::lock_guard lock(mu_);
+    return c_.write([&]() -> Expected<bool, QueueError> { return close_job("drop", kHeld, job_id, worker_id, nullptr); });
+  }
+
+  Expected<bool, QueueError> drop_exhausted(const std::string& job_id, std::int64_t max_attempts) override {
+    if (!rows::is_uuid(job_id)) return false;
+    std::lock_guard lock(mu_);
+    return c_.write([&]() -> Expected<bool, QueueError> {
+      return close_job("drop exhausted", kExhausted, job_id, std::to_string(max_attempts), nullptr);
+    });
   }
 
   Expected<bool, QueueError> fail(const std::string& job_id, const std::string& worker_id,
@@ -544,7 +558,7 @@ class PostgresQueue final : public core::ScanQueue {
     if (!rows::is_uuid(job_id)) return false;
     std::lock_guard lock(mu_);
     return c_.write([&]() -> Expected<bool, QueueError> {
-      return close_job("close exhausted", kExhausted, job_id, std::to_string(max_attempts), v);
+      return close_job("close exhausted", kExhausted, job_id, std::to_string(max_attempts), &v);
     });
   }
 
@@ -769,14 +783,17 @@ class PostgresQueue final : public core::ScanQueue {
 
   // Within a transaction: when the job matches `condition` ($1 job, $2 `who`), locks it,
   // records the verdict for its coordinate and completes it.
+  // `v` null: the job is closed and nothing is recorded (a dropped job).
   Expected<bool, QueueError> close_job(std::string_view what, std::string_view condition, const std::string& job_id,
-                                       const std::string& who, const core::RecordedVerdict& v) {
+                                       const std::string& who, const core::RecordedVerdict* v) {
     auto job = c_.exec(what, sql({"SELECT registry, package_name, version FROM scan_jobs WHERE ", condition, " FOR UPDATE"}),
                        {job_id, who});
     if (!job) return Unexpected(job.error());
     if (job->size() != 1) return false;
-    auto recorded = record_verdict(job->text(0, 0), job->text(0, 1), job->text(0, 2), v);
-    if (!recorded) return Unexpected(recorded.error());
+    if (v != nullptr) {
+      auto recorded = record_verdict(job->text(0, 0), job->text(0, 1), job->text(0, 2), *v);
+      if (!recorded) return Unexpected(recorded.error());
+    }
     auto done = c_.exec(what, "UPDATE scan_jobs SET completed_at = now(), leased_until = NULL WHERE id = $1::uuid",
                         {job_id});
     if (!done) return Unexpected(done.error());

@@ -478,7 +478,7 @@ class SqliteQueue final : public core::ScanQueue {
   Expected<bool, QueueError> complete(const std::string& job_id, const std::string& worker_id,
                                       const core::RecordedVerdict& v) override {
     std::lock_guard lock(mu_);
-    return s_.write([&]() -> Expected<bool, QueueError> { return close_job(kHeld, job_id, worker_id, v); });
+    return s_.write([&]() -> Expected<bool, QueueError> { return close_job(kHeld, job_id, worker_id, &v); });
   }
 
   Expected<bool, QueueError> fail(const std::string& job_id, const std::string& worker_id,
@@ -510,7 +510,17 @@ class SqliteQueue final : public core::ScanQueue {
   Expected<bool, QueueError> close_exhausted(const std::string& job_id, std::int64_t max_attempts,
                                              const core::RecordedVerdict& v) override {
     std::lock_guard lock(mu_);
-    return s_.write([&]() -> Expected<bool, QueueError> { return close_job(kExhausted, job_id, max_attempts, v); });
+    return s_.write([&]() -> Expected<bool, QueueError> { return close_job(kExhausted, job_id, max_attempts, &v); });
+  }
+
+  Expected<bool, QueueError> drop(const std::string& job_id, const std::string& worker_id) override {
+    std::lock_guard lock(mu_);
+    return s_.write([&]() -> Expected<bool, QueueError> { return close_job(kHeld, job_id, worker_id, nullptr); });
+  }
+
+  Expected<bool, QueueError> drop_exhausted(const std::string& job_id, std::int64_t max_attempts) override {
+    std::lock_guard lock(mu_);
+    return s_.write([&]() -> Expected<bool, QueueError> { return close_job(kExhausted, job_id, max_attempts, nullptr); });
   }
 
   Expected<std::optional<core::RecordedVerdict>, QueueError> verdict(const std::string& registry,
@@ -725,10 +735,11 @@ class SqliteQueue final : public core::ScanQueue {
   }
 
   // Within a write transaction: when the job matches `condition` (?1 job, ?2 `who`, ?3
-  // now), records the verdict for its coordinate and completes it.
+  // now), records the verdict for its coordinate (none when `v` is null: a dropped job) and
+  // completes it.
   template <class Who>
   Expected<bool, QueueError> close_job(std::string_view condition, const std::string& job_id, const Who& who,
-                                       const core::RecordedVerdict& v) {
+                                       const core::RecordedVerdict* v) {
     auto st = s_.prepare(sql({"SELECT registry, package_name, version FROM scan_jobs WHERE ", condition}));
     if (!st) return Unexpected(st.error());
     std::int64_t now = now_ms();
@@ -736,8 +747,10 @@ class SqliteQueue final : public core::ScanQueue {
     auto found = st->step();
     if (!found) return Unexpected(found.error());
     if (!*found) return false;
-    auto recorded = record_verdict(st->text(0), st->text(1), st->text(2), now, v);
-    if (!recorded) return Unexpected(recorded.error());
+    if (v != nullptr) {
+      auto recorded = record_verdict(st->text(0), st->text(1), st->text(2), now, *v);
+      if (!recorded) return Unexpected(recorded.error());
+    }
     auto done = s_.prepare("UPDATE scan_jobs SET completed_at = ?2, leased_until = NULL WHERE id = ?1");
     if (!done) return Unexpected(done.error());
     done->bind(1, job_id).bind(2, now);
