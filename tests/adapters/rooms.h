@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -24,6 +25,24 @@ inline bool build_room(const fs::path& rooms_dir, const std::string& name, const
                     " --agent " + agent + " --binary " + std::string(BATLEHUB_HELPERS_DIR) +
                     "/hostile:/usr/bin/hostile " + extra + " --out " + (rooms_dir / name).string() + " >/dev/null";
   return std::system(cmd.c_str()) == 0;
+}
+
+// What a worker test runs its worker on: <root>/rooms holding a postmortem room whose
+// scanner is the stand-in fake_postmortem, and <root>/tmp, a sticky world-writable TMPDIR
+// as /tmp is. false (and nothing else built) when the room cannot be.
+struct FakePostmortemSite {
+  fs::path rooms, tmp;
+};
+inline std::optional<FakePostmortemSite> fake_postmortem_site(const fs::path& root) {
+  FakePostmortemSite site{root / "rooms", root / "tmp"};
+  fs::create_directories(site.rooms);
+  fs::create_directories(site.tmp);
+  fs::permissions(site.tmp, fs::perms::all | fs::perms::sticky_bit);
+  if (!build_room(site.rooms, "postmortem",
+                  "--binary " + std::string(BATLEHUB_HELPERS_DIR) + "/fake_postmortem:/usr/bin/postmortem")) {
+    return std::nullopt;
+  }
+  return site;
 }
 
 // A run of the hostile scanner over a small package: an archive (with a symlink out of it,

@@ -44,13 +44,10 @@ class WorkerCli : public ::testing::TestWithParam<Backend> {
     if (GetParam() == Backend::kPostgres) {
       ASSERT_FALSE(pg_dsn().empty()) << "the pg fixture sets BATLEHUB_TEST_PG_DSN";
     }
-    rooms_ = s_.root() / "rooms";
-    tmp_ = s_.root() / "tmp";
-    fs::create_directories(rooms_);
-    fs::create_directories(tmp_);
-    fs::permissions(tmp_, fs::perms::all | fs::perms::sticky_bit);
-    ASSERT_TRUE(build_room(rooms_, "postmortem",
-                           "--binary " + std::string(BATLEHUB_HELPERS_DIR) + "/fake_postmortem:/usr/bin/postmortem"));
+    auto site = fake_postmortem_site(s_.root());
+    ASSERT_TRUE(site) << "the postmortem room could not be built";
+    rooms_ = site->rooms;
+    tmp_ = site->tmp;
     registry_ = unique_registry();
   }
 
