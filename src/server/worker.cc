@@ -320,10 +320,15 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
       std::lock_guard lock(queue_mu_);
       return queue_->drop(job.id, id_);
     }();
-    if (!dropped) log_->warn("job {}: dropping it failed: {}", job.id, dropped.error().message);
-    log_->info("job {} ({}): dropped, as upstream drops it: registry {} has no [registries.security], so no verdict "
-               "of it is ever read",
-               job.id, coord, job.coordinate.registry);
+    if (!dropped) {
+      log_->warn("job {}: dropping it failed: {}", job.id, dropped.error().message);
+    } else if (!*dropped) {
+      log_->warn("job {} ({}): not dropped: the lease was lost to another worker", job.id, coord);
+    } else {
+      log_->info("job {} ({}): dropped, as upstream drops it: registry {} has no [registries.security], so no "
+                 "verdict of it is ever read",
+                 job.id, coord, job.coordinate.registry);
+    }
     span("dropped");
     return;
   }
