@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <utility>
 
@@ -112,6 +113,17 @@ const ScannerConfig* Config::find_scanner(std::string_view name) const {
     if (s.name == name) return &s;
   }
   return nullptr;
+}
+
+const RegistryEntry* Config::find_registry(std::string_view name) const {
+  auto it = std::find_if(registries.rbegin(), registries.rend(), [&](const RegistryEntry& r) { return r.name == name; });
+  return it == registries.rend() ? nullptr : &*it;
+}
+
+const RegistrySecurity* Config::find_security(std::string_view registry) const {
+  auto it = std::find_if(security_registries.rbegin(), security_registries.rend(),
+                         [&](const RegistrySecurity& s) { return s.registry == registry; });
+  return it == security_registries.rend() ? nullptr : &*it;
 }
 
 Config defaults() {

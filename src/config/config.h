@@ -336,6 +336,10 @@ struct Config {
   std::vector<RegistryEntry> registries;
 
   const ScannerConfig* find_scanner(std::string_view name) const;
+  // The `[[registries]]` entry named `name`, and the security table of registry `name`; of
+  // two with one name, the later, as a later table replaces an earlier one. nullptr: none.
+  const RegistryEntry* find_registry(std::string_view name) const;
+  const RegistrySecurity* find_security(std::string_view registry) const;
   bool operator==(const Config&) const = default;
 };
 

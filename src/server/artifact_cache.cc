@@ -23,11 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_sha256_hex(std::string_view s) {
-  return s.size() == 64 &&
-         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 struct Digest {
   std::string sha256;
   std::uint64_t size = 0;
@@ -60,13 +55,6 @@ Expected<Digest, std::string> digest_of(int fd) {
   return d;
 }
 
-const config::RegistryEntry* find_registry(const config::Config& c, const std::string& name) {
-  for (const auto& r : c.registries) {
-    if (r.name == name) return &r;
-  }
-  return nullptr;
-}
-
 // What a cached file's name says of its kind: upstream's names for the kinds that have one
 // (A.6's table), else the ecosystem's own file-name grammar.
 std::optional<core::PackageKind> kind_of_file(std::string_view file) {
@@ -88,7 +76,7 @@ std::string routed_backend(const config::Config& c, const config::RegistryEntry*
 
 Expected<std::string, std::string> artifact_key(const config::Config& c, const core::Package& p,
                                                 std::string_view file_name) {
-  if (const auto* entry = find_registry(c, p.registry)) {
+  if (const auto* entry = c.find_registry(p.registry)) {
     if (core::parse_package_kind(entry->type) != p.kind) {
       return Unexpected("registry \"" + p.registry + "\" (" + entry->key + ") is of type \"" + entry->type + "\": a " +
                         std::string(core::to_string(p.kind)) + " archive is not cached under it");
@@ -158,7 +146,7 @@ Expected<std::shared_ptr<const core::Blob>, std::string> ArtifactCache::read_ver
 }
 
 Expected<CachedArtifact, std::string> ArtifactCache::fetch(const core::Coordinate& c) const {
-  const config::RegistryEntry* entry = find_registry(cfg_, c.registry);
+  const config::RegistryEntry* entry = cfg_.find_registry(c.registry);
   CachedArtifact out;
   std::vector<core::CachedArtifactRow> rows;
   if (entry != nullptr) {
@@ -211,7 +199,7 @@ Expected<CachedArtifact, std::string> ArtifactCache::fetch(const core::Coordinat
   std::string want_sha;
   // A.6 step 1: the content's blob, on the backend artifact_storage names (else the default).
   if (row != nullptr && !row->content_hash.empty()) {
-    if (!is_sha256_hex(row->content_hash)) {
+    if (!adapters::is_sha256_hex(row->content_hash)) {
       return Unexpected("artifact_dedup_refs.content_hash of " + out.logical_key + " is not a sha256");
     }
     want_sha = row->content_hash;
@@ -257,7 +245,7 @@ Expected<std::string, std::string> ArtifactCache::store(const std::string& path,
   auto blob = adapters::file_blob(path, d->sha256);
   if (!blob) return Unexpected(path + ": " + blob.error());
   // The bytes once: where they already are, else on the backend the key routes to.
-  auto holder = storage_->store_blob(**blob, d->sha256, routed_backend(cfg_, find_registry(cfg_, p.registry)));
+  auto holder = storage_->store_blob(**blob, d->sha256, routed_backend(cfg_, cfg_.find_registry(p.registry)));
   if (!holder) return Unexpected(holder.error().message);
   if (auto r = queue_.record_artifact(*key, d->sha256, static_cast<std::int64_t>(d->size), *holder); !r) {
     return Unexpected(r.error().message);

@@ -333,10 +333,7 @@ Expected<std::unique_ptr<core::ScanQueue>, std::string> open_queue(const config:
 }
 
 std::optional<core::SecurityPolicy> registry_policy(const config::Config& c, const std::string& registry) {
-  const config::RegistrySecurity* r = nullptr;
-  for (const auto& s : c.security_registries) {
-    if (s.registry == registry) r = &s;
-  }
+  const config::RegistrySecurity* r = c.find_security(registry);
   if (r == nullptr) return std::nullopt;
   using P = core::SecurityPolicy;
   P p;
@@ -371,9 +368,7 @@ std::optional<core::SecurityPolicy> registry_policy(const config::Config& c, con
 }
 
 bool drops_jobs(const config::Config& c, const std::string& registry) {
-  const bool declared = std::any_of(c.registries.begin(), c.registries.end(),
-                                    [&](const config::RegistryEntry& r) { return r.name == registry; });
-  return declared && !registry_policy(c, registry);
+  return c.find_registry(registry) != nullptr && c.find_security(registry) == nullptr;
 }
 
 std::string unservable_because(const config::Config& c, const config::RegistrySecurity& r) {
@@ -397,22 +392,16 @@ Expected<std::string, std::string> served_registries(const config::Config& c) {
   const auto& listed = c.worker.registries;
   std::string line;
   auto describe = [&](const std::string& name) {
-    std::string type;
-    for (const auto& r : c.registries) {
-      if (r.name == name) type = r.type;
+    const config::RegistryEntry* entry = c.find_registry(name);
+    std::string policy;
+    if (const config::RegistrySecurity* s = c.find_security(name)) {
+      for (const auto& r : s->required_scanners) policy += (policy.empty() ? "" : ", ") + r;
+      policy = policy.empty() ? "requires no scanner" : "requires " + policy;
+    } else {
+      policy = entry != nullptr ? "no security table: its jobs are dropped, as upstream drops them"
+                                : "no security table: batlehub scan's defaults";
     }
-    std::string required = "its own policy";
-    for (const auto& s : c.security_registries) {
-      if (s.registry != name) continue;
-      required.clear();
-      for (const auto& r : s.required_scanners) required += (required.empty() ? "" : ", ") + r;
-      required = required.empty() ? "requires no scanner" : "requires " + required;
-    }
-    if (required == "its own policy") {
-      required = type.empty() ? "no security table: batlehub scan's defaults"
-                              : "no security table: its jobs are dropped, as upstream drops them";
-    }
-    return name + " (" + (type.empty() ? "not among [[registries]]" : type) + "; " + required + ")";
+    return name + " (" + (entry != nullptr ? entry->type : "not among [[registries]]") + "; " + policy + ")";
   };
   for (const auto& s : c.security_registries) {
     if (!listed.empty() && std::find(listed.begin(), listed.end(), s.registry) == listed.end()) continue;

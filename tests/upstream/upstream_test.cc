@@ -11,7 +11,6 @@
 // installed cannot be reached.
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
-#include <openssl/evp.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -23,6 +22,7 @@
 #include <thread>
 
 #include "adapters/storage/s3_backend.h"
+#include "adapters/storage/sigv4.h"
 #include "archive_builder.h"
 #include "harness.h"
 #include "rooms.h"
@@ -37,18 +37,7 @@ const std::string kSource = BATLEHUB_SOURCE_DIR;
 const std::string kGuardDog = "/opt/batlehub/guarddog/bin/guarddog";
 const std::string kYara = "/usr/bin/yara";
 
-std::string sha256_hex(const std::string& bytes) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(bytes.data(), bytes.size(), out, &len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < len; ++i) {
-    hex += kHex[out[i] >> 4];
-    hex += kHex[out[i] & 15];
-  }
-  return hex;
-}
+using adapters::sigv4::sha256_hex;
 
 // Upstream's readers' value sets (B.2): a row outside them makes upstream's API fail.
 const std::set<std::string> kStates = {"allowed", "warned", "quarantined", "denied"};

@@ -2,8 +2,8 @@
 
 #include <libpq-fe.h>
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <map>
@@ -201,7 +201,8 @@ constexpr std::string_view kJobColumns =
 // max_attempts): on the database's clock, so that workers on many hosts agree. Upstream
 // leases a row whose leased_until is strictly before now(), so a lease is live up to and
 // including its last instant.
-constexpr std::string_view kHeld = "id = $1::uuid AND leased_by = $2 AND completed_at IS NULL AND leased_until >= now()";
+constexpr std::string_view kHeld =
+    "id = $1::uuid AND leased_by = $2 AND completed_at IS NULL AND leased_until >= now()";
 constexpr std::string_view kExhausted =
     "id = $1::uuid AND completed_at IS NULL AND attempts >= $2::bigint "
     "AND (leased_until IS NULL OR leased_until < now())";
@@ -255,20 +256,6 @@ std::optional<std::string> server_label(const std::string& dsn) {
 
 using Params = std::vector<std::optional<std::string>>;
 
-// A list bound as text[] ($n::text[]): PostgreSQL's array literal, every element quoted.
-std::string text_array(const std::vector<std::string>& items) {
-  std::string out = "{";
-  for (const std::string& s : items) {
-    if (out.size() > 1) out += ',';
-    out += '"';
-    for (char c : s) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  return out + "}";
-}
 std::optional<std::string> num(std::optional<std::int64_t> v) {
   if (!v) return std::nullopt;
   return std::to_string(*v);
@@ -462,7 +449,8 @@ class PostgresQueue final : public core::ScanQueue {
             VALUES (gen_random_uuid(), $1, $2, $3, to_timestamp($4::bigint), $5, $6::smallint)
             ON CONFLICT DO NOTHING
             RETURNING id::text)",
-                           {p.registry, p.name, p.version, num(r.published_at), std::string(core::to_string(r.trigger)), num(static_cast<std::int64_t>(r.trigger))});
+                           {p.registry, p.name, p.version, num(r.published_at), std::string(core::to_string(r.trigger)),
+                            num(static_cast<std::int64_t>(r.trigger))});
         if (!ins) return Unexpected(ins.error());
         if (ins->size() == 1) return core::Enqueued{ins->text(0, 0), true};
         auto open = c_.exec("enqueue", R"(SELECT id::text FROM scan_jobs
@@ -479,17 +467,8 @@ class PostgresQueue final : public core::ScanQueue {
     if (r.max <= 0) return std::vector<core::ScanJob>{};
     std::lock_guard lock(mu_);
     return c_.write([&]() -> Expected<std::vector<core::ScanJob>, QueueError> {
-      // Upstream's two picks (B.3): n−1 by priority and age, then one slot for the lowest
-      // tier waiting, so that a flood of first_seen never parks backfill for ever. A row the
-      // first pick leased is no longer a candidate for the second.
-      auto jobs = pick(r, "priority, created_at", std::max<std::int64_t>(r.max - 1, 1));
-      if (!jobs) return jobs;
-      if (r.max >= 2) {
-        auto low = pick(r, "priority DESC, created_at", 1);
-        if (!low) return low;
-        for (auto& j : *low) jobs->push_back(std::move(j));
-      }
-      return jobs;
+      return rows::two_picks(r.max,
+                             [&](bool lowest_first, std::int64_t limit) { return pick(r, lowest_first, limit); });
     });
   }
 
@@ -511,13 +490,15 @@ class PostgresQueue final : public core::ScanQueue {
                                       const core::RecordedVerdict& v) override {
     if (!rows::is_uuid(job_id)) return false;
     std::lock_guard lock(mu_);
-    return c_.write([&]() -> Expected<bool, QueueError> { return close_job("complete", kHeld, job_id, worker_id, &v); });
+    return c_.write(
+        [&]() -> Expected<bool, QueueError> { return close_job("complete", kHeld, job_id, worker_id, &v); });
   }
 
   Expected<bool, QueueError> drop(const std::string& job_id, const std::string& worker_id) override {
     if (!rows::is_uuid(job_id)) return false;
     std::lock_guard lock(mu_);
-    return c_.write([&]() -> Expected<bool, QueueError> { return close_job("drop", kHeld, job_id, worker_id, nullptr); });
+    return c_.write(
+        [&]() -> Expected<bool, QueueError> { return close_job("drop", kHeld, job_id, worker_id, nullptr); });
   }
 
   Expected<bool, QueueError> drop_exhausted(const std::string& job_id, std::int64_t max_attempts) override {
@@ -617,8 +598,9 @@ class PostgresQueue final : public core::ScanQueue {
                                            std::int64_t size_bytes, const std::string& backend_name) override {
     std::lock_guard lock(mu_);
     return c_.write([&]() -> Expected<Ok, QueueError> {
-      auto old = c_.exec("record artifact",
-                         "SELECT content_hash FROM artifact_dedup_refs WHERE logical_key = $1 FOR UPDATE", {logical_key});
+      auto old =
+          c_.exec("record artifact", "SELECT content_hash FROM artifact_dedup_refs WHERE logical_key = $1 FOR UPDATE",
+                  {logical_key});
       if (!old) return Unexpected(old.error());
       if (old->size() == 1 && old->text(0, 0) == sha256) return Ok{};
       auto idx = c_.exec("record artifact", R"(INSERT INTO artifact_dedup_index (content_hash, content_key, ref_count,
@@ -691,26 +673,30 @@ class PostgresQueue final : public core::ScanQueue {
  private:
   // One pick: a single UPDATE whose subquery chooses and row-locks its candidates, so that
   // choosing and leasing are one step, and a row another worker is leasing right now is
-  // skipped rather than waited for. `order` is one of two constants.
-  Expected<std::vector<core::ScanJob>, QueueError> pick(const core::LeaseRequest& r, std::string_view order,
+  // skipped rather than waited for. By priority then age, or (lowest_first) by priority
+  // descending then age. The registry list is bound as the other lists are (JSON, unpacked).
+  Expected<std::vector<core::ScanJob>, QueueError> pick(const core::LeaseRequest& r, bool lowest_first,
                                                         std::int64_t limit) {
-    auto leased = c_.exec("lease", sql({R"(WITH leased AS (
+    const std::string_view order = lowest_first ? "priority DESC, created_at" : "priority, created_at";
+    const std::string_view returned = lowest_first ? "j_priority DESC, j_created_ts" : "j_priority, j_created_ts";
+    auto leased =
+        c_.exec("lease",
+                sql({R"(WITH leased AS (
             UPDATE scan_jobs SET leased_until = now() + make_interval(secs => $2::float8), leased_by = $1,
                                  attempts = attempts + 1
             WHERE id IN (SELECT id FROM scan_jobs
                           WHERE completed_at IS NULL AND (leased_until IS NULL OR leased_until < now())
                             AND attempts < $3::integer
-                            AND (cardinality($4::text[]) = 0 OR registry = ANY($4::text[]))
+                            AND (jsonb_array_length($4::jsonb) = 0 OR registry = ANY()" BATLEHUB_TEXT_ARRAY("$4") R"())
                           ORDER BY )",
-                                        order, R"(
+                     order, R"(
                           LIMIT $5::bigint
                           FOR UPDATE SKIP LOCKED)
             RETURNING )",
-                                        kJobColumns, R"(, priority AS j_priority, created_at AS j_created_ts)
+                     kJobColumns, R"(, priority AS j_priority, created_at AS j_created_ts)
           SELECT * FROM leased ORDER BY )",
-                                        order == "priority, created_at" ? "j_priority, j_created_ts"
-                                                                        : "j_priority DESC, j_created_ts"}),
-                          {r.worker_id, num(r.lease_secs), num(r.max_attempts), text_array(r.registries), num(limit)});
+                     returned}),
+                {r.worker_id, num(r.lease_secs), num(r.max_attempts), rows::json_list(r.registries), num(limit)});
     if (!leased) return Unexpected(leased.error());
     return jobs_of(*leased);
   }
@@ -730,7 +716,8 @@ class PostgresQueue final : public core::ScanQueue {
     };
     std::map<std::pair<std::string, std::string>, Seen> seen;
     for (int i = 0; i < cols->size(); ++i) {
-      seen[{cols->text(i, 0), cols->text(i, 1)}] = Seen{cols->text(i, 2), cols->text(i, 3) == "YES", cols->text(i, 4) == "t"};
+      seen[{cols->text(i, 0), cols->text(i, 1)}] =
+          Seen{cols->text(i, 2), cols->text(i, 3) == "YES", cols->text(i, 4) == "t"};
     }
     const std::string whose = upstream ? "upstream's database" : "this database";
     for (const TableSpec& t : upstream_tables()) {
@@ -786,16 +773,17 @@ class PostgresQueue final : public core::ScanQueue {
   // `v` null: the job is closed and nothing is recorded (a dropped job).
   Expected<bool, QueueError> close_job(std::string_view what, std::string_view condition, const std::string& job_id,
                                        const std::string& who, const core::RecordedVerdict* v) {
-    auto job = c_.exec(what, sql({"SELECT registry, package_name, version FROM scan_jobs WHERE ", condition, " FOR UPDATE"}),
-                       {job_id, who});
+    auto job =
+        c_.exec(what, sql({"SELECT registry, package_name, version FROM scan_jobs WHERE ", condition, " FOR UPDATE"}),
+                {job_id, who});
     if (!job) return Unexpected(job.error());
     if (job->size() != 1) return false;
     if (v != nullptr) {
       auto recorded = record_verdict(job->text(0, 0), job->text(0, 1), job->text(0, 2), *v);
       if (!recorded) return Unexpected(recorded.error());
     }
-    auto done = c_.exec(what, "UPDATE scan_jobs SET completed_at = now(), leased_until = NULL WHERE id = $1::uuid",
-                        {job_id});
+    auto done =
+        c_.exec(what, "UPDATE scan_jobs SET completed_at = now(), leased_until = NULL WHERE id = $1::uuid", {job_id});
     if (!done) return Unexpected(done.error());
     return true;
   }
@@ -830,8 +818,8 @@ class PostgresQueue final : public core::ScanQueue {
               scanner, kind, code, severity, reference, summary, confidence, available_at, raw, created_at)
           VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::smallint, to_timestamp($11::bigint),
                   $12::jsonb, now() + $13::bigint * interval '1 microsecond'))",
-                         {registry, name, version, fr.scanner, fr.kind, fr.code, fr.severity, fr.reference,
-                          fr.summary, num(fr.confidence), num(fr.available_at), fr.raw, num(ordinal++)});
+                         {registry, name, version, fr.scanner, fr.kind, fr.code, fr.severity, fr.reference, fr.summary,
+                          num(fr.confidence), num(fr.available_at), fr.raw, num(ordinal++)});
       if (!ins) return Unexpected(ins.error());
     }
     return Ok{};
@@ -840,9 +828,10 @@ class PostgresQueue final : public core::ScanQueue {
   Expected<std::optional<core::RecordedVerdict>, QueueError> verdict_locked(const std::string& registry,
                                                                             const std::string& name,
                                                                             const std::string& version) {
-    auto v = c_.exec("verdict", R"(SELECT state, array_to_json(reason_codes)::text, array_to_json(scanners_done)::text,
+    auto v = c_.exec("verdict",
+                     R"(SELECT state, array_to_json(reason_codes)::text, array_to_json(scanners_done)::text,
             policy_ref, )" BATLEHUB_EPOCH("available_at") ", " BATLEHUB_EPOCH("evaluated_at") ", " BATLEHUB_EPOCH(
-                                    "last_scanned_at") R"(
+                         "last_scanned_at") R"(
         FROM artifact_verdicts WHERE registry = $1 AND package_name = $2 AND version = $3)",
                      {registry, name, version});
     if (!v) return Unexpected(v.error());

@@ -449,16 +449,9 @@ class SqliteQueue final : public core::ScanQueue {
     if (r.max <= 0) return std::vector<core::ScanJob>{};
     std::lock_guard lock(mu_);
     return s_.write([&]() -> Expected<std::vector<core::ScanJob>, QueueError> {
-      // Upstream's two picks, as the PostgreSQL adapter makes them; the write transaction
-      // holds the file's lock, so no other worker leases in between.
-      auto jobs = pick(r, false, std::max<std::int64_t>(r.max - 1, 1));
-      if (!jobs) return jobs;
-      if (r.max >= 2) {
-        auto low = pick(r, true, 1);
-        if (!low) return low;
-        for (auto& j : *low) jobs->push_back(std::move(j));
-      }
-      return jobs;
+      // The write transaction holds the file's lock: no other worker leases between the picks.
+      return rows::two_picks(r.max,
+                             [&](bool lowest_first, std::int64_t limit) { return pick(r, lowest_first, limit); });
     });
   }
 
@@ -520,7 +513,8 @@ class SqliteQueue final : public core::ScanQueue {
 
   Expected<bool, QueueError> drop_exhausted(const std::string& job_id, std::int64_t max_attempts) override {
     std::lock_guard lock(mu_);
-    return s_.write([&]() -> Expected<bool, QueueError> { return close_job(kExhausted, job_id, max_attempts, nullptr); });
+    return s_.write(
+        [&]() -> Expected<bool, QueueError> { return close_job(kExhausted, job_id, max_attempts, nullptr); });
   }
 
   Expected<std::optional<core::RecordedVerdict>, QueueError> verdict(const std::string& registry,
@@ -560,7 +554,8 @@ class SqliteQueue final : public core::ScanQueue {
         auto more = st->step();
         if (!more) return Unexpected(more.error());
         if (!*more) return out;
-        out.push_back(core::CachedArtifactRow{st->text(0), st->text(1), st->text(2), st->opt_int64(3), st->opt_text(4)});
+        out.push_back(
+            core::CachedArtifactRow{st->text(0), st->text(1), st->text(2), st->opt_int64(3), st->opt_text(4)});
       }
     });
   }
@@ -603,10 +598,11 @@ class SqliteQueue final : public core::ScanQueue {
           !r) {
         return r;
       }
-      return run(R"(INSERT INTO artifact_storage (storage_key, backend_name, stored_at, size_bytes)
+      return run(
+          R"(INSERT INTO artifact_storage (storage_key, backend_name, stored_at, size_bytes)
           VALUES (?1, ?2, ?3, ?4) ON CONFLICT (storage_key) DO UPDATE SET backend_name = excluded.backend_name,
               stored_at = excluded.stored_at, size_bytes = excluded.size_bytes)",
-                 [&](Stmt& st) { st.bind(1, logical_key).bind(2, backend_name).bind(3, now_ms()).bind(4, size_bytes); });
+          [&](Stmt& st) { st.bind(1, logical_key).bind(2, backend_name).bind(3, now_ms()).bind(4, size_bytes); });
     });
   }
 

@@ -7,6 +7,7 @@
 // Private to src/adapters/queue: nothing outside the two adapters includes it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -299,6 +300,22 @@ inline Expected<core::RecordedVerdict, std::string> verdict_from_rows(std::strin
   rv.evaluated_at = row.evaluated_at;
   rv.last_scanned_at = row.last_scanned_at;
   return rv;
+}
+
+// ---- the lease
+
+// Upstream's two picks (upstream-storage-and-queue.md B.3) for a lease of `max` jobs:
+// max(max − 1, 1) by priority then age, then — when max ≥ 2 — one by lowest priority first,
+// so that a flood of first_seen never parks backfill for ever. `pick(lowest_first, limit)`
+// is the adapter's one UPDATE; a row the first pick leased is no candidate for the second.
+template <class Pick>
+auto two_picks(std::int64_t max, Pick&& pick) -> decltype(pick(false, std::int64_t{1})) {
+  auto jobs = pick(false, std::max<std::int64_t>(max - 1, 1));
+  if (!jobs || max < 2) return jobs;
+  auto low = pick(true, 1);
+  if (!low) return low;
+  for (auto& j : *low) jobs->push_back(std::move(j));
+  return jobs;
 }
 
 // ---- cached artifacts

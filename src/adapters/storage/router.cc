@@ -9,16 +9,16 @@ namespace {
 using core::StorageError;
 using Kind = StorageError::Kind;
 
-bool is_sha256(const std::string& s) {
-  return s.size() == 64 &&
-         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 Unexpected<StorageError> router_error(Kind k, const std::string& what) {
   return Unexpected(StorageError{k, "storage router: " + what});
 }
 
 }  // namespace
+
+bool is_sha256_hex(std::string_view s) {
+  return s.size() == 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
 
 std::string blob_key(const std::string& sha256) {
   return "blob/" + sha256;
@@ -41,7 +41,7 @@ std::shared_ptr<core::StorageBackend> StorageRouter::leaf(const std::string& nam
 
 Expected<std::string, StorageError> StorageRouter::store_blob(const core::Blob& blob, const std::string& sha256,
                                                                const std::string& backend) {
-  if (!is_sha256(sha256)) return router_error(Kind::kBadKey, "\"" + sha256 + "\" is not a sha256");
+  if (!is_sha256_hex(sha256)) return router_error(Kind::kBadKey, "\"" + sha256 + "\" is not a sha256");
   auto where = locate_blob(sha256);
   if (where) return where->backend->name();
   if (where.error().kind != Kind::kNotFound) return Unexpected(where.error());
@@ -52,7 +52,7 @@ Expected<std::string, StorageError> StorageRouter::store_blob(const core::Blob& 
 }
 
 Expected<StorageRouter::Located, StorageError> StorageRouter::locate_blob(const std::string& sha256) const {
-  if (!is_sha256(sha256)) return router_error(Kind::kBadKey, "\"" + sha256 + "\" is not a sha256");
+  if (!is_sha256_hex(sha256)) return router_error(Kind::kBadKey, "\"" + sha256 + "\" is not a sha256");
   const std::string key = blob_key(sha256);
   for (const auto& b : backends_) {
     auto h = b->head(key);

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/storage.h"
@@ -21,6 +22,8 @@ namespace batlehub::adapters {
 
 // "blob/<sha256>": the one physical key an artifact's content has.
 std::string blob_key(const std::string& sha256);
+// 64 lowercase hex digits: a sha256 as blob keys and the dedup tables spell it.
+bool is_sha256_hex(std::string_view s);
 
 class StorageRouter {
  public:
