@@ -9,7 +9,8 @@
 # tests/fuzz/artifacts/<target>-* and the run's log beside it, and fails the script.
 set -euo pipefail
 
-targets=(fuzz_manifest fuzz_result fuzz_extract fuzz_out_tar fuzz_cgroup fuzz_metadata fuzz_s3_xml fuzz_pod_state fuzz_config fuzz_aws_credentials fuzz_queue_rows)
+targets=(fuzz_manifest fuzz_result fuzz_extract fuzz_out_tar fuzz_cgroup fuzz_metadata fuzz_s3_xml fuzz_pod_state fuzz_config fuzz_aws_credentials fuzz_queue_rows
+  fuzz_osv fuzz_socket_ndjson fuzz_sigstore_bundle fuzz_mlab)
 
 if [ $# -ne 2 ]; then
   echo "usage: $0 BUILD_DIR SECONDS" >&2

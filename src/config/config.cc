@@ -77,10 +77,6 @@ bool runs_in_sandbox(ScannerType t) {
   return false;
 }
 
-bool in_this_build(ScannerType t) {
-  return runs_in_sandbox(t);
-}
-
 std::string_view to_string(StorageType t) {
   return name_of(kStorageTypeNames, t);
 }
@@ -116,7 +112,8 @@ const ScannerConfig* Config::find_scanner(std::string_view name) const {
 }
 
 const RegistryEntry* Config::find_registry(std::string_view name) const {
-  auto it = std::find_if(registries.rbegin(), registries.rend(), [&](const RegistryEntry& r) { return r.name == name; });
+  auto it =
+      std::find_if(registries.rbegin(), registries.rend(), [&](const RegistryEntry& r) { return r.name == name; });
   return it == registries.rend() ? nullptr : &*it;
 }
 

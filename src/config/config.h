@@ -48,12 +48,8 @@ std::string_view to_string(ScannerType t);
 std::optional<ScannerType> parse_scanner_type(std::string_view s);
 // The binary scanners (postmortem, guarddog, trivy, yara) run in the sandbox. The network
 // scanners (osv, mlab, sigstore, socket) run no artifact-derived code and make HTTP calls
-// from the worker upstream; RFC 0022 §3 leaves them outside the sandbox.
+// from the worker; RFC 0022 §3 leaves them outside the sandbox (adapters/network_scanners).
 bool runs_in_sandbox(ScannerType t);
-// Whether this build runs scanners of this type: the sandboxed ones only. A network
-// scanner is loaded and checked as upstream checks it, then reported at start as not in
-// this build (a warning) and never run: this build has no HTTP client for any of them.
-bool in_this_build(ScannerType t);
 
 // An escalation's `from`/`to` are the findings' own severities (one type for the concept);
 // the loader accepts low, medium, high and critical, never "unknown".
@@ -217,6 +213,8 @@ struct ScannerConfig {
   // trivy: the OCI repository its vulnerability database is pulled from ("" = Trivy's own
   // default): a mirror of the operator's, or, in tests, a port on loopback.
   std::string db_repository;
+  // trivy: how long its server may take (upstream's key, 60). Ours for osv, mlab, sigstore
+  // and socket: how long one request may take (30; the job's own budget bounds them all).
   std::int64_t timeout_secs = 60;
   // yara: an absolute path on the worker host to a rules file; the worker ships its
   // bytes in the bundle, the sandbox never sees the host path.
@@ -226,6 +224,13 @@ struct ScannerConfig {
   std::string rules_dir;
   // osv, mlab, socket: the API to ask ("" = the service's public one)
   std::string api_url;
+  // Ours, osv, mlab, sigstore, socket: PEM roots their APIs' certificates must chain to
+  // ("" = the system's): an operator's mirror or internal proxy under its own CA.
+  std::string ca_file;
+  // Ours, osv: what an outage is. "clean" (upstream's: a failed query is no advisory,
+  // logged and counted) or "error" (the scanner's error: SCANNER_ERROR, judged by the
+  // registry's scanner_error).
+  std::string on_outage = "clean";
   // mlab, socket (required for socket, as upstream validates it)
   std::string api_key;
   // sigstore: the Rekor transparency log ("" = the public one), and what a signature is
@@ -282,8 +287,8 @@ struct StorageConfig {
 std::string backend_key(const StorageConfig& s, std::size_t i);
 
 // ---------------------------------------------------------------------------------------
-// [registries]: the proxy's. Only what says which scanners a registry's verdicts wait for is
-// read, never refused, so that a warning can say what a scanner not in this build costs.
+// [registries]: the proxy's. Only what this worker needs is read — which scanners a
+// registry's verdicts wait for, its kind, its storage and its upstreams — never refused.
 
 // One `[[registries]]` entry, as far as this worker reads it: its name, its kind and the
 // storage backend its artifacts are routed to ("" = the default backend).
@@ -291,6 +296,9 @@ struct RegistryEntry {
   std::string name;
   std::string type;
   std::string storage;
+  // Upstream's: where the proxy fetches from, in order ([] = the type's public registry).
+  // The sigstore scanner asks the first for a version's document and attestations.
+  std::vector<std::string> upstreams;
   std::string key;  // "registries[0]"
   bool operator==(const RegistryEntry&) const = default;
 };
@@ -309,13 +317,13 @@ struct RegistrySecurity {
   // The rest of upstream's keys a verdict reads, at upstream's defaults, spelled as the file
   // spells them (the table is the proxy's: read, never refused; server/builders.cc turns it
   // into core::SecurityPolicy, and validate warns about a spelling upstream would refuse).
-  std::string mode = "block";                 // block | warn
-  std::int64_t min_age_secs = 86400;          // floor 3600, as upstream
+  std::string mode = "block";         // block | warn
+  std::int64_t min_age_secs = 86400;  // floor 3600, as upstream
   bool hold_missing_timestamp = true;
   std::string max_severity = "high";
   bool require_provenance = false;
-  std::string deny_install_hooks = "warn";    // deny | warn | ignore
-  std::string scanner_error = "quarantine";   // quarantine | warn | ignore
+  std::string deny_install_hooks = "warn";   // deny | warn | ignore
+  std::string scanner_error = "quarantine";  // quarantine | warn | ignore
   bool operator==(const RegistrySecurity&) const = default;
 };
 
@@ -419,8 +427,8 @@ Expected<Loaded, ConfigError> load_string(std::string_view toml, std::string_vie
 std::optional<std::string> config_path(const std::optional<std::string>& flag, const Env& env);
 
 // Every value rule and every rule of RFC 0022 §4.3, in a fixed order; the first refusal
-// is returned. On success, the warnings (inert runtime tables, the none runtime in use, each
-// scanner not in this build and what each registry that names it loses).
+// is returned. On success, the warnings (inert runtime tables, the none runtime in use, a
+// security table's misspelt value, mlab made a required scanner).
 // `origin` only gives refusals their line; a Config built in code validates without one.
 Expected<std::vector<std::string>, ConfigError> validate(const Config& c, const Env& env, const Origin& origin = {});
 

@@ -174,9 +174,10 @@ ScannerConfig read_scanner(Loader& l, const std::string& name, const toml::table
       if (auto v = t.str("image")) s.image = *v;
       break;
     }
-    // The network scanners: upstream's keys, read and checked, never run (in_this_build).
+    // The network scanners: upstream's keys, and ours (ca_file, timeout_secs, on_outage).
     case ScannerType::kOsv:
       if (auto v = t.str("api_url")) s.api_url = *v;
+      if (auto v = t.str("on_outage")) s.on_outage = *v;
       break;
     case ScannerType::kMlab:
       if (auto v = t.str("api_key")) s.api_key = *v;
@@ -190,6 +191,11 @@ ScannerConfig read_scanner(Loader& l, const std::string& name, const toml::table
       if (auto v = t.str("api_key")) s.api_key = *v;
       if (auto v = t.str("api_url")) s.api_url = *v;
       break;
+  }
+  if (!runs_in_sandbox(s.type)) {
+    s.timeout_secs = 30;
+    if (auto v = t.str("ca_file")) s.ca_file = *v;
+    if (auto v = t.integer("timeout_secs")) s.timeout_secs = *v;
   }
   if (const auto* e = t.table("escalation")) {
     s.escalation = read_escalation(Table(l, *e, t.key_path("escalation")));
@@ -299,15 +305,18 @@ StorageConfig read_storage(Loader& l, const toml::table& tbl) {
              "[storage] is neither of upstream's two shapes: give it type = \"filesystem\" or \"s3\" with that "
              "type's keys (one backend), or default = \"<name>\" with [[storage.backends]] entries");
   }
-  if (!def) t.refuse("backends", "default is required with [[storage.backends]]: the name of the backend used when a registry names none");
+  if (!def)
+    t.refuse("backends",
+             "default is required with [[storage.backends]]: the name of the backend used when a registry names none");
   out.default_backend = *def;
   if (backends != nullptr) {
     const auto* arr = backends->as_array();
     if (arr == nullptr) {
       if (backends->is_table()) {
-        t.refuse("backends", "backends is a table here; upstream's is an array of tables: write each backend as "
-                             "[[storage.backends]] with name = \"<name>\" (the [storage.backends.<name>] spelling "
-                             "was this worker's own)");
+        t.refuse("backends",
+                 "backends is a table here; upstream's is an array of tables: write each backend as "
+                 "[[storage.backends]] with name = \"<name>\" (the [storage.backends.<name>] spelling "
+                 "was this worker's own)");
       }
       l.refuse(line_of(backends->source()), "storage.backends",
                "expected an array of tables ([[storage.backends]]), not " + std::string(kind_of(*backends)));
@@ -324,8 +333,9 @@ StorageConfig read_storage(Loader& l, const toml::table& tbl) {
       Table probe(l, *bt, path);
       auto name = probe.str("name");
       if (!name) {
-        l.refuse(line_of(bt->source()), join_key(path, "name"),
-                 "name is required for every [[storage.backends]] entry: default and a registry's storage select by it");
+        l.refuse(
+            line_of(bt->source()), join_key(path, "name"),
+            "name is required for every [[storage.backends]] entry: default and a registry's storage select by it");
       }
       b.name = *name;
       b.type = read_backend_type(probe, "for every [[storage.backends]] entry");
@@ -428,6 +438,12 @@ std::vector<RegistryEntry> registry_entries(Loader& l, const toml::node& registr
     e.name = text("name").value_or(std::move(name));
     e.type = text("type").value_or("");
     e.storage = text("storage").value_or("");
+    if (const toml::node* n = reg.get("upstreams"); n != nullptr && n->is_array()) {
+      l.note(join_key(key, "upstreams"), line_of(n->source()));
+      for (const auto& u : *n->as_array()) {
+        if (u.is_string()) e.upstreams.push_back(u.as_string()->get());
+      }
+    }
     e.key = std::move(key);
     out.push_back(std::move(e));
   };
@@ -474,7 +490,7 @@ Config read_document(Loader& l, const toml::table& root, std::vector<std::string
       c.has_security_registry = !c.security_registries.empty();
       c.registries = registry_entries(l, *v);
       // Their upstreams, modes, policies and routes are the proxy's.
-      proxy_only.emplace_back("registries (all but each one's name, type, storage and security table)");
+      proxy_only.emplace_back("registries (all but each one's name, type, storage, upstreams and security table)");
     } else if (name == "server") {
       const auto& tbl = as_table_or_refuse(l, *v, "server");
       Table t(l, tbl, "server");
@@ -483,7 +499,8 @@ Config read_document(Loader& l, const toml::table& root, std::vector<std::string
       if (auto r = t.strings("roles")) {
         for (std::size_t i = 0; i < r->size(); ++i) {
           if ((*r)[i] != "proxy" && (*r)[i] != "worker") {
-            t.refuse("roles", "roles[" + std::to_string(i) + "] = " + quoted((*r)[i]) + " is not a role: proxy or worker");
+            t.refuse("roles",
+                     "roles[" + std::to_string(i) + "] = " + quoted((*r)[i]) + " is not a role: proxy or worker");
           }
         }
         if (r->empty()) t.refuse("roles", "roles = [] names no role; upstream refuses it too (proxy, worker, or both)");
@@ -495,7 +512,8 @@ Config read_document(Loader& l, const toml::table& root, std::vector<std::string
       Table t(l, tbl, "database");
       if (auto u = t.str("url")) c.database.url = *u;
       if (auto ty = t.str("type"); ty && *ty != "postgres" && *ty != "postgresql") {
-        t.refuse("type", "type = " + quoted(*ty) + ": upstream's queue is PostgreSQL only (\"postgresql\" or \"postgres\")");
+        t.refuse("type",
+                 "type = " + quoted(*ty) + ": upstream's queue is PostgreSQL only (\"postgresql\" or \"postgres\")");
       }
       name_the_rest(tbl, "database", {"url", "type"}, proxy_only);
     } else {

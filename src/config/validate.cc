@@ -75,7 +75,7 @@ class Validator {
     memory_backed_work();
     for (const auto& s : c_.scanners) scanner(s);
     inert_tables();
-    not_in_this_build();
+    registry_tables();
     return std::move(warnings_);
   }
 
@@ -94,6 +94,17 @@ class Validator {
       std::string m = name + " = " + std::to_string(v) + " must be at most " + std::to_string(hi);
       if (!why.empty()) m += " (" + std::string(why) + ")";
       refuse(key, m);
+    }
+  }
+
+  // An API's base: http(s)://host[:port][/path], nothing after it ("" = the default).
+  void api_url(const std::string& key, const std::string& v) {
+    if (v.empty()) return;
+    const bool scheme = v.starts_with("https://") || v.starts_with("http://");
+    const std::size_t host = v.find("://") + 3;
+    if (!scheme || host >= v.size() || v[host] == '/' || v.find_first_of("?#@ ") != std::string::npos) {
+      const std::string name = key.substr(key.find_last_of('.') + 1);
+      refuse(key, name + " = " + quoted(v) + " is not an http(s)://host[:port][/path] base URL");
     }
   }
 
@@ -244,13 +255,13 @@ class Validator {
   void storage() {
     const StorageConfig& st = c_.storage;
     if (st.shape == StorageShape::kMulti && st.backends.empty()) {
-      refuse("storage.default", "default = " + quoted(st.default_backend) +
-                                    " names no backend: [[storage.backends]] declares none");
+      refuse("storage.default",
+             "default = " + quoted(st.default_backend) + " names no backend: [[storage.backends]] declares none");
     }
     if (st.find(st.default_backend) == nullptr) {
-      refuse("storage.default", "storage default '" + st.default_backend +
-                                    "' does not match any backend name in [[storage.backends]]; declared: " +
-                                    declared_backends());
+      refuse("storage.default",
+             "storage default '" + st.default_backend +
+                 "' does not match any backend name in [[storage.backends]]; declared: " + declared_backends());
     }
     for (std::size_t i = 0; i < st.backends.size(); ++i) {
       const StorageBackendConfig& b = st.backends[i];
@@ -300,9 +311,9 @@ class Validator {
       refuse(join_key(base, "endpoint_url"),
              "endpoint_url = " + quoted(url) + " must start with https:// (or http:// for a peer on this host)");
     }
-    if (const auto scheme_end = url.find("://");
-        (https || http) && url.find_first_of("/?#", scheme_end + 3) != std::string::npos &&
-        url.find_first_of("/?#", scheme_end + 3) != url.size() - 1) {
+    if (const auto scheme_end = url.find("://"); (https || http) &&
+                                                 url.find_first_of("/?#", scheme_end + 3) != std::string::npos &&
+                                                 url.find_first_of("/?#", scheme_end + 3) != url.size() - 1) {
       refuse(join_key(base, "endpoint_url"),
              "endpoint_url = " + quoted(url) +
                  " must be a scheme and an authority only, like \"https://s3.example:9000\"; "
@@ -418,11 +429,29 @@ class Validator {
         if (s.api_key.empty()) {
           refuse(join_key(base, "api_key"), "api_key is required for a socket scanner (socket.dev's API key)");
         }
+        api_url(join_key(base, "api_url"), s.api_url);
         break;
       case ScannerType::kOsv:
-      case ScannerType::kMlab:
-      case ScannerType::kSigstore:
+        api_url(join_key(base, "api_url"), s.api_url);
+        if (s.on_outage != "clean" && s.on_outage != "error") {
+          refuse(join_key(base, "on_outage"),
+                 "on_outage = " + quoted(s.on_outage) +
+                     " is not one of \"clean\" (upstream's: an outage is no advisory, logged and counted) and "
+                     "\"error\" (the scanner's error, judged by the registry's scanner_error)");
+        }
         break;
+      case ScannerType::kMlab:
+        api_url(join_key(base, "api_url"), s.api_url);
+        break;
+      case ScannerType::kSigstore:
+        api_url(join_key(base, "rekor_url"), s.rekor_url);
+        break;
+    }
+    if (!runs_in_sandbox(s.type)) {
+      range(join_key(base, "timeout_secs"), s.timeout_secs, 1, kMaxRunSeconds);
+      if (!s.ca_file.empty() && !s.ca_file.starts_with('/')) {
+        refuse(join_key(base, "ca_file"), "ca_file = " + quoted(s.ca_file) + " must be an absolute path");
+      }
     }
     if (s.type == ScannerType::kGuarddog) {
       for (std::size_t i = 0; i < s.ecosystems.size(); ++i) {
@@ -515,29 +544,10 @@ class Validator {
     inert(s.has_kubernetes_table, RuntimeKind::kKubernetes, "kubernetes");
   }
 
-  // Upstream's network scanners load (RFC 0022 §9: no config change is needed) and are said
-  // once, at start, not to run here: each table, then what each registry naming one loses.
-  void not_in_this_build() {
-    std::string unbuilt_names;
-    bool any_built = false;
-    for (const auto& s : c_.scanners) {
-      if (in_this_build(s.type)) {
-        any_built = true;
-        continue;
-      }
-      unbuilt_names += (unbuilt_names.empty() ? "" : ", ") + s.name;
-      warn(join_key("scanners", s.name), "scanner " + quoted(s.name, '\'') + " (type " +
-                                             std::string(to_string(s.type)) +
-                                             ") is not in this build: it is loaded and checked, and never run (a "
-                                             "network scanner, outside the sandbox: RFC 0022 §3)");
-    }
-    // The file loads; a worker on it has nothing to run and nothing to prove its walls with,
-    // and refuses to start (scan_service.cc, prove_walls). Said here so `check-config` tells.
-    if (!any_built && !unbuilt_names.empty()) {
-      warn("scanners", "no scanner this build runs is configured (" + unbuilt_names +
-                           " not in this build): a worker on this file has no room to probe and refuses to start; "
-                           "add a guarddog, postmortem, trivy or yara scanner");
-    }
+  // What each registry's security table asks of the scanners, said once at start: a
+  // spelling upstream refuses, and mlab made a required scanner (it makes no finding of its
+  // own: upstream's config warns the same).
+  void registry_tables() {
     for (const auto& r : c_.security_registries) {
       auto spelled = [&](std::string_view k, const std::string& v, std::initializer_list<std::string_view> ok) {
         if (std::find(ok.begin(), ok.end(), v) != ok.end()) return;
@@ -551,36 +561,15 @@ class Validator {
       spelled("deny_install_hooks", r.deny_install_hooks, {"deny", "warn", "ignore"});
       spelled("scanner_error", r.scanner_error, {"quarantine", "warn", "ignore"});
       for (const auto& name : r.required_scanners) {
-        if (auto what = unbuilt(name)) {
+        const ScannerConfig* s = c_.find_scanner(name);
+        if (s != nullptr && s->type == ScannerType::kMlab) {
           warn(join_key(r.key, "required_scanners"),
-               "registry " + quoted(r.registry, '\'') + " requires scanner " + quoted(name, '\'') + " (" + *what +
-                   "), which is not in this build: it never answers, so every version stays SCAN_PENDING, " +
-                   (r.mature_age_secs > 0 ? "quarantined until " + std::to_string(r.mature_age_secs) +
-                                                " s (mature_age_secs) after its publication, then warned"
-                                          : std::string("quarantined for ever (mature_age_secs = 0)")));
-        }
-      }
-      for (const auto& name : r.scanners) {
-        const auto& req = r.required_scanners;
-        if (std::find(req.begin(), req.end(), name) != req.end()) continue;  // said above
-        if (auto what = unbuilt(name)) {
-          warn(join_key(r.key, "scanners"), "registry " + quoted(r.registry, '\'') + " lists scanner " +
-                                                quoted(name, '\'') + " (" + *what +
-                                                "), which is not in this build: its verdicts get no finding from it");
+               "registry " + quoted(r.registry, '\'') + " requires scanner " + quoted(name, '\'') +
+                   " (type mlab), which enriches the findings of others and makes none of its own: an mlab "
+                   "outage would hold every version SCAN_PENDING");
         }
       }
     }
-  }
-
-  // "type socket" when `name` is a scanner this build does not run; upstream's osv exists
-  // without a table. nullopt for a scanner that runs, or a name no table declares.
-  std::optional<std::string> unbuilt(const std::string& name) const {
-    if (const ScannerConfig* s = c_.find_scanner(name)) {
-      if (in_this_build(s->type)) return std::nullopt;
-      return "type " + std::string(to_string(s->type));
-    }
-    if (name == to_string(ScannerType::kOsv)) return std::string("type osv, upstream's implicit one");
-    return std::nullopt;
   }
 
   const Config& c_;

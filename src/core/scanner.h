@@ -5,6 +5,7 @@
 // It knows nothing of where it runs.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,8 @@ struct ScanInput {
   // Which job and attempt the runs belong to: stamped on each run's label (spans, names).
   std::string job = "adhoc";
   int attempt = 1;
+  // The job's budget: no network scanner's request outlives it (retries included).
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // What one planned run came back as.
@@ -40,14 +43,14 @@ class Scanner {
   virtual Expected<std::vector<RunSpec>, ScannerError> plan(const ScanInput& in) const = 0;
   // Findings from the planned runs' results (same order as plan()).
   virtual Expected<std::vector<Finding>, ScannerError> parse(const ScanInput& in,
-                                                            const std::vector<RunOutcome>& results) const = 0;
+                                                             const std::vector<RunOutcome>& results) const = 0;
 };
 
 // plan → run each through `runtime` → parse. A run's SandboxError reaches parse(), which
 // decides (postmortem's timeline tolerates one; most scanners map it with
 // to_scanner_error).
 Expected<std::vector<Finding>, ScannerError> scan_with(const Scanner& scanner, SandboxRuntime& runtime,
-                                                      const ScanInput& in);
+                                                       const ScanInput& in);
 
 // The finding a scanner failure becomes (upstream's scan_worker): kind scanner_error,
 // SCANNER_UNSUPPORTED for Unsupported and SCANNER_ERROR otherwise, severity high, the

@@ -45,8 +45,8 @@ std::string scratch_dir(const config::Env& env) {
 
 ScratchCandidate scratch_candidate(const std::string& path) {
   ScratchCandidate c{path};
-  struct statfs sfs{};  // not `fs`: that names std::filesystem here
-  struct stat st{};
+  struct statfs sfs {};  // not `fs`: that names std::filesystem here
+  struct stat st {};
   if (::statfs(path.c_str(), &sfs) != 0 || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return c;
   c.tmpfs = sfs.f_type == TMPFS_MAGIC;
   c.open_to_all = (st.st_mode & 07777) == 01777;
@@ -373,17 +373,19 @@ bool drops_jobs(const config::Config& c, const std::string& registry) {
 
 std::string unservable_because(const config::Config& c, const config::RegistrySecurity& r) {
   for (const auto& name : r.required_scanners) {
-    const config::ScannerConfig* s = c.find_scanner(name);
-    if (s != nullptr && config::in_this_build(s->type)) continue;
-    const std::string what = s != nullptr ? "of type " + std::string(config::to_string(s->type))
-                             : name == "osv" ? std::string("upstream's implicit osv")
-                                             : std::string("which no [scanners] table declares");
-    return "it requires scanner '" + name + "' (" + what +
-           "), which this build does not run: its versions would stay SCAN_PENDING";
+    // Upstream's osv exists without a table (upstream-today.md §5.2): build_network_scanners
+    // makes it at its defaults.
+    if (c.find_scanner(name) != nullptr || name == "osv") continue;
+    return "it requires scanner '" + name +
+           "', which no [scanners] table declares: its versions would stay SCAN_PENDING";
   }
   if (r.require_provenance) {
-    return "it requires provenance (require_provenance = true), a gate upstream's own worker runs (sigstore), "
-           "not this one";
+    const bool sigstore = std::any_of(c.scanners.begin(), c.scanners.end(),
+                                      [](const auto& s) { return s.type == config::ScannerType::kSigstore; });
+    if (!sigstore) {
+      return "it requires provenance (require_provenance = true), which a sigstore scanner checks, and no "
+             "[scanners] table of type sigstore is declared";
+    }
   }
   return "";
 }

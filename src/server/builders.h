@@ -10,9 +10,9 @@
 #include "adapters/storage/bundle.h"
 #include "adapters/storage/router.h"
 #include "config/config.h"
-#include "core/verdict.h"
 #include "core/queue.h"
 #include "core/sandbox.h"
+#include "core/verdict.h"
 #include "server/scan_service.h"
 
 namespace batlehub::server {
@@ -96,8 +96,9 @@ std::optional<core::SecurityPolicy> registry_policy(const config::Config& c, con
 // table has no verdicts upstream would read (its API answers 404), so nothing is scanned.
 bool drops_jobs(const config::Config& c, const std::string& registry);
 
-// What in a registry's policy this build cannot honour: a required scanner it does not run
-// (osv, socket, …), or a gate upstream's own worker keeps (require_provenance). "" when none.
+// What in a registry's policy this worker cannot honour: a required scanner no table
+// declares (osv excepted: upstream's exists implicitly), or require_provenance with no
+// sigstore scanner to check it. "" when none.
 std::string unservable_because(const config::Config& c, const config::RegistrySecurity& r);
 
 // Which registries this worker serves — `[worker] registries`, or every registry when that

@@ -20,10 +20,14 @@ namespace {
 
 ScanExit exit_for(core::VerdictState s) {
   switch (s) {
-    case core::VerdictState::kAllowed: return ScanExit::kAllowed;
-    case core::VerdictState::kWarned: return ScanExit::kWarned;
-    case core::VerdictState::kQuarantined: return ScanExit::kQuarantined;
-    case core::VerdictState::kDenied: return ScanExit::kDenied;
+    case core::VerdictState::kAllowed:
+      return ScanExit::kAllowed;
+    case core::VerdictState::kWarned:
+      return ScanExit::kWarned;
+    case core::VerdictState::kQuarantined:
+      return ScanExit::kQuarantined;
+    case core::VerdictState::kDenied:
+      return ScanExit::kDenied;
   }
   return ScanExit::kDenied;
 }
@@ -57,10 +61,13 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
   if (!runtime) return refuse(ScanExit::kUsage, runtime.error());
   auto scanners = build_scanners(cfg, env);
   if (!scanners) return refuse(ScanExit::kUsage, scanners.error());
+  auto network = build_network_scanners(cfg);
+  if (!network) return refuse(ScanExit::kUsage, network.error());
   if (scanners->empty()) {
     return refuse(ScanExit::kUsage,
                   "no scanner to run: none is configured, and no room of a known scanner (postmortem, guarddog, "
-                  "trivy, yara) exists under " + cfg.worker.sandbox.rooms_dir + " (build one with scripts/build-room.py)");
+                  "trivy, yara) exists under " +
+                      cfg.worker.sandbox.rooms_dir + " (build one with scripts/build-room.py)");
   }
 
   // The walls first, as the worker does: no scan behind walls that did not prove themselves.
@@ -100,12 +107,12 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
     if (!named) return refuse(ScanExit::kInput, named.error(), path);
     const core::Package& pkg = *named;
     core::ScanInput in{pkg, *blob, std::nullopt};
+    in.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(cfg.worker.job_timeout_secs);
 
-    auto chosen = scanners_for(*scanners, pkg.kind);
-    std::string names;
-    for (const auto* s : chosen) names += (names.empty() ? "" : ", ") + s->name();
-    log->info("{}: scanning with {} (runtime {}, at most {} at once)", pkg.coordinate(), names.empty() ? "no scanner" : names,
-              rt.name(), pool.size());
+    const ScannerSet chosen = scanners_for(cfg, *scanners, *network, pkg.registry, pkg.kind);
+    const std::string names = chosen.names();
+    log->info("{}: scanning with {} (runtime {}, at most {} at once)", pkg.coordinate(),
+              names.empty() ? "no scanner" : names, rt.name(), pool.size());
     PackageScan scanned = scan_package(chosen, pool, in, scan_policy(cfg, pkg.registry, o.flags));
     ScanReport rep{std::move(scanned.verdict), path, std::string(rt.name()), now_rfc3339()};
     rep.kind = pkg.kind;
@@ -120,7 +127,9 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
     case ScanFormat::kText:
       for (std::size_t i = 0; i < reports.size(); ++i) out << (i ? "\n" : "") << render_text(reports[i]);
       break;
-    case ScanFormat::kJson: out << render_json(reports); break;
+    case ScanFormat::kJson:
+      out << render_json(reports);
+      break;
     case ScanFormat::kSarif: {
       if (asking.joinable()) asking.join();
       std::vector<SarifTool> tools;

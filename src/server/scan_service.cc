@@ -53,9 +53,9 @@ WallsProof prove_walls(core::SandboxRuntime& rt, const std::vector<core::ProbeTa
                       " holds no room (build one with scripts/build-room.py)";
     log->error("{}", why);
     return WallsProof{false, why,
-                      "configure a scanner this build runs ([scanners.NAME] of type guarddog, postmortem, trivy or "
-                      "yara) and build its room (scripts/build-room.py); osv, mlab, sigstore and socket are not in "
-                      "this build and need no room",
+                      "configure a sandboxed scanner ([scanners.NAME] of type guarddog, postmortem, trivy or "
+                      "yara) and build its room (scripts/build-room.py); osv, mlab, sigstore and socket run in the "
+                      "worker and need no room",
                       "", "result_at_all"};
   }
   for (const auto& t : targets) {
@@ -121,9 +121,12 @@ Expected<core::Package, std::string> package_of(const std::string& path, const N
   }
   const std::string saw = agent_saw ? "; inside the sandbox the agent found " + *agent_saw : "";
   if (!kind) {
-    return Unexpected(path + ": cannot tell the package kind from its name (a wheel, an sdist named <name>-<version>, "
-                             "an npm .tgz, a .crate, a .gem…)" + saw + "; pass --kind (npm, pypi, cargo, rubygems, composer, "
-                             "goproxy, maven, nuget, conda)");
+    return Unexpected(path +
+                      ": cannot tell the package kind from its name (a wheel, an sdist named <name>-<version>, "
+                      "an npm .tgz, a .crate, a .gem…)" +
+                      saw +
+                      "; pass --kind (npm, pypi, cargo, rubygems, composer, "
+                      "goproxy, maven, nuget, conda)");
   }
   p.kind = *kind;
   p.name = name.value_or("");
@@ -142,13 +145,14 @@ Expected<core::Package, std::string> package_of(const std::string& path, const N
 
 Expected<wire::Identity, std::string> identity_from_run(const Expected<core::RunOutput, core::SandboxError>& run) {
   if (!run) {
-    return Unexpected("nothing it could read (the identify run failed: " + std::string(core::to_string(run.error().kind)) +
-                      ": " + run.error().message + ")");
+    return Unexpected("nothing it could read (the identify run failed: " +
+                      std::string(core::to_string(run.error().kind)) + ": " + run.error().message + ")");
   }
   // The agent's stdout is the archive's story told by our code, but it ran on hostile bytes
   // under the same walls as a scanner: it is read like a scanner's output.
   auto doc = wire::parse_identity(run->stdout_bytes);
-  if (!doc) return Unexpected("nothing it could say (its answer was refused: " + doc.error().describe("identity") + ")");
+  if (!doc)
+    return Unexpected("nothing it could say (its answer was refused: " + doc.error().describe("identity") + ")");
   if (auto* refusal = std::get_if<wire::IdentityRefusal>(&*doc)) return Unexpected(refusal->error);
   return std::get<wire::Identity>(std::move(*doc));
 }
@@ -183,43 +187,90 @@ std::vector<const core::Scanner*> scanners_for(const std::vector<std::unique_ptr
   return out;
 }
 
+std::string ScannerSet::names() const {
+  std::string out;
+  for (const auto* s : sandboxed) out += (out.empty() ? "" : ", ") + s->name();
+  for (const auto* s : network) out += (out.empty() ? "" : ", ") + s->name();
+  for (const auto* e : enrichers) out += " (+" + e->name() + ")";
+  return out;
+}
+
 PackageScan scan_package(const std::vector<const core::Scanner*>& scanners, core::SandboxRuntime& rt,
                          const core::ScanInput& in, const core::SecurityPolicy& policy,
                          const std::function<void(const ScannerRun&)>& on_done) {
+  return scan_package(ScannerSet{scanners, {}, {}}, rt, in, policy, on_done);
+}
+
+PackageScan scan_package(const ScannerSet& set, core::SandboxRuntime& rt, const core::ScanInput& in,
+                         const core::SecurityPolicy& policy, const std::function<void(const ScannerRun&)>& on_done) {
   auto log = logger("scan");
-  std::vector<ScannerRun> runs(scanners.size());
-  std::vector<std::vector<core::Finding>> found(scanners.size());
+  const std::size_t n_sandboxed = set.sandboxed.size();
+  const std::size_t n = n_sandboxed + set.network.size();
+  std::vector<ScannerRun> runs(n);
+  std::vector<std::vector<core::Finding>> found(n);
+  std::mutex done_mu;  // on_done is the caller's: called one at a time
+  auto finish = [&](std::size_t i, const std::string& name, Expected<core::Lookup, core::ScannerError> r,
+                    std::chrono::steady_clock::time_point start) {
+    ScannerRun& run = runs[i];
+    run.scanner = name;
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (r) {
+      run.findings = r->findings.size();
+      run.tolerated = std::move(r->tolerated);
+      found[i] = std::move(r->findings);
+      for (const auto& t : run.tolerated) {
+        log->warn("{}: {} answered as clean after a failure, as upstream does: {}", in.package.coordinate(), name,
+                  core::describe(t));
+      }
+      log->info("{}: {} answered with {} finding(s)", in.package.coordinate(), name, run.findings);
+    } else {
+      run.error = r.error();
+      found[i].push_back(core::scanner_error_finding(name, r.error()));
+      log->warn("{}: {} failed: {}", in.package.coordinate(), name, core::describe(r.error()));
+    }
+    std::lock_guard lock(done_mu);
+    if (on_done) on_done(run);
+  };
   {
     std::vector<std::jthread> threads;
-    std::mutex done_mu;  // on_done is the caller's: called one at a time
-    for (std::size_t i = 0; i < scanners.size(); ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       threads.emplace_back([&, i] {
-        const core::Scanner& s = *scanners[i];
         const auto start = std::chrono::steady_clock::now();
-        auto r = core::scan_with(s, rt, in);
-        ScannerRun& run = runs[i];
-        run.scanner = s.name();
-        run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (r) {
-          run.findings = r->size();
-          found[i] = std::move(*r);
-          log->info("{}: {} answered with {} finding(s)", in.package.coordinate(), s.name(), run.findings);
+        if (i < n_sandboxed) {
+          const core::Scanner& s = *set.sandboxed[i];
+          auto r = core::scan_with(s, rt, in);
+          finish(i, s.name(),
+                 r ? Expected<core::Lookup, core::ScannerError>(core::Lookup{std::move(*r), {}})
+                   : Expected<core::Lookup, core::ScannerError>(Unexpected(r.error())),
+                 start);
         } else {
-          run.error = r.error();
-          found[i].push_back(core::scanner_error_finding(s.name(), r.error()));
-          log->warn("{}: {} failed: {}", in.package.coordinate(), s.name(), core::describe(r.error()));
+          const core::NetworkScanner& s = *set.network[i - n_sandboxed];
+          finish(i, s.name(), s.scan(in, in.deadline), start);
         }
-        std::lock_guard lock(done_mu);
-        if (on_done) on_done(run);
       });
     }
   }  // joins
   // Findings by scanner as configured, then as each reported; scanners_done sorted.
   std::vector<core::Finding> findings;
   std::vector<std::string> done;
-  for (std::size_t i = 0; i < scanners.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     std::move(found[i].begin(), found[i].end(), std::back_inserter(findings));
     if (!runs[i].error) done.push_back(runs[i].scanner);
+  }
+  for (const core::FindingEnricher* e : set.enrichers) {
+    const auto start = std::chrono::steady_clock::now();
+    ScannerRun run;
+    run.scanner = e->name();
+    if (auto r = e->enrich(findings, in.deadline); !r) {
+      run.error = r.error();
+      log->warn("{}: {} could not enrich the findings (they stand as they were): {}", in.package.coordinate(),
+                e->name(), core::describe(r.error()));
+    } else {
+      done.push_back(e->name());
+    }
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (on_done) on_done(run);
+    runs.push_back(std::move(run));
   }
   std::sort(done.begin(), done.end());
   return PackageScan{core::evaluate(in.package, std::move(findings), std::move(done), policy), std::move(runs)};

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/network_scanner.h"
 #include "core/sandbox.h"
 #include "core/scanner.h"
 #include "core/verdict.h"
@@ -45,8 +46,21 @@ std::string elapsed_text(std::uint64_t ms);
 struct ScannerRun {
   std::string scanner;
   std::optional<core::ScannerError> error;  // unset: it answered
+  // Failures it answered as clean (osv's outages, upstream's way): logged and counted.
+  std::vector<core::ScannerError> tolerated;
   std::size_t findings = 0;
   double seconds = 0;
+};
+
+// What scans a package: the sandboxed scanners (through the runtime), the network scanners
+// (in the worker, RFC 0022 §6.3) and, once they are all done, the enrichers over what they
+// found.
+struct ScannerSet {
+  std::vector<const core::Scanner*> sandboxed;
+  std::vector<const core::NetworkScanner*> network;
+  std::vector<const core::FindingEnricher*> enrichers;
+  bool empty() const { return sandboxed.empty() && network.empty(); }
+  std::string names() const;  // "guarddog, osv (+mlab)"
 };
 
 struct PackageScan {
@@ -58,6 +72,11 @@ struct PackageScan {
 // which bounds how many run. A scanner's failure becomes its SCANNER_ERROR finding
 // (upstream's scan_worker) and it is not among scanners_done. `on_done` is called as each
 // scanner finishes (from its thread; the worker's lease heartbeat).
+// The network scanners run beside the sandboxed ones, each on its own thread; an enricher's
+// failure leaves the findings as they were and is not a finding (it makes none).
+PackageScan scan_package(const ScannerSet& scanners, core::SandboxRuntime& runtime, const core::ScanInput& in,
+                         const core::SecurityPolicy& policy,
+                         const std::function<void(const ScannerRun&)>& on_done = {});
 PackageScan scan_package(const std::vector<const core::Scanner*>& scanners, core::SandboxRuntime& runtime,
                          const core::ScanInput& in, const core::SecurityPolicy& policy,
                          const std::function<void(const ScannerRun&)>& on_done = {});

@@ -1,18 +1,24 @@
 #include "server/scanners.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <vector>
 
+#include "adapters/network_scanners/mlab.h"
+#include "adapters/network_scanners/osv.h"
+#include "adapters/network_scanners/sigstore.h"
+#include "adapters/network_scanners/socket.h"
 #include "adapters/scanners/guarddog.h"
 #include "adapters/scanners/postmortem.h"
 #include "adapters/scanners/trivy.h"
 #include "adapters/scanners/yara.h"
 #include "base/file.h"
 #include "server/builders.h"
+#include "server/scan_service.h"
 
 namespace batlehub::server {
 
@@ -131,10 +137,113 @@ Expected<std::vector<std::unique_ptr<core::Scanner>>, std::string> build_scanner
       case config::ScannerType::kMlab:
       case config::ScannerType::kSigstore:
       case config::ScannerType::kSocket:
-        break;  // a network scanner, not in this build: the loader's warning said so at start
+        break;  // build_network_scanners'
     }
   }
   return out;
+}
+
+namespace {
+
+Expected<adapters::net::ApiOptions, std::string> api_options(const config::ScannerConfig& s, std::string url,
+                                                             const char* fallback) {
+  adapters::net::ApiOptions o;
+  o.name = s.name;
+  o.api_url = url.empty() ? fallback : std::move(url);
+  while (o.api_url.ends_with('/')) o.api_url.pop_back();
+  o.timeout = std::chrono::seconds(s.timeout_secs);
+  if (!s.ca_file.empty()) {
+    // Read once here so that a missing file stops the worker at start, not every job.
+    std::error_code ec;
+    if (!fs::is_regular_file(s.ca_file, ec) || ::access(s.ca_file.c_str(), R_OK) != 0) {
+      return Unexpected("[scanners." + s.name + "] ca_file " + s.ca_file + ": not a readable file");
+    }
+    o.tls.ca_file = s.ca_file;
+  }
+  return o;
+}
+
+bool names(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+}  // namespace
+
+Expected<NetworkScanners, std::string> build_network_scanners(const config::Config& c) {
+  namespace net = adapters::net;
+  NetworkScanners out;
+  for (const config::ScannerConfig& s : c.scanners) {
+    switch (s.type) {
+      case config::ScannerType::kOsv: {
+        auto api = api_options(s, s.api_url, net::kOsvDefaultApi);
+        if (!api) return Unexpected(api.error());
+        out.scanners.push_back(std::make_unique<net::OsvScanner>(net::OsvOptions{*api, s.on_outage == "error"}));
+        break;
+      }
+      case config::ScannerType::kSocket: {
+        auto api = api_options(s, s.api_url, net::kSocketDefaultApi);
+        if (!api) return Unexpected(api.error());
+        out.scanners.push_back(std::make_unique<net::SocketScanner>(net::SocketOptions{*api, s.api_key}));
+        break;
+      }
+      case config::ScannerType::kSigstore: {
+        auto api = api_options(s, s.rekor_url, net::kRekorDefaultApi);
+        if (!api) return Unexpected(api.error());
+        net::SigstoreOptions o;
+        o.api = *api;
+        for (const auto& k : s.require_for) {
+          if (auto kind = core::parse_package_kind(k)) o.require_for.push_back(*kind);
+        }
+        for (const auto& r : c.registries) {
+          if (!r.upstreams.empty()) o.registries[r.name] = r.upstreams.front();
+        }
+        out.scanners.push_back(std::make_unique<net::SigstoreScanner>(std::move(o)));
+        break;
+      }
+      case config::ScannerType::kMlab: {
+        auto api = api_options(s, s.api_url, net::kMlabDefaultApi);
+        if (!api) return Unexpected(api.error());
+        out.enrichers.push_back(std::make_unique<net::MlabEnricher>(net::MlabOptions{*api, s.api_key}));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  // Upstream's osv exists without a table (upstream-today.md §5.2).
+  const bool implicit_osv = c.find_scanner("osv") == nullptr &&
+                            std::any_of(c.security_registries.begin(), c.security_registries.end(), [](const auto& r) {
+                              return names(r.scanners, "osv") || names(r.required_scanners, "osv");
+                            });
+  if (implicit_osv) {
+    config::ScannerConfig s;
+    s.name = "osv";
+    s.type = config::ScannerType::kOsv;
+    s.timeout_secs = 30;
+    auto api = api_options(s, "", net::kOsvDefaultApi);
+    if (!api) return Unexpected(api.error());
+    out.scanners.push_back(std::make_unique<net::OsvScanner>(net::OsvOptions{*api, false}));
+  }
+  return out;
+}
+
+ScannerSet scanners_for(const config::Config& c, const std::vector<std::unique_ptr<core::Scanner>>& sandboxed,
+                        const NetworkScanners& network, const std::string& registry, core::PackageKind kind) {
+  const config::RegistrySecurity* table = c.find_security(registry);
+  auto listed = [&](const std::string& name) {
+    return table == nullptr || names(table->scanners, name) || names(table->required_scanners, name);
+  };
+  ScannerSet set;
+  for (const auto& s : sandboxed) {
+    if (s->supports(kind) && listed(s->name())) set.sandboxed.push_back(s.get());
+  }
+  for (const auto& s : network.scanners) {
+    if (s->supports(kind) && listed(s->name())) set.network.push_back(s.get());
+  }
+  for (const auto& e : network.enrichers) {
+    if (listed(e->name())) set.enrichers.push_back(e.get());
+  }
+  return set;
 }
 
 config::Config default_scan_config(const std::string& rooms_dir) {

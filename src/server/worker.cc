@@ -59,6 +59,7 @@ struct Generation {
   std::unique_ptr<core::SandboxRuntime> runtime;
   std::unique_ptr<SandboxPool> pool;
   std::vector<std::unique_ptr<core::Scanner>> scanners;
+  NetworkScanners network;
   std::vector<core::ProbeTarget> targets;
   PoolBudget budget;
   std::string served;  // "serving npmjs (npm; requires guarddog, yara)"
@@ -85,11 +86,14 @@ Expected<std::shared_ptr<Generation>, std::string> build_generation(config::Conf
   if (!runtime) return Unexpected(runtime.error());
   auto scanners = build_scanners(cfg, env);
   if (!scanners) return Unexpected(scanners.error());
+  auto network = build_network_scanners(cfg);
+  if (!network) return Unexpected(network.error());
   auto served = served_registries(cfg);
   if (!served) return Unexpected(served.error());
   g->served = *served;
   g->runtime = std::move(*runtime);
   g->scanners = std::move(*scanners);
+  g->network = std::move(*network);
   g->targets = probe_targets(cfg, env);
   g->budget = pool_budget(cfg.worker);
   const std::string runtime_name(g->runtime->name());
@@ -195,6 +199,17 @@ void Worker::watch_signals(sigset_t set) {
 
 bool Worker::prove(Generation& g, bool at_start) {
   const std::string rt(g.runtime->name());
+  if (g.scanners.empty() && g.targets.empty() && !g.network.empty()) {
+    // Nothing this worker runs opens an archive: there are no walls to prove, and none in use.
+    ready_.store(true);
+    metrics_.set_ready(rt, true);
+    if (at_start) {
+      log_->info("ready ({} slots, runtime {}): network scanners only — nothing opens an archive, no walls to prove",
+                 g.pool->size(), rt);
+      log_->info("{}", g.served);
+    }
+    return true;
+  }
   WallsProof walls = prove_walls(*g.pool, g.targets, g.cfg.worker.sandbox.rooms_dir);
   const bool was_ready = ready_.exchange(walls.proven);
   metrics_.set_ready(rt, walls.proven);
@@ -325,9 +340,10 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
     } else if (!*dropped) {
       log_->warn("job {} ({}): not dropped: the lease was lost to another worker", job.id, coord);
     } else {
-      log_->info("job {} ({}): dropped, as upstream drops it: registry {} has no [registries.security], so no "
-                 "verdict of it is ever read",
-                 job.id, coord, job.coordinate.registry);
+      log_->info(
+          "job {} ({}): dropped, as upstream drops it: registry {} has no [registries.security], so no "
+          "verdict of it is ever read",
+          job.id, coord, job.coordinate.registry);
     }
     span("dropped");
     return;
@@ -342,10 +358,14 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
     return;
   }
   const core::Package package{artifact->kind, job.coordinate.name, job.coordinate.version, job.coordinate.registry};
-  core::ScanInput in{package, artifact->blob, std::nullopt, job.id, static_cast<int>(job.attempts)};
-  auto chosen = scanners_for(g->scanners, artifact->kind);
-  std::string names;
-  for (const auto* s : chosen) names += (names.empty() ? "" : ", ") + s->name();
+  core::ScanInput in{package,
+                     artifact->blob,
+                     std::nullopt,
+                     job.id,
+                     static_cast<int>(job.attempts),
+                     std::chrono::steady_clock::now() + std::chrono::seconds(g->cfg.worker.job_timeout_secs)};
+  const ScannerSet chosen = scanners_for(g->cfg, g->scanners, g->network, job.coordinate.registry, artifact->kind);
+  const std::string names = chosen.names();
   log_->info("job {}: {} (attempt {}): scanning with {}", job.id, coord, job.attempts,
              names.empty() ? "no scanner" : names);
 
@@ -361,6 +381,7 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
   PackageScan scan = scan_package(chosen, *g->pool, in, policy, [&](const ScannerRun& run) {
     metrics_.job_scanner_finished(job.coordinate.registry, run.scanner, !run.error, run.seconds);
     if (run.error) metrics_.scanner_error(run.scanner, core::error_class(run.error->kind));
+    for (const auto& t : run.tolerated) metrics_.scanner_error(run.scanner, core::error_class(t.kind));
     // Upstream's heartbeat after each scanner: the lease lasts as long as the job moves.
     std::lock_guard lock(queue_mu_);
     auto h = queue_->heartbeat(job.id, id_, g->cfg.worker.job_timeout_secs);
@@ -468,16 +489,18 @@ void Worker::close_exhausted(Generation& g) {
       findings.push_back(std::move(f));
     }
     const std::int64_t now = unix_now();
-    core::RecordedVerdict v{core::evaluate(job.coordinate, std::move(findings), required,
-                                           policy.value_or(core::SecurityPolicy{}), core::Moment{job.published_at, now}),
-                            now, std::nullopt};
+    core::RecordedVerdict v{
+        core::evaluate(job.coordinate, std::move(findings), required, policy.value_or(core::SecurityPolicy{}),
+                       core::Moment{job.published_at, now}),
+        now, std::nullopt};
     Expected<bool, core::QueueError> closed = [&] {
       std::lock_guard lock(queue_mu_);
       return queue_->close_exhausted(job.id, g.cfg.worker.max_attempts, v);
     }();
     if (closed && *closed) {
       metrics_.job_expired(job.coordinate.registry);
-      metrics_.verdict_recorded(job.coordinate.registry, core::to_string(v.verdict.state), core::to_string(job.trigger));
+      metrics_.verdict_recorded(job.coordinate.registry, core::to_string(v.verdict.state),
+                                core::to_string(job.trigger));
       log_->warn("job {}: {} closed after {} attempts: {}", job.id, job.coordinate.coordinate(), job.attempts,
                  core::to_string(v.verdict.state));
     }

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,7 +30,8 @@ Env no_env() {
 // filesystem backend appended (below every line it counts), unless it wrote its own.
 std::string with_storage(std::string_view toml) {
   std::string out(toml);
-  if (out.find("[storage") == std::string::npos) out += "\n[storage]\ntype = \"filesystem\"\npath = \"/var/cache/batlehub\"\n";
+  if (out.find("[storage") == std::string::npos)
+    out += "\n[storage]\ntype = \"filesystem\"\npath = \"/var/cache/batlehub\"\n";
   return out;
 }
 
@@ -459,10 +460,11 @@ anything = { goes = 1 }
   expected.registries = {RegistryEntry{.name = "npm", .type = "", .storage = "", .key = "registries.npm"}};
   EXPECT_EQ(l.config, expected);
   EXPECT_FALSE(l.config.has_security_registry);
-  EXPECT_EQ(l.proxy_only, (std::vector<std::string>{"log_level", "[stats]",
-                                                    "registries (all but each one's name, type, storage and security "
-                                                    "table)",
-                                                    "[cache]"}));
+  EXPECT_EQ(l.proxy_only,
+            (std::vector<std::string>{"log_level", "[stats]",
+                                      "registries (all but each one's name, type, storage, upstreams and security "
+                                      "table)",
+                                      "[cache]"}));
 }
 
 TEST(Load, ASecurityRegistryIsRecorded) {
@@ -714,15 +716,8 @@ TEST(RfcExamples, TheFullBlockOf41LoadsWithTheDefaultsAndTwoWarnings) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Upstream configurations load unchanged (RFC 0022 §9); the network scanners this build
-// does not run are warnings (docs/configuration.md, "Scanners not in this build")
-
-// What the loader says of a scanner of an unbuilt type, at the table's line.
-std::string not_built(const std::string& file, int line, const std::string& name, const std::string& type) {
-  return file + ":" + std::to_string(line) + ": scanners." + name + ": scanner '" + name + "' (type " + type +
-         ") is not in this build: it is loaded and checked, and never run (a network scanner, outside the sandbox: "
-         "RFC 0022 §3)";
-}
+// Upstream configurations load unchanged (RFC 0022 §9), the network scanners included: they
+// run in the worker (adapters/network_scanners), so none is a warning.
 
 TEST(UpstreamConfig, ACompleteOneLoadsWithEveryScannerTypeAndItsKeys) {
   Loaded l = load_fixture("../upstream/complete.toml");
@@ -797,31 +792,16 @@ TEST(UpstreamConfig, ACompleteOneLoadsWithEveryScannerTypeAndItsKeys) {
   EXPECT_EQ(b.endpoint_url, "http://127.0.0.1:9");
   EXPECT_TRUE(b.force_path_style);
   // The proxy's tables and keys: named, in file order.
-  EXPECT_EQ(l.proxy_only,
-            (std::vector<std::string>{"database.max_connections", "[stats]",
-                                      "registries (all but each one's name, type, storage and security table)",
-                                      "[auth]", "[upstream_audit]", "[notifications]"}));
+  EXPECT_EQ(l.proxy_only, (std::vector<std::string>{
+                              "database.max_connections", "[stats]",
+                              "registries (all but each one's name, type, storage, upstreams and security table)",
+                              "[auth]", "[upstream_audit]", "[notifications]"}));
   EXPECT_EQ(c.server.roles, (std::vector<std::string>{"proxy", "worker"}));
 }
 
-TEST(UpstreamConfig, EachNetworkScannerAndWhatEachRegistryLosesIsAWarningOnce) {
+TEST(UpstreamConfig, ACompleteOneLoadsWithoutAWarning) {
   Loaded l = load_fixture("../upstream/complete.toml");
-  const std::string f = kFixtures + "/../upstream/complete.toml";
-  EXPECT_EQ(l.warnings,
-            (std::vector<std::string>{
-                not_built(f, 38, "osv", "osv"),
-                not_built(f, 66, "mlab", "mlab"),
-                not_built(f, 71, "sigstore", "sigstore"),
-                not_built(f, 76, "socket", "socket"),
-                f + ":102: registries[0].security.required_scanners: registry 'npm' requires scanner 'osv' (type "
-                    "osv), which is not in this build: it never answers, so every version stays SCAN_PENDING, "
-                    "quarantined until 86400 s (mature_age_secs) after its publication, then warned",
-                f + ":101: registries[0].security.scanners: registry 'npm' lists scanner 'socket' (type socket), "
-                    "which is not in this build: its verdicts get no finding from it",
-                f + ":117: registries[1].security.required_scanners: registry 'pypi' requires scanner 'osv' (type "
-                    "osv), which is not in this build: it never answers, so every version stays SCAN_PENDING, "
-                    "quarantined for ever (mature_age_secs = 0)",
-            }));
+  EXPECT_EQ(l.warnings, std::vector<std::string>{});
 }
 
 TEST(UpstreamConfig, EveryScannerTypeLoadsAloneUnderItsOwnName) {
@@ -836,20 +816,68 @@ api_key = "k"
   EXPECT_EQ(l.config.scanners[1].type, ScannerType::kSigstore);
   EXPECT_TRUE(l.config.scanners[1].require_for.empty());
   EXPECT_EQ(l.config.scanners[2].type, ScannerType::kSocket);
-  EXPECT_EQ(l.warnings, (std::vector<std::string>{not_built("config.toml", 1, "mlab", "mlab"),
-                                                  not_built("config.toml", 2, "sigstore", "sigstore"),
-                                                  not_built("config.toml", 3, "socket", "socket"),
-                                                  "config.toml:1: scanners: no scanner this build runs is configured "
-                                                  "(mlab, sigstore, socket not in this build): a worker on this file "
-                                                  "has no room to probe and refuses to start; add a guarddog, "
-                                                  "postmortem, trivy or yara scanner"}));
+  EXPECT_EQ(l.warnings, std::vector<std::string>{});
+  for (const ScannerConfig& s : l.config.scanners) {
+    EXPECT_EQ(s.timeout_secs, 30) << s.name << ": ours, one request's bound";
+    EXPECT_EQ(s.ca_file, "") << s.name << ": the system's roots";
+  }
   for (ScannerType t : {ScannerType::kOsv, ScannerType::kMlab, ScannerType::kSigstore, ScannerType::kSocket}) {
-    EXPECT_FALSE(in_this_build(t)) << to_string(t);
     EXPECT_FALSE(runs_in_sandbox(t)) << to_string(t);
   }
   for (ScannerType t : {ScannerType::kPostmortem, ScannerType::kGuarddog, ScannerType::kTrivy, ScannerType::kYara}) {
-    EXPECT_TRUE(in_this_build(t)) << to_string(t);
+    EXPECT_TRUE(runs_in_sandbox(t)) << to_string(t);
   }
+}
+
+// Ours beside upstream's: ca_file, timeout_secs and osv's on_outage (docs/configuration.md).
+TEST(UpstreamConfig, TheNetworkScannersKeysOfOursLoadAndAreChecked) {
+  Loaded l = loads(R"([scanners.osv]
+api_url = "https://osv.mirror.example.internal/"
+on_outage = "error"
+ca_file = "/etc/batlehub/mirror-ca.pem"
+timeout_secs = 5
+)");
+  const ScannerConfig& osv = *l.config.find_scanner("osv");
+  EXPECT_EQ(osv.on_outage, "error");
+  EXPECT_EQ(osv.ca_file, "/etc/batlehub/mirror-ca.pem");
+  EXPECT_EQ(osv.timeout_secs, 5);
+  EXPECT_EQ(loads("[scanners.osv]\n").config.scanners[0].on_outage, "clean") << "upstream's way by default";
+
+  EXPECT_EQ(refusal("[scanners.osv]\non_outage = \"fail\"\n"),
+            "config.toml:2: scanners.osv.on_outage: on_outage = \"fail\" is not one of \"clean\" (upstream's: an "
+            "outage is no advisory, logged and counted) and \"error\" (the scanner's error, judged by the registry's "
+            "scanner_error)");
+  EXPECT_EQ(refusal("[scanners.osv]\napi_url = \"ftp://127.0.0.1/osv\"\n"),
+            "config.toml:2: scanners.osv.api_url: api_url = \"ftp://127.0.0.1/osv\" is not an "
+            "http(s)://host[:port][/path] base URL");
+  EXPECT_EQ(refusal("[scanners.sigstore]\nrekor_url = \"https://127.0.0.1/?x=1\"\n"),
+            "config.toml:2: scanners.sigstore.rekor_url: rekor_url = \"https://127.0.0.1/?x=1\" is not an "
+            "http(s)://host[:port][/path] base URL");
+  EXPECT_EQ(refusal("[scanners.mlab]\nca_file = \"ca.pem\"\n"),
+            "config.toml:2: scanners.mlab.ca_file: ca_file = \"ca.pem\" must be an absolute path");
+  EXPECT_EQ(refusal("[scanners.osv]\ntimeout_secs = 0\n"),
+            "config.toml:2: scanners.osv.timeout_secs: timeout_secs = 0 must be at least 1");
+  // on_outage is osv's alone: upstream counts only osv's outage as clean.
+  EXPECT_NE(refusal("[scanners.socket]\napi_key = \"k\"\non_outage = \"error\"\n").find("on_outage"),
+            std::string::npos);
+}
+
+TEST(UpstreamConfig, MlabAsARequiredScannerIsAWarning) {
+  Loaded l = loads(R"([scanners.mlab]
+[[registries]]
+name = "npmjs"
+type = "npm"
+upstreams = ["https://registry.npmjs.org", "https://npm.mirror.example.internal"]
+[registries.security]
+required_scanners = ["osv", "mlab"]
+)");
+  EXPECT_EQ(l.warnings, (std::vector<std::string>{
+                            "config.toml:7: registries[0].security.required_scanners: registry 'npmjs' requires "
+                            "scanner 'mlab' (type mlab), which enriches the findings of others and makes none of its "
+                            "own: an mlab outage would hold every version SCAN_PENDING"}));
+  ASSERT_EQ(l.config.registries.size(), 1u);
+  EXPECT_EQ(l.config.registries[0].upstreams,
+            (std::vector<std::string>{"https://registry.npmjs.org", "https://npm.mirror.example.internal"}));
 }
 
 TEST(UpstreamConfig, SocketsApiKeyIsRequiredAsUpstreamValidatesIt) {
@@ -886,7 +914,7 @@ TEST(UpstreamConfig, YaraTakesUpstreamsRulesDirOrOurRulesFileNotBoth) {
             "directory of them");
 }
 
-TEST(UpstreamConfig, ARequiredScannerNotInThisBuildSaysItHoldsEveryVersionPending) {
+TEST(UpstreamConfig, ARegistrysScannersAreNoWarningNowThatEachTypeRuns) {
   // The table-of-registries spelling, beside upstream's [[registries]].
   Loaded l = loads(R"([scanners.guarddog]
 command = "guarddog"
@@ -894,33 +922,16 @@ command = "guarddog"
 api_key = "k"
 [registries.npm.security]
 scanners = ["guarddog", "socket"]
-required_scanners = ["guarddog", "socket", "nowhere"]
+required_scanners = ["guarddog", "socket"]
 )");
-  EXPECT_EQ(l.warnings, (std::vector<std::string>{
-                            not_built("config.toml", 3, "socket", "socket"),
-                            "config.toml:7: registries.npm.security.required_scanners: registry 'npm' requires "
-                            "scanner 'socket' (type socket), which is not in this build: it never answers, so every "
-                            "version stays SCAN_PENDING, quarantined until 86400 s (mature_age_secs) after its "
-                            "publication, then warned",
-                        }));
-  // A security table that names nothing: upstream's default is the implicit osv, required.
-  EXPECT_EQ(loads("[registries.npm]\nupstream = \"x\"\n[registries.npm.security]\nmode = \"block\"\n").warnings,
-            (std::vector<std::string>{
-                "config.toml:3: registries.npm.security.required_scanners: registry 'npm' requires scanner 'osv' "
-                "(type osv, upstream's implicit one), which is not in this build: it never answers, so every version "
-                "stays SCAN_PENDING, quarantined until 86400 s (mature_age_secs) after its publication, then warned"}));
-  // Only scanners this build runs: nothing to say.
-  EXPECT_TRUE(loads("[scanners.guarddog]\ncommand = \"g\"\n[[registries]]\nname = \"npm\"\n[registries.security]\n"
-                    "scanners = [\"guarddog\"]\nrequired_scanners = [\"guarddog\"]\n")
-                  .warnings.empty());
+  EXPECT_EQ(l.warnings, std::vector<std::string>{});
+  // A security table that names nothing: upstream's default, the implicit osv, which runs.
+  EXPECT_TRUE(
+      loads("[registries.npm]\nupstream = \"x\"\n[registries.npm.security]\nmode = \"block\"\n").warnings.empty());
   // [registries] is the proxy's: whatever its shape, nothing there is refused here.
-  // (scanners = 3 is upstream's default, the implicit osv, not required here: one warning.)
-  EXPECT_EQ(loads("[[registries]]\n[registries.security]\nscanners = 3\nrequired_scanners = [1, \"g\"]\n"
-                  "mature_age_secs = \"x\"\n")
-                .warnings,
-            (std::vector<std::string>{
-                "config.toml:3: registries[0].security.scanners: registry 'registries[0]' lists scanner 'osv' (type "
-                "osv, upstream's implicit one), which is not in this build: its verdicts get no finding from it"}));
+  EXPECT_TRUE(loads("[[registries]]\n[registries.security]\nscanners = 3\nrequired_scanners = [1, \"g\"]\n"
+                    "mature_age_secs = \"x\"\n")
+                  .warnings.empty());
   EXPECT_TRUE(loads("registries = 3\n").warnings.empty());
 }
 
@@ -1071,8 +1082,9 @@ TEST(TheS3Backend, ItsEndpointBucketAndKeysAreCheckedAtLoad) {
   EXPECT_NE(error_of(backend("endpoint_url = \"http://127.0.0.1:9000\"\nbucket = \"bkt\"\nca_file = \"/ca.pem\"\n"))
                 .message.find("https:// endpoint only"),
             std::string::npos);
-  Loaded l = loads(backend("endpoint_url = \"https://s3.example:9000/\"\nbucket = \"bkt\"\n"
-                           "ca_file = \"/etc/batlehub/s3-ca.pem\"\nforce_path_style = true\nprefix = \"batlehub/\"\n"));
+  Loaded l =
+      loads(backend("endpoint_url = \"https://s3.example:9000/\"\nbucket = \"bkt\"\n"
+                    "ca_file = \"/etc/batlehub/s3-ca.pem\"\nforce_path_style = true\nprefix = \"batlehub/\"\n"));
   const auto* b = l.config.storage.find("default");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->ca_file, "/etc/batlehub/s3-ca.pem");
@@ -1494,9 +1506,8 @@ TEST(Validate, AConfigBuiltInCodeIsRefusedWithoutALine) {
             "config: worker.sandbox.runtime: the kubernetes runtime moves bundles through the storage backend and "
             "'filesystem' cannot presign a URL; configure an S3-compatible backend, or name one in bundle_backend "
             "(bundle backend: 'default')");
-  c.storage.backends[0] =
-      StorageBackendConfig{.name = "default", .type = StorageType::kS3, .bucket = "bkt", .region = "us-east-1",
-                           .endpoint_url = "http://m"};
+  c.storage.backends[0] = StorageBackendConfig{
+      .name = "default", .type = StorageType::kS3, .bucket = "bkt", .region = "us-east-1", .endpoint_url = "http://m"};
   v = validate(c, no_env());
   ASSERT_TRUE(v) << v.error().describe();
 }
@@ -1532,7 +1543,6 @@ TEST(ProcessEnv, ReadsTheRealEnvironment) {
   unsetenv("BATLEHUB_CONFIG_TEST_VAR");
   EXPECT_EQ(env("BATLEHUB_CONFIG_TEST_VAR"), std::nullopt);
 }
-
 
 // ---------------------------------------------------------------------------------------
 // [storage] as upstream has it (upstream-storage-and-queue.md A.1-A.5)
@@ -1672,8 +1682,9 @@ TEST(Storage, AnUnknownKeyIsIgnoredAsUpstreamIgnoresItAndSaidWithItsLine) {
 }
 
 TEST(Storage, TypeWithBackendsIsTheSingleShapeAndTheBackendsAreSaidToBeIgnored) {
-  auto l = load_as_is("[storage]\ntype = \"filesystem\"\npath = \"/x\"\ndefault = \"b\"\n[[storage.backends]]\nname "
-                      "= \"b\"\ntype = \"filesystem\"\npath = \"/y\"\n");
+  auto l = load_as_is(
+      "[storage]\ntype = \"filesystem\"\npath = \"/x\"\ndefault = \"b\"\n[[storage.backends]]\nname "
+      "= \"b\"\ntype = \"filesystem\"\npath = \"/y\"\n");
   ASSERT_TRUE(l) << l.error().describe();
   EXPECT_EQ(l->config.storage.shape, StorageShape::kSingle);
   ASSERT_EQ(l->config.storage.backends.size(), 1u);
@@ -1685,8 +1696,9 @@ TEST(Storage, TypeWithBackendsIsTheSingleShapeAndTheBackendsAreSaidToBeIgnored) 
 }
 
 TEST(Storage, ADuplicateNameKeepsTheLaterEntryAsUpstreamDoesAndSaysSo) {
-  auto l = load_as_is("[storage]\ndefault = \"a\"\n[[storage.backends]]\nname = \"a\"\ntype = \"filesystem\"\npath "
-                      "= \"/first\"\n[[storage.backends]]\nname = \"a\"\ntype = \"filesystem\"\npath = \"/second\"\n");
+  auto l = load_as_is(
+      "[storage]\ndefault = \"a\"\n[[storage.backends]]\nname = \"a\"\ntype = \"filesystem\"\npath "
+      "= \"/first\"\n[[storage.backends]]\nname = \"a\"\ntype = \"filesystem\"\npath = \"/second\"\n");
   ASSERT_TRUE(l) << l.error().describe();
   ASSERT_EQ(l->config.storage.backends.size(), 1u);
   EXPECT_EQ(l->config.storage.backends[0].path, "/second");
@@ -1719,9 +1731,8 @@ TEST(Storage, ARegistrysStorageMustNameADeclaredBackend) {
 // ${VAR} and PROXY_CACHE__… (A.5, B.1)
 
 TEST(Expansion, EveryPlaceholderOutsideACommentIsTheVariablesValue) {
-  const Env env = env_of({{"DATABASE_URL", "postgres://u@127.0.0.1/db"},
-                          {"CACHE_DIR", "/srv/cache"},
-                          {"PORT", "9090"}});
+  const Env env =
+      env_of({{"DATABASE_URL", "postgres://u@127.0.0.1/db"}, {"CACHE_DIR", "/srv/cache"}, {"PORT", "9090"}});
   auto l = load_as_is(
       "[database]\nurl = \"${DATABASE_URL}\"  # ${NOT_SET} in a comment is left alone\n[server]\nport = ${PORT}\n"
       "[storage]\ntype = 'filesystem'\npath = '${CACHE_DIR}/npm'\n",
@@ -1745,9 +1756,10 @@ TEST(Expansion, DoubledDollarIsTheLiteralPlaceholder) {
 
 TEST(Expansion, AHashInsideAStringDoesNotStartAComment) {
   const Env env = env_of({{"B", "bkt"}});
-  auto l = load_as_is("[storage]\ntype = \"s3\"\nregion = \"us-east-1\"\nbucket = \"${B}\"\nprefix = \"a#${B}/\"\n"
-                      "# a comment: ${UNSET} \"\nendpoint_url = 'http://127.0.0.1:9' # '${UNSET}'\n",
-                      env);
+  auto l = load_as_is(
+      "[storage]\ntype = \"s3\"\nregion = \"us-east-1\"\nbucket = \"${B}\"\nprefix = \"a#${B}/\"\n"
+      "# a comment: ${UNSET} \"\nendpoint_url = 'http://127.0.0.1:9' # '${UNSET}'\n",
+      env);
   ASSERT_TRUE(l) << l.error().describe();
   EXPECT_EQ(l->config.storage.backends[0].prefix, "a#bkt/");
   // In a multi-line string a '#' is text too; a placeholder there is expanded.
@@ -1762,9 +1774,10 @@ TEST(Overrides, TheDatabaseUrlAndTheSingleShapesLocationKeys) {
                           {"PROXY_CACHE__STORAGE__REGION", "eu-west-3"},
                           {"PROXY_CACHE__STORAGE__ENDPOINT_URL", "http://127.0.0.1:7"},
                           {"PROXY_CACHE__STORAGE__PATH", "/ignored-for-s3"}});
-  auto l = load_as_is("[database]\nurl = \"postgres://f@127.0.0.1/f\"\n[storage]\ntype = \"s3\"\nbucket = "
-                      "\"file-bucket\"\nregion = \"us-east-1\"\n",
-                      env);
+  auto l = load_as_is(
+      "[database]\nurl = \"postgres://f@127.0.0.1/f\"\n[storage]\ntype = \"s3\"\nbucket = "
+      "\"file-bucket\"\nregion = \"us-east-1\"\n",
+      env);
   ASSERT_TRUE(l) << l.error().describe();
   EXPECT_EQ(l->config.database.url, "postgres://o@127.0.0.1/q");
   const StorageBackendConfig& b = l->config.storage.backends[0];
@@ -1784,13 +1797,15 @@ TEST(Overrides, TheDatabaseUrlAndTheSingleShapesLocationKeys) {
 }
 
 TEST(Overrides, TheMultiShapeIgnoresTheStorageOnes) {
-  auto l = load_as_is("[storage]\ndefault = \"a\"\n[[storage.backends]]\nname = \"a\"\ntype = \"filesystem\"\npath "
-                      "= \"/x\"\n",
-                      env_of({{"PROXY_CACHE__STORAGE__PATH", "/over"}}));
+  auto l = load_as_is(
+      "[storage]\ndefault = \"a\"\n[[storage.backends]]\nname = \"a\"\ntype = \"filesystem\"\npath "
+      "= \"/x\"\n",
+      env_of({{"PROXY_CACHE__STORAGE__PATH", "/over"}}));
   ASSERT_TRUE(l) << l.error().describe();
   EXPECT_EQ(l->config.storage.backends[0].path, "/x");
   EXPECT_TRUE(l->overrides.empty());
-  auto f = load_as_is("[storage]\ntype = \"filesystem\"\npath = \"/x\"\n", env_of({{"PROXY_CACHE__STORAGE__PATH", "/over"}}));
+  auto f = load_as_is("[storage]\ntype = \"filesystem\"\npath = \"/x\"\n",
+                      env_of({{"PROXY_CACHE__STORAGE__PATH", "/over"}}));
   ASSERT_TRUE(f) << f.error().describe();
   EXPECT_EQ(f->config.storage.backends[0].path, "/over");
 }
@@ -1934,9 +1949,8 @@ TEST(UpstreamCorpus, TheOverridesReplaceTheFilesValues) {
 TEST(UpstreamCorpus, TheProxysSectionsAreNamedNotRefused) {
   Loaded l = load_corpus("proxy-and-worker.toml");
   EXPECT_EQ(l.config.server.roles, (std::vector<std::string>{"proxy", "worker"}));
-  EXPECT_EQ(l.proxy_only,
-            (std::vector<std::string>{"log_level", "server.tls", "database.max_connections", "[cache]", "[stats]",
-                                      "[auth]", "[upstream_audit]", "[notifications]"}));
+  EXPECT_EQ(l.proxy_only, (std::vector<std::string>{"log_level", "server.tls", "database.max_connections", "[cache]",
+                                                    "[stats]", "[auth]", "[upstream_audit]", "[notifications]"}));
   EXPECT_TRUE(l.warnings.empty()) << l.warnings.front();
 }
 

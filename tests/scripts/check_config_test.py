@@ -74,15 +74,11 @@ force_path_style = true
 """
 S3_LINE = "storage one backend: s3 bucket cache, region us-east-1, endpoint http://minio.batlehub.svc:9000, path-style\n"
 
-# osv is a network scanner this build does not run: loaded, and said so.
-OSV_AT = "warning: FILE:{}: scanners.osv: scanner 'osv' (type osv) is not in this build: it is loaded and checked, " \
-         "and never run (a network scanner, outside the sandbox: RFC 0022 §3)\n"
-
 expect("an empty file is refused, as upstream refuses it: [storage] is required", run("", as_is=True), 2,
        contains="FILE: storage: [storage] is missing; upstream requires it too.")
 expect("a file with only [storage] is today's defaults", run(""), 0, "runtime bwrap\nscanners\n" + FS_LINE)
-expect("a kubernetes config: its runtime and scanners, in file order, and osv not in this build",
-       run(KUBERNETES), 0, "runtime kubernetes\nscanners guarddog osv\n" + S3_LINE + OSV_AT.format(14))
+expect("a kubernetes config: its runtime and scanners, in file order (osv runs in the worker: no warning)",
+       run(KUBERNETES), 0, "runtime kubernetes\nscanners guarddog osv\n" + S3_LINE)
 expect("an unknown key is the loader's refusal, with its line",
        run('[worker.sandbox]\nmemory_limit = 1\n'), 2,
        "FILE:2: worker.sandbox.memory_limit: unknown key 'memory_limit' in [worker.sandbox] "
@@ -98,7 +94,7 @@ no_image = KUBERNETES.replace('image = "batlehub-sandbox-guarddog:0.1.0"\n', "")
 expect("a sandboxed scanner with no image from anywhere is refused (rule 27)", run(no_image), 2,
        contains="scanner 'guarddog' has no image to run from under runtime 'kubernetes'")
 expect("… and BATLEHUB_IMAGE is read, as the worker reads it", run(no_image, {"BATLEHUB_IMAGE": "w:1"}), 0,
-       "runtime kubernetes\nscanners guarddog osv\n" + S3_LINE + OSV_AT.format(13))
+       "runtime kubernetes\nscanners guarddog osv\n" + S3_LINE)
 expect("a file that does not exist", run("", args=["--config", "/nonexistent/config.toml"]), 2,
        "/nonexistent/config.toml: cannot be opened: No such file or directory\n")
 expect("without --config, BATLEHUB_CONFIG names the file", run("", {"BATLEHUB_CONFIG": "/nonexistent/b.toml"}, args=[]),
@@ -116,29 +112,13 @@ with open(UPSTREAM) as f:
     upstream = f.read()
 
 
-def not_built(line, name):
-    return (f"FILE:{line}: scanners.{name}: scanner '{name}' (type {name}) is not in this build: it is loaded and "
-            "checked, and never run (a network scanner, outside the sandbox: RFC 0022 §3)")
-
-
-PENDING = ("registry '{}' requires scanner 'osv' (type osv), which is not in this build: it never answers, so every "
-           "version stays SCAN_PENDING, quarantined {}")
-UPSTREAM_WARNINGS = [
-    not_built(38, "osv"), not_built(66, "mlab"), not_built(71, "sigstore"), not_built(76, "socket"),
-    "FILE:102: registries[0].security.required_scanners: " +
-    PENDING.format("npm", "until 86400 s (mature_age_secs) after its publication, then warned"),
-    "FILE:101: registries[0].security.scanners: registry 'npm' lists scanner 'socket' (type socket), which is not "
-    "in this build: its verdicts get no finding from it",
-    "FILE:117: registries[1].security.required_scanners: " + PENDING.format("pypi", "for ever (mature_age_secs = 0)"),
-]
-expect("check-config loads the complete upstream config: every scanner, then one warning per scanner not in this "
-       "build and per registry that waits on one", run(upstream), 0,
+expect("check-config loads the complete upstream config: every scanner, each of which runs, and no warning",
+       run(upstream), 0,
        "runtime bwrap\nscanners osv trivy postmortem guarddog mlab sigstore socket yara\n" +
        "storage one backend: s3 bucket batlehub-cache, region us-east-1, endpoint http://127.0.0.1:9, path-style, "
        "prefix cache/\n"
        "read by the proxy, not by this worker: database.max_connections, [stats], registries (all but each one's "
-       "name, type, storage and security table), [auth], [upstream_audit], [notifications]\n" +
-       "".join(f"warning: {w}\n" for w in UPSTREAM_WARNINGS))
+       "name, type, storage, upstreams and security table), [auth], [upstream_audit], [notifications]\n")
 expect("… while an unknown scanner type is still the loader's refusal, with its line",
        run(upstream.replace('type    = "mlab"', 'type    = "mlabs"')), 2,
        "FILE:67: scanners.mlab.type: type = \"mlabs\" is not one of postmortem, guarddog, trivy, yara, osv, mlab, "
@@ -198,13 +178,11 @@ def start(command, extra):
 for command, extra in (("scan", ["/nonexistent/left-pad-1.3.0.tgz"]), ("worker", [])):
     code, out, err = start(command, extra)
     said = [l for l in err.splitlines() if l.startswith("WARN config: ")]
-    # The derived file moved [worker] down by one line (its state_dir) before the tables warned about.
-    want = [f"WARN config: {w}" for w in UPSTREAM_WARNINGS]
-    want = [w.replace(f"FILE:{n}:", f"FILE:{n + 1}:") for w, n in zip(want, (38, 66, 71, 76, 102, 101, 117))]
-    ok = code == 2 and said == want and "yara rules_dir TMP/no-rules" in out + err
-    print(f"{'ok  ' if ok else 'FAIL'} batlehub {command} says each scanner not in this build once, at start: exit {code}")
+    # Every scanner type of upstream's file runs now: nothing to warn about at start.
+    ok = code == 2 and said == [] and "yara rules_dir TMP/no-rules" in out + err
+    print(f"{'ok  ' if ok else 'FAIL'} batlehub {command} starts on upstream's file with no scanner warning: exit {code}")
     if not ok:
         failures.append(f"batlehub {command}")
-        print(f"  expected exit 2 and, on stderr:\n    " + "\n    ".join(want) + f"\n  stdout: {out!r}\n  stderr: {err!r}")
+        print(f"  expected exit 2 and no WARN config line\n  stdout: {out!r}\n  stderr: {err!r}")
 
 sys.exit(1 if failures else 0)

@@ -49,8 +49,8 @@ class ProbeCli : public ::testing::Test {
   fs::path config(const std::string& room, const std::string& extra = "") {
     fs::path p = s_.root() / ("config-" + room + ".toml");
     // Canaries on this machine only: a loopback port nothing listens on.
-    Scratch::write(p, "[worker.sandbox]\nrooms_dir = \"" + rooms_.string() + "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n" +
-                          extra + "\n[scanners." + room +
+    Scratch::write(p, "[worker.sandbox]\nrooms_dir = \"" + rooms_.string() +
+                          "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n" + extra + "\n[scanners." + room +
                           "]\ntype = \"postmortem\"\ncommand = \"hostile\"\n" + storage_table(extra));
     return p;
   }
@@ -68,22 +68,23 @@ TEST_F(ProbeCli, passes_for_a_proper_room_and_prints_every_assertion) {
   EXPECT_NE(r.err.find("INFO sandbox: probe passed in"), std::string::npos) << r.err;
 }
 
-// Upstream's network scanners load but do not run in this build: a file with nothing else
-// leaves the worker nothing to prove its walls with, and it says so, not "user namespaces".
+// The network scanners run in the worker and need no room: a file with nothing else leaves
+// `batlehub probe` nothing to prove, and it says so, not "user namespaces".
 TEST_F(ProbeCli, a_config_of_network_scanners_only_fails_naming_what_to_configure) {
   fs::path p = s_.root() / "network-only.toml";
   fs::create_directories(s_.root() / "no-rooms");
   Scratch::write(p, "[worker.sandbox]\nrooms_dir = \"" + (s_.root() / "no-rooms").string() +
                         "\"\n[scanners.socket]\ntype = \"socket\"\napi_key = \"k\"\n"
-                        "api_url = \"http://127.0.0.1:9/socket\"\n" + storage_table());
+                        "api_url = \"http://127.0.0.1:9/socket\"\n" +
+                        storage_table());
   Ran r = probe(p);
   EXPECT_EQ(r.status, 1) << r.err;
   ASSERT_GE(r.out.size(), 2u) << r.err;
   EXPECT_EQ(r.out[0].rfind("no room to probe: no sandboxed scanner is configured", 0), 0u) << r.out[0];
-  EXPECT_EQ(r.out[1].rfind("configure a scanner this build runs ([scanners.NAME] of type guarddog, postmortem", 0), 0u)
+  EXPECT_EQ(r.out[1].rfind("configure a sandboxed scanner ([scanners.NAME] of type guarddog, postmortem", 0), 0u)
       << r.out[1];
-  EXPECT_NE(r.err.find("no scanner this build runs is configured (socket not in this build)"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.out[1].find("osv, mlab, sigstore and socket run in the worker and need no room"), std::string::npos)
+      << r.out[1];
 }
 
 TEST_F(ProbeCli, a_room_with_a_shell_fails_with_the_assertion_then_the_hint) {
@@ -99,7 +100,8 @@ TEST_F(ProbeCli, a_room_with_a_shell_fails_with_the_assertion_then_the_hint) {
   EXPECT_NE(r.err.find("ERROR sandbox: probe failed for runtime \"bwrap\" in room shelly: no_shell: found /bin/bash"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("ERROR sandbox: refusing to start — a worker without its sandbox scans nothing"), std::string::npos);
+  EXPECT_NE(r.err.find("ERROR sandbox: refusing to start — a worker without its sandbox scans nothing"),
+            std::string::npos);
 }
 
 TEST_F(ProbeCli, a_configuration_error_names_the_file_line_and_key) {
@@ -268,13 +270,15 @@ TEST_F(ProbeCli, on_oci_each_distinct_image_is_probed_once_for_all_the_scanners_
     scanners += std::string("\n[scanners.") + name + "]\ntype = \"postmortem\"\ncommand = \"hostile\"\n";
     if (std::string(name) == "third") scanners += "image = \"" + own + "\"\n";
   }
-  Scratch::write(cfg, "[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 256\nprobe_canaries = [\"127.0.0.1:9\"]\n"
-                      "[worker.sandbox.oci]\nengine = \"podman\"\nimage = \"" + shared + "\"\n" + scanners +
-                      storage_table());
+  Scratch::write(cfg,
+                 "[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 256\nprobe_canaries = [\"127.0.0.1:9\"]\n"
+                 "[worker.sandbox.oci]\nengine = \"podman\"\nimage = \"" +
+                     shared + "\"\n" + scanners + storage_table());
   Ran r = probe(cfg);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(room_lines(r), (std::vector<std::string>{"room first+second", "room third"}));
-  EXPECT_NE(r.err.find("INFO sandbox: probing runtime \"oci\" (image " + shared + ", for first+second)"), std::string::npos)
+  EXPECT_NE(r.err.find("INFO sandbox: probing runtime \"oci\" (image " + shared + ", for first+second)"),
+            std::string::npos)
       << r.err;
   // The bare command, found by the agent on the image's PATH, hashed once per image.
   EXPECT_EQ(std::count_if(r.out.begin(), r.out.end(),
@@ -290,10 +294,11 @@ TEST_F(ProbeCli, on_oci_with_no_image_configured_the_workers_own_image_is_probed
   ProbeCliOci images(rooms_ / "hostile", {own});
   ASSERT_EQ(images.failed(), "");
   fs::path cfg = s_.root() / "oci.toml";
-  Scratch::write(cfg, "[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 256\nprobe_canaries = [\"127.0.0.1:9\"]\n"
-                      "[worker.sandbox.oci]\nengine = \"podman\"\n"
-                      "[scanners.hostile]\ntype = \"postmortem\"\ncommand = \"hostile\"\n" +
-                      storage_table());
+  Scratch::write(cfg,
+                 "[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 256\nprobe_canaries = [\"127.0.0.1:9\"]\n"
+                 "[worker.sandbox.oci]\nengine = \"podman\"\n"
+                 "[scanners.hostile]\ntype = \"postmortem\"\ncommand = \"hostile\"\n" +
+                     storage_table());
   // Without BATLEHUB_IMAGE there is nothing to run from: refused before any container.
   Ran none = probe(cfg);
   EXPECT_NE(none.status, 0);
@@ -324,10 +329,11 @@ TEST_F(ProbeCli, on_oci_an_image_that_holds_batlehub_itself_fails_no_shell) {
     ~Remove() { remove_image(kPodman, tag); }
   } remove{own};
   fs::path cfg = s_.root() / "oci.toml";
-  Scratch::write(cfg, "[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 256\nprobe_canaries = [\"127.0.0.1:9\"]\n"
-                      "[worker.sandbox.oci]\nengine = \"podman\"\n"
-                      "[scanners.hostile]\ntype = \"postmortem\"\ncommand = \"hostile\"\n" +
-                      storage_table());
+  Scratch::write(cfg,
+                 "[worker.sandbox]\nruntime = \"oci\"\nmax_extracted_mb = 256\nprobe_canaries = [\"127.0.0.1:9\"]\n"
+                 "[worker.sandbox.oci]\nengine = \"podman\"\n"
+                 "[scanners.hostile]\ntype = \"postmortem\"\ncommand = \"hostile\"\n" +
+                     storage_table());
   Ran r = probe(cfg, {"BATLEHUB_IMAGE=" + own});
   EXPECT_EQ(r.status, 1) << r.err;
   ASSERT_FALSE(r.out.empty());

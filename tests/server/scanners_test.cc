@@ -1,5 +1,6 @@
-// The scanners a configuration builds (server/scanners.h): the network scanners are not in
-// this build and build nothing; yara's upstream rules_dir becomes one rules text.
+// The scanners a configuration builds (server/scanners.h): the sandboxed ones, the network
+// ones beside them (upstream's implicit osv among them), which of them a registry's version
+// is scanned with; yara's upstream rules_dir becomes one rules text.
 #include "server/scanners.h"
 
 #include <gtest/gtest.h>
@@ -46,20 +47,83 @@ struct TempDir {
   std::string path;
 };
 
-TEST(BuildScanners, TheNetworkScannersBuildNothingAndTheOthersStillBuild) {
-  auto built = build_scanners(loaded(R"(
+std::vector<std::string> names_of(const NetworkScanners& n) {
+  std::vector<std::string> out;
+  for (const auto& s : n.scanners) out.push_back(s->name());
+  for (const auto& e : n.enrichers) out.push_back("+" + e->name());
+  return out;
+}
+
+TEST(BuildScanners, EachTypeBuildsOnItsSideOfTheWall) {
+  const config::Config c = loaded(R"(
 [scanners.osv]
+api_url = "http://127.0.0.1:9/osv"
 [scanners.mlab]
 [scanners.sigstore]
 [scanners.socket]
 api_key = "k"
 [scanners.guarddog]
 command = "guarddog"
-)"),
-                              config::env_of({}));
+)");
+  auto built = build_scanners(c, config::env_of({}));
   ASSERT_TRUE(built) << built.error();
   ASSERT_EQ(built->size(), 1u);
   EXPECT_EQ((*built)[0]->name(), "guarddog");
+  auto network = build_network_scanners(c);
+  ASSERT_TRUE(network) << network.error();
+  EXPECT_EQ(names_of(*network), (std::vector<std::string>{"osv", "sigstore", "socket", "+mlab"}));
+}
+
+// Upstream's osv exists without a table (upstream-today.md §5.2): built at its defaults when
+// a registry names it, and only then.
+TEST(BuildScanners, UpstreamsImplicitOsvIsBuiltWhenARegistryNamesIt) {
+  auto none = build_network_scanners(loaded("[scanners.guarddog]\ncommand = \"guarddog\"\n"));
+  ASSERT_TRUE(none) << none.error();
+  EXPECT_TRUE(none->empty());
+  auto implicit = build_network_scanners(
+      loaded("[scanners.guarddog]\ncommand = \"guarddog\"\n[[registries]]\nname = \"npmjs\"\ntype = \"npm\"\n"
+             "[registries.security]\nrequired_scanners = [\"guarddog\"]\n"));  // scanners: ["osv"], the default
+  ASSERT_TRUE(implicit) << implicit.error();
+  EXPECT_EQ(names_of(*implicit), std::vector<std::string>{"osv"});
+  auto unreadable = build_network_scanners(loaded("[scanners.osv]\nca_file = \"/nonexistent/batlehub-test-ca.pem\"\n"));
+  ASSERT_FALSE(unreadable);
+  EXPECT_EQ(unreadable.error(), "[scanners.osv] ca_file /nonexistent/batlehub-test-ca.pem: not a readable file");
+}
+
+// A registry's security table says what its versions are scanned with (`scanners` and
+// `required_scanners`); a registry without one (batlehub scan's "local") gets them all.
+TEST(BuildScanners, ARegistrysVersionIsScannedWithWhatItsTableNamesAndSupportsItsKind) {
+  const config::Config c = loaded(R"(
+[scanners.guarddog]
+command = "guarddog"
+[scanners.yara]
+rules = "/nonexistent/rules.yar"
+[scanners.osv]
+[scanners.sigstore]
+[scanners.mlab]
+[[registries]]
+name = "npmjs"
+type = "npm"
+[registries.security]
+scanners = ["osv", "sigstore", "mlab"]
+required_scanners = ["guarddog"]
+)");
+  std::vector<std::unique_ptr<core::Scanner>> sandboxed;
+  {
+    config::Config no_yara = c;
+    no_yara.scanners.erase(no_yara.scanners.begin() + 1);  // its rules file is not there
+    auto built = build_scanners(no_yara, config::env_of({}));
+    ASSERT_TRUE(built) << built.error();
+    sandboxed = std::move(*built);
+  }
+  auto network = build_network_scanners(c);
+  ASSERT_TRUE(network) << network.error();
+  const ScannerSet npm = scanners_for(c, sandboxed, *network, "npmjs", core::PackageKind::kNpm);
+  EXPECT_EQ(npm.names(), "guarddog, osv, sigstore (+mlab)");
+  // sigstore reads npm's attestations only; guarddog's ecosystems are npm, pypi and go.
+  EXPECT_EQ(scanners_for(c, sandboxed, *network, "npmjs", core::PackageKind::kCargo).names(), "osv (+mlab)");
+  EXPECT_EQ(scanners_for(c, sandboxed, *network, "local", core::PackageKind::kNpm).names(),
+            "guarddog, osv, sigstore (+mlab)");
 }
 
 TEST(BuildScanners, YaraRulesDirIsEveryYarAndYaraFileInPathOrderAsOneText) {

@@ -21,8 +21,12 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
+#include "adapters/http/http_client.h"
 #include "adapters/storage/s3_backend.h"
 #include "adapters/storage/sigv4.h"
+#include "api_peer.h"
 #include "archive_builder.h"
 #include "harness.h"
 #include "rooms.h"
@@ -216,7 +220,7 @@ class BesideUpstream : public ::testing::Test {
 
   // Upstream's configuration file, as an operator's would be: two registries, each routed
   // to its own backend of the multi shape.
-  fs::path config(const std::string& dsn) {
+  fs::path config(const std::string& dsn, const std::string& extra = "") {
     fs::path p = s_.root() / "config.toml";
     Scratch::write(p,
                    "[server]\nhost = \"127.0.0.1\"\nport = 0\nroles = [\"proxy\", \"worker\"]\n"
@@ -236,7 +240,8 @@ class BesideUpstream : public ::testing::Test {
                        "\"yara\"]\nmature_age_secs = 0\n"
                        "[[registries]]\nname = \"npm-mirror\"\ntype = \"npm\"\nstorage = \"objects\"\n"
                        "[registries.security]\nscanners = [\"guarddog\", \"yara\"]\nrequired_scanners = [\"guarddog\", "
-                       "\"yara\"]\nmature_age_secs = 0\n"
+                       "\"yara\"]\nmature_age_secs = 0\n" +
+                       extra +
                        "[storage]\ndefault = \"disk\"\n"
                        "[[storage.backends]]\nname = \"disk\"\ntype = \"filesystem\"\npath = \"" +
                        (s_.root() / "cache").string() +
@@ -391,6 +396,107 @@ TEST_F(BesideUpstream, jobs_the_proxy_queued_are_scanned_from_its_cache_and_read
   (void)(*s3)->remove(prefix_ + "blob/" + sha256_hex(evil));
 }
 
+// A registry requiring osv and guarddog (upstream's default osv, beside a binary scanner):
+// one verdict carries both scanners' findings. With OSV's endpoint down the verdict is the
+// one upstream gives — an outage is a clean answer — and the outage is counted, not hidden.
+TEST_F(BesideUpstream, a_registry_requiring_osv_and_guarddog_gets_one_verdict_and_an_osv_outage_is_counted) {
+  UpstreamDatabase db;
+  testing::ApiPeer osv;  // OSV's API on loopback, over HTTPS under the tests' CA
+  // https://google.github.io/osv.dev/post-v1-querybatch/: ids only, one result per query.
+  // https://google.github.io/osv.dev/get-v1-vulns/: the advisory itself (GHSA's fields).
+  const std::string advisory = R"({"id":"GHSA-9c47-m6qq-7p4h","summary":"Prototype Pollution in evil-pad",
+    "aliases":["CVE-2022-46175"],"modified":"2024-02-01T00:00:00Z",
+    "affected":[{"package":{"ecosystem":"npm","name":"evil-pad","purl":"pkg:npm/evil-pad"},
+                 "ranges":[{"type":"SEMVER","events":[{"introduced":"0"},{"fixed":"1.3.2"}]}]}],
+    "database_specific":{"severity":"HIGH","cwe_ids":["CWE-1321"]}})";
+  osv.script(
+      {{"POST",
+        "/v1/querybatch",
+        {{.status = 200,
+          .headers = {{"Content-Type", "application/json"}},
+          .body = R"({"results":[{"vulns":[{"id":"GHSA-9c47-m6qq-7p4h","modified":"2024-02-01T00:00:00Z"}]}]})"}}},
+       {"GET",
+        "/v1/vulns/GHSA-9c47-m6qq-7p4h",
+        {{.status = 200, .headers = {{"Content-Type", "application/json"}}, .body = advisory}}}});
+  const std::string extra = "[scanners.osv]\ntype = \"osv\"\napi_url = \"" + osv.url() + "\"\nca_file = \"" +
+                            testing::ApiPeer::ca_file() +
+                            "\"\ntimeout_secs = 5\n"
+                            "[[registries]]\nname = \"osv-npm\"\ntype = \"npm\"\nstorage = \"disk\"\n"
+                            "[registries.security]\nscanners = [\"osv\", \"guarddog\"]\n"
+                            "required_scanners = [\"osv\", \"guarddog\"]\nmature_age_secs = 0\n";
+  const std::string evil = sample("evil-pad-1.3.1.tgz");
+  const std::string benign = sample("tiny-benign-1.0.0.tgz");
+  write_fs_object(s_.root() / "cache", "blob/" + sha256_hex(evil), evil);
+  db.record_cached("artifact:osv-npm/evil-pad/1.3.1/tarball", evil, "disk");
+  write_fs_object(s_.root() / "cache", "blob/" + sha256_hex(benign), benign);
+  db.record_cached("artifact:osv-npm/tiny-benign/1.0.0/tarball", benign, "disk");
+  db.enqueue("osv-npm", "evil-pad", "1.3.1", "first_seen", 0);
+
+  auto w = start_worker(config(db.dsn(), extra));
+  auto closed = [&](const std::string& name) {
+    return eventually(
+        [&] {
+          auto r = db.query(
+              "SELECT count(*) FROM scan_jobs WHERE registry = 'osv-npm' AND package_name = $1 AND completed_at IS "
+              "NOT NULL",
+              {name});
+          return r[0][0] == "1";
+        },
+        std::chrono::seconds(300));
+  };
+  ASSERT_TRUE(closed("evil-pad")) << w->err();
+  auto verdict = db.query(
+      "SELECT state, array_to_string(reason_codes, ','), array_to_string(scanners_done, ',') FROM artifact_verdicts "
+      "WHERE registry = 'osv-npm' AND package_name = 'evil-pad'");
+  EXPECT_EQ(verdict[0][0], "denied");
+  EXPECT_EQ(verdict[0][2], "guarddog,osv") << "both answered";
+  auto by_osv = db.query(
+      "SELECT kind, code, severity, reference, raw->>'purl', raw->>'fixed_version', raw->'aliases'->>0 "
+      "FROM artifact_findings WHERE registry = 'osv-npm' AND package_name = 'evil-pad' AND scanner = 'osv'");
+  ASSERT_EQ(by_osv.size(), 1u);
+  EXPECT_EQ(by_osv[0], (std::vector<std::string>{"vulnerability", "VULNERABILITY", "high", "GHSA-9c47-m6qq-7p4h",
+                                                 "pkg:npm/evil-pad@1.3.1", "1.3.2", "CVE-2022-46175"}));
+  EXPECT_NE(db.query("SELECT count(*) FROM artifact_findings WHERE registry = 'osv-npm' AND package_name = 'evil-pad' "
+                     "AND scanner = 'guarddog'")[0][0],
+            "0")
+      << "GuardDog's findings are in the same verdict";
+  // What went to OSV: the coordinate's PURL, then the advisory it named.
+  auto seen = osv.seen();
+  ASSERT_GE(seen.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(seen[0].body),
+            nlohmann::json::parse(R"({"queries":[{"package":{"purl":"pkg:npm/evil-pad@1.3.1"}}]})"));
+  EXPECT_EQ(seen[1].method + " " + seen[1].path, "GET /v1/vulns/GHSA-9c47-m6qq-7p4h");
+
+  // OSV down: every request a 503.
+  osv.script({{"POST", "/v1/querybatch", {{.status = 503, .body = "upstream unavailable"}}}});
+  db.enqueue("osv-npm", "tiny-benign", "1.0.0", "first_seen", 0);
+  ASSERT_TRUE(closed("tiny-benign")) << w->err();
+  verdict = db.query(
+      "SELECT state, array_to_string(reason_codes, ','), array_to_string(scanners_done, ',') FROM artifact_verdicts "
+      "WHERE registry = 'osv-npm' AND package_name = 'tiny-benign'");
+  EXPECT_EQ(verdict[0][0], "allowed") << "upstream's verdict: an OSV outage is no advisory";
+  EXPECT_EQ(verdict[0][2], "guarddog,osv");
+  EXPECT_EQ(db.query("SELECT count(*) FROM artifact_findings WHERE registry = 'osv-npm' AND package_name = "
+                     "'tiny-benign'")[0][0],
+            "0");
+  EXPECT_TRUE(w->logged("osv answered as clean after a failure, as upstream does")) << w->err();
+  EXPECT_TRUE(w->logged("HTTP 503")) << w->err();
+  // …and counted: batlehub_scanner_errors_total{scanner="osv",class="upstream"}.
+  const std::string marker = "listening for /livez and /metrics on 127.0.0.1:";
+  const std::string log = w->err();
+  const std::size_t at = log.find(marker);
+  ASSERT_NE(at, std::string::npos) << log;
+  const std::string port =
+      log.substr(at + marker.size(), log.find_first_not_of("0123456789", at + marker.size()) - (at + marker.size()));
+  http::Client client;
+  auto metrics = client.send(http::Request{.url = "http://127.0.0.1:" + port + "/metrics"});
+  ASSERT_TRUE(metrics) << metrics.error().message;
+  const std::string line = R"(batlehub_scanner_errors_total{class="upstream",scanner="osv"} )";
+  const std::size_t m = metrics->body.find(line);
+  ASSERT_NE(m, std::string::npos) << metrics->body;
+  EXPECT_GE(std::stod(metrics->body.substr(m + line.size())), 1.0);
+}
+
 // A stored object whose bytes are not what the dedup index records is never scanned.
 TEST_F(BesideUpstream, an_artifact_whose_bytes_differ_from_the_recorded_sha256_is_not_scanned) {
   UpstreamDatabase db;
@@ -448,8 +554,8 @@ class RegistryPolicies : public ::testing::Test {
                           "deny_install_hooks = \"warn\"\nmin_age_secs = 3600\n"
                           "[[registries]]\nname = \"young\"\ntype = \"npm\"\n[registries.security]\n"
                           "scanners = [\"postmortem\"]\nrequired_scanners = [\"postmortem\"]\nmin_age_secs = 86400\n"
-                          "[[registries]]\nname = \"needs-osv\"\ntype = \"npm\"\n[registries.security]\n"
-                          "required_scanners = [\"osv\", \"postmortem\"]\n"
+                          "[[registries]]\nname = \"needs-socket\"\ntype = \"npm\"\n[registries.security]\n"
+                          "required_scanners = [\"socket\", \"postmortem\"]\n"
                           "[[registries]]\nname = \"no-table\"\ntype = \"npm\"\n"
                           "[storage]\ntype = \"filesystem\"\npath = \"" +
                           (s_.root() / "cache").string() + "\"\n");
@@ -545,14 +651,14 @@ TEST_F(RegistryPolicies, one_archive_is_judged_by_each_registrys_own_policy) {
   EXPECT_EQ(lifts[0][2], "age");
 }
 
-TEST_F(RegistryPolicies, a_registry_requiring_a_scanner_this_build_lacks_is_refused_at_start_with_the_reason) {
+TEST_F(RegistryPolicies, a_registry_requiring_a_scanner_no_table_declares_is_refused_at_start_with_the_reason) {
   UpstreamDatabase db;
-  auto w = start_worker(config(db.dsn(), "\"warn-hooks\", \"needs-osv\""));
+  auto w = start_worker(config(db.dsn(), "\"warn-hooks\", \"needs-socket\""));
   EXPECT_EQ(w->wait_exit(std::chrono::seconds(60)), std::optional<int>(2)) << w->err();
   const std::string first = w->out().substr(0, w->out().find('\n'));
   EXPECT_EQ(first,
-            "registry 'needs-osv' (registries[3].security) cannot be served by this worker: it requires scanner "
-            "'osv' (upstream's implicit osv), which this build does not run: its versions would stay SCAN_PENDING. "
+            "registry 'needs-socket' (registries[3].security) cannot be served by this worker: it requires scanner "
+            "'socket', which no [scanners] table declares: its versions would stay SCAN_PENDING. "
             "Remove it from [worker] registries and leave it to upstream's worker")
       << w->out() << w->err();
   EXPECT_EQ(db.query("SELECT count(*) FROM worker_heartbeats")[0][0], "0") << "it never joined the queue";

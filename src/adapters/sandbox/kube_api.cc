@@ -1,14 +1,12 @@
 #include "adapters/sandbox/kube_api.h"
 
-#include <curl/curl.h>
 #include <openssl/evp.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstring>
 #include <filesystem>
-#include <memory>
-#include <mutex>
 
+#include "adapters/http/http_client.h"
 #include "base/file.h"
 #include "base/percent_encode.h"
 
@@ -84,54 +82,6 @@ Expected<std::string, std::string> pem_of(const YAML::Node& n, const std::string
   fs::path p(path);
   if (p.is_relative()) p = dir / p;
   return read_credential(p.string(), where + " " + key);
-}
-
-struct CurlSlist {
-  curl_slist* list = nullptr;
-  ~CurlSlist() { curl_slist_free_all(list); }
-  void add(const std::string& line) { list = curl_slist_append(list, line.c_str()); }
-};
-
-void curl_init_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct Sink {
-  std::string body;
-  std::size_t max = 0;
-  bool too_large = false;
-  // A watch: complete lines go to `line`; returning false stops the transfer.
-  std::function<bool(std::string_view)> line;
-  bool stopped = false;
-  bool line_too_long = false;
-};
-
-std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
-  auto* s = static_cast<Sink*>(user);
-  const std::size_t len = size * n;
-  if (!s->line) {
-    if (s->body.size() + len > s->max) {
-      s->too_large = true;
-      return 0;
-    }
-    s->body.append(data, len);
-    return len;
-  }
-  s->body.append(data, len);
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = s->body.find('\n', start)) != std::string::npos; start = nl + 1) {
-    if (!s->line(std::string_view(s->body).substr(start, nl - start))) {
-      s->stopped = true;
-      return 0;
-    }
-  }
-  s->body.erase(0, start);
-  if (s->body.size() > kMaxWatchLine) {
-    s->line_too_long = true;
-    return 0;
-  }
-  return len;
 }
 
 }  // namespace
@@ -237,9 +187,7 @@ std::string KubeResponse::message() const {
   return body.substr(0, 200);
 }
 
-KubeApi::KubeApi(KubeCredentials c, std::chrono::seconds timeout) : c_(std::move(c)), timeout_(timeout) {
-  curl_init_once();
-}
+KubeApi::KubeApi(KubeCredentials c, std::chrono::seconds timeout) : c_(std::move(c)), timeout_(timeout) {}
 
 Expected<std::string, std::string> KubeApi::bearer() const {
   if (!c_.token_file.empty()) {
@@ -252,51 +200,24 @@ Expected<std::string, std::string> KubeApi::bearer() const {
 
 namespace {
 
-// One transfer to the API server with `c`'s credentials; the caller sets what differs.
-struct Transfer {
-  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> h{curl_easy_init(), curl_easy_cleanup};
-  CurlSlist headers;
-  char errbuf[CURL_ERROR_SIZE] = {};
-  curl_blob ca{}, cert{}, key{};
+// A request to the API server with `c`'s credentials; the caller sets what differs.
+http::Request api_request(const KubeCredentials& c, const std::string& token, std::string_view method,
+                          const std::string& path) {
+  http::Request r;
+  r.method = std::string(method);
+  r.url = c.server + path;
+  r.headers.emplace_back("Accept", "application/json");
+  if (!token.empty()) r.headers.emplace_back("Authorization", "Bearer " + token);
+  r.connect_timeout = std::chrono::seconds(10);
+  return r;
+}
 
-  Expected<CURL*, std::string> prepare(const KubeCredentials& c, const std::string& token, std::string_view method,
-                                       const std::string& url, Sink& sink) {
-    if (!h) return Unexpected(std::string("curl_easy_init failed"));
-    CURL* e = h.get();
-    headers.add("Accept: application/json");
-    if (!token.empty()) headers.add("Authorization: Bearer " + token);
-    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
-    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, 10L);
-    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
-    // The PEMs are handed over in memory (CURLOPT_*_BLOB): a kubeconfig's inline data never
-    // goes to a file.
-    if (!c.ca_pem.empty()) {
-      ca = {const_cast<char*>(c.ca_pem.data()), c.ca_pem.size(), CURL_BLOB_NOCOPY};
-      curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &ca);
-    }
-    if (!c.client_cert_pem.empty()) {
-      cert = {const_cast<char*>(c.client_cert_pem.data()), c.client_cert_pem.size(), CURL_BLOB_NOCOPY};
-      key = {const_cast<char*>(c.client_key_pem.data()), c.client_key_pem.size(), CURL_BLOB_NOCOPY};
-      curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cert);
-      curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
-      curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &key);
-      curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
-    }
-    if (method != "GET") curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, std::string(method).c_str());
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, &sink);
-    return e;
-  }
-
-  std::string failure(CURLcode rc) const {
-    return std::string(curl_easy_strerror(rc)) + (errbuf[0] ? std::string(": ") + errbuf : "");
-  }
-};
+// The API server is who the credentials' CA says; the worker is its client certificate,
+// when it has one (the PEMs stay in memory).
+http::Client api_client(const KubeCredentials& c) {
+  return http::Client(
+      http::Tls{.ca_pem = c.ca_pem, .client_cert_pem = c.client_cert_pem, .client_key_pem = c.client_key_pem});
+}
 
 }  // namespace
 
@@ -304,28 +225,22 @@ Expected<KubeResponse, std::string> KubeApi::call(std::string_view method, const
                                                   const std::string& body, std::size_t max_body) const {
   auto token = bearer();
   if (!token) return Unexpected(token.error());
-  Sink sink;
-  sink.max = max_body;
-  Transfer t;
-  auto e = t.prepare(c_, *token, method, c_.server + path, sink);
-  if (!e) return Unexpected(e.error());
+  http::Request r = api_request(c_, *token, method, path);
   if (!body.empty()) {
-    t.headers.add("Content-Type: application/json");
-    curl_easy_setopt(*e, CURLOPT_POSTFIELDS, body.c_str());
-    curl_easy_setopt(*e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    r.headers.emplace_back("Content-Type", "application/json");
+    r.body = body;
   }
-  curl_easy_setopt(*e, CURLOPT_HTTPHEADER, t.headers.list);
-  curl_easy_setopt(*e, CURLOPT_TIMEOUT, static_cast<long>(timeout_.count()));
-  const CURLcode rc = curl_easy_perform(*e);
-  const std::string what = std::string(method) + " " + c_.server + path.substr(0, path.find('?'));
-  if (sink.too_large) {
-    return Unexpected(what + ": the answer is larger than the " + std::to_string(max_body) + " bytes read");
+  r.max_body = max_body;
+  r.timeout = timeout_;
+  auto got = api_client(c_).send(r);
+  if (!got) {
+    if (got.error().kind == http::ErrorKind::kTooLarge) {
+      return Unexpected(http::describe(r) + ": the answer is larger than the " + std::to_string(max_body) +
+                        " bytes read");
+    }
+    return Unexpected(got.error().message);
   }
-  if (rc != CURLE_OK) return Unexpected(what + ": " + t.failure(rc));
-  KubeResponse r;
-  curl_easy_getinfo(*e, CURLINFO_RESPONSE_CODE, &r.status);
-  r.body = std::move(sink.body);
-  return r;
+  return KubeResponse{got->status, std::move(got->body)};
 }
 
 Expected<KubeApi::WatchEnd, std::string> KubeApi::watch(
@@ -336,8 +251,7 @@ Expected<KubeApi::WatchEnd, std::string> KubeApi::watch(
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
   if (left.count() <= 0) return WatchEnd::kDeadline;
   std::string bad_event, refused;
-  Sink sink;
-  sink.line = [&](std::string_view line) {
+  auto on_line = [&](std::string_view line) {
     if (line.empty()) return true;
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_object() && !j.contains("type") && j.value("kind", "") == "Status") {
@@ -352,25 +266,37 @@ Expected<KubeApi::WatchEnd, std::string> KubeApi::watch(
     }
     return on_event(j["type"].get<std::string>(), j["object"]);
   };
-  Transfer t;
-  auto e = t.prepare(c_, *token, "GET", c_.server + path, sink);
-  if (!e) return Unexpected(e.error());
-  curl_easy_setopt(*e, CURLOPT_HTTPHEADER, t.headers.list);
-  curl_easy_setopt(*e, CURLOPT_TIMEOUT_MS, static_cast<long>(left.count()));
-  const CURLcode rc = curl_easy_perform(*e);
-  long status = 0;
-  curl_easy_getinfo(*e, CURLINFO_RESPONSE_CODE, &status);
+  // The stream, split into lines here: complete ones go to on_line, the rest waits for
+  // more, and a line that grows past kMaxWatchLine ends the watch.
+  std::string pending;
+  bool line_too_long = false;
+  http::Request r = api_request(c_, *token, "GET", path);
+  r.timeout = left;
+  r.on_chunk = [&](std::string_view chunk) {
+    pending.append(chunk);
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+      if (!on_line(std::string_view(pending).substr(start, nl - start))) return false;
+    }
+    pending.erase(0, start);
+    if (pending.size() > kMaxWatchLine) {
+      line_too_long = true;
+      return false;
+    }
+    return true;
+  };
+  auto got = api_client(c_).send(r);
   const std::string what = "watch " + c_.server + path.substr(0, path.find('?'));
+  const long status = got ? got->status : 0;
   if (!refused.empty()) return Unexpected(what + ": " + std::to_string(status) + " " + refused);
   if (!bad_event.empty()) return Unexpected(what + ": not a watch event: " + bad_event);
-  if (sink.line_too_long)
-    return Unexpected(what + ": an event longer than " + std::to_string(kMaxWatchLine) + " bytes");
-  if (sink.stopped) return WatchEnd::kStopped;
-  if (rc == CURLE_OPERATION_TIMEDOUT) return WatchEnd::kDeadline;
-  if (rc != CURLE_OK) return Unexpected(what + ": " + t.failure(rc));
+  if (line_too_long) return Unexpected(what + ": an event longer than " + std::to_string(kMaxWatchLine) + " bytes");
+  if (got && got->stopped) return WatchEnd::kStopped;
+  if (!got && got.error().kind == http::ErrorKind::kTimeout) return WatchEnd::kDeadline;
+  if (!got) return Unexpected(what + ": " + got.error().detail);
   if (status != 200) {
-    KubeResponse r{status, sink.body};
-    return Unexpected(what + ": " + std::to_string(status) + " " + r.message());
+    KubeResponse k{status, pending};
+    return Unexpected(what + ": " + std::to_string(status) + " " + k.message());
   }
   return WatchEnd::kServerClosed;
 }

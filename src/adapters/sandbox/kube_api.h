@@ -5,8 +5,8 @@
 // Why no client library: Debian ships no C++ Kubernetes client, and the official C client
 // (kubernetes-client/c) is generated code on its own HTTP and websocket stacks. The runtime
 // needs five verbs on one resource (pods: create, get, list, watch, delete), which are
-// plain requests; libcurl (already the S3 backend's HTTP) and nlohmann-json do them, and
-// yaml-cpp reads the kubeconfig.
+// plain requests; the worker's HTTP client (adapters/http/http_client.h) and nlohmann-json
+// do them, and yaml-cpp reads the kubeconfig.
 #pragma once
 
 #include <chrono>

@@ -1,7 +1,6 @@
 #include "adapters/storage/aws_credentials.h"
 
 #include <arpa/inet.h>
-#include <curl/curl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "adapters/http/http_client.h"
 #include "adapters/storage/xml_walk.h"
 #include "base/file.h"
 
@@ -96,65 +96,28 @@ struct HttpAnswer {
   std::string body;
 };
 
-struct Sink {
-  std::string body;
-  bool too_large = false;
-};
-
-std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
-  auto* s = static_cast<Sink*>(user);
-  const std::size_t len = size * n;
-  if (s->body.size() + len > kMaxResponseBytes) {
-    s->too_large = true;
-    return 0;
-  }
-  s->body.append(data, len);
-  return len;
-}
-
-struct CurlSlist {
-  curl_slist* list = nullptr;
-  ~CurlSlist() { curl_slist_free_all(list); }
-  void add(const std::string& line) { list = curl_slist_append(list, line.c_str()); }
-};
-
 // `post` null: a GET. TLS is verified against the system's roots; a redirect is not
-// followed (a credential endpoint that redirects is not one).
-Expected<HttpAnswer, std::string> http_request(const std::string& url, const std::string* post,
-                                               const std::vector<std::string>& headers, std::chrono::seconds timeout) {
-  static std::once_flag curl_once;
-  std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> h(curl_easy_init(), curl_easy_cleanup);
-  if (!h) return Unexpected(std::string("curl_easy_init failed"));
-  CURL* e = h.get();
-  Sink sink;
-  CurlSlist list;
-  for (const auto& line : headers) list.add(line);
-  char errbuf[CURL_ERROR_SIZE] = {};
-  const long secs = static_cast<long>(std::max<std::chrono::seconds::rep>(timeout.count(), 1));
-  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, std::min(secs, 5L));
-  curl_easy_setopt(e, CURLOPT_TIMEOUT, secs);
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, list.list);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, &sink);
-  if (post != nullptr) {
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, post->c_str());
-    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post->size()));
+// followed (a credential endpoint that redirects is not one). The error is the client's
+// words without the request (the caller names the endpoint its own way).
+Expected<HttpAnswer, std::string> http_request(const std::string& url, const std::string* post, http::Headers headers,
+                                               std::chrono::seconds timeout) {
+  const std::chrono::seconds secs = std::max(timeout, std::chrono::seconds(1));
+  http::Request r;
+  r.method = post != nullptr ? "POST" : "GET";
+  r.url = url;
+  r.headers = std::move(headers);
+  if (post != nullptr) r.body = *post;
+  r.max_body = kMaxResponseBytes;
+  r.timeout = secs;
+  r.connect_timeout = std::min(secs, std::chrono::seconds(5));
+  auto got = http::Client().send(r);
+  if (!got) {
+    if (got.error().kind == http::ErrorKind::kTooLarge) {
+      return Unexpected("an answer larger than " + std::to_string(kMaxResponseBytes) + " bytes");
+    }
+    return Unexpected(got.error().detail);
   }
-  const CURLcode rc = curl_easy_perform(e);
-  if (sink.too_large) return Unexpected("an answer larger than " + std::to_string(kMaxResponseBytes) + " bytes");
-  if (rc != CURLE_OK) return Unexpected(std::string(curl_easy_strerror(rc)) + (errbuf[0] ? ": " : "") + errbuf);
-  HttpAnswer a;
-  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &a.status);
-  a.body = std::move(sink.body);
-  return a;
+  return HttpAnswer{got->status, std::move(got->body)};
 }
 
 // What an error body may show of itself: printable ASCII, cut short.
@@ -243,9 +206,9 @@ std::shared_ptr<CredentialsProvider> web_identity_provider(WebIdentity w, const 
                              "&RoleSessionName=" + form_encode(w.session_name) +
                              "&WebIdentityToken=" + form_encode(*token);
     const std::string where = "STS AssumeRoleWithWebIdentity at " + w.endpoint;
-    auto a =
-        http_request(w.endpoint, &body,
-                     {"Content-Type: application/x-www-form-urlencoded; charset=utf-8", "Accept: text/xml"}, timeout);
+    auto a = http_request(
+        w.endpoint, &body,
+        {{"Content-Type", "application/x-www-form-urlencoded; charset=utf-8"}, {"Accept", "text/xml"}}, timeout);
     if (!a) return Unexpected(where + ": " + a.error());
     if (a->status != 200) {
       // STS's <ErrorResponse> says "<Code>: <Message>"; anything else is shown as it came.
@@ -438,7 +401,7 @@ Link container_link(const core::Env& env, const ChainOptions& o) {
   const std::string token_file = var(env, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE");
   const std::string token = var(env, "AWS_CONTAINER_AUTHORIZATION_TOKEN");
   Fetch fetch = [url = **url, token_file, token, timeout = o.timeout]() -> Expected<TimedCredentials, std::string> {
-    std::vector<std::string> headers{"Accept: application/json"};
+    http::Headers headers{{"Accept", "application/json"}};
     std::string authorization = token;
     if (!token_file.empty()) {
       auto t = read_token(token_file, "the container authorization token file");
@@ -448,8 +411,8 @@ Link container_link(const core::Env& env, const ChainOptions& o) {
     if (authorization.find_first_of("\r\n") != std::string::npos) {
       return Unexpected(std::string("the container authorization token holds a line break"));
     }
-    if (!authorization.empty()) headers.push_back("Authorization: " + authorization);
-    auto a = http_request(url, nullptr, headers, timeout);
+    if (!authorization.empty()) headers.emplace_back("Authorization", authorization);
+    auto a = http_request(url, nullptr, std::move(headers), timeout);
     if (!a) return Unexpected(url + ": " + a.error());
     if (a->status != 200) {
       std::string why = excerpt(a->body);

@@ -1,20 +1,17 @@
 #include "adapters/storage/s3_backend.h"
 
-#include <curl/curl.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <mutex>
 #include <thread>
 
+#include "adapters/http/http_client.h"
 #include "adapters/storage/s3_xml.h"
-#include "base/fd.h"
 
 namespace batlehub::adapters {
 
@@ -50,37 +47,10 @@ struct S3Backend::Failure {
 
 namespace {
 
-constexpr long kConnectTimeoutSecs = 10;
+constexpr std::chrono::seconds kConnectTimeout{10};
 
 bool is_success(long status) {
   return status >= 200 && status < 300;
-}
-
-// Everything one transfer's callbacks share.
-struct Transfer {
-  // GET: a success's body is the caller's, bounded by max_body. Other methods: only an
-  // error's body is read at all.
-  bool reads_body = false;
-  std::uint64_t max_body = 0;
-  bool too_large = false;
-  S3Backend::Response* response = nullptr;
-  // put / put_blob
-  std::string_view body;
-  std::size_t body_sent = 0;
-  int body_fd = -1;
-  std::uint64_t fd_left = 0;
-  bool fd_short = false;
-  // get_to_fd
-  int sink_fd = -1;
-  int sink_errno = 0;  // set when writing to sink_fd failed
-};
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return std::string(s);
 }
 
 bool parse_u64(std::string_view s, std::uint64_t* out) {
@@ -94,89 +64,6 @@ bool parse_u64(std::string_view s, std::uint64_t* out) {
   return true;
 }
 
-std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  const std::string_view line(data, size * n);
-  if (line.starts_with("HTTP/")) {
-    // A new status line (after a 100 Continue, say): what came before was another response.
-    *t->response = {};
-    const std::size_t sp = line.find(' ');
-    std::uint64_t status = 0;
-    if (sp != std::string_view::npos) parse_u64(line.substr(sp + 1, 3), &status);
-    t->response->status = static_cast<long>(status);
-    return size * n;
-  }
-  const std::size_t colon = line.find(':');
-  if (colon == std::string_view::npos) return size * n;
-  std::string name(line.substr(0, colon));
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  const std::string value = trim(line.substr(colon + 1));
-  if (name == "content-length") {
-    parse_u64(value, &t->response->content_length);
-    // Refused before one byte of the body is read.
-    if (t->reads_body && is_success(t->response->status) && t->response->content_length > t->max_body) {
-      t->too_large = true;
-      return 0;
-    }
-  } else if (name == "last-modified") {
-    t->response->last_modified = value;
-  } else if (name == "x-amz-bucket-region") {
-    t->response->bucket_region = value;
-  }
-  return size * n;
-}
-
-std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  const std::size_t len = size * n;
-  std::string& body = t->response->body;
-  if (t->reads_body && is_success(t->response->status)) {
-    // A body without Content-Length, or longer than it said, is cut off here.
-    const std::uint64_t held = t->sink_fd >= 0 ? t->response->sunk : body.size();
-    if (held + len > t->max_body) {
-      t->too_large = true;
-      return 0;
-    }
-    if (t->sink_fd >= 0) {
-      if (!base::write_all(t->sink_fd, std::string_view(data, len))) {
-        t->sink_errno = errno;
-        return 0;
-      }
-      t->response->sunk += len;
-      return len;
-    }
-    body.append(data, len);
-  } else if (!is_success(t->response->status) && body.size() < s3::kMaxErrorBodyBytes) {
-    body.append(data, std::min(len, s3::kMaxErrorBodyBytes - body.size()));
-  }
-  return len;
-}
-
-std::size_t read_string(char* out, std::size_t size, std::size_t n, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  const std::size_t len = std::min(size * n, t->body.size() - t->body_sent);
-  std::memcpy(out, t->body.data() + t->body_sent, len);
-  t->body_sent += len;
-  return len;
-}
-
-std::size_t read_fd(char* out, std::size_t size, std::size_t n, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  if (t->fd_left == 0) return 0;
-  const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(size * n, t->fd_left));
-  for (;;) {
-    const ssize_t got = ::read(t->body_fd, out, want);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      // Fewer bytes than the Content-Length already sent: the request cannot end well.
-      t->fd_short = true;
-      return CURL_READFUNC_ABORT;
-    }
-    t->fd_left -= static_cast<std::uint64_t>(got);
-    return static_cast<std::size_t>(got);
-  }
-}
-
 std::string encoded_query(const sigv4::Pairs& query) {
   std::string out;
   for (const auto& [name, value] : query) {
@@ -185,12 +72,6 @@ std::string encoded_query(const sigv4::Pairs& query) {
   }
   return out;
 }
-
-struct CurlSlist {
-  curl_slist* list = nullptr;
-  ~CurlSlist() { curl_slist_free_all(list); }
-  void add(const std::string& line) { list = curl_slist_append(list, line.c_str()); }
-};
 
 // S3's object keys are at most 1024 bytes: the prefix counts.
 constexpr std::size_t kMaxObjectKeyBytes = 1024;
@@ -280,10 +161,6 @@ Expected<std::unique_ptr<S3Backend>, std::string> S3Backend::create(const config
   if (!options.clock) options.clock = [] { return std::chrono::system_clock::now(); };
   if (options.max_keys < 1 || options.max_keys > 1000) return Unexpected(who + ": max_keys outside 1..1000");
   b->options_ = std::move(options);
-
-  // curl_global_init is not thread-safe in every libcurl; once, before any handle.
-  static std::once_flag curl_once;
-  std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   return b;
 }
 
@@ -306,69 +183,42 @@ Expected<S3Backend::Response, S3Backend::Failure> S3Backend::transfer(const Call
   // Asked at every request: temporary keys are refreshed here, under a running worker.
   auto keys = credentials_->current();
   if (!keys) return Unexpected(Failure{Kind::kIo, "no credentials: " + keys.error()});
-  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> h(curl_easy_init(), curl_easy_cleanup);
-  if (!h) return Unexpected(Failure{Kind::kIo, "curl_easy_init failed"});
-  CURL* e = h.get();
-
-  Response response;
-  Transfer t;
-  t.reads_body = std::string_view(call.method) == "GET";
-  t.max_body = call.max_body;
-  t.sink_fd = call.sink_fd;
-  t.response = &response;
+  const std::string_view method = call.method;
 
   std::string payload_hash(sigv4::kUnsignedPayload);
-  if (call.blob == nullptr && std::string_view(call.method) == "PUT") payload_hash = sigv4::sha256_hex(call.body);
+  if (call.blob == nullptr && method == "PUT") payload_hash = sigv4::sha256_hex(call.body);
   const sigv4::Request req{call.method, call.canonical_uri, call.query, {{"Host", host_}}};
   const sigv4::SignedRequest signed_req =
       sigv4::sign(req, payload_hash, *keys, region_, std::chrono::system_clock::now());
-  CurlSlist headers;
-  headers.add("Host: " + host_);
-  for (const auto& [name, value] : signed_req.headers) headers.add(name + ": " + value);
-  // No "Expect: 100-continue" round trip: the body follows at once.
-  headers.add("Expect:");
 
-  const std::string url = scheme_ + "://" + host_ + call.canonical_uri + encoded_query(call.query);
-  char errbuf[CURL_ERROR_SIZE] = {};
-  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers.list);
-  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for name resolution
-  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, kConnectTimeoutSecs);
-  curl_easy_setopt(e, CURLOPT_TIMEOUT, static_cast<long>(options_.timeout.count()));
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
-  if (!ca_file_.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, ca_file_.c_str());
-  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
+  http::Request r;
+  r.method = call.method;
+  r.url = scheme_ + "://" + host_ + call.canonical_uri + encoded_query(call.query);
+  r.headers.emplace_back("Host", host_);
+  for (const auto& [name, value] : signed_req.headers) r.headers.emplace_back(name, value);
+  r.timeout = options_.timeout;
+  r.connect_timeout = kConnectTimeout;
+  // An error's body is read for its code only; a success's is the caller's on a GET, bounded
+  // by max_body (and written to sink_fd for get_to_fd). Other methods' successes have none
+  // worth keeping; the client's default cap bounds what an odd endpoint sends.
+  r.max_error_body = s3::kMaxErrorBodyBytes;
+  if (method == "GET") {
+    r.max_body = static_cast<std::size_t>(call.max_body);
+    r.sink_fd = call.sink_fd;
+  }
 
-  const std::string_view method = call.method;
-  // put_blob's pipe: the blob writes, curl reads (see put_blob).
+  // put_blob's pipe: the blob writes, the client reads (see put_blob).
   int pipe_fds[2] = {-1, -1};
   std::thread writer;
   Expected<Ok, std::string> written = Ok{};
-  if (method == "HEAD") {
-    curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-  } else if (method == "DELETE") {
-    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
-  } else if (method == "PUT") {
-    curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(e, CURLOPT_READDATA, &t);
+  if (method == "PUT") {
     if (call.blob == nullptr) {
-      t.body = call.body;
-      curl_easy_setopt(e, CURLOPT_READFUNCTION, read_string);
-      curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(call.body.size()));
+      r.body = std::string(call.body);
     } else {
       if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
         return Unexpected(Failure{Kind::kIo, std::string("pipe: ") + std::strerror(errno)});
-      t.body_fd = pipe_fds[0];
-      t.fd_left = call.blob->size();
-      curl_easy_setopt(e, CURLOPT_READFUNCTION, read_fd);
-      curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(call.blob->size()));
+      r.body_fd = pipe_fds[0];
+      r.body_fd_size = call.blob->size();
       writer = std::thread([&written, blob = call.blob, fd = pipe_fds[1]] {
         // When the upload stops early the read end closes under us: EPIPE, not a SIGPIPE
         // that would end the worker. A signal left pending dies with this thread.
@@ -382,26 +232,32 @@ Expected<S3Backend::Response, S3Backend::Failure> S3Backend::transfer(const Call
     }
   }
 
-  const CURLcode rc = curl_easy_perform(e);
+  auto got = http::Client(http::Tls{.ca_file = ca_file_}).send(r);
   if (writer.joinable()) {
     ::close(pipe_fds[0]);  // unblocks a writer the transfer left behind
     writer.join();
   }
-  if (t.too_large) {
+  if (!got && got.error().kind == http::ErrorKind::kTooLarge) {
     return Unexpected(
         Failure{Kind::kTooLarge, "larger than the " + std::to_string(call.max_body) + " bytes the caller reads"});
   }
-  if (t.sink_errno != 0) {
-    return Unexpected(Failure{Kind::kIo, std::string("writing the object out: ") + std::strerror(t.sink_errno)});
+  if (!got && got.error().kind == http::ErrorKind::kSink) {
+    return Unexpected(Failure{Kind::kIo, std::string("writing the object out: ") + std::strerror(got.error().err)});
   }
   if (call.blob != nullptr && !written) return Unexpected(Failure{Kind::kIo, written.error()});
-  if (t.fd_short) {
+  if (!got && got.error().kind == http::ErrorKind::kSource) {
     return Unexpected(Failure{
         Kind::kIo, call.blob->describe() + " gave fewer than its " + std::to_string(call.blob->size()) + " bytes"});
   }
-  if (rc != CURLE_OK) {
-    return Unexpected(Failure{Kind::kIo, std::string(curl_easy_strerror(rc)) + (errbuf[0] ? ": " : "") + errbuf});
-  }
+  if (!got) return Unexpected(Failure{Kind::kIo, got.error().detail});
+
+  Response response;
+  response.status = got->status;
+  response.body = std::move(got->body);
+  if (auto v = got->header("content-length")) parse_u64(*v, &response.content_length);
+  if (auto v = got->header("last-modified")) response.last_modified = *v;
+  if (auto v = got->header("x-amz-bucket-region")) response.bucket_region = *v;
+  if (call.sink_fd >= 0 && is_success(response.status)) response.sunk = got->body_size;
   return response;
 }
 
@@ -441,7 +297,7 @@ Expected<Ok, StorageError> S3Backend::put(const std::string& key, std::string_vi
   return Ok{};
 }
 
-// The blob streams through a pipe, written by a thread while curl reads it: copy_to() is
+// The blob streams through a pipe, written by a thread while the client reads it: copy_to() is
 // the blob's one way out and it writes to a descriptor, and a temporary file would write
 // hundreds of MiB to disk only to read them back. The body is therefore not hashed first:
 // it goes as UNSIGNED-PAYLOAD, its length (Content-Length) signed by TLS on https only.
@@ -484,8 +340,7 @@ Expected<core::ObjectInfo, StorageError> S3Backend::head(const std::string& key)
   if (!r) return Unexpected(std::move(r).error());
   core::ObjectInfo info{key, r->content_length, {}};
   if (!r->last_modified.empty()) {
-    const time_t t = curl_getdate(r->last_modified.c_str(), nullptr);
-    if (t != -1) info.last_modified = std::chrono::system_clock::from_time_t(t);
+    if (auto t = http::parse_http_date(r->last_modified)) info.last_modified = *t;
   }
   return info;
 }

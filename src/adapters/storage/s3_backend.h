@@ -1,5 +1,6 @@
 // The storage port on an S3-compatible endpoint (RFC 0022 §5.2): one bucket, signed with
-// SigV4 (storage/sigv4.h), spoken over libcurl, one easy handle per request.
+// SigV4 (storage/sigv4.h), spoken through the worker's HTTP client
+// (adapters/http/http_client.h), one attempt per request.
 //
 // Configured as upstream's `type = "s3"` (upstream-storage-and-queue.md A.2): `bucket`,
 // `region`, `prefix` (prepended verbatim to every key: put, get, head, remove, list and

@@ -116,6 +116,15 @@ rules = {{ include "batlehub.tomlStr" (required (printf "scanners[%s].rules (an 
 {{- with $sc.apiUrl }}
 api_url = {{ include "batlehub.tomlStr" . }}
 {{- end }}
+{{- with $sc.onOutage }}
+on_outage = {{ include "batlehub.tomlStr" . }}
+{{- end }}
+{{- with $sc.caFile }}
+ca_file = {{ include "batlehub.tomlStr" . }}
+{{- end }}
+{{- if hasKey $sc "timeoutSecs" }}
+timeout_secs = {{ int64 $sc.timeoutSecs }}
+{{- end }}
 {{- end }}
 {{- if and $imageRuntime (ne $type "osv") }}
 {{- $ref := include "batlehub.scannerImage" (dict "image" $sc.image "appVersion" $.Chart.AppVersion) }}
