@@ -29,6 +29,9 @@ class NetworkScanner {
   virtual ~NetworkScanner() = default;
   virtual const std::string& name() const = 0;
   virtual bool supports(PackageKind k) const = 0;
+  // Whether it asks about the components of ScanInput::sbom (osv): it then runs once the
+  // scanners that inventory them (Trivy) are done, with their components as the SBOM.
+  virtual bool reads_sbom() const { return false; }
   // Every request made within `deadline` (the job's budget; retries included).
   virtual Expected<Lookup, ScannerError> scan(const ScanInput& in,
                                               std::chrono::steady_clock::time_point deadline) const = 0;

@@ -3,7 +3,7 @@
 namespace batlehub::core {
 
 Expected<std::vector<Finding>, ScannerError> scan_with(const Scanner& scanner, SandboxRuntime& runtime,
-                                                      const ScanInput& in) {
+                                                       const ScanInput& in, std::vector<std::string>* components) {
   auto plan = scanner.plan(in);
   if (!plan) return Unexpected(plan.error());
   std::vector<RunOutcome> results;
@@ -14,17 +14,24 @@ Expected<std::vector<Finding>, ScannerError> scan_with(const Scanner& scanner, S
     spec.label.attempt = in.attempt;
     results.push_back(runtime.run(spec));
   }
+  if (components != nullptr) *components = scanner.components(results);
   return scanner.parse(in, results);
 }
 
 std::string describe(const ScannerError& e) {
   switch (e.kind) {
-    case ScannerError::Kind::kTimeout: return e.message.empty() ? "scanner timed out" : "scanner timed out: " + e.message;
-    case ScannerError::Kind::kUpstream: return "scanner could not reach its upstream: " + e.message;
-    case ScannerError::Kind::kOutput: return "scanner output could not be read: " + e.message;
-    case ScannerError::Kind::kCrashed: return "scanner crashed: " + e.message;
-    case ScannerError::Kind::kUnsupported: return "scanner input unavailable: " + e.message;
-    case ScannerError::Kind::kOther: return e.message;
+    case ScannerError::Kind::kTimeout:
+      return e.message.empty() ? "scanner timed out" : "scanner timed out: " + e.message;
+    case ScannerError::Kind::kUpstream:
+      return "scanner could not reach its upstream: " + e.message;
+    case ScannerError::Kind::kOutput:
+      return "scanner output could not be read: " + e.message;
+    case ScannerError::Kind::kCrashed:
+      return "scanner crashed: " + e.message;
+    case ScannerError::Kind::kUnsupported:
+      return "scanner input unavailable: " + e.message;
+    case ScannerError::Kind::kOther:
+      return e.message;
   }
   return e.message;
 }

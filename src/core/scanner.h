@@ -44,13 +44,21 @@ class Scanner {
   // Findings from the planned runs' results (same order as plan()).
   virtual Expected<std::vector<Finding>, ScannerError> parse(const ScanInput& in,
                                                              const std::vector<RunOutcome>& results) const = 0;
+  // Whether this scanner's runs inventory the package's components (Trivy's packages): the
+  // network scanners that ask about an SBOM's components (osv) then wait for it.
+  virtual bool inventories() const { return false; }
+  // The components its runs found, as PURLs, from the same results parse() read; empty when
+  // it inventories nothing or its report says nothing readable.
+  virtual std::vector<std::string> components(const std::vector<RunOutcome>& /*results*/) const { return {}; }
 };
 
 // plan → run each through `runtime` → parse. A run's SandboxError reaches parse(), which
 // decides (postmortem's timeline tolerates one; most scanners map it with
 // to_scanner_error).
+// `components`, when given, receives what scanner.components() read from the same runs.
 Expected<std::vector<Finding>, ScannerError> scan_with(const Scanner& scanner, SandboxRuntime& runtime,
-                                                       const ScanInput& in);
+                                                       const ScanInput& in,
+                                                       std::vector<std::string>* components = nullptr);
 
 // The finding a scanner failure becomes (upstream's scan_worker): kind scanner_error,
 // SCANNER_UNSUPPORTED for Unsupported and SCANNER_ERROR otherwise, severity high, the

@@ -4,8 +4,11 @@
 #include <chrono>
 #include <iomanip>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "core/identify.h"
 #include "server/log.h"
@@ -187,6 +190,20 @@ std::vector<const core::Scanner*> scanners_for(const std::vector<std::unique_ptr
   return out;
 }
 
+std::string cyclonedx_of(const std::vector<std::vector<std::string>>& components) {
+  // The inventory as the least CycloneDX document that holds it: what osv reads of an SBOM.
+  std::string out = R"({"bomFormat":"CycloneDX","specVersion":"1.5","components":[)";
+  std::set<std::string> seen;
+  for (const auto& list : components) {
+    for (const std::string& purl : list) {
+      if (!seen.insert(purl).second) continue;
+      out += (seen.size() == 1 ? "" : ",") + std::string(R"({"type":"library","purl":)") +
+             nlohmann::json(purl).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "}";
+    }
+  }
+  return out + "]}";
+}
+
 std::string ScannerSet::names() const {
   std::string out;
   for (const auto* s : sandboxed) out += (out.empty() ? "" : ", ") + s->name();
@@ -231,23 +248,41 @@ PackageScan scan_package(const ScannerSet& set, core::SandboxRuntime& rt, const 
     std::lock_guard lock(done_mu);
     if (on_done) on_done(run);
   };
+  // A network scanner that reads an SBOM (osv) waits for the scanners that inventory the
+  // package's components (Trivy) when one runs and no SBOM was given: it then asks about
+  // what they found too. Every other scanner starts at once.
+  const bool inventoried = !in.sbom && std::any_of(set.sandboxed.begin(), set.sandboxed.end(),
+                                                   [](const core::Scanner* s) { return s->inventories(); });
+  auto waits = [&](std::size_t i) {
+    return i >= n_sandboxed && inventoried && set.network[i - n_sandboxed]->reads_sbom();
+  };
+  std::vector<std::vector<std::string>> components(n_sandboxed);
+  auto run_one = [&](std::size_t i, const core::ScanInput& input) {
+    const auto start = std::chrono::steady_clock::now();
+    if (i < n_sandboxed) {
+      const core::Scanner& s = *set.sandboxed[i];
+      auto r = core::scan_with(s, rt, input, &components[i]);
+      finish(i, s.name(),
+             r ? Expected<core::Lookup, core::ScannerError>(core::Lookup{std::move(*r), {}})
+               : Expected<core::Lookup, core::ScannerError>(Unexpected(r.error())),
+             start);
+    } else {
+      const core::NetworkScanner& s = *set.network[i - n_sandboxed];
+      finish(i, s.name(), s.scan(input, input.deadline), start);
+    }
+  };
   {
     std::vector<std::jthread> threads;
     for (std::size_t i = 0; i < n; ++i) {
-      threads.emplace_back([&, i] {
-        const auto start = std::chrono::steady_clock::now();
-        if (i < n_sandboxed) {
-          const core::Scanner& s = *set.sandboxed[i];
-          auto r = core::scan_with(s, rt, in);
-          finish(i, s.name(),
-                 r ? Expected<core::Lookup, core::ScannerError>(core::Lookup{std::move(*r), {}})
-                   : Expected<core::Lookup, core::ScannerError>(Unexpected(r.error())),
-                 start);
-        } else {
-          const core::NetworkScanner& s = *set.network[i - n_sandboxed];
-          finish(i, s.name(), s.scan(in, in.deadline), start);
-        }
-      });
+      if (!waits(i)) threads.emplace_back([&, i] { run_one(i, in); });
+    }
+  }  // joins
+  if (inventoried) {
+    core::ScanInput with_sbom = in;
+    with_sbom.sbom = cyclonedx_of(components);
+    std::vector<std::jthread> threads;
+    for (std::size_t i = n_sandboxed; i < n; ++i) {
+      if (waits(i)) threads.emplace_back([&, i] { run_one(i, with_sbom); });
     }
   }  // joins
   // Findings by scanner as configured, then as each reported; scanners_done sorted.

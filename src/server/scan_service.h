@@ -72,7 +72,12 @@ struct PackageScan {
 // which bounds how many run. A scanner's failure becomes its SCANNER_ERROR finding
 // (upstream's scan_worker) and it is not among scanners_done. `on_done` is called as each
 // scanner finishes (from its thread; the worker's lease heartbeat).
-// The network scanners run beside the sandboxed ones, each on its own thread; an enricher's
+// Components found by the scanners that inventory them, as a CycloneDX document of their
+// PURLs (distinct, in order): the SBOM osv reads when no SBOM was given.
+std::string cyclonedx_of(const std::vector<std::vector<std::string>>& components);
+
+// The network scanners run beside the sandboxed ones, each on its own thread (osv after
+// Trivy when Trivy runs: it asks about Trivy's inventory too); an enricher's
 // failure leaves the findings as they were and is not a finding (it makes none).
 PackageScan scan_package(const ScannerSet& scanners, core::SandboxRuntime& runtime, const core::ScanInput& in,
                          const core::SecurityPolicy& policy,

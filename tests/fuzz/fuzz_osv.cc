@@ -3,7 +3,8 @@
 // record (GET /v1/vulns/{id}) and as a query answer (POST /v1/query). None may crash or leak;
 // an accepted batch has one result per query and only valid ids; an accepted record has a
 // valid id and a printable, non-empty summary, and its finding's raw is JSON with its
-// aliases; a refusal names where, and says it in printable text.
+// aliases; a refusal names where, and says it in printable text. The same bytes as the
+// SBOM osv reads (osv.h's sbom_purls): distinct, non-empty PURLs, never more than asked.
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -12,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "adapters/network_scanners/osv.h"
 #include "adapters/network_scanners/osv_answer.h"
 
 namespace net = batlehub::adapters::net;
@@ -72,6 +74,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& v : q->first) check_vuln(v);
   } else {
     check_error(q.error());
+  }
+  if (auto purls = net::sbom_purls(text, 64)) {
+    if (purls->size() > 64) fail("more SBOM components than the cap");
+    for (std::size_t i = 0; i < purls->size(); ++i) {
+      if ((*purls)[i].empty()) fail("an empty SBOM component");
+      for (std::size_t j = 0; j < i; ++j) {
+        if ((*purls)[i] == (*purls)[j]) fail("an SBOM component twice");
+      }
+    }
   }
   return 0;
 }

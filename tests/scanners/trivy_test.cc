@@ -29,7 +29,6 @@ TrivyScanner scanner(std::string endpoint = "", std::string db_repository = "") 
   return TrivyScanner(o);
 }
 
-
 json trivy_fixture(const std::string& name) {
   auto j = parse_json(slurp(kFixtures + "trivy/" + name));
   EXPECT_TRUE(j) << name;
@@ -91,10 +90,10 @@ TEST(Trivy, a_report_with_no_results_is_a_clean_answer) {
 TEST(Trivy, a_database_repository_becomes_the_db_repository_flag) {
   auto plan = scanner("", "mirror.internal:5000/aquasec/trivy-db:2").plan(with_sbom());
   ASSERT_TRUE(plan) << plan.error().message;
-  EXPECT_EQ(plan->front().argv, (std::vector<std::string>{"trivy", "sbom", "--format", "json", "--quiet",
-                                                          "--skip-version-check", "--db-repository",
-                                                          "mirror.internal:5000/aquasec/trivy-db:2", "--cache-dir",
-                                                          ".trivy", "sbom.cdx.json"}));
+  EXPECT_EQ(plan->front().argv,
+            (std::vector<std::string>{"trivy", "sbom", "--format", "json", "--quiet", "--skip-version-check",
+                                      "--db-repository", "mirror.internal:5000/aquasec/trivy-db:2", "--cache-dir",
+                                      ".trivy", "sbom.cdx.json"}));
 }
 
 TEST(Trivy, the_server_endpoint_becomes_the_client_mode_flag) {
@@ -151,8 +150,9 @@ TEST(Trivy, without_an_sbom_the_artifact_is_extracted_at_tree_and_scanned_for_vu
   auto plan = scanner().plan(in);
   ASSERT_TRUE(plan);
   const core::RunSpec& spec = plan->front();
-  EXPECT_EQ(spec.argv, (std::vector<std::string>{"trivy", "fs", "--format", "json", "--quiet", "--skip-version-check",
-                                                 "--cache-dir", ".trivy", "--scanners", "vuln", "tree"}));
+  EXPECT_EQ(spec.argv,
+            (std::vector<std::string>{"trivy", "fs", "--format", "json", "--quiet", "--skip-version-check",
+                                      "--cache-dir", ".trivy", "--scanners", "vuln", "--list-all-pkgs", "tree"}));
   ASSERT_EQ(spec.bundle.entries.size(), 1u);
   EXPECT_EQ(spec.bundle.entries[0].kind, wire::EntryKind::kArchive);
   EXPECT_EQ(spec.bundle.entries[0].path.str(), "tree");
@@ -280,14 +280,16 @@ std::string* TrivyReal::room_error_ = nullptr;
 TEST_F(TrivyReal, without_a_database_an_sbom_scan_is_an_upstream_error_in_trivys_words_under_none) {
   auto none = none_runtime(*scratch_);
   expect_no_database(core::scan_with(local_scanner(), *none, with_sbom()), "none, sbom");
-  expect_no_database(core::scan_with(local_scanner(), *none, sample_input(PackageKind::kNpm, "npm-malicious")), "none, fs");
+  expect_no_database(core::scan_with(local_scanner(), *none, sample_input(PackageKind::kNpm, "npm-malicious")),
+                     "none, fs");
 }
 
 TEST_F(TrivyReal, without_a_database_an_sbom_scan_is_the_same_upstream_error_under_bwrap) {
   BATLEHUB_NEED_BWRAP();
   auto bwrap = bwrap_runtime(*scratch_, rooms_);
   expect_no_database(core::scan_with(local_scanner(), *bwrap, with_sbom()), "bwrap, sbom");
-  expect_no_database(core::scan_with(local_scanner(), *bwrap, sample_input(PackageKind::kNpm, "npm-malicious")), "bwrap, fs");
+  expect_no_database(core::scan_with(local_scanner(), *bwrap, sample_input(PackageKind::kNpm, "npm-malicious")),
+                     "bwrap, fs");
 }
 
 void expect_a_clean_real_report(const TrivyScanner& s, const core::RunOutcome& r, const char* type,
@@ -309,10 +311,12 @@ void expect_a_clean_real_report(const TrivyScanner& s, const core::RunOutcome& r
 
 TEST_F(TrivyReal, with_a_database_in_its_cache_trivy_answers_under_none) {
   auto none = none_runtime(*scratch_);
-  expect_a_clean_real_report(local_scanner(), run_trivy_with_empty_db(local_scanner(), *none, with_sbom()), "node-pkg", "none, sbom");
-  expect_a_clean_real_report(local_scanner(),
-                             run_trivy_with_empty_db(local_scanner(), *none, sample_input(PackageKind::kNpm, "npm-malicious")),
-                             nullptr, "none, fs");
+  expect_a_clean_real_report(local_scanner(), run_trivy_with_empty_db(local_scanner(), *none, with_sbom()), "node-pkg",
+                             "none, sbom");
+  expect_a_clean_real_report(
+      local_scanner(),
+      run_trivy_with_empty_db(local_scanner(), *none, sample_input(PackageKind::kNpm, "npm-malicious")), nullptr,
+      "none, fs");
 }
 
 TEST_F(TrivyReal, with_a_database_in_its_cache_an_sbom_scan_answers_the_same_under_bwrap) {
@@ -392,6 +396,11 @@ TEST_F(TrivyReal, with_one_advisory_in_its_database_trivy_finds_it_in_an_archive
   expect_the_one_advisory(local_scanner(), r, "bwrap, fs");
   ASSERT_TRUE(r);
   EXPECT_EQ(json::parse(r->stdout_bytes)["Results"][0]["Target"], "package/package-lock.json") << r->stdout_bytes;
+  // --list-all-pkgs: every package the lockfile names is the run's inventory, the
+  // components osv asks about beside the coordinate.
+  const std::vector<std::string> components = local_scanner().components({r});
+  EXPECT_NE(std::find(components.begin(), components.end(), "pkg:npm/lodash@4.17.15"), components.end())
+      << r->stdout_bytes;
   // The same archive with the empty database: a clean answer, so the finding is the
   // database's, not the sample's.
   auto clean = run_trivy_with_db(local_scanner(), *bwrap, locked_sample(), "empty-db");

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "server/log.h"
 #include "server/sandbox_pool.h"
 #include "server/scan_service.h"
@@ -107,6 +109,114 @@ TEST(ProveWalls, passes_when_every_room_holds) {
 // A worker's first two spans can end at once: each thread asks for the "span" logger, and
 // spdlog throws (std::terminate: a worker aborted with 134 in a fresh-clone run) when the
 // same new name is registered twice.
+// Stand-ins for the two sides of the wall: a sandboxed scanner that inventories the
+// package (as Trivy's --list-all-pkgs does) and network scanners (as osv, socket and mlab).
+class Inventorying final : public core::Scanner {
+ public:
+  const std::string& name() const override { return name_; }
+  bool supports(core::PackageKind) const override { return true; }
+  Expected<std::vector<core::RunSpec>, core::ScannerError> plan(const core::ScanInput&) const override {
+    return std::vector<core::RunSpec>(1);
+  }
+  Expected<std::vector<core::Finding>, core::ScannerError> parse(const core::ScanInput&,
+                                                                 const std::vector<core::RunOutcome>&) const override {
+    return std::vector<core::Finding>{};
+  }
+  bool inventories() const override { return true; }
+  std::vector<std::string> components(const std::vector<core::RunOutcome>&) const override {
+    return {"pkg:npm/lodash@4.17.15", "pkg:npm/left-pad@1.3.0", "pkg:npm/lodash@4.17.15"};
+  }
+  std::string name_ = "trivy";
+};
+
+class Asking final : public core::NetworkScanner {
+ public:
+  Asking(std::string name, bool reads_sbom, std::optional<core::ScannerError> outage = std::nullopt)
+      : name_(std::move(name)), reads_sbom_(reads_sbom), outage_(std::move(outage)) {}
+  const std::string& name() const override { return name_; }
+  bool supports(core::PackageKind) const override { return true; }
+  bool reads_sbom() const override { return reads_sbom_; }
+  Expected<core::Lookup, core::ScannerError> scan(const core::ScanInput& in,
+                                                  std::chrono::steady_clock::time_point) const override {
+    sbom_seen = in.sbom;
+    core::Lookup out;
+    core::Finding f;
+    f.scanner = name_;
+    f.kind = core::FindingKind::kVulnerability;
+    f.code = core::ReasonCode::kVulnerability;
+    f.severity = core::Severity::kLow;
+    f.reference = "CVE-2020-8203";
+    f.summary = "asked";
+    f.raw = "{}";
+    out.findings.push_back(f);
+    if (outage_) out.tolerated.push_back(*outage_);
+    return out;
+  }
+  std::string name_;
+  bool reads_sbom_;
+  std::optional<core::ScannerError> outage_;
+  mutable std::optional<std::string> sbom_seen;
+};
+
+class Enriching final : public core::FindingEnricher {
+ public:
+  explicit Enriching(bool fail) : fail_(fail) {}
+  const std::string& name() const override { return name_; }
+  Expected<Ok, core::ScannerError> enrich(std::vector<core::Finding>& findings,
+                                          std::chrono::steady_clock::time_point) const override {
+    if (fail_) return Unexpected(core::ScannerError{core::ScannerError::Kind::kUpstream, "mlab: HTTP 503"});
+    for (auto& f : findings) f.severity = core::Severity::kCritical;
+    return Ok{};
+  }
+  std::string name_ = "mlab";
+  bool fail_;
+};
+
+// osv waits for the scanner that inventories the package and asks about what it found; a
+// network scanner that reads no SBOM does not wait; a tolerated outage is reported, not a
+// finding; the enricher runs last, over everything.
+TEST(ScanPackage, osv_asks_about_trivys_inventory_and_the_enricher_sees_every_finding) {
+  CountingRuntime rt;
+  Inventorying trivy;
+  Asking osv("osv", true, core::ScannerError{core::ScannerError::Kind::kUpstream, "osv: HTTP 503"});
+  Asking socket("socket", false);
+  Enriching mlab(false);
+  core::ScanInput in{core::Package{core::PackageKind::kNpm, "evil-pad", "1.3.1", "npmjs"}, nullptr, std::nullopt};
+  std::vector<ScannerRun> told;
+  PackageScan scan = scan_package(ScannerSet{{&trivy}, {&osv, &socket}, {&mlab}}, rt, in, core::SecurityPolicy{},
+                                  [&](const ScannerRun& r) { told.push_back(r); });
+  ASSERT_TRUE(osv.sbom_seen);
+  auto purls = nlohmann::json::parse(*osv.sbom_seen)["components"];
+  ASSERT_EQ(purls.size(), 2u) << *osv.sbom_seen;
+  EXPECT_EQ(purls[0]["purl"], "pkg:npm/lodash@4.17.15");
+  EXPECT_EQ(purls[1]["purl"], "pkg:npm/left-pad@1.3.0");
+  EXPECT_FALSE(socket.sbom_seen) << "socket reads no SBOM: it started with the others";
+  ASSERT_EQ(scan.runs.size(), 4u);
+  EXPECT_EQ(scan.runs[1].scanner, "osv");
+  ASSERT_EQ(scan.runs[1].tolerated.size(), 1u);
+  EXPECT_EQ(scan.runs[1].tolerated[0].message, "osv: HTTP 503");
+  EXPECT_FALSE(scan.runs[1].error);
+  EXPECT_EQ(told.size(), 4u) << "the caller hears of each, the enricher included";
+  EXPECT_EQ(scan.verdict.scanners_done, (std::vector<std::string>{"mlab", "osv", "socket", "trivy"}));
+  ASSERT_EQ(scan.verdict.findings.size(), 2u);
+  for (const auto& f : scan.verdict.findings) EXPECT_EQ(f.severity, core::Severity::kCritical) << f.scanner;
+}
+
+TEST(ScanPackage, an_enrichers_failure_leaves_the_findings_as_they_were_and_is_no_finding) {
+  CountingRuntime rt;
+  Asking osv("osv", true);
+  Enriching mlab(true);
+  core::ScanInput in{core::Package{core::PackageKind::kNpm, "evil-pad", "1.3.1", "npmjs"}, nullptr, std::nullopt};
+  PackageScan scan = scan_package(ScannerSet{{}, {&osv}, {&mlab}}, rt, in, core::SecurityPolicy{});
+  EXPECT_FALSE(osv.sbom_seen) << "no scanner inventories the package: no SBOM to wait for";
+  ASSERT_EQ(scan.verdict.findings.size(), 1u);
+  EXPECT_EQ(scan.verdict.findings[0].severity, core::Severity::kLow);
+  EXPECT_EQ(scan.verdict.scanners_done, std::vector<std::string>{"osv"});
+  ASSERT_EQ(scan.runs.size(), 2u);
+  ASSERT_TRUE(scan.runs[1].error);
+  EXPECT_EQ(scan.runs[1].error->message, "mlab: HTTP 503");
+}
+
 TEST(Logger, threads_asking_at_once_for_one_new_logger_all_get_it) {
   for (int round = 0; round < 100; ++round) {
     const std::string name = "race-" + std::to_string(round);

@@ -37,6 +37,7 @@ class OsvScanner final : public core::NetworkScanner {
   const std::string& name() const override { return o_.api.name; }
   // Every kind with a PURL type OSV has an ecosystem for; conda has none.
   bool supports(core::PackageKind k) const override { return k != core::PackageKind::kConda; }
+  bool reads_sbom() const override { return true; }
   Expected<core::Lookup, core::ScannerError> scan(const core::ScanInput& in,
                                                   std::chrono::steady_clock::time_point deadline) const override;
 

@@ -66,7 +66,8 @@ Expected<std::vector<core::RunSpec>, ScannerError> TrivyScanner::plan(const core
         core::BundleEntry::archive(*wire::RelPath::parse("tree"), in.artifact, false, sources_member(in.package.kind))};
     spec.argv.emplace_back("fs");
     spec.argv.insert(spec.argv.end(), common.begin(), common.end());
-    spec.argv.insert(spec.argv.end(), {"--scanners", "vuln", "tree"});
+    // --list-all-pkgs: every package read, not only the vulnerable ones (components()).
+    spec.argv.insert(spec.argv.end(), {"--scanners", "vuln", "--list-all-pkgs", "tree"});
   }
   spec.network = true;
   spec.limits = options_.limits;
@@ -135,6 +136,38 @@ Expected<std::vector<Finding>, ScannerError> TrivyScanner::parse(const core::Sca
   auto doc = parse_json(r->stdout_bytes);
   if (!doc) return Unexpected(doc.error());
   return map(*doc, /*in_archive=*/!in.sbom);
+}
+
+std::vector<std::string> TrivyScanner::package_purls(const json& report, std::size_t max) {
+  std::vector<std::string> out;
+  if (!report.is_object()) return out;
+  auto results = report.find("Results");
+  if (results == report.end() || !results->is_array()) return out;
+  for (const json& r : *results) {
+    if (!r.is_object()) continue;
+    auto packages = r.find("Packages");
+    if (packages == r.end() || !packages->is_array()) continue;
+    for (const json& p : *packages) {
+      if (!p.is_object()) continue;
+      auto id = p.find("Identifier");
+      if (id == p.end() || !id->is_object()) continue;
+      auto purl = id->find("PURL");
+      if (purl == id->end() || !purl->is_string()) continue;
+      const std::string& s = purl->get_ref<const std::string&>();
+      if (s.empty() || s.size() > 2048 || !s.starts_with("pkg:")) continue;
+      if (std::find(out.begin(), out.end(), s) != out.end()) continue;
+      if (out.size() == max) return out;
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> TrivyScanner::components(const std::vector<core::RunOutcome>& results) const {
+  if (results.size() != 1 || !results.front() || !results.front()->status || *results.front()->status != 0) return {};
+  auto doc = parse_json(results.front()->stdout_bytes);
+  if (!doc) return {};
+  return package_purls(*doc);
 }
 
 }  // namespace batlehub::adapters

@@ -8,7 +8,8 @@
 //
 // otherwise the artifact is an archive entry extracted at `tree` and
 //
-//   trivy fs --format json --quiet --skip-version-check [--server X] --cache-dir .trivy --scanners vuln tree
+//   trivy fs --format json --quiet --skip-version-check [--server X] --cache-dir .trivy --scanners vuln
+//            --list-all-pkgs tree
 //
 // Paths are relative to the work directory, the scanner's cwd on every runtime (under
 // `none` it is a TempDir, not /work); the database lands in .trivy, the one writable
@@ -63,6 +64,13 @@ class TrivyScanner final : public core::Scanner {
   // the archive's root: where SARIF locates it.
   Expected<std::vector<core::Finding>, core::ScannerError> map(const nlohmann::json& report,
                                                                bool in_archive = false) const;
+
+  // `trivy fs --list-all-pkgs` inventories every package it read (Results[].Packages[]):
+  // their Identifier.PURL strings are the components osv asks about beside the coordinate.
+  bool inventories() const override { return true; }
+  std::vector<std::string> components(const std::vector<core::RunOutcome>& results) const override;
+  // The distinct Results[].Packages[].Identifier.PURL of a report, in order, at most `max`.
+  static std::vector<std::string> package_purls(const nlohmann::json& report, std::size_t max = 10'000);
 
   std::chrono::milliseconds timeout() const;
   const TrivyOptions& options() const { return options_; }
