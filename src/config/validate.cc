@@ -445,6 +445,15 @@ class Validator {
         break;
       case ScannerType::kSigstore:
         api_url(join_key(base, "rekor_url"), s.rekor_url);
+        for (const auto& kind : s.require_for) {
+          // Upstream's kinds are more than this worker scans (deb, rpm…): not refused, said.
+          if (!core::parse_package_kind(kind)) {
+            warn(join_key(base, "require_for"),
+                 "require_for names " + quoted(kind) +
+                     ", which is not a kind this worker scans (npm, pypi, cargo, rubygems, composer, goproxy, maven, "
+                     "nuget, conda): it is ignored here");
+          }
+        }
         break;
     }
     if (!runs_in_sandbox(s.type)) {

@@ -862,6 +862,14 @@ timeout_secs = 5
             std::string::npos);
 }
 
+TEST(UpstreamConfig, ARequireForKindThisWorkerDoesNotScanIsAWarning) {
+  EXPECT_EQ(
+      loads("[scanners.sigstore]\nrequire_for = [\"npm\", \"deb\"]\n").warnings,
+      std::vector<std::string>{"config.toml:2: scanners.sigstore.require_for: require_for names \"deb\", which is "
+                               "not a kind this worker scans (npm, pypi, cargo, rubygems, composer, goproxy, "
+                               "maven, nuget, conda): it is ignored here"});
+}
+
 TEST(UpstreamConfig, MlabAsARequiredScannerIsAWarning) {
   Loaded l = loads(R"([scanners.mlab]
 [[registries]]

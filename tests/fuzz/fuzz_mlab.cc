@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "adapters/network_scanners/mlab_answer.h"
+#include "answer_checks.h"
 
 namespace net = batlehub::adapters::net;
 using nlohmann::json;
@@ -22,17 +23,10 @@ namespace {
 constexpr std::string_view kSuffix = " (CISA KEV: exploited in the wild)";
 
 [[noreturn]] void fail(const char* why) {
-  std::fprintf(stderr, "fuzz_mlab: %s\n", why);
-  __builtin_trap();
+  batlehub::fuzzing::fail("fuzz_mlab", why);
 }
 
-bool printable_text(std::string_view s) {
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) return false;
-  }
-  return true;
-}
+using batlehub::fuzzing::printable_text;
 
 batlehub::core::Finding fixed_finding() {
   batlehub::core::Finding f;

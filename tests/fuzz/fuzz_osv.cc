@@ -15,27 +15,20 @@
 
 #include "adapters/network_scanners/osv.h"
 #include "adapters/network_scanners/osv_answer.h"
+#include "answer_checks.h"
 
 namespace net = batlehub::adapters::net;
 
 namespace {
 
 [[noreturn]] void fail(const char* why) {
-  std::fprintf(stderr, "fuzz_osv: %s\n", why);
-  __builtin_trap();
+  batlehub::fuzzing::fail("fuzz_osv", why);
 }
 
-bool printable_text(std::string_view s) {
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) return false;
-  }
-  return true;
-}
+using batlehub::fuzzing::printable_text;
 
 void check_error(const net::AnswerError& e) {
-  if (e.where.rfind("osv ", 0) != 0) fail("a refusal that does not name the answer");
-  if (!printable_text(e.describe())) fail("a refusal with control characters");
+  batlehub::fuzzing::check_refusal("fuzz_osv", e, "osv ");
 }
 
 void check_vuln(const net::OsvVuln& v) {

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "adapters/network_scanners/sigstore_answer.h"
+#include "answer_checks.h"
 
 namespace net = batlehub::adapters::net;
 
@@ -23,21 +24,13 @@ namespace {
 constexpr std::uint64_t kMaxIndex = 9223372036854775807u;
 
 [[noreturn]] void fail(const char* why) {
-  std::fprintf(stderr, "fuzz_sigstore_bundle: %s\n", why);
-  __builtin_trap();
+  batlehub::fuzzing::fail("fuzz_sigstore_bundle", why);
 }
 
-bool printable_text(std::string_view s) {
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) return false;
-  }
-  return true;
-}
+using batlehub::fuzzing::printable_text;
 
 void check_error(const net::AnswerError& e, const char* answer) {
-  if (e.where.rfind(answer, 0) != 0) fail("a refusal that does not name the answer");
-  if (!printable_text(e.describe())) fail("a refusal with control characters");
+  batlehub::fuzzing::check_refusal("fuzz_sigstore_bundle", e, answer);
 }
 
 void check_raw(const batlehub::core::Finding& f) {

@@ -12,23 +12,17 @@
 #include <string_view>
 
 #include "adapters/network_scanners/socket_answer.h"
+#include "answer_checks.h"
 
 namespace net = batlehub::adapters::net;
 
 namespace {
 
 [[noreturn]] void fail(const char* why) {
-  std::fprintf(stderr, "fuzz_socket_ndjson: %s\n", why);
-  __builtin_trap();
+  batlehub::fuzzing::fail("fuzz_socket_ndjson", why);
 }
 
-bool printable_text(std::string_view s) {
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) return false;
-  }
-  return true;
-}
+using batlehub::fuzzing::printable_text;
 
 }  // namespace
 
@@ -36,8 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   auto fs = net::parse_socket_ndjson(text, "socket");
   if (!fs) {
-    if (fs.error().where.rfind("socket purl", 0) != 0) fail("a refusal that does not name the answer");
-    if (!printable_text(fs.error().describe())) fail("a refusal with control characters");
+    batlehub::fuzzing::check_refusal("fuzz_socket_ndjson", fs.error(), "socket purl");
     return 0;
   }
   for (const auto& f : *fs) {

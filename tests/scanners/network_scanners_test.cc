@@ -35,12 +35,17 @@
 #include "adapters/network_scanners/osv.h"
 #include "adapters/network_scanners/sigstore.h"
 #include "adapters/network_scanners/socket.h"
+#include "api_samples.h"
 #include "core/network_scanner.h"
 #include "core/scanner.h"
 #include "helpers/api_peer.h"
 
 namespace batlehub::adapters::net {
 namespace {
+
+using batlehub::testing::kMlabLog4ShellRecord;
+using batlehub::testing::kOsvQuerySample;
+using batlehub::testing::kOsvVulnSample;
 
 using namespace std::chrono_literals;
 using batlehub::testing::ApiPeer;
@@ -226,52 +231,6 @@ class CountingRelay {
 
 // ---------------------------------------------------------------------------------------
 // OSV fixtures
-
-// The sample 200 response of https://google.github.io/osv.dev/get-v1-vulns/ (OSV-2020-111).
-const char* const kOsvVulnSample = R"json({
-  "id": "OSV-2020-111",
-  "summary": "Heap-use-after-free in int std::__1::__cxx_atomic_fetch_sub<int>",
-  "details": "OSS-Fuzz report: https://bugs.chromium.org/p/oss-fuzz/issues/detail?id=21604\n\n```\nCrash type: Heap-use-after-free WRITE 4\nCrash state:\nint std::__1::__cxx_atomic_fetch_sub<int>\nstd::__1::__atomic_base<int, true>::operator--\nObject::free\n```\n",
-  "modified": "2022-04-13T03:04:37.331327Z",
-  "published": "2020-06-24T01:51:14.570467Z",
-  "references": [{"type": "REPORT", "url": "https://bugs.chromium.org/p/oss-fuzz/issues/detail?id=21604"}],
-  "affected": [{
-    "package": {"name": "poppler", "ecosystem": "OSS-Fuzz", "purl": "pkg:generic/poppler"},
-    "ranges": [{
-      "type": "GIT",
-      "repo": "https://anongit.freedesktop.org/git/poppler/poppler.git",
-      "events": [{"introduced": "e4badf4d745b8e8f9a0a25b6c3cc97fbadbbb499"},
-                 {"fixed": "155f73bdd261622323491df4aebb840cde8bfee1"}]}],
-    "ecosystem_specific": {"severity": "HIGH"},
-    "database_specific": {"source": "https://github.com/google/oss-fuzz-vulns/blob/main/vulns/poppler/OSV-2020-111.yaml"}
-  }],
-  "schema_version": "1.4.0"
-})json";
-
-// The sample 200 response of https://google.github.io/osv.dev/post-v1-query/ (OSV-2020-744),
-// in the form that page's "Pagination" section gives a paginated answer: the same record and
-// a next_page_token.
-const char* const kOsvQuerySample = R"json({
-  "vulns": [{
-    "id": "OSV-2020-744",
-    "summary": "Heap-double-free in mrb_default_allocf",
-    "details": "OSS-Fuzz report: https://bugs.chromium.org/p/oss-fuzz/issues/detail?id=23801\n\n```\nCrash type: Heap-double-free\nCrash state:\nmrb_default_allocf\nmrb_free\nobj_free\n```\n",
-    "modified": "2022-04-13T03:04:39.780694Z",
-    "published": "2020-07-04T00:00:01.948828Z",
-    "references": [{"type": "REPORT", "url": "https://bugs.chromium.org/p/oss-fuzz/issues/detail?id=23801"}],
-    "affected": [{
-      "package": {"name": "mruby", "ecosystem": "OSS-Fuzz", "purl": "pkg:generic/mruby"},
-      "ranges": [{"type": "GIT", "repo": "https://github.com/mruby/mruby",
-                  "events": [{"introduced": "9cdf439db52b66447b4e37c61179d54fad6c8f33"},
-                             {"fixed": "97319697c8f9f6ff27b32589947e1918e3015503"}]}],
-      "versions": ["2.1.2", "2.1.2-rc", "2.1.2-rc2"],
-      "ecosystem_specific": {"severity": "HIGH"},
-      "database_specific": {"source": "https://github.com/google/oss-fuzz-vulns/blob/main/vulns/mruby/OSV-2020-744.yaml"}
-    }],
-    "schema_version": "1.4.0"
-  }],
-  "next_page_token": "a base64 string here"
-})json";
 
 // A record in the shape of the get-v1-vulns sample: its id, and the fields `over` names
 // replaced (a null drops one). Severity as the OSV schema defines it
@@ -473,17 +432,18 @@ TEST(OsvScanner, sbom_components_join_the_one_batch_once_each_and_a_shared_advis
                          "aliases":["CVE-2021-23337"]})");
 }
 
-TEST(OsvScanner, a_next_page_token_is_followed_with_v1_query_carrying_it_as_page_token) {
+TEST(OsvScanner, a_next_page_token_is_followed_with_querybatch_carrying_it_as_page_token) {
   ApiPeer peer;
   const std::string first = "GHSA-vqj2-4v8m-8vrq", last = "PYSEC-2022-28";
   peer.script({
-      // The querybatch page's pagination example: "token for query 1".
-      {"POST", "/v1/querybatch", {answer(osv_batch({osv_result({first}, "token for query 1")}))}},
-      // Then the post-v1-query sample, itself paginated, then a last page without a token.
+      // The querybatch page's pagination example: "token for query 1"; then the page asked
+      // with it, itself paginated ("a base64 string here", the post-v1-query sample's token),
+      // then a last page without a token.
       {"POST",
-       "/v1/query",
-       {answer(kOsvQuerySample),
-        answer(R"({"vulns":[)" + osv_record(last, R"({"summary": "Path traversal in mlflow"})") + "]}")}},
+       "/v1/querybatch",
+       {answer(osv_batch({osv_result({first}, "token for query 1")})),
+        answer(osv_batch({osv_result({"OSV-2020-744"}, "a base64 string here")})),
+        answer(osv_batch({osv_result({last})}))}},
       {"GET", "/v1/vulns/" + first, {answer(osv_record(first, R"({"summary": "Path traversal in mlflow"})"))}},
       {"GET", "/v1/vulns/OSV-2020-744", {answer(json::parse(kOsvQuerySample)["vulns"][0].dump())}},
       {"GET", "/v1/vulns/" + last, {answer(osv_record(last, R"({"summary": "Path traversal in mlflow"})"))}},
@@ -495,17 +455,16 @@ TEST(OsvScanner, a_next_page_token_is_followed_with_v1_query_carrying_it_as_page
   ASSERT_TRUE(got) << got.error().message;
   EXPECT_TRUE(got->tolerated.empty());
 
-  const auto queries = requests_to(peer, "/v1/query");
-  ASSERT_EQ(queries.size(), 2u);
-  for (const auto& q : queries) {
-    EXPECT_EQ(q.method, "POST");
-    EXPECT_EQ(header(q, "content-type"), "application/json");
-  }
-  // https://google.github.io/osv.dev/post-v1-query/#pagination: the query again, with page_token.
-  EXPECT_EQ(body_of(queries[0]),
-            json::parse(R"({"package":{"purl":"pkg:pypi/mlflow@0.4.0"},"page_token":"token for query 1"})"));
-  EXPECT_EQ(body_of(queries[1]),
-            json::parse(R"({"package":{"purl":"pkg:pypi/mlflow@0.4.0"},"page_token":"a base64 string here"})"));
+  const auto batches = requests_to(peer, "/v1/querybatch");
+  ASSERT_EQ(batches.size(), 3u);
+  EXPECT_TRUE(requests_to(peer, "/v1/query").empty());
+  // https://google.github.io/osv.dev/post-v1-querybatch/ ("Pagination"): the query again,
+  // in a querybatch, with its page_token.
+  EXPECT_EQ(body_of(batches[0]), json::parse(R"({"queries":[{"package":{"purl":"pkg:pypi/mlflow@0.4.0"}}]})"));
+  EXPECT_EQ(body_of(batches[1]), json::parse(R"({"queries":[{"package":{"purl":"pkg:pypi/mlflow@0.4.0"},
+                                                             "page_token":"token for query 1"}]})"));
+  EXPECT_EQ(body_of(batches[2]), json::parse(R"({"queries":[{"package":{"purl":"pkg:pypi/mlflow@0.4.0"},
+                                                             "page_token":"a base64 string here"}]})"));
 
   ASSERT_EQ(got->findings.size(), 3u);
   EXPECT_EQ(got->findings[0].reference, first);
@@ -955,20 +914,6 @@ TEST_F(SigstoreScannerTest, a_rekor_entry_whose_body_or_time_is_not_the_bundles_
 // ---------------------------------------------------------------------------------------
 // mlab fixtures
 
-// mlab's CVE record as upstream observed it (mlab_answer.h: cvss_score, cvss_severity,
-// cvss_vector, epss_score, epss_percentile, in_kev, kev_date_added, kev_due_date): Log4Shell,
-// in CISA's KEV catalogue, and a CVE that is not.
-const char* const kLog4Shell = R"json({
-  "id": "CVE-2021-44228",
-  "cvss_score": 10.0,
-  "cvss_severity": "CRITICAL",
-  "cvss_vector": "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H",
-  "epss_score": 0.97565,
-  "epss_percentile": 0.99996,
-  "in_kev": true,
-  "kev_date_added": "2021-12-10",
-  "kev_due_date": "2021-12-24"
-})json";
 const char* const kQsPollution = R"json({
   "id": "CVE-2022-24999",
   "cvss_score": 7.5,
@@ -1010,7 +955,7 @@ MlabOptions mlab_options(const std::string& url, const std::string& key = "") {
 
 TEST(MlabEnricher, a_kev_listed_cve_is_raised_to_critical_with_its_record_and_each_cve_is_looked_up_once) {
   ApiPeer peer;
-  peer.script({{"GET", "/api/v1/cve/CVE-2021-44228", {answer(kLog4Shell)}},
+  peer.script({{"GET", "/api/v1/cve/CVE-2021-44228", {answer(kMlabLog4ShellRecord)}},
                {"GET", "/api/v1/cve/CVE-2022-24999", {answer(kQsPollution)}},
                {"GET", "/api/v1/cve/CVE-2021-99999", {answer(R"({"detail":"CVE not found"})", 404)}}});
 
@@ -1068,7 +1013,7 @@ TEST(MlabEnricher, a_kev_listed_cve_is_raised_to_critical_with_its_record_and_ea
 
 TEST(MlabEnricher, a_configured_key_is_sent_as_a_bearer_token) {
   ApiPeer peer;
-  peer.script({{"GET", "/api/v1/cve/CVE-2021-44228", {answer(kLog4Shell)}}});
+  peer.script({{"GET", "/api/v1/cve/CVE-2021-44228", {answer(kMlabLog4ShellRecord)}}});
   std::vector<Finding> findings = {log4shell_from_osv()};
   MlabEnricher mlab(mlab_options(peer.url(), "mlab_7f3c9a1e"));
   auto done = mlab.enrich(findings, Clock::time_point::max());
@@ -1190,8 +1135,8 @@ Subject mlab_subject() {
   s.name = "mlab";
   s.method = "GET";
   s.path = "/api/v1/cve/CVE-2021-44228";
-  s.ok = answer(kLog4Shell);
-  json record = json::parse(kLog4Shell);
+  s.ok = answer(kMlabLog4ShellRecord);
+  json record = json::parse(kMlabLog4ShellRecord);
   record["in_kev"] = "yes";
   s.undocumented = answer(record.dump());
   s.where = "mlab cve /in_kev";

@@ -304,6 +304,12 @@ std::optional<std::string> Response::header(std::string_view lower_name) const {
   return std::nullopt;
 }
 
+std::optional<std::uint64_t> Response::content_length() const {
+  std::uint64_t v = 0;
+  if (auto h = header("content-length"); h && parse_u64(*h, &v)) return v;
+  return std::nullopt;
+}
+
 std::string describe(const Request& r) {
   std::string_view url = r.url;
   url = url.substr(0, url.find_first_of("?#"));

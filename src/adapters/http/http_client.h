@@ -75,6 +75,8 @@ struct Response {
   std::uint64_t body_size = 0;
   // The first header of that (lower-case) name.
   std::optional<std::string> header(std::string_view lower_name) const;
+  // Content-Length as declared (1 to 19 ASCII digits), if it is there and reads as one.
+  std::optional<std::uint64_t> content_length() const;
 };
 
 enum class ErrorKind {

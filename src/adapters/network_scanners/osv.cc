@@ -17,8 +17,8 @@ namespace {
 
 // OSV's documented ceiling on queries per querybatch request.
 constexpr std::size_t kBatch = 1000;
-// Pages of ids followed per PURL before the rest is left: a package with more advisories
-// than this is already refused by any max_severity.
+// Rounds of pages followed before the rest is left: a package with more advisories than
+// this is already refused by any max_severity.
 constexpr int kMaxPages = 10;
 
 http::Request post_json(const std::string& url, std::string body) {
@@ -111,26 +111,39 @@ Expected<core::Lookup, ScannerError> OsvScanner::scan(const core::ScanInput& in,
       if (auto e = tolerate(unreadable(api, r, results.error().describe()))) return Unexpected(*e);
       continue;
     }
+    // A query with more ids than one page holds comes back with a next_page_token: the
+    // queries that have one are asked again, in one querybatch, each with its page_token
+    // (https://google.github.io/osv.dev/post-v1-querybatch/, "Pagination").
+    std::vector<std::pair<std::size_t, std::string>> more;  // (index in purls, page token)
     for (std::size_t i = 0; i < n; ++i) {
       OsvBatchResult& res = (*results)[i];
-      std::vector<std::string>& mine = ids[first + i];
-      mine = std::move(res.ids);
-      std::string token = std::move(res.next_page_token);
-      for (int page = 0; !token.empty() && page < kMaxPages; ++page) {
-        http::Request more = post_json(api.api_url + "/v1/query", osv_query_request(purls[first + i], token));
-        auto next = call_api(client_, api, more, deadline);
-        if (!next) {
-          if (auto e = tolerate(next.error())) return Unexpected(*e);
-          break;
-        }
-        auto parsed = parse_osv_query(next->body);
-        if (!parsed) {
-          if (auto e = tolerate(unreadable(api, more, parsed.error().describe()))) return Unexpected(*e);
-          break;
-        }
-        for (const OsvVuln& v : parsed->first) mine.push_back(v.id);
-        token = std::move(parsed->second);
+      ids[first + i] = std::move(res.ids);
+      if (!res.next_page_token.empty()) more.emplace_back(first + i, std::move(res.next_page_token));
+    }
+    for (int page = 0; !more.empty() && page < kMaxPages; ++page) {
+      nlohmann::json queries = nlohmann::json::array();
+      for (const auto& [i, token] : more) {
+        queries.push_back({{"package", {{"purl", purls[i]}}}, {"page_token", token}});
       }
+      http::Request again = post_json(api.api_url + "/v1/querybatch", compact(nlohmann::json{{"queries", queries}}));
+      auto got_more = call_api(client_, api, again, deadline);
+      if (!got_more) {
+        if (auto e = tolerate(got_more.error())) return Unexpected(*e);
+        break;
+      }
+      auto pages = parse_osv_batch(got_more->body, more.size());
+      if (!pages) {
+        if (auto e = tolerate(unreadable(api, again, pages.error().describe()))) return Unexpected(*e);
+        break;
+      }
+      std::vector<std::pair<std::size_t, std::string>> next;
+      for (std::size_t k = 0; k < more.size(); ++k) {
+        OsvBatchResult& res = (*pages)[k];
+        auto& mine = ids[more[k].first];
+        mine.insert(mine.end(), res.ids.begin(), res.ids.end());
+        if (!res.next_page_token.empty()) next.emplace_back(more[k].first, std::move(res.next_page_token));
+      }
+      more = std::move(next);
     }
   }
 

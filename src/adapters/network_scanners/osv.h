@@ -2,8 +2,8 @@
 // of the SBOM recorded for it.
 //
 // What leaves the worker: PURLs (the coordinate's, the SBOM's components') in
-// POST {api_url}/v1/querybatch, a page token in POST {api_url}/v1/query when a result runs
-// to more than one page, and each advisory id in GET {api_url}/v1/vulns/{id}. Batched
+// POST {api_url}/v1/querybatch — again, with page tokens, for the queries whose ids run to
+// more than one page — and each advisory id in GET {api_url}/v1/vulns/{id}. Batched
 // because querybatch takes up to 1000 queries in one request; it answers ids only, so each
 // distinct advisory is then fetched once for its severity, aliases and fix.
 //

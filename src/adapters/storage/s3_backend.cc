@@ -53,16 +53,6 @@ bool is_success(long status) {
   return status >= 200 && status < 300;
 }
 
-bool parse_u64(std::string_view s, std::uint64_t* out) {
-  if (s.empty() || s.size() > 19) return false;
-  std::uint64_t v = 0;
-  for (char ch : s) {
-    if (ch < '0' || ch > '9') return false;
-    v = v * 10 + static_cast<std::uint64_t>(ch - '0');
-  }
-  *out = v;
-  return true;
-}
 
 std::string encoded_query(const sigv4::Pairs& query) {
   std::string out;
@@ -254,7 +244,7 @@ Expected<S3Backend::Response, S3Backend::Failure> S3Backend::transfer(const Call
   Response response;
   response.status = got->status;
   response.body = std::move(got->body);
-  if (auto v = got->header("content-length")) parse_u64(*v, &response.content_length);
+  if (auto v = got->content_length()) response.content_length = *v;
   if (auto v = got->header("last-modified")) response.last_modified = *v;
   if (auto v = got->header("x-amz-bucket-region")) response.bucket_region = *v;
   if (call.sink_fd >= 0 && is_success(response.status)) response.sunk = got->body_size;
