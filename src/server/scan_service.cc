@@ -181,15 +181,6 @@ Expected<wire::Identity, std::string> identify_in_sandbox(core::SandboxRuntime& 
   return r;
 }
 
-std::vector<const core::Scanner*> scanners_for(const std::vector<std::unique_ptr<core::Scanner>>& all,
-                                               core::PackageKind kind) {
-  std::vector<const core::Scanner*> out;
-  for (const auto& s : all) {
-    if (s->supports(kind)) out.push_back(s.get());
-  }
-  return out;
-}
-
 std::string cyclonedx_of(const std::vector<std::vector<std::string>>& components) {
   // The inventory as the least CycloneDX document that holds it: what osv reads of an SBOM.
   std::string out = R"({"bomFormat":"CycloneDX","specVersion":"1.5","components":[)";

@@ -123,8 +123,4 @@ Expected<wire::Identity, std::string> identify_in_sandbox(core::SandboxRuntime& 
 // The same, from a run's outcome: what identify_in_sandbox makes of it.
 Expected<wire::Identity, std::string> identity_from_run(const Expected<core::RunOutput, core::SandboxError>& run);
 
-// The scanners of `all` that support `kind`, in order.
-std::vector<const core::Scanner*> scanners_for(const std::vector<std::unique_ptr<core::Scanner>>& all,
-                                               core::PackageKind kind);
-
 }  // namespace batlehub::server
