@@ -1,5 +1,6 @@
 #include "core/identify.h"
 
+#include <cstdio>
 #include <vector>
 
 #include "wire/identity.h"
@@ -81,7 +82,166 @@ std::optional<std::string_view> strip(std::string_view f, std::string_view ext) 
   return std::nullopt;
 }
 
+bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+bool all_of(std::string_view s, bool (*ok)(char)) {
+  for (char c : s) {
+    if (!ok(c)) return false;
+  }
+  return !s.empty();
+}
+
+bool maven_char(char c) { return alnum(c) || c == '.' || c == '_' || c == '-'; }
+bool conda_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'; }
+bool go_char(char c) { return alnum(c) || c == '.' || c == '_' || c == '~' || c == '-'; }
+bool version_char(char c) { return alnum(c) || c == '.' || c == '_' || c == '+' || c == '!' || c == '~' || c == '-'; }
+
+// Split on '/' into parts none of which is empty, "." or "..".
+std::optional<std::vector<std::string_view>> path_parts(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == '/') {
+      std::string_view part = s.substr(start, i - start);
+      if (part.empty() || part == "." || part == "..") return std::nullopt;
+      out.push_back(part);
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+// Maven's groupId:artifactId, or the artifactId alone as a jar's file name gives it.
+bool maven_name(std::string_view n) {
+  auto colon = n.find(':');
+  if (colon == std::string_view::npos) return all_of(n, maven_char);
+  return all_of(n.substr(0, colon), maven_char) && all_of(n.substr(colon + 1), maven_char);
+}
+
+bool composer_name(std::string_view n) {
+  auto parts = path_parts(n);
+  return parts && parts->size() == 2 && all_of((*parts)[0], conda_char) && all_of((*parts)[1], conda_char) &&
+         alnum((*parts)[0][0]) && alnum((*parts)[1][0]);
+}
+
+bool go_module(std::string_view n) {
+  auto parts = path_parts(n);
+  if (!parts) return false;
+  for (std::string_view p : *parts) {
+    if (!all_of(p, go_char)) return false;
+  }
+  return true;
+}
+
+struct Grammar {
+  bool (*name)(std::string_view);
+  const char* name_rule;
+  bool slash_in_name;  // npm's @scope/name, composer's vendor/package, a Go module path
+};
+
+Grammar grammar_of(PackageKind k) {
+  switch (k) {
+    case PackageKind::kNpm:
+      return {[](std::string_view n) { return wire::valid_package_name("npm", n); },
+              "npm's naming rules (URL-safe characters, an optional @scope/, no leading '.' or '_')", true};
+    case PackageKind::kPypi:
+      return {[](std::string_view n) { return wire::valid_package_name("pypi", n); },
+              "PEP 508 (letters, digits, '.', '_' and '-', beginning and ending with a letter or digit)", false};
+    case PackageKind::kCargo:
+      return {[](std::string_view n) { return wire::valid_package_name("cargo", n); },
+              "crates.io's rules (an ASCII letter, then letters, digits, '-' or '_', at most 64)", false};
+    case PackageKind::kRubygems:
+      return {[](std::string_view n) { return wire::valid_package_name("rubygems", n); },
+              "RubyGems' rules (letters, digits, '.', '-' and '_', at least one letter)", false};
+    case PackageKind::kComposer:
+      return {composer_name, "Composer's rules (vendor/package: lowercase letters, digits, '.', '_' and '-')", true};
+    case PackageKind::kGoproxy:
+      return {go_module, "Go's module paths (elements of letters, digits, '.', '_', '~' and '-' joined by '/')", true};
+    case PackageKind::kMaven:
+      return {maven_name, "Maven's rules (groupId:artifactId, each of letters, digits, '.', '_' and '-')", false};
+    case PackageKind::kNuget:
+      return {[](std::string_view n) { return n.size() <= 100 && all_of(n, maven_char); },
+              "NuGet's rules (letters, digits, '.', '_' and '-', at most 100)", false};
+    case PackageKind::kConda:
+      return {[](std::string_view n) { return all_of(n, conda_char); },
+              "conda's rules (lowercase letters, digits, '.', '_' and '-')", false};
+  }
+  return {[](std::string_view) { return false; }, "no known rules", false};
+}
+
+// The first thing in `s` that no package registry allows in a name or version, in words.
+std::optional<std::string> forbidden_character(std::string_view s, bool slash_allowed) {
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == ' ') return "it holds a space";
+    if (u < 0x20 || u == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", u);
+      return std::string("it holds a control character (") + hex + ")";
+    }
+    if (c == '\\' || (c == '/' && !slash_allowed)) return std::string("it holds a path separator ('") + c + "')";
+    if (u >= 0x80) return "it holds a byte outside ASCII";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::string shown(std::string_view s, std::size_t max) {
+  std::string out;
+  for (char c : s.substr(0, max)) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  if (s.size() > max) out += "...";
+  return out;
+}
+
+std::optional<std::string> name_problem(PackageKind kind, std::string_view name) {
+  const Grammar g = grammar_of(kind);
+  if (name.empty()) return "it is empty";
+  if (name.size() > wire::kPackageNameMaxBytes)
+    return "it is longer than " + std::to_string(wire::kPackageNameMaxBytes) + " bytes";
+  // npm's one slash is its scope's: "@scope/name". Anywhere else it is a path.
+  const bool slash_ok = g.slash_in_name && (kind != PackageKind::kNpm || name.starts_with('@'));
+  if (auto bad = forbidden_character(name, slash_ok)) return bad;
+  if (!g.name(name)) return std::string("it does not follow ") + g.name_rule;
+  return std::nullopt;
+}
+
+std::optional<std::string> version_problem(PackageKind kind, std::string_view version) {
+  if (version.empty()) return "it is empty";
+  if (version.size() > wire::kPackageVersionMaxBytes)
+    return "it is longer than " + std::to_string(wire::kPackageVersionMaxBytes) + " bytes";
+  if (auto bad = forbidden_character(version, false)) return bad;
+  switch (kind) {
+    case PackageKind::kNpm:
+    case PackageKind::kCargo:
+      if (!wire::is_semver(version)) return "it is not a semantic version (MAJOR.MINOR.PATCH[-pre][+build])";
+      break;
+    case PackageKind::kPypi:
+      if (!wire::is_pep440(version)) return "it is not a PEP 440 version";
+      break;
+    case PackageKind::kRubygems:
+      if (!wire::valid_package_version("rubygems", version)) return "it is not a RubyGems version";
+      break;
+    case PackageKind::kGoproxy:
+      if (!version.starts_with('v') || !wire::is_semver(version.substr(1)))
+        return "it is not a Go module version (v and a semantic version)";
+      break;
+    default:
+      if (!alnum(version[0]) || !all_of(version, version_char))
+        return "it does not follow a version's characters (letters, digits, '.', '_', '+', '!', '~' and '-', "
+               "beginning with a letter or digit)";
+  }
+  return std::nullopt;
+}
 
 // One grammar on both sides of the wall: the agent judges the versions it reads with these.
 bool is_semver(std::string_view v) { return wire::is_semver(v); }

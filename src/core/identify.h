@@ -35,4 +35,16 @@ bool is_semver(std::string_view v);
 // PEP 440's public versions, case-insensitive: "2.31.0", "1.0rc1", "2!1.0.post2.dev3", "1.0+local.7".
 bool is_pep440(std::string_view v);
 
+// What keeps `name` from being a `kind` package's name, in words an operator can act on ("it
+// holds a space", "it holds a path separator ('/')", "it does not follow PEP 508 (…)"), or
+// nullopt when the kind's registry could have published it. A name reaches a storage key, a
+// log line and a report: a file called "pip install x-1.0.tar.gz" names no package.
+std::optional<std::string> name_problem(PackageKind kind, std::string_view name);
+// The same for a version: semver for npm and Cargo, PEP 440 for PyPI, RubyGems' own, "v" and
+// semver for Go modules, and for the others a version's usual characters.
+std::optional<std::string> version_problem(PackageKind kind, std::string_view version);
+// A name or version as a message can quote it: a control character or a byte outside ASCII
+// as \xNN, at most `max` bytes of the input.
+std::string shown(std::string_view s, std::size_t max = 120);
+
 }  // namespace batlehub::core

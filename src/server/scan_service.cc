@@ -97,6 +97,9 @@ Expected<core::Package, std::string> package_of(const std::string& path, const N
   auto kind = given.kind ? given.kind : read.kind;
   std::optional<std::string> name = given.name ? given.name : read.name;
   std::optional<std::string> version = given.version ? given.version : read.version;
+  // Where each part came from, for the refusal that names it.
+  std::string name_from = given.name ? "given with --name" : "read from its file name";
+  std::string version_from = given.version ? "given with --version" : "read from its file name";
   // The agent reads npm, PyPI, Cargo and gem metadata; for another kind it has nothing to say.
   const bool readable = !kind || wire::is_identified_kind(core::to_string(*kind));
   std::optional<std::string> agent_saw;
@@ -116,8 +119,14 @@ Expected<core::Package, std::string> package_of(const std::string& path, const N
       }
       // Operator first, then the file name, then the metadata: each fills only a gap.
       if (!kind) kind = core::parse_package_kind(id->kind);
-      if (!name) name = id->name;
-      if (!version) version = id->version;
+      if (!name) {
+        name = id->name;
+        name_from = "read from its metadata (" + id->from + ")";
+      }
+      if (!version) {
+        version = id->version;
+        version_from = "read from its metadata (" + id->from + ")";
+      }
     } else {
       agent_saw = id.error();
     }
@@ -142,6 +151,18 @@ Expected<core::Package, std::string> package_of(const std::string& path, const N
     return Unexpected(path + ": cannot tell the package's name and version from its file name by " +
                       std::string(core::to_string(p.kind)) + "'s naming rules" + why + saw +
                       "; pass --name and --version");
+  }
+  // A name or version no registry could have published (a file saved as "pip install
+  // x-1.0.tar.gz") is refused whichever way it came: it would be a storage key, a log line and
+  // the name in a report.
+  const std::string kind_name(core::to_string(p.kind));
+  if (auto why = core::name_problem(p.kind, p.name)) {
+    return Unexpected(path + ": the package name \"" + core::shown(p.name) + "\" (" + name_from +
+                      ") cannot be a " + kind_name + " name: " + *why);
+  }
+  if (auto why = core::version_problem(p.kind, p.version)) {
+    return Unexpected(path + ": the version \"" + core::shown(p.version) + "\" (" + version_from +
+                      ") cannot be a " + kind_name + " version: " + *why);
   }
   return p;
 }

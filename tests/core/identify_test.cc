@@ -89,5 +89,72 @@ TEST(Versions, semver_and_pep440_as_their_specs_write_them) {
   EXPECT_FALSE(is_pep440(std::string(300, '1')));  // bounded before the regex runs
 }
 
+struct Grammar {
+  PackageKind kind;
+  const char* name;
+  const char* problem;  // "" = the kind's registry allows it
+};
+
+class NameProblem : public ::testing::TestWithParam<Grammar> {};
+
+TEST_P(NameProblem, says_what_no_registry_allows) {
+  const Grammar& g = GetParam();
+  auto why = name_problem(g.kind, g.name);
+  EXPECT_EQ(why.value_or(""), g.problem) << to_string(g.kind) << " " << g.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryKind, NameProblem,
+    ::testing::Values(
+        Grammar{npm, "lodash", ""}, Grammar{npm, "@babel/core", ""}, Grammar{npm, "JSONStream", ""},
+        Grammar{npm, "pip install x", "it holds a space"}, Grammar{npm, "a\tb", "it holds a control character (0x09)"},
+        Grammar{npm, "..\\x", "it holds a path separator ('\\')"},
+        Grammar{npm, "a/b", "it holds a path separator ('/')"},
+        Grammar{npm, "@a/b/c", "it does not follow npm's naming rules (URL-safe characters, an optional @scope/, no "
+                               "leading '.' or '_')"},
+        Grammar{npm, "", "it is empty"}, Grammar{npm, "caf\xc3\xa9", "it holds a byte outside ASCII"},
+        Grammar{pypi, "requests", ""}, Grammar{pypi, "zope.interface", ""},
+        Grammar{pypi, "pip install haxorsiambomber", "it holds a space"},
+        Grammar{pypi, "-x-", "it does not follow PEP 508 (letters, digits, '.', '_' and '-', beginning and ending "
+                             "with a letter or digit)"},
+        Grammar{pypi, "x/../y", "it holds a path separator ('/')"}, Grammar{PackageKind::kCargo, "serde_json", ""},
+        Grammar{PackageKind::kCargo, "9lives", "it does not follow crates.io's rules (an ASCII letter, then "
+                                               "letters, digits, '-' or '_', at most 64)"},
+        Grammar{PackageKind::kRubygems, "rails", ""}, Grammar{PackageKind::kMaven, "com.google.guava:guava", ""},
+        Grammar{PackageKind::kMaven, "guava", ""},
+        Grammar{PackageKind::kMaven, "a:b:c", "it does not follow Maven's rules (groupId:artifactId, each of "
+                                              "letters, digits, '.', '_' and '-')"},
+        Grammar{PackageKind::kComposer, "symfony/console", ""},
+        Grammar{PackageKind::kComposer, "symfony/../etc", "it does not follow Composer's rules (vendor/package: "
+                                                          "lowercase letters, digits, '.', '_' and '-')"},
+        Grammar{PackageKind::kGoproxy, "github.com/x/y", ""},
+        Grammar{PackageKind::kGoproxy, "github.com//y", "it does not follow Go's module paths (elements of letters, "
+                                                        "digits, '.', '_', '~' and '-' joined by '/')"},
+        Grammar{PackageKind::kNuget, "Newtonsoft.Json", ""}, Grammar{PackageKind::kConda, "numpy", ""},
+        Grammar{PackageKind::kConda, "NumPy", "it does not follow conda's rules (lowercase letters, digits, '.', '_' "
+                                              "and '-')"}));
+
+TEST(VersionProblem, each_kind_by_its_own_grammar) {
+  EXPECT_EQ(version_problem(npm, "4.17.21"), std::nullopt);
+  EXPECT_EQ(version_problem(npm, "4.17"), "it is not a semantic version (MAJOR.MINOR.PATCH[-pre][+build])");
+  EXPECT_EQ(version_problem(pypi, "2!1.0.post2.dev3"), std::nullopt);
+  EXPECT_EQ(version_problem(pypi, "2.1.3 (final)"), "it holds a space");
+  EXPECT_EQ(version_problem(pypi, "latest"), "it is not a PEP 440 version");
+  EXPECT_EQ(version_problem(PackageKind::kGoproxy, "v0.0.0-20260905035102-160fafc42237"), std::nullopt);
+  EXPECT_EQ(version_problem(PackageKind::kGoproxy, "1.2.3"), "it is not a Go module version (v and a semantic version)");
+  EXPECT_EQ(version_problem(PackageKind::kMaven, "33.3.1-jre"), std::nullopt);
+  EXPECT_EQ(version_problem(PackageKind::kMaven, "1.0/.."), "it holds a path separator ('/')");
+  EXPECT_EQ(version_problem(PackageKind::kNuget, "-1"),
+            "it does not follow a version's characters (letters, digits, '.', '_', '+', '!', '~' and '-', beginning "
+            "with a letter or digit)");
+  EXPECT_EQ(version_problem(PackageKind::kRubygems, "7.1.0.pre"), std::nullopt);
+}
+
+TEST(Shown, control_bytes_and_non_ascii_are_escaped_and_long_input_cut) {
+  EXPECT_EQ(shown("a\x1b[31mb"), "a\\x1b[31mb");
+  EXPECT_EQ(shown("caf\xc3\xa9"), "caf\\xc3\\xa9");
+  EXPECT_EQ(shown(std::string(200, 'x'), 4), "xxxx...");
+}
+
 }  // namespace
 }  // namespace batlehub::core

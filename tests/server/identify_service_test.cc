@@ -73,6 +73,33 @@ TEST(PackageOf, a_dashed_npm_name_is_the_package_json_s_and_the_versions_must_ag
   EXPECT_NE(none.error().find("cannot tell @scope/name from scope-name"), std::string::npos) << none.error();
 }
 
+TEST(PackageOf, a_name_or_version_no_registry_allows_is_refused_and_says_where_it_came_from) {
+  Stub s;
+  auto spaced = package_of("/x/pip install haxorsiambomber-2.1.3.tar.gz", Naming{}, s.fn());
+  ASSERT_FALSE(spaced);
+  EXPECT_EQ(spaced.error(),
+            "/x/pip install haxorsiambomber-2.1.3.tar.gz: the package name \"pip install haxorsiambomber\" (read from its "
+            "file name) cannot be a pypi name: it holds a space");
+  EXPECT_EQ(s.calls, 0);
+
+  // What the agent read is held to the same grammar (its own parser refuses it first; this
+  // is the worker's second look, not the only one).
+  Stub m;
+  m.answer = wire::Identity{"pypi", "evil\x1b[31m", "1.0", "x/PKG-INFO"};
+  auto meta = package_of("/x/something.tar.gz", Naming{}, m.fn());
+  ASSERT_FALSE(meta);
+  EXPECT_EQ(meta.error(),
+            "/x/something.tar.gz: the package name \"evil\\x1b[31m\" (read from its metadata (x/PKG-INFO)) cannot be a "
+            "pypi name: it holds a control character (0x1b)");
+
+  Naming n;
+  n.version = "1.0/../..";
+  auto flag = package_of("/x/lodash-4.17.21.tgz", n, Identify{});
+  ASSERT_FALSE(flag);
+  EXPECT_NE(flag.error().find("(given with --version) cannot be a npm version: it holds a path separator ('/')"),
+            std::string::npos) << flag.error();
+}
+
 TEST(PackageOf, a_kind_the_agent_does_not_read_is_not_asked_about) {
   Stub s;
   Naming n;

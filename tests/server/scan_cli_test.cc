@@ -242,6 +242,44 @@ TEST_F(ScanCli, an_archive_with_no_metadata_is_refused_with_what_the_agent_saw) 
   EXPECT_NE(text.out.find("no package.json, PKG-INFO"), std::string::npos) << text.out;
 }
 
+// Identity is input too (issue 28): a name or version that no registry's grammar allows is
+// refused with exit 4 and what was wrong, whether the file name, the metadata or a flag said it.
+TEST_F(ScanCli, a_name_no_registry_allows_is_refused_from_the_file_name_the_metadata_and_the_flags) {
+  const auto sdist = make_tgz({file("haxorsiambomber-2.1.3/PKG-INFO",
+                                    "Metadata-Version: 2.1\nName: haxorsiambomber\nVersion: 2.1.3\n"),
+                               file("haxorsiambomber-2.1.3/setup.py", "print('hi')\n")});
+  Scratch::write(s_.root() / "pip install haxorsiambomber-2.1.3.tar.gz", sdist);
+  Ran spaced = scan({"--config", config().string(), "--format", "json", archive("pip install haxorsiambomber-2.1.3.tar.gz")});
+  EXPECT_EQ(spaced.status, 4) << spaced.out << spaced.err;
+  auto j = nlohmann::json::parse(spaced.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << spaced.out;
+  EXPECT_EQ(j["error"]["exit"], 4);
+  EXPECT_NE(j["error"]["message"].get<std::string>().find(
+                "the package name \"pip install haxorsiambomber\" (read from its file name) cannot be a pypi name: "
+                "it holds a space"),
+            std::string::npos) << spaced.out;
+
+  // The metadata's name is judged inside the walls by the same grammar: nothing is scanned.
+  Scratch::write(s_.root() / "package.tgz",
+                 make_tgz({file("package/package.json", R"({"name":"../../etc/passwd","version":"1.0.0"})"),
+                           file("package/index.js", "x")}));
+  Ran meta = scan({"--config", config().string(), archive("package.tgz")});
+  EXPECT_EQ(meta.status, 4) << meta.out << meta.err;
+  EXPECT_NE(meta.out.find("the name '../../etc/passwd' is not a valid npm package name"), std::string::npos) << meta.out;
+
+  // A flag is no exception.
+  Ran flag = scan({"--config", config().string(), "--name", "left/pad", archive("left-pad-1.3.0.tgz")});
+  EXPECT_EQ(flag.status, 4) << flag.out << flag.err;
+  EXPECT_NE(flag.out.find("the package name \"left/pad\" (given with --name) cannot be a npm name: it holds a path "
+                          "separator ('/')"),
+            std::string::npos) << flag.out;
+  Ran version = scan({"--config", config().string(), "--version", "1.3.0\t", archive("left-pad-1.3.0.tgz")});
+  EXPECT_EQ(version.status, 4) << version.out;
+  EXPECT_NE(version.out.find("the version \"1.3.0\\x09\" (given with --version) cannot be a npm version: it holds a "
+                             "control character (0x09)"),
+            std::string::npos) << version.out;
+}
+
 TEST(ScanPool, the_pool_is_the_memory_budget_over_the_cost_of_a_run_and_at_least_one) {
   config::WorkerConfig w;
   w.sandbox.memory_limit_mb = 1024 * 1024;  // more than any host here
