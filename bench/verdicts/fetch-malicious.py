@@ -7,6 +7,9 @@ of the dataset repository it names (a bare git directory, such as the search too
 writes the package archive to OUT/<ecosystem>/<file> (default
 /var/cache/batlehub-corpus/malicious) and checks its sha256 against the manifest.
 
+Column `family` is the sample's name family (rule and draw in draw-malicious.py, which
+writes this manifest): samples of one family are one campaign for splitting purposes.
+
 How a row becomes an archive is its `form` column:
 
   archive      the dataset keeps the archive as published (a .tar.gz sdist, a .whl, or an
@@ -46,7 +49,7 @@ import tarfile
 
 DEFAULT_OUT = "/var/cache/batlehub-corpus/malicious"
 MIRROR_ROOT = "/work/.mirror"
-COLUMNS = ["ecosystem", "name", "version", "file", "sha256", "dataset", "commit", "path", "form", "note"]
+COLUMNS = ["ecosystem", "name", "version", "family", "file", "sha256", "dataset", "commit", "path", "form", "note"]
 NPM_MTIME = 499162500  # 1985-10-26T08:15:00Z, the date npm stamps on every packed file
 MAX_SAMPLE = 5 * 1024 * 1024
 
@@ -66,6 +69,9 @@ def read_manifest(path):
             row = dict(zip(COLUMNS, cols))
             if row["ecosystem"] not in ("npm", "pypi"):
                 sys.exit(f"{path}:{n}: unknown ecosystem {row['ecosystem']!r}")
+            fam = row["family"]
+            if not fam or fam != fam.lower() or any(c.isspace() for c in fam):
+                sys.exit(f"{path}:{n}: bad family {fam!r} (lowercase, no spaces; see draw-malicious.py)")
             name = row["file"]
             if not name or "/" in name or "\\" in name or name.startswith("."):
                 sys.exit(f"{path}:{n}: bad file name {name!r}")

@@ -1,37 +1,51 @@
 #!/usr/bin/env python3
 """Writes bench/verdicts/benign.tsv: the benign half of the verdict corpus.
 
-The list below is the whole choice: widely used npm and PyPI packages at pinned versions.
-For each entry this asks the registry's own JSON API where the archive lives and what its
-digest is, and writes one row: ecosystem, name, version, file, sha256, url.
+The lists below are the whole choice: widely used npm, PyPI, crates (cargo) and Maven Central
+packages at pinned versions. For each entry this fetches the archive with the ecosystem's own
+client, by name and version (the functions of fetch-benign.py: npm pack, pip download, cargo
+fetch, mvn dependency:copy; each client checks the registry's digest as it downloads, and
+fetch-benign.py checks the .crate against Cargo.lock's checksum and the jar against Maven's
+.sha1), hashes it, and writes one row: ecosystem, name, version, file, sha256, source. The
+archives land in DIR (default /var/cache/batlehub-corpus/benign), so fetch-benign.py finds
+them there afterwards.
 
-  - npm: https://registry.npmjs.org/<name>/<version> gives dist.tarball and dist.integrity
-    (sha512). The registry publishes no sha256, so the tarball is downloaded (into memory),
-    checked against dist.integrity, and hashed.
-  - PyPI: https://pypi.org/pypi/<name>/json lists every release's files with their sha256
-    (under "releases"; the per-version URL .../<name>/<version>/json is used when the
-    whole-project answer lacks the version). kind "sdist" takes the source distribution; kind "wheel" takes the pure-Python
-    wheel (py3-none-any / py2.py3-none-any).
+  - npm: `npm pack NAME@VERSION`, the tarball as published.
+  - pypi: kinds "sdist" (pip download --no-binary NAME) and "wheel" (the pure-Python wheel,
+    py3-none-any / py2.py3-none-any; never a platform wheel), one row each.
+  - cargo: the NAME-VERSION.crate file.
+  - maven: the main jar, GROUP:ARTIFACT written as the name, stored as ARTIFACT-VERSION.jar.
 
-Only this script and fetch-benign.py touch the network, and only when run by hand; the bench
-reads the archives from a directory. Standard library only.
+A file of the right name already in DIR is taken as it is (DIR is filled only by this script
+and fetch-benign.py, both through the clients); --fresh fetches every entry anew. Any failing
+entry is reported and nothing is written (exit 1). No file over 25 MB is taken.
 
-    bench/verdicts/make-benign-manifest.py [--out bench/verdicts/benign.tsv]
+Only the clients touch the network, and only when this is run by hand; the bench reads the
+archives from a directory. Standard library only.
+
+    bench/verdicts/make-benign-manifest.py [--out bench/verdicts/benign.tsv] [--dir DIR] [--fresh]
 """
 import argparse
-import base64
 import concurrent.futures
-import hashlib
-import json
+import importlib.util
 import os
 import re
+import shutil
 import sys
-import urllib.parse
-import urllib.request
+import tempfile
 
-NPM_API = "https://registry.npmjs.org"
-PYPI_API = "https://pypi.org/pypi"
-ALLOWED_HOSTS = {"registry.npmjs.org", "files.pythonhosted.org", "pypi.org"}
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("fetch_benign", os.path.join(HERE, "fetch-benign.py"))
+fb = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fb)
+
+MAX_BYTES = 25_000_000
+HEADER = fb.COLUMNS
+
+# The lists: the author's knowledge of the registries' most-used packages on 2026-12-04 (the
+# packages that come first to mind by weekly downloads and by dependents), not a download
+# ranking. Versions are the ones current that day: npm's `latest`, the newest PyPI release
+# for the machine's Python (3.11), cargo add's choice, Maven's newest stable release.
 
 # (name, version) — npm tarballs.
 NPM = [
@@ -56,6 +70,82 @@ NPM = [
     ("core-js", "3.51.0"),   # a real postinstall hook (a funding banner)
     ("esbuild", "0.28.2"),   # a real postinstall hook (install.js picks the platform binary)
     ("eslint", "10.16.0"), ("prettier", "3.10.1"),
+    # added 2026-12-04
+    ("typescript", "7.0.2"), ("jest", "30.5.2"), ("mocha", "12.0.3"), ("chai", "6.3.0"),
+    ("sinon", "22.1.0"), ("ts-node", "10.9.2"), ("vite", "8.4.1"), ("rollup", "4.69.3"),
+    ("terser", "5.51.4"), ("webpack-cli", "7.3.1"), ("webpack-dev-server", "6.1.0"),
+    ("babel-loader", "10.1.1"), ("css-loader", "7.1.5"), ("style-loader", "4.0.0"),
+    ("html-webpack-plugin", "5.6.8"), ("sass", "1.108.2"), ("less", "4.9.1"),
+    ("tailwindcss", "4.3.5"), ("autoprefixer", "10.7.1"), ("@babel/preset-env", "8.0.7"),
+    ("@babel/runtime", "8.1.3"), ("@babel/types", "8.1.5"), ("@babel/generator", "8.1.4"),
+    ("@babel/traverse", "8.1.4"), ("@babel/template", "8.1.2"), ("@babel/code-frame", "8.0.6"),
+    ("@types/react", "19.3.3"), ("@types/react-dom", "19.3.0"), ("@types/jest", "30.0.0"),
+    ("@types/express", "5.0.6"), ("@types/lodash", "4.17.27"), ("@types/estree", "1.0.11"),
+    ("@types/semver", "7.8.0"), ("@types/yargs", "17.0.35"), ("@types/json-schema", "7.0.15"),
+    ("ajv", "8.20.0"), ("acorn", "8.19.0"), ("jsonwebtoken", "9.0.3"), ("cors", "2.8.6"),
+    ("morgan", "1.12.1"), ("helmet", "8.3.0"), ("compression", "1.8.2"),
+    ("cookie-parser", "1.4.7"), ("express-session", "1.19.0"), ("passport", "0.7.0"),
+    ("multer", "2.5.0"), ("socket.io", "4.8.4"), ("socket.io-client", "4.8.4"),
+    ("mongoose", "9.12.2"), ("mongodb", "7.9.1"), ("pg", "8.23.1"), ("redis", "6.4.0"),
+    ("ioredis", "6.1.0"), ("sequelize", "6.37.8"), ("graphql", "17.1.0"), ("vue", "3.5.46"),
+    ("jquery", "4.1.0"), ("bootstrap", "5.3.9"), ("react-router", "8.5.3"),
+    ("react-router-dom", "7.18.7"), ("redux", "5.0.1"), ("react-redux", "9.3.1"),
+    ("@reduxjs/toolkit", "2.16.0"), ("immer", "11.2.14"), ("styled-components", "6.6.0"),
+    ("date-fns", "4.4.0"), ("luxon", "3.7.2"), ("lodash-es", "4.18.1"), ("ramda", "0.32.0"),
+    ("immutable", "5.2.1"), ("validator", "13.15.35"), ("joi", "18.3.2"), ("yup", "1.7.1"),
+    ("winston", "3.19.0"), ("pino", "10.4.0"), ("cheerio", "1.2.0"), ("jsdom", "31.0.1"),
+    ("puppeteer", "25.16.0"), ("playwright", "1.65.2"), ("cross-env", "10.1.0"),
+    ("concurrently", "10.0.7"), ("nodemon", "3.1.14"), ("husky", "9.1.7"),
+    ("@typescript-eslint/parser", "8.74.0"), ("@typescript-eslint/eslint-plugin", "8.74.0"),
+    ("eslint-plugin-import", "2.32.0"), ("eslint-plugin-react", "7.37.5"),
+    ("eslint-plugin-react-hooks", "7.1.1"), ("eslint-config-prettier", "10.1.9"),
+    ("vitest", "5.1.2"), ("@testing-library/react", "16.3.3"),
+    ("@testing-library/jest-dom", "8.0.0"), ("handlebars", "4.7.10"), ("ejs", "7.0.2"),
+    ("marked", "18.3.0"), ("markdown-it", "15.0.3"), ("highlight.js", "11.12.0"),
+    ("xml2js", "0.6.2"), ("fast-xml-parser", "5.12.1"), ("archiver", "8.0.0"),
+    ("jszip", "3.10.2"), ("got", "16.2.0"), ("superagent", "10.4.2"), ("request", "2.88.2"),
+    ("undici", "8.14.0"), ("supertest", "7.3.2"), ("ts-jest", "29.4.15"),
+    ("babel-jest", "30.5.2"), ("inquirer", "14.3.1"), ("ora", "10.0.0"), ("chokidar", "6.0.0"),
+    ("through2", "5.0.12"), ("form-data", "4.0.6"), ("follow-redirects", "1.16.3"),
+    ("http-proxy-middleware", "4.2.2"), ("https-proxy-agent", "9.1.0"), ("mime", "4.1.2"),
+    ("tar", "8.0.4"), ("node-gyp", "13.1.0"), ("fast-glob", "3.3.3"), ("globby", "16.2.4"),
+    ("lru-cache", "11.5.4"), ("deepmerge", "4.3.1"), ("clone", "2.1.2"), ("extend", "3.0.2"),
+    ("execa", "10.2.1"), ("open", "11.0.4"), ("prompts", "2.4.2"), ("kleur", "4.1.5"),
+    ("colorette", "2.0.20"), ("colors", "1.4.0"), ("ansi-colors", "4.1.3"),
+    ("type-fest", "6.0.3"), ("cosmiconfig", "10.0.1"), ("source-map-support", "0.5.21"),
+    ("browserslist", "4.29.6"), ("caniuse-lite", "1.0.30001829"), ("magic-string", "1.4.5"),
+    ("eventemitter3", "5.0.4"), ("p-limit", "7.3.3"), ("p-map", "7.1.1"), ("cliui", "9.0.1"),
+    ("yargs-parser", "22.0.0"), ("find-up", "8.0.0"), ("ansi-regex", "6.6.0"),
+    ("color-convert", "3.1.3"), ("color-name", "2.1.1"), ("has-flag", "5.0.1"),
+    ("emoji-regex", "11.0.0"), ("is-fullwidth-code-point", "5.1.0"), ("yallist", "5.0.0"),
+    ("brace-expansion", "5.1.2"), ("balanced-match", "5.0.0"), ("concat-map", "0.0.2"),
+    ("fill-range", "7.1.1"), ("to-regex-range", "5.0.1"), ("is-number", "7.0.0"),
+    ("glob-parent", "7.0.0"), ("is-glob", "4.0.3"), ("is-extglob", "2.1.1"),
+    ("fast-deep-equal", "3.1.3"), ("fast-json-stable-stringify", "2.1.0"),
+    ("json-schema-traverse", "1.0.0"), ("uri-js", "4.4.1"), ("punycode", "2.3.1"),
+    ("estraverse", "5.3.0"), ("esrecurse", "4.3.0"), ("eslint-scope", "9.1.2"),
+    ("eslint-visitor-keys", "5.0.1"), ("espree", "11.2.0"), ("acorn-jsx", "5.3.2"),
+    ("acorn-walk", "8.3.5"), ("@babel/helper-plugin-utils", "8.0.1"),
+    ("@babel/helper-validator-identifier", "8.1.5"), ("@babel/compat-data", "8.1.2"),
+    ("@babel/helper-string-parser", "8.1.5"), ("jsesc", "3.1.0"), ("globals", "17.15.0"),
+    ("mime-db", "1.54.0"), ("negotiator", "1.1.0"), ("accepts", "2.0.0"), ("type-is", "3.0.0"),
+    ("media-typer", "2.0.0"), ("content-type", "3.1.1"), ("content-disposition", "3.1.0"),
+    ("depd", "2.0.0"), ("http-errors", "2.0.1"), ("statuses", "2.0.2"),
+    ("on-finished", "2.4.2"), ("ee-first", "1.1.1"), ("finalhandler", "2.1.1"),
+    ("encodeurl", "3.0.1"), ("escape-html", "1.0.3"), ("etag", "2.0.0"), ("fresh", "2.0.0"),
+    ("range-parser", "2.0.0"), ("send", "1.2.1"), ("serve-static", "2.2.1"), ("vary", "1.1.2"),
+    ("parseurl", "1.3.3"), ("merge-descriptors", "2.0.0"), ("path-to-regexp", "9.0.0"),
+    ("proxy-addr", "2.0.8"), ("forwarded", "0.2.0"), ("ipaddr.js", "2.5.0"),
+    ("setprototypeof", "1.2.0"), ("toidentifier", "1.0.1"), ("raw-body", "4.0.0"),
+    ("bytes", "3.1.2"), ("unpipe", "1.0.0"), ("cookie-signature", "1.2.2"),
+    ("object-assign", "4.1.1"), ("loose-envify", "1.4.0"), ("js-tokens", "10.0.2"),
+    ("scheduler", "0.28.0"), ("react-is", "19.3.1"), ("hoist-non-react-statics", "3.3.2"),
+    ("string_decoder", "1.4.0"), ("util-deprecate", "1.0.2"), ("process-nextick-args", "2.0.1"),
+    ("isarray", "2.0.5"), ("core-util-is", "1.0.3"), ("buffer", "6.0.3"), ("events", "3.3.0"),
+    ("base64-js", "1.5.1"), ("ieee754", "1.2.1"), ("once", "1.4.0"), ("wrappy", "1.0.2"),
+    ("inflight", "1.0.6"), ("fs.realpath", "1.0.0"), ("path-is-absolute", "2.0.0"),
+    ("graceful-fs", "4.2.12"), ("universalify", "2.0.1"), ("jsonfile", "6.2.1"),
+    ("argparse", "3.0.4"),
 ]
 
 # (name, version, kinds) — PyPI sdists and pure-Python wheels.
@@ -88,96 +178,338 @@ PYPI = [
     ("annotated-types", "0.8.0", "wheel"), ("yarl", "1.25.1", "wheel"), ("rich", "15.0.0", "wheel"),
     ("pygments", "2.21.0", "wheel"), ("httpx", "0.29.0", "wheel"), ("h11", "0.16.0", "wheel"),
     ("anyio", "4.16.0", "wheel"), ("sniffio", "1.3.1", "wheel"), ("fsspec", "2026.9.0", "wheel"),
+    # added 2026-12-04: sdist and pure wheel where the project publishes them
+    ("aiobotocore", "3.10.0", "sdist wheel"), ("grpcio-status", "1.85.3", "sdist wheel"),
+    ("protobuf", "7.36.2", "sdist wheel"), ("google-api-core", "2.44.0", "sdist wheel"),
+    ("googleapis-common-protos", "1.76.0", "sdist wheel"), ("grpcio", "1.85.3", "sdist"),
+    ("pyasn1-modules", "0.4.2", "sdist wheel"), ("cachetools", "8.0.2", "sdist wheel"),
+    ("google-auth", "2.63.0", "sdist wheel"), ("requests-oauthlib", "2.0.0", "sdist wheel"),
+    ("s3fs", "2026.9.0", "sdist wheel"), ("awscli", "1.46.3", "sdist wheel"),
+    ("pyarrow", "26.0.1", "sdist"), ("virtualenv", "21.15.14", "wheel"),
+    ("distlib", "0.4.4", "sdist wheel"), ("jsonschema", "4.26.0", "sdist wheel"),
+    ("jsonschema-specifications", "2025.9.1", "sdist wheel"),
+    ("referencing", "0.37.0", "sdist wheel"), ("rpds-py", "2026.9.1", "sdist"),
+    ("pydantic-core", "2.50.5", "sdist"), ("mypy-extensions", "1.2.0", "sdist wheel"),
+    ("exceptiongroup", "1.3.2", "sdist wheel"), ("tzdata", "2026.6", "sdist wheel"),
+    ("greenlet", "3.5.6", "sdist"), ("sqlalchemy", "2.1.9", "sdist wheel"),
+    ("aiosignal", "1.4.0", "sdist wheel"), ("async-timeout", "5.0.1", "sdist wheel"),
+    ("propcache", "0.5.4", "sdist wheel"), ("aiohappyeyeballs", "2.7.1", "sdist wheel"),
+    ("httpcore", "1.0.9", "sdist wheel"), ("openpyxl", "3.1.5", "sdist wheel"),
+    ("et-xmlfile", "2.0.0", "sdist wheel"), ("soupsieve", "4.1.4", "sdist wheel"),
+    ("beautifulsoup4", "4.15.0", "sdist wheel"),
+    ("google-cloud-storage", "3.17.1", "sdist wheel"),
+    ("google-cloud-core", "2.8.0", "sdist wheel"),
+    ("google-resumable-media", "2.11.0", "sdist wheel"), ("google-crc32c", "1.9.0", "sdist"),
+    ("proto-plus", "1.29.0", "sdist wheel"), ("isodate", "0.7.2", "sdist wheel"),
+    ("pyparsing", "3.3.3", "sdist wheel"), ("tomlkit", "0.15.3", "sdist wheel"),
+    ("more-itertools", "11.2.1", "sdist wheel"), ("requests-toolbelt", "1.0.0", "sdist wheel"),
+    ("coverage", "7.18.0", "sdist wheel"), ("pytest-cov", "7.1.0", "sdist wheel"),
+    ("grpcio-tools", "1.85.1", "sdist"), ("websocket-client", "1.9.2", "sdist wheel"),
+    ("websockets", "17.4", "sdist wheel"), ("wcwidth", "0.9.4", "sdist wheel"),
+    ("prompt-toolkit", "3.0.53", "sdist wheel"), ("markdown-it-py", "4.3.0", "sdist wheel"),
+    ("mdurl", "0.1.2", "sdist wheel"), ("msgpack", "1.2.4", "sdist"),
+    ("psycopg2-binary", "2.9.13", "sdist"), ("psycopg2", "2.9.13", "sdist"),
+    ("gitpython", "3.2.1", "sdist wheel"), ("gitdb", "4.0.12", "sdist wheel"),
+    ("smmap", "5.0.3", "sdist wheel"), ("tabulate", "0.10.0", "sdist wheel"),
+    ("mccabe", "0.7.0", "sdist wheel"), ("pycodestyle", "2.15.0", "sdist wheel"),
+    ("pyflakes", "4.1.0", "sdist wheel"), ("flake8", "7.5.0", "sdist wheel"),
+    ("black", "26.10.1", "sdist wheel"), ("pathspec", "1.1.1", "sdist wheel"),
+    ("isort", "9.0.2", "sdist wheel"), ("mypy", "2.4.1", "sdist wheel"),
+    ("pylint", "4.1.5", "sdist wheel"), ("astroid", "4.4.0", "sdist wheel"),
+    ("dill", "0.4.1", "sdist wheel"), ("cloudpickle", "3.1.3", "sdist wheel"),
+    ("joblib", "1.6.0", "sdist wheel"), ("threadpoolctl", "3.8.0", "sdist wheel"),
+    ("kiwisolver", "1.5.1", "sdist"), ("fonttools", "4.68.0", "sdist wheel"),
+    ("cycler", "0.12.1", "sdist wheel"), ("networkx", "3.6.1", "sdist wheel"),
+    ("sympy", "1.14.0", "sdist wheel"), ("mpmath", "1.4.1", "sdist wheel"),
+    ("regex", "2026.12.2", "sdist"), ("tokenizers", "0.23.3", "sdist"),
+    ("huggingface-hub", "2.4.0", "sdist wheel"), ("transformers", "5.25.0", "sdist wheel"),
+    ("safetensors", "0.8.0", "sdist"), ("openai", "3.63.0", "sdist wheel"),
+    ("tiktoken", "0.14.0", "sdist"), ("jiter", "0.19.0", "sdist"),
+    ("distro", "1.9.0", "sdist wheel"), ("starlette", "1.10.0", "sdist wheel"),
+    ("fastapi", "0.165.0", "sdist wheel"), ("uvicorn", "0.55.0", "sdist wheel"),
+    ("gunicorn", "27.0.1", "sdist wheel"), ("itsdangerous", "2.2.0", "sdist wheel"),
+    ("blinker", "1.9.0", "sdist wheel"), ("babel", "2.19.0", "sdist wheel"),
+    ("markdown", "3.11.3", "sdist wheel"), ("mako", "1.4.3", "sdist wheel"),
+    ("alembic", "1.20.1", "sdist wheel"), ("redis", "8.2.0", "sdist wheel"),
+    ("celery", "5.7.0", "sdist wheel"), ("kombu", "5.7.0", "sdist wheel"),
+    ("vine", "5.1.0", "sdist wheel"), ("amqp", "5.4.2", "sdist wheel"),
+    ("billiard", "4.3.2", "sdist wheel"), ("pytest-mock", "3.17.0", "sdist wheel"),
+    ("pytest-xdist", "3.8.0", "sdist wheel"), ("execnet", "2.1.2", "sdist wheel"),
+    ("pytest-asyncio", "1.5.0", "sdist wheel"), ("pytest-timeout", "2.4.0", "sdist wheel"),
+    ("mock", "5.2.0", "sdist wheel"), ("freezegun", "1.5.5", "sdist wheel"),
+    ("responses", "0.26.3", "sdist wheel"), ("tenacity", "9.2.1", "sdist wheel"),
+    ("backoff", "2.2.1", "sdist wheel"), ("typing-inspection", "0.4.5", "sdist wheel"),
+    ("marshmallow", "4.4.0", "sdist wheel"), ("deprecated", "1.3.1", "sdist wheel"),
+    ("pyopenssl", "26.4.0", "sdist wheel"), ("chardet", "7.7.0", "sdist wheel"),
+    ("simplejson", "4.3.0", "sdist wheel"), ("ujson", "6.1.0", "sdist"),
+    ("orjson", "3.13.0", "sdist"), ("python-json-logger", "4.2.0", "sdist wheel"),
+    ("structlog", "26.1.0", "sdist wheel"), ("loguru", "0.7.3", "sdist wheel"),
+    ("pendulum", "3.3.0", "sdist wheel"), ("arrow", "1.4.0", "sdist wheel"),
+    ("python-multipart", "0.0.34", "sdist wheel"), ("email-validator", "2.4.0", "sdist wheel"),
+    ("dnspython", "2.9.2", "sdist wheel"), ("paramiko", "5.1.0", "sdist wheel"),
+    ("bcrypt", "5.0.0", "sdist"), ("pynacl", "1.6.2", "sdist"),
+    ("invoke", "3.0.3", "sdist wheel"), ("fabric", "3.2.3", "sdist wheel"),
+    ("docker", "7.2.0", "sdist wheel"), ("kubernetes", "37.0.2", "sdist wheel"),
+    ("google-auth-oauthlib", "1.5.0", "sdist wheel"),
+    ("google-auth-httplib2", "0.4.4", "sdist wheel"), ("httplib2", "0.32.1", "sdist wheel"),
+    ("uritemplate", "4.2.0", "sdist wheel"),
+    ("google-api-python-client", "2.202.0", "sdist wheel"),
+    ("azure-core", "1.41.0", "sdist wheel"), ("azure-storage-blob", "12.31.1", "sdist wheel"),
+    ("azure-identity", "1.27.0", "sdist wheel"), ("msal", "1.39.0", "sdist wheel"),
+    ("msal-extensions", "1.3.1", "sdist wheel"), ("portalocker", "4.4.2", "sdist wheel"),
+    ("azure-common", "1.1.28", "sdist wheel"), ("pymysql", "1.2.4", "sdist wheel"),
+    ("pymongo", "4.20.1", "sdist"), ("elasticsearch", "9.5.1", "sdist wheel"),
+    ("sqlparse", "0.6.1", "sdist wheel"), ("django", "5.2.19", "sdist wheel"),
+    ("djangorestframework", "3.18.3", "sdist wheel"), ("asgiref", "3.13.0", "sdist wheel"),
+    ("argcomplete", "3.7.2", "sdist wheel"), ("shellingham", "1.5.4", "sdist wheel"),
+    ("typer", "0.29.2", "sdist wheel"), ("toml", "0.10.2", "sdist wheel"),
+    ("pyzmq", "27.3.0", "sdist"), ("tornado", "6.6.1", "sdist"),
+    ("jupyter-core", "5.9.1", "sdist wheel"), ("jupyter-client", "8.10.0", "sdist wheel"),
+    ("ipython", "9.18.1", "sdist wheel"), ("ipykernel", "7.4.0", "sdist wheel"),
+    ("traitlets", "5.16.1", "sdist wheel"), ("jedi", "0.20.1", "sdist wheel"),
+    ("parso", "0.8.7", "sdist wheel"), ("pexpect", "4.9.0", "sdist wheel"),
+    ("ptyprocess", "0.7.0", "sdist wheel"), ("matplotlib-inline", "0.2.2", "sdist wheel"),
+    ("stack-data", "0.6.3", "sdist wheel"), ("executing", "2.3.0", "sdist wheel"),
+    ("asttokens", "3.0.2", "sdist wheel"), ("pure-eval", "0.2.4", "sdist wheel"),
+    ("comm", "0.2.3", "sdist wheel"), ("debugpy", "1.8.22", "sdist wheel"),
+    ("nest-asyncio", "1.6.0", "sdist wheel"), ("nbformat", "5.11.1", "sdist wheel"),
+    ("nbconvert", "7.17.2", "sdist wheel"), ("fastjsonschema", "2.22.3", "sdist wheel"),
+    ("notebook", "7.6.5", "sdist wheel"), ("jupyterlab", "4.6.6", "wheel"),
+    ("bleach", "6.4.0", "sdist wheel"), ("tinycss2", "1.5.1", "sdist wheel"),
+    ("webencodings", "0.6.1", "sdist wheel"), ("defusedxml", "0.7.1", "sdist wheel"),
+    ("mistune", "3.4.0", "sdist wheel"), ("pandocfilters", "1.5.1", "sdist wheel"),
+    ("nbclient", "0.11.0", "sdist wheel"), ("terminado", "0.18.1", "sdist wheel"),
+    ("send2trash", "2.2.0", "sdist wheel"), ("prometheus-client", "0.26.0", "sdist wheel"),
+    ("argon2-cffi", "25.1.0", "sdist wheel"), ("argon2-cffi-bindings", "26.2.0", "sdist"),
+    ("jsonpointer", "3.12", "sdist wheel"), ("webcolors", "25.10.0", "sdist wheel"),
+    ("types-python-dateutil", "2.9.0.20261122", "sdist wheel"),
+    ("types-requests", "2.33.0.20261030", "sdist wheel"),
+    ("types-pyyaml", "6.0.12.20261122", "sdist wheel"),
+    ("types-setuptools", "84.2.0.20261122", "sdist wheel"),
+    ("pyproject-hooks", "1.3.3", "sdist wheel"), ("build", "1.6.1", "sdist wheel"),
+    ("installer", "1.1.0", "sdist wheel"), ("poetry-core", "2.5.0", "sdist wheel"),
+    ("hatchling", "1.33.0", "sdist wheel"), ("flit-core", "4.2.0", "sdist wheel"),
+    ("setuptools-scm", "10.3.4", "sdist wheel"),
+    ("trove-classifiers", "2026.9.21.13", "sdist wheel"), ("pkginfo", "2.0", "sdist wheel"),
+    ("keyring", "25.7.0", "sdist wheel"), ("jaraco-classes", "3.4.0", "sdist wheel"),
+    ("jaraco-functools", "4.6.0", "sdist wheel"), ("jaraco-context", "6.1.2", "sdist wheel"),
+    ("secretstorage", "3.5.0", "sdist wheel"), ("jeepney", "0.9.0", "sdist wheel"),
+    ("readme-renderer", "46.0", "sdist wheel"), ("twine", "7.0.0", "sdist wheel"),
+    ("xlrd", "2.0.2", "sdist wheel"), ("xlsxwriter", "3.3.1", "sdist wheel"),
+    ("tzlocal", "5.4.5", "sdist wheel"), ("python-slugify", "9.2.0", "sdist wheel"),
+    ("text-unidecode", "1.3", "sdist wheel"), ("unidecode", "1.4.0", "sdist wheel"),
+    ("humanfriendly", "10.0", "sdist wheel"), ("coloredlogs", "15.0.1", "sdist wheel"),
+    ("termcolor", "3.3.0", "sdist wheel"), ("emoji", "2.16.0", "sdist wheel"),
+    ("future", "1.0.0", "sdist wheel"), ("pycryptodome", "4.5.0", "sdist"),
+    ("ecdsa", "0.19.2", "sdist wheel"), ("python-jose", "3.5.0", "sdist wheel"),
+    ("passlib", "1.7.4", "sdist wheel"), ("sentry-sdk", "2.76.0", "sdist wheel"),
+    ("opentelemetry-api", "1.45.3", "sdist wheel"),
+    ("opentelemetry-sdk", "1.45.2", "sdist wheel"),
+    ("opentelemetry-proto", "1.45.2", "sdist wheel"),
+    ("opentelemetry-exporter-otlp-proto-common", "1.45.2", "sdist wheel"),
+    ("opentelemetry-exporter-otlp-proto-http", "1.45.2", "sdist wheel"),
 ]
 
-HEADER = ["ecosystem", "name", "version", "file", "sha256", "url"]
+# (name, version) — .crate files, as cargo fetches them.
+CARGO = [
+    ("syn", "3.0.10"), ("proc-macro2", "1.0.107"), ("quote", "1.0.47"), ("libc", "0.2.191"),
+    ("serde", "1.0.229"), ("serde_derive", "1.0.229"), ("rand", "0.10.4"),
+    ("rand_core", "0.10.1"), ("cfg-if", "1.0.5"), ("getrandom", "0.4.3"), ("itoa", "1.0.19"),
+    ("ryu", "1.0.23"), ("serde_json", "1.0.154"), ("memchr", "2.8.3"), ("once_cell", "1.21.4"),
+    ("bitflags", "2.13.2"), ("log", "0.4.35"), ("regex", "1.13.2"), ("regex-syntax", "0.8.12"),
+    ("aho-corasick", "1.1.5"), ("hashbrown", "0.17.2"), ("autocfg", "1.5.1"),
+    ("unicode-ident", "1.0.27"), ("lazy_static", "1.5.1"), ("smallvec", "1.16.6"),
+    ("parking_lot", "0.13.0"), ("parking_lot_core", "0.10.0"), ("lock_api", "0.5.0"),
+    ("scopeguard", "1.2.0"), ("base64", "0.23.1"), ("thiserror", "2.0.21"),
+    ("thiserror-impl", "2.0.21"), ("indexmap", "2.14.2"), ("either", "1.19.0"),
+    ("itertools", "0.15.0"), ("bytes", "1.12.2"), ("tokio", "1.54.1"), ("futures", "0.3.34"),
+    ("futures-core", "0.3.34"), ("futures-util", "0.3.34"), ("pin-project-lite", "0.2.18"),
+    ("slab", "0.4.12"), ("num-traits", "0.2.19"), ("time", "0.3.55"), ("chrono", "0.4.45"),
+    ("heck", "0.5.0"), ("clap", "4.6.10"), ("anyhow", "1.0.105"), ("byteorder", "1.5.0"),
+    ("ppv-lite86", "0.2.21"),
+]
+
+# (groupId:artifactId, version) — Maven Central main jars.
+MAVEN = [
+    ("com.google.guava:guava", "33.8.0-jre"), ("org.apache.commons:commons-lang3", "3.22.0"),
+    ("com.fasterxml.jackson.core:jackson-databind", "2.23.0"),
+    ("com.fasterxml.jackson.core:jackson-core", "2.23.0"),
+    ("com.fasterxml.jackson.core:jackson-annotations", "2.23"),
+    ("org.slf4j:slf4j-api", "2.0.20"), ("junit:junit", "4.13.2"),
+    ("org.junit.jupiter:junit-jupiter-api", "6.1.3"), ("org.mockito:mockito-core", "5.24.0"),
+    ("commons-io:commons-io", "2.22.0"), ("org.apache.commons:commons-text", "1.15.0"),
+    ("commons-codec:commons-codec", "1.23.0"),
+    ("org.apache.httpcomponents:httpclient", "4.5.14"),
+    ("org.apache.httpcomponents:httpcore", "4.4.16"), ("com.google.code.gson:gson", "2.15.0"),
+    ("org.projectlombok:lombok", "1.18.48"), ("ch.qos.logback:logback-classic", "1.6.8"),
+    ("ch.qos.logback:logback-core", "1.6.8"), ("org.apache.logging.log4j:log4j-api", "2.26.1"),
+    ("org.apache.logging.log4j:log4j-core", "2.26.1"), ("org.assertj:assertj-core", "3.27.7"),
+    ("org.hamcrest:hamcrest", "3.0"), ("com.google.code.findbugs:jsr305", "3.0.2"),
+    ("org.checkerframework:checker-qual", "4.4.0"),
+    ("com.google.errorprone:error_prone_annotations", "2.53.0"),
+    ("javax.inject:javax.inject", "1"), ("jakarta.annotation:jakarta.annotation-api", "3.0.0"),
+    ("org.yaml:snakeyaml", "2.7"), ("org.jetbrains.kotlin:kotlin-stdlib", "2.4.21"),
+    ("org.jetbrains:annotations", "26.1.0"), ("com.squareup.okhttp3:okhttp-jvm", "5.5.1"),
+    ("com.squareup.okio:okio-jvm", "3.18.2"),
+    ("org.apache.commons:commons-collections4", "4.6.0"),
+    ("commons-logging:commons-logging", "1.4.0"), ("org.springframework:spring-core", "7.1.0"),
+    ("org.springframework:spring-context", "7.1.0"),
+    ("org.springframework:spring-beans", "7.1.0"),
+    ("org.springframework.boot:spring-boot", "4.2.0"),
+    ("com.google.protobuf:protobuf-java", "4.36.2"), ("io.netty:netty-common", "4.2.21.Final"),
+    ("io.netty:netty-buffer", "4.2.21.Final"), ("io.netty:netty-handler", "4.2.21.Final"),
+    ("org.apache.commons:commons-compress", "1.28.0"), ("com.h2database:h2", "2.5.252"),
+    ("org.postgresql:postgresql", "42.7.14"), ("com.mysql:mysql-connector-j", "26.10.0"),
+    ("org.junit.jupiter:junit-jupiter-engine", "6.1.3"),
+    ("com.fasterxml.jackson.datatype:jackson-datatype-jsr310", "2.23.0"),
+    ("org.apache.httpcomponents.client5:httpclient5", "5.6.5"),
+    ("org.opentest4j:opentest4j", "1.3.0"),
+]
+
+# Left out, each replaced by the next name on the author's list (the lists above hold only
+# what was fetched):
+#   npm next 16.5.0: its tarball is 45.5 MB, over the 25 MB limit.
+#   pypi pillow 13.0.0: its sdist is 47.1 MB, over the limit, and it has no pure wheel.
+#   pypi jupyterlab 4.6.6: its sdist is 28.4 MB, over the limit; the pure wheel is here.
+#   pypi virtualenv 21.15.14: pip cannot prepare its sdist here (the build backend needs
+#     python-sbom[hatch], which pip finds no version of); the pure wheel is here.
+#   pypi lxml 6.2.0: pip cannot prepare its sdist here (it needs Cython>=3.3.2, which pip does
+#     not find); no pure wheel.
+#   pypi nh3 0.3.8: pip cannot prepare its sdist here (maturin's `cargo metadata` fails on a
+#     locked crate version); no pure wheel.
+#   pypi snowflake-connector-python 5.2.0: pip cannot prepare its sdist here (its build runs
+#     `cargo run` with a Rust toolchain this machine lacks); no pure wheel.
+#   pypi numpy, pandas, scipy, scikit-learn, matplotlib, contourpy: no pure wheel, and `pip
+#     download` of the sdist compiles the whole package (meson-python gives pip no metadata
+#     hook, so pip builds the wheel to learn the metadata): minutes of compiling per package on
+#     a 2-core machine, at every fresh fetch.
+#   pypi opentelemetry-semantic-conventions: every release is a pre-release (0.NNbN), so pip
+#     finds no version to pin.
+#   maven org.xerial:sqlite-jdbc: its versions have four numeric parts (3.54.1.x), which
+#     scripts/check-addresses.py would read as an address literal.
+#   maven com.squareup.okhttp3:okhttp 5.5.1 and com.squareup.okio:okio 3.18.2: Kotlin
+#     multiplatform roots whose jars hold no classes (okhttp's is 754 bytes); their -jvm
+#     artifacts are taken instead.
 
 
-def get(url, timeout=120):
-    host = urllib.parse.urlsplit(url).hostname
-    if host not in ALLOWED_HOSTS:
-        raise RuntimeError(f"{url}: host {host} is not a registry this corpus uses")
-    req = urllib.request.Request(url, headers={"User-Agent": "batlehub-bench-manifest"})
-    with urllib.request.urlopen(req, timeout=timeout) as r:
-        return r.read()
+def sha256(path):
+    return fb.sha256_file(path)
 
 
-def npm_file_name(name, version):
-    # "@scope/x" -> "scope-x-<version>.tgz"; the manifest keeps the real name.
-    return f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
+def pep503(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def npm_row(name, version):
-    meta = json.loads(get(f"{NPM_API}/{urllib.parse.quote(name, safe='@')}/{version}"))
-    if meta.get("version") != version:
-        raise RuntimeError(f"npm {name}@{version}: registry answered version {meta.get('version')}")
-    dist = meta["dist"]
-    url = dist["tarball"]
-    data = get(url)
-    integrity = dist.get("integrity", "")
-    if integrity.startswith("sha512-"):
-        if base64.b64decode(integrity[7:]) != hashlib.sha512(data).digest():
-            raise RuntimeError(f"npm {name}@{version}: tarball does not match dist.integrity")
-    elif dist.get("shasum"):
-        if hashlib.sha1(data).hexdigest() != dist["shasum"]:
-            raise RuntimeError(f"npm {name}@{version}: tarball does not match dist.shasum")
-    else:
-        raise RuntimeError(f"npm {name}@{version}: registry gives no digest")
-    return [["npm", name, version, npm_file_name(name, version), hashlib.sha256(data).hexdigest(), url]]
+def find_pypi_file(d, name, version, kind):
+    """The file of this name, version and kind already in d, or None. Distribution file
+    names spell the project name with - or _ and in any case, so names compare by PEP 503."""
+    for f in os.listdir(d):
+        if kind == "sdist":
+            m = re.fullmatch(r"(.+)-([^-]+)\.(?:tar\.gz|zip)", f)
+        else:
+            m = re.fullmatch(r"([^-]+)-([^-]+)-.*-none-any\.whl", f)
+        if m and pep503(m.group(1)) == pep503(name) and m.group(2) == version:
+            return os.path.join(d, f)
+    return None
 
 
-def pypi_file_url(f):
-    # The canonical download URL is files.pythonhosted.org/packages/<aa>/<bb>/<blake2b>/<file>;
-    # some mirrors of the JSON API answer with a relative path ending in the same four parts.
-    m = re.search(r"/packages/([0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{60}/[^/]+)$", f["url"])
-    if not m or not m.group(1).endswith("/" + f["filename"]):
-        raise RuntimeError(f"pypi {f['filename']}: unexpected download URL {f['url']}")
-    return "https://files.pythonhosted.org/packages/" + m.group(1)
+def take(d, fetch, fresh, known):
+    """Fetches into a scratch directory under d and moves the file into d, unless a file
+    `known` (its name, if it can be told before fetching) is already there."""
+    if known and os.path.isfile(known) and not fresh:
+        return known
+    tmp = tempfile.mkdtemp(dir=d, prefix=".part-")
+    try:
+        path = fetch(tmp)
+        size = os.path.getsize(path)
+        if size > MAX_BYTES:
+            raise fb.FetchError(f"{os.path.basename(path)} is {size} bytes, over {MAX_BYTES}")
+        dest = os.path.join(d, os.path.basename(known) if known else os.path.basename(path))
+        os.chmod(path, 0o644)
+        shutil.move(path, dest)
+        return dest
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
-def pypi_rows(name, version, kinds):
-    meta = json.loads(get(f"{PYPI_API}/{name}/json"))
-    files = meta.get("releases", {}).get(version)
-    if not files:
-        files = json.loads(get(f"{PYPI_API}/{name}/{version}/json"))["urls"]
+def npm_rows(name, version, d, fresh):
+    known = os.path.join(d, fb.npm_file_name(name, version))
+    path = take(d, lambda tmp: fb.fetch_npm(name, version, tmp), fresh, known)
+    return [["npm", name, version, os.path.basename(path), sha256(path), fb.npm_source(name, version)]]
+
+
+def pypi_rows(name, version, kinds, d, fresh):
     rows = []
     for kind in kinds.split():
-        if kind == "sdist":
-            pick = [f for f in files if f["packagetype"] == "sdist" and f["filename"].endswith(".tar.gz")]
-        elif kind == "wheel":
-            pick = [f for f in files if f["packagetype"] == "bdist_wheel"
-                    and f["filename"].endswith("-none-any.whl")]
+        known = None if fresh else find_pypi_file(d, name, version, kind)
+        path = take(d, lambda tmp: fb.pip_download(name, version, kind, tmp, max_bytes=MAX_BYTES), fresh, known)
+        rows.append(["pypi", name, version, os.path.basename(path), sha256(path), f"pip {kind}"])
+    return rows
+
+
+def maven_rows(name, version, d, fresh, prefix_group):
+    known = os.path.join(d, fb.maven_file_name(name, version, prefix_group))
+    path = take(d, lambda tmp: fb.fetch_maven(name, version, tmp), fresh, known)
+    return [["maven", name, version, os.path.basename(path), sha256(path), "maven"]]
+
+
+def cargo_rows(crates, d, fresh):
+    rows, todo = [], []
+    for name, version in crates:
+        path = os.path.join(d, f"{name}-{version}.crate")
+        if os.path.isfile(path) and not fresh:
+            rows.append(["cargo", name, version, os.path.basename(path), sha256(path), "cargo"])
         else:
-            raise RuntimeError(f"pypi {name}: unknown kind {kind}")
-        if len(pick) != 1:
-            raise RuntimeError(f"pypi {name}=={version}: {len(pick)} candidate {kind} files")
-        f = pick[0]
-        if f.get("yanked"):
-            raise RuntimeError(f"pypi {name}=={version}: {f['filename']} is yanked")
-        rows.append(["pypi", name, version, f["filename"], f["digests"]["sha256"], pypi_file_url(f)])
+            todo.append((name, version))
+    if todo:
+        tmp = tempfile.mkdtemp(dir=d, prefix=".part-")
+        try:
+            for (name, version), path in fb.fetch_cargo(todo, tmp).items():
+                dest = os.path.join(d, os.path.basename(path))
+                shutil.move(path, dest)
+                rows.append(["cargo", name, version, os.path.basename(dest), sha256(dest), "cargo"])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     return rows
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "benign.tsv"))
-    ap.add_argument("--jobs", type=int, default=6)
+    ap.add_argument("--out", default=os.path.join(HERE, "benign.tsv"))
+    ap.add_argument("--dir", default=fb.DEFAULT_DIR, help="where the fetched archives are kept")
+    ap.add_argument("--fresh", action="store_true", help="fetch every entry anew, even if its file is in DIR")
+    ap.add_argument("--jobs", type=int, default=3)
     args = ap.parse_args()
+    os.makedirs(args.dir, exist_ok=True)
 
-    jobs = [(npm_row, n, v) for n, v in NPM] + [(pypi_rows, n, v, k) for n, v, k in PYPI]
+    # Two jars of the same artifact name in different groups are stored with the group in front.
+    artifacts = [n.split(":")[1] for n, _ in MAVEN]
+    clash = {a for a in artifacts if artifacts.count(a) > 1}
+    jobs = ([(npm_rows, n, v) for n, v in NPM] + [(pypi_rows, n, v, k) for n, v, k in PYPI]
+            + [(maven_rows, n, v, n.split(":")[1] in clash) for n, v in MAVEN])
     rows, errors = [], []
+    try:
+        rows += cargo_rows(CARGO, args.dir, args.fresh)
+    except Exception as e:
+        errors.append(f"cargo: {e}")
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
-        futs = {ex.submit(j[0], *j[1:]): j for j in jobs}
+        futs = {}
+        for fn, name, version, *rest in jobs:
+            if fn is maven_rows:
+                futs[ex.submit(fn, name, version, args.dir, args.fresh, *rest)] = name
+            else:
+                futs[ex.submit(fn, name, version, *rest, args.dir, args.fresh)] = name
         for fut in concurrent.futures.as_completed(futs):
             try:
                 rows.extend(fut.result())
             except Exception as e:  # report every failure, write nothing
-                errors.append(f"{futs[fut][1]}: {e}")
+                errors.append(f"{futs[fut]}: {e}")
     if errors:
         for e in sorted(errors):
             print(f"error: {e}", file=sys.stderr)
         return 1
-    rows.sort(key=lambda r: (r[0], r[1].lower(), r[3]))
+    order = {e: i for i, e in enumerate(fb.ECOSYSTEMS)}
+    rows.sort(key=lambda r: (order[r[0]], r[1].lower(), r[3]))
     files = [r[3] for r in rows]
     dup = {f for f in files if files.count(f) > 1}
     if dup:
@@ -187,10 +519,10 @@ def main():
         f.write("\t".join(HEADER) + "\n")
         for r in rows:
             f.write("\t".join(r) + "\n")
-    n_npm = sum(r[0] == "npm" for r in rows)
-    n_sd = sum(r[0] == "pypi" and r[3].endswith(".tar.gz") for r in rows)
-    n_wh = sum(r[0] == "pypi" and r[3].endswith(".whl") for r in rows)
-    print(f"wrote {args.out}: {len(rows)} archives (npm {n_npm}; pypi sdist {n_sd}, wheel {n_wh})")
+    count = lambda eco, suffix="": sum(r[0] == eco and r[3].endswith(suffix) for r in rows)
+    print(f"wrote {args.out}: {len(rows)} archives (npm {count('npm')}; pypi sdist "
+          f"{count('pypi') - count('pypi', '.whl')}, wheel {count('pypi', '.whl')}; cargo {count('cargo')}; "
+          f"maven {count('maven')})")
     return 0
 
 

@@ -240,3 +240,68 @@ rule batlehub_py_module_loaded_from_a_disguised_zip
   condition:
     $disguised
 }
+
+rule batlehub_py_encoded_address_is_contacted
+{
+  meta:
+    description = "Python decodes a web address it hides in base64 or hex and contacts the network"
+    severity = "high"
+  strings:
+    // "http://" and "https://" as base64 (three alignments) and as hex
+    $b64_1 = "aHR0cDovL"
+    $b64_2 = "aHR0cHM6Ly"
+    $b64_3 = "h0dHA6Ly"
+    $b64_4 = "h0dHBzOi8v"
+    $b64_5 = "odHRwOi8v"
+    $b64_6 = "odHRwczovL"
+    $hex = /68747470(73)?3a2f2f/ nocase
+    $dec = /\b(b64decode|b32decode|urlsafe_b64decode|decodebytes|fromhex|unhexlify)\s*\(/
+    $send = /\b(urlopen|requests\.(get|post|put)|httpx\.(get|post)|http\.client\.HTTPS?Connection|socket\.socket|\.(post|get)\s*\(\s*url)\s*\(?/
+    $py = /(^|\n)\s*(import|from)\s+(base64|binascii|codecs|requests|urllib|http|socket|httpx|aiohttp)\b/
+  condition:
+    $py and any of ($b64_*, $hex) and $dec and $send
+}
+
+rule batlehub_py_setup_decodes_and_starts_a_process : install_hook
+{
+  meta:
+    description = "a setup.py decodes a hidden payload (base64, zlib, hex, marshal) and starts a process or runs code"
+    severity = "high"
+  strings:
+    $setup = /\bsetup\s*\(/
+    $dec = /\b(b64decode|b32decode|b85decode|decompress|fromhex|unhexlify|marshal\.loads)\s*\(/
+    $run = /\b(Popen|check_output|check_call|os\.system|os\.popen|startfile|subprocess\.(run|call))\s*\(/
+    $exec = /\bexec\s*\(\s*[a-zA-Z_]/
+  condition:
+    $setup and $dec and ($run or $exec)
+}
+
+rule batlehub_chat_or_browser_token_stores_read
+{
+  meta:
+    description = "code reads the token stores of chat clients and browsers (Discord's Local Storage/leveldb, the browsers' Login Data)"
+    severity = "high"
+  strings:
+    $discord = /discord(canary|ptb)?/ nocase
+    $ls = "Local Storage" nocase
+    $ldb = "leveldb" nocase
+    $login = "Login Data"
+    $userdata = "User Data"
+  condition:
+    $discord and $ls and $ldb and ($login or $userdata or #discord > 2)
+}
+
+rule batlehub_py_host_identity_and_environment_sent
+{
+  meta:
+    description = "Python gathers who and where it runs (host name, user, environment) and sends it out"
+    severity = "high"
+  strings:
+    $host1 = /\b(os\.uname|platform\.node|socket\.gethostname|getpass\.getuser|os\.getlogin)\s*\(/
+    $env = /(dict\s*\(\s*os\.environ\s*\)\.keys|os\.environ\.keys\s*\(|json\.dumps\s*\(\s*(dict\s*\()?\s*os\.environ|str\s*\(\s*os\.environ\s*\))/
+    $ip = /(ipinfo\.io|api\.ipify\.org|ifconfig\.me|checkip\.amazonaws|icanhazip)/
+    $send = /\b(urlopen|requests\.(post|put)|http\.client\.HTTPS?Connection|\.sendto|\.sendall)\s*\(/
+    $py = /(^|\n)\s*(import|from)\s+(os|socket|platform|getpass)\b/
+  condition:
+    $py and $host1 and ($env or $ip) and $send
+}

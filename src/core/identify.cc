@@ -35,7 +35,9 @@ std::string join(const std::vector<std::string_view>& parts, std::size_t from, s
   return out;
 }
 
-bool starts_with_digit(std::string_view s) { return !s.empty() && s[0] >= '0' && s[0] <= '9'; }
+bool starts_with_digit(std::string_view s) {
+  return !s.empty() && s[0] >= '0' && s[0] <= '9';
+}
 
 // `name-<version>` where the version is everything after the first dash that begins a
 // version `valid` accepts (an npm name or a crate's may hold dashes; a semver may too).
@@ -61,7 +63,9 @@ std::optional<std::pair<std::string, std::string>> name_version_tags(std::string
   return std::nullopt;
 }
 
-bool any_version(std::string_view v) { return !v.empty(); }
+bool any_version(std::string_view v) {
+  return !v.empty();
+}
 
 // An sdist's `name-version`, where an older sdist's name may hold dashes and the version is
 // all that follows the last dash it can start at: the one split whose remainder is a whole
@@ -82,7 +86,9 @@ std::optional<std::string_view> strip(std::string_view f, std::string_view ext) 
   return std::nullopt;
 }
 
-bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+bool alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
 
 bool all_of(std::string_view s, bool (*ok)(char)) {
   for (char c : s) {
@@ -91,10 +97,18 @@ bool all_of(std::string_view s, bool (*ok)(char)) {
   return !s.empty();
 }
 
-bool maven_char(char c) { return alnum(c) || c == '.' || c == '_' || c == '-'; }
-bool conda_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'; }
-bool go_char(char c) { return alnum(c) || c == '.' || c == '_' || c == '~' || c == '-'; }
-bool version_char(char c) { return alnum(c) || c == '.' || c == '_' || c == '+' || c == '!' || c == '~' || c == '-'; }
+bool maven_char(char c) {
+  return alnum(c) || c == '.' || c == '_' || c == '-';
+}
+bool conda_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+bool go_char(char c) {
+  return alnum(c) || c == '.' || c == '_' || c == '~' || c == '-';
+}
+bool version_char(char c) {
+  return alnum(c) || c == '.' || c == '_' || c == '+' || c == '!' || c == '~' || c == '-';
+}
 
 // Split on '/' into parts none of which is empty, "." or "..".
 std::optional<std::vector<std::string_view>> path_parts(std::string_view s) {
@@ -244,8 +258,12 @@ std::optional<std::string> version_problem(PackageKind kind, std::string_view ve
 }
 
 // One grammar on both sides of the wall: the agent judges the versions it reads with these.
-bool is_semver(std::string_view v) { return wire::is_semver(v); }
-bool is_pep440(std::string_view v) { return wire::is_pep440(v); }
+bool is_semver(std::string_view v) {
+  return wire::is_semver(v);
+}
+bool is_pep440(std::string_view v) {
+  return wire::is_pep440(v);
+}
 
 FileNameReading read_file_name(std::string_view path, std::optional<PackageKind> hint) {
   const std::string_view f = base_name(path);

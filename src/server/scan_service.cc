@@ -157,12 +157,12 @@ Expected<core::Package, std::string> package_of(const std::string& path, const N
   // the name in a report.
   const std::string kind_name(core::to_string(p.kind));
   if (auto why = core::name_problem(p.kind, p.name)) {
-    return Unexpected(path + ": the package name \"" + core::shown(p.name) + "\" (" + name_from +
-                      ") cannot be a " + kind_name + " name: " + *why);
+    return Unexpected(path + ": the package name \"" + core::shown(p.name) + "\" (" + name_from + ") cannot be a " +
+                      kind_name + " name: " + *why);
   }
   if (auto why = core::version_problem(p.kind, p.version)) {
-    return Unexpected(path + ": the version \"" + core::shown(p.version) + "\" (" + version_from +
-                      ") cannot be a " + kind_name + " version: " + *why);
+    return Unexpected(path + ": the version \"" + core::shown(p.version) + "\" (" + version_from + ") cannot be a " +
+                      kind_name + " version: " + *why);
   }
   return p;
 }

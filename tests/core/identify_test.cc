@@ -35,12 +35,10 @@ INSTANTIATE_TEST_SUITE_P(
         // npm tarballs: <name>-<semver>.tgz; a prerelease keeps its dashes. A scope becomes a
         // prefix (@babel/core → babel-core-8.1.3.tgz), so a name with a dash is the
         // package.json's to tell: the version stands, the name is left unknown.
-        Case{"/x/left-pad-1.3.0.tgz", {}, npm, "", "1.3.0"},
-        Case{"babel-core-8.1.3.tgz", {}, npm, "", "8.1.3"},
+        Case{"/x/left-pad-1.3.0.tgz", {}, npm, "", "1.3.0"}, Case{"babel-core-8.1.3.tgz", {}, npm, "", "8.1.3"},
         Case{"lodash-4.17.21.tgz", {}, npm, "lodash", "4.17.21"},
         Case{"@scope-pkg-2.0.0-beta.1.tgz", {}, npm, "", "2.0.0-beta.1"},
-        Case{"pkg-2.0.0-1.tgz", {}, npm, "pkg", "2.0.0-1"},
-        Case{"noversion.tgz", {}, npm, "", ""},
+        Case{"pkg-2.0.0-1.tgz", {}, npm, "pkg", "2.0.0-1"}, Case{"noversion.tgz", {}, npm, "", ""},
         Case{"left-pad-1.3.tgz", {}, npm, "", ""},  // not a semver: no guess
         // wheels, PEP 427: name-version(-build)?-py-abi-plat.whl
         Case{"requests-2.31.0-py3-none-any.whl", {}, pypi, "requests", "2.31.0"},
@@ -54,10 +52,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"artifact-lab-3-package-4c04b1a2-0.1.tar.gz", {}, pypi, "artifact-lab-3-package-4c04b1a2", "0.1"},
         Case{"syscord-0.1.0-py3-none-any.tar.gz", {}, std::nullopt, "", ""},
         Case{"a-1-2.tar.gz", {}, std::nullopt, "", ""},  // a 1-2 (an implicit post-release), or a-1 2?
-        Case{"a-1-2.tar.gz", pypi, pypi, "", ""},
-        Case{"Django-4.2rc1.tar.gz", {}, pypi, "Django", "4.2rc1"},
-        Case{"oldpkg-1.0.post2.zip", {}, pypi, "oldpkg", "1.0.post2"},
-        Case{"x-1.0.tar.gz", {}, pypi, "x", "1.0"},
+        Case{"a-1-2.tar.gz", pypi, pypi, "", ""}, Case{"Django-4.2rc1.tar.gz", {}, pypi, "Django", "4.2rc1"},
+        Case{"oldpkg-1.0.post2.zip", {}, pypi, "oldpkg", "1.0.post2"}, Case{"x-1.0.tar.gz", {}, pypi, "x", "1.0"},
         Case{"release.tar.gz", {}, std::nullopt, "", ""},  // fits no grammar: --kind
         Case{"notes-final.zip", {}, std::nullopt, "", ""},
         // the operator's --kind picks the grammar of a shared extension
@@ -110,29 +106,36 @@ INSTANTIATE_TEST_SUITE_P(
         Grammar{npm, "pip install x", "it holds a space"}, Grammar{npm, "a\tb", "it holds a control character (0x09)"},
         Grammar{npm, "..\\x", "it holds a path separator ('\\')"},
         Grammar{npm, "a/b", "it holds a path separator ('/')"},
-        Grammar{npm, "@a/b/c", "it does not follow npm's naming rules (URL-safe characters, an optional @scope/, no "
-                               "leading '.' or '_')"},
+        Grammar{npm, "@a/b/c",
+                "it does not follow npm's naming rules (URL-safe characters, an optional @scope/, no "
+                "leading '.' or '_')"},
         Grammar{npm, "", "it is empty"}, Grammar{npm, "caf\xc3\xa9", "it holds a byte outside ASCII"},
         Grammar{pypi, "requests", ""}, Grammar{pypi, "zope.interface", ""},
         Grammar{pypi, "pip install haxorsiambomber", "it holds a space"},
-        Grammar{pypi, "-x-", "it does not follow PEP 508 (letters, digits, '.', '_' and '-', beginning and ending "
-                             "with a letter or digit)"},
+        Grammar{pypi, "-x-",
+                "it does not follow PEP 508 (letters, digits, '.', '_' and '-', beginning and ending "
+                "with a letter or digit)"},
         Grammar{pypi, "x/../y", "it holds a path separator ('/')"}, Grammar{PackageKind::kCargo, "serde_json", ""},
-        Grammar{PackageKind::kCargo, "9lives", "it does not follow crates.io's rules (an ASCII letter, then "
-                                               "letters, digits, '-' or '_', at most 64)"},
+        Grammar{PackageKind::kCargo, "9lives",
+                "it does not follow crates.io's rules (an ASCII letter, then "
+                "letters, digits, '-' or '_', at most 64)"},
         Grammar{PackageKind::kRubygems, "rails", ""}, Grammar{PackageKind::kMaven, "com.google.guava:guava", ""},
         Grammar{PackageKind::kMaven, "guava", ""},
-        Grammar{PackageKind::kMaven, "a:b:c", "it does not follow Maven's rules (groupId:artifactId, each of "
-                                              "letters, digits, '.', '_' and '-')"},
+        Grammar{PackageKind::kMaven, "a:b:c",
+                "it does not follow Maven's rules (groupId:artifactId, each of "
+                "letters, digits, '.', '_' and '-')"},
         Grammar{PackageKind::kComposer, "symfony/console", ""},
-        Grammar{PackageKind::kComposer, "symfony/../etc", "it does not follow Composer's rules (vendor/package: "
-                                                          "lowercase letters, digits, '.', '_' and '-')"},
+        Grammar{PackageKind::kComposer, "symfony/../etc",
+                "it does not follow Composer's rules (vendor/package: "
+                "lowercase letters, digits, '.', '_' and '-')"},
         Grammar{PackageKind::kGoproxy, "github.com/x/y", ""},
-        Grammar{PackageKind::kGoproxy, "github.com//y", "it does not follow Go's module paths (elements of letters, "
-                                                        "digits, '.', '_', '~' and '-' joined by '/')"},
+        Grammar{PackageKind::kGoproxy, "github.com//y",
+                "it does not follow Go's module paths (elements of letters, "
+                "digits, '.', '_', '~' and '-' joined by '/')"},
         Grammar{PackageKind::kNuget, "Newtonsoft.Json", ""}, Grammar{PackageKind::kConda, "numpy", ""},
-        Grammar{PackageKind::kConda, "NumPy", "it does not follow conda's rules (lowercase letters, digits, '.', '_' "
-                                              "and '-')"}));
+        Grammar{PackageKind::kConda, "NumPy",
+                "it does not follow conda's rules (lowercase letters, digits, '.', '_' "
+                "and '-')"}));
 
 TEST(VersionProblem, each_kind_by_its_own_grammar) {
   EXPECT_EQ(version_problem(npm, "4.17.21"), std::nullopt);
@@ -141,7 +144,8 @@ TEST(VersionProblem, each_kind_by_its_own_grammar) {
   EXPECT_EQ(version_problem(pypi, "2.1.3 (final)"), "it holds a space");
   EXPECT_EQ(version_problem(pypi, "latest"), "it is not a PEP 440 version");
   EXPECT_EQ(version_problem(PackageKind::kGoproxy, "v0.0.0-20260905035102-160fafc42237"), std::nullopt);
-  EXPECT_EQ(version_problem(PackageKind::kGoproxy, "1.2.3"), "it is not a Go module version (v and a semantic version)");
+  EXPECT_EQ(version_problem(PackageKind::kGoproxy, "1.2.3"),
+            "it is not a Go module version (v and a semantic version)");
   EXPECT_EQ(version_problem(PackageKind::kMaven, "33.3.1-jre"), std::nullopt);
   EXPECT_EQ(version_problem(PackageKind::kMaven, "1.0/.."), "it holds a path separator ('/')");
   EXPECT_EQ(version_problem(PackageKind::kNuget, "-1"),

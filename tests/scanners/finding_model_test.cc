@@ -31,11 +31,44 @@ TEST(FindingModel, setup_py_at_the_sdist_root_and_pth_files_run_at_install) {
 
 TEST(FindingModel, the_rest_is_the_packages_runtime_code) {
   // A setup.py below the root is a vendored project's, which no install of this one runs.
-  for (const char* loc : {"name-1.0/pkg/core.py:5", "package/index.js", "name-1.0/vendor/lib/setup.py",
-                          "package/lib/contest.js", "name-1.0/pkg/testing_utils.py", "package/dist/attest.js",
-                          "", "name-1.0/pkg/core.py:notaline"}) {
+  for (const char* loc :
+       {"name-1.0/pkg/core.py:5", "package/index.js", "name-1.0/vendor/lib/setup.py", "package/lib/contest.js",
+        "name-1.0/pkg/testing_utils.py", "package/dist/attest.js", "", "name-1.0/pkg/core.py:notaline"}) {
     EXPECT_EQ(place_of(loc), Place::kRuntime) << loc;
   }
+}
+
+TEST(FindingModel, a_packages_top_init_and_top_modules_run_at_import) {
+  for (const char* loc : {"pkg/__init__.py:3", "name-1.0/pkg/__init__.py", "name-1.0/src/pkg/__init__.py:9", "mod.py",
+                          "name-1.0/mod.py:1"}) {
+    EXPECT_TRUE(runs_at_import(loc)) << loc;
+  }
+  // A subpackage, a module inside a package (it runs when someone imports it), setup.py,
+  // JavaScript: none runs merely because the package was imported.
+  for (const char* loc : {"pkg/sub/__init__.py", "name-1.0/pkg/sub/__init__.py", "pkg/core.py", "name-1.0/pkg/core.py",
+                          "name-1.0/setup.py", "package/index.js", "", "name-1.0/src/pkg/sub/__init__.py"}) {
+    EXPECT_FALSE(runs_at_import(loc)) << loc;
+  }
+}
+
+TEST(FindingModel, each_guarddog_rule_says_what_its_hit_does) {
+  EXPECT_EQ(behaviour_of("capability-network-outbound"), kNetwork);
+  EXPECT_EQ(behaviour_of("threat-network-exfil-messenger"), kNetwork);
+  EXPECT_EQ(behaviour_of("threat-process-download-exec"), kNetwork | kExecute);
+  EXPECT_EQ(behaviour_of("capability-process-spawn"), kExecute);
+  EXPECT_EQ(behaviour_of("threat-runtime-obfuscation-base64exec"), kExecute | kConceal);
+  EXPECT_EQ(behaviour_of("threat-runtime-obfuscation-unicode"), kConceal);
+  EXPECT_EQ(behaviour_of("threat-filesystem-read"), kCollect);
+  EXPECT_EQ(behaviour_of("threat-filesystem-autostart"), kPersist);
+  // Deleting files and install hooks are judged elsewhere (their rows, INSTALL_HOOK).
+  EXPECT_EQ(behaviour_of("capability-filesystem-delete"), kNoBehaviour);
+  EXPECT_EQ(behaviour_of("capability-process-hooks"), kNoBehaviour);
+  EXPECT_EQ(behaviour_of("not-a-rule"), kNoBehaviour);
+  EXPECT_EQ(behaviour_names(kNetwork | kCollect | kPersist), "network, collect, persist");
+  EXPECT_EQ(behaviour_names(kNoBehaviour), "");
+  // Every source-code rule in the severity table says something, but the two above.
+  EXPECT_EQ(file_of("name-1.0/setup.py:21"), "name-1.0/setup.py");
+  EXPECT_EQ(file_of("name-1.0/pkg/core.py:notaline"), "name-1.0/pkg/core.py:notaline");
 }
 
 TEST(FindingModel, a_place_moves_a_severity_at_most_one_step) {

@@ -63,6 +63,55 @@ TEST(GuardDog, documented_output_maps_by_rule_family) {
   EXPECT_EQ((*fs)[1].raw, R"j({"code":"eval(atob(p))","location":"i.js:1","message":"base64 then exec"})j");
 }
 
+// Weighed together (issue 28): capabilities that are low alone decide when one file that runs
+// at install or import both reaches the network and executes, collects or conceals.
+TEST(GuardDog, a_file_run_at_import_that_reaches_the_network_and_executes_is_high_together) {
+  auto hit = [](const char* loc) { return json::array({json{{"location", loc}, {"message", "m"}, {"code", "c"}}}); };
+  json doc = {
+      {"results",
+       {{"capability-network-download", hit("genui-0.0.1/genui/__init__.py:32")},
+        {"capability-process-spawn", hit("genui-0.0.1/genui/__init__.py:29")},
+        // the same pair in a module nothing imports at once, and in the tests
+        {"capability-network-outbound", json::array({json{{"location", "genui-0.0.1/genui/client.py:3"}},
+                                                     json{{"location", "genui-0.0.1/tests/test_x.py:3"}}})},
+        {"threat-runtime-environment-read", json::array({json{{"location", "genui-0.0.1/genui/client.py:9"}},
+                                                         json{{"location", "genui-0.0.1/tests/test_x.py:4"}}})}}}};
+  auto fs = scanner().map(doc);
+  ASSERT_TRUE(fs);
+  std::vector<Finding> together;
+  for (const auto& f : *fs) {
+    if (f.reference == "batlehub-behaviour-at-install-or-import")
+      together.push_back(f);
+    else
+      EXPECT_EQ(f.severity, Severity::kLow) << f.reference.value_or("") << " alone stays low";
+  }
+  ASSERT_EQ(together.size(), 1u);
+  EXPECT_EQ(together[0].severity, Severity::kHigh);
+  EXPECT_EQ(together[0].code, ReasonCode::kMalwareSignal);
+  EXPECT_EQ(together[0].summary,
+            "genui-0.0.1/genui/__init__.py runs at import and its code does all of: network, execute");
+  EXPECT_EQ(json::parse(together[0].raw)["when"], "import");
+
+  // One behaviour, however many hits, is not a combination; nor is collect + execute
+  // without the network.
+  json quiet = {{"results",
+                 {{"capability-network-outbound", hit("x-1.0/setup.py:3")},
+                  {"capability-network-download", hit("x-1.0/setup.py:4")},
+                  {"capability-process-spawn", hit("x-1.0/x/__init__.py:1")},
+                  {"capability-filesystem-browser", hit("x-1.0/x/__init__.py:2")}}}};
+  auto qs = scanner().map(quiet);
+  ASSERT_TRUE(qs);
+  for (const auto& f : *qs) EXPECT_NE(f.reference.value_or(""), "batlehub-behaviour-at-install-or-import") << f.summary;
+
+  json setup = {{"results",
+                 {{"capability-network-outbound", hit("x-1.0/setup.py:3")},
+                  {"threat-runtime-environment-read", hit("x-1.0/setup.py:9")}}}};
+  auto ss = scanner().map(setup);
+  ASSERT_TRUE(ss);
+  ASSERT_FALSE(ss->empty());
+  EXPECT_EQ(ss->back().summary, "x-1.0/setup.py runs at install and its code does all of: network, collect");
+}
+
 TEST(GuardDog, an_unrecognised_shape_is_an_output_error_not_a_clean_answer) {
   for (const char* doc : {R"({"package": "x", "issues": 0})", R"([{"result": {"issues": 0}}])", R"([])", R"("results")",
                           R"({"results": ["a list, not a map"]})", R"(42)"}) {
@@ -122,7 +171,13 @@ TEST(GuardDog, the_real_report_on_the_malicious_npm_sample_maps_each_hit_to_a_fi
 TEST(GuardDog, the_real_report_on_the_malicious_pypi_sample_maps_each_hit_to_a_finding) {
   auto fs = scanner().map(guarddog_fixture("pypi-malicious.json"));
   ASSERT_TRUE(fs) << fs.error().message;
-  ASSERT_EQ(fs->size(), 7u) << describe(*fs);
+  ASSERT_EQ(fs->size(), 8u) << describe(*fs);
+  // The last is batlehub's: setup.py both reaches the network and executes, at install.
+  EXPECT_EQ(fs->back().reference, "batlehub-behaviour-at-install-or-import");
+  EXPECT_EQ(fs->back().severity, Severity::kHigh);
+  EXPECT_EQ(fs->back().summary,
+            "requests-helperz-0.1.0/setup.py runs at install and its code does all of: network, execute, conceal");
+  fs->pop_back();
   std::vector<std::string> refs;
   std::vector<std::string> rated;
   for (const Finding& f : *fs) {

@@ -52,6 +52,8 @@ TEST(Yara, the_recorded_output_on_the_pypi_sample_names_the_file_inside_the_sdis
   EXPECT_EQ(describe(*fs),
             "yara malware_signal MALWARE_SIGNAL critical [batlehub_py_decoded_payload_is_executed] "
             "batlehub_py_decoded_payload_is_executed matched requests-helperz-0.1.0/setup.py\n"
+            "yara malware_signal MALWARE_SIGNAL critical [batlehub_py_setup_decodes_and_starts_a_process] "
+            "batlehub_py_setup_decodes_and_starts_a_process matched requests-helperz-0.1.0/setup.py\n"
             "yara malware_signal MALWARE_SIGNAL critical [batlehub_setup_py_runs_a_downloaded_script] "
             "batlehub_setup_py_runs_a_downloaded_script matched requests-helperz-0.1.0/setup.py\n");
 }
@@ -220,7 +222,7 @@ TEST(Yara, exit_zero_is_the_answer_and_any_other_exit_is_crashed) {
   core::ScanInput in;
   auto ok = scanner().parse(in, {answered(0, yara_fixture("pypi-malicious.out"))});
   ASSERT_TRUE(ok);
-  EXPECT_EQ(ok->size(), 2u);
+  EXPECT_EQ(ok->size(), 3u);
   auto one = scanner().parse(in, {answered(1, "", "error: rules.yar(3): syntax error, unexpected identifier\n")});
   ASSERT_FALSE(one);
   EXPECT_EQ(one.error().kind, ScannerError::Kind::kCrashed);

@@ -11,7 +11,8 @@ namespace {
 struct Stub {
   int calls = 0;
   std::optional<core::PackageKind> asked;
-  Expected<wire::Identity, std::string> answer = wire::Identity{"pypi", "requests", "2.31.0", "requests-2.31.0/PKG-INFO"};
+  Expected<wire::Identity, std::string> answer =
+      wire::Identity{"pypi", "requests", "2.31.0", "requests-2.31.0/PKG-INFO"};
   Identify fn() {
     return [this](std::optional<core::PackageKind> k) {
       ++calls;
@@ -77,9 +78,10 @@ TEST(PackageOf, a_name_or_version_no_registry_allows_is_refused_and_says_where_i
   Stub s;
   auto spaced = package_of("/x/pip install haxorsiambomber-2.1.3.tar.gz", Naming{}, s.fn());
   ASSERT_FALSE(spaced);
-  EXPECT_EQ(spaced.error(),
-            "/x/pip install haxorsiambomber-2.1.3.tar.gz: the package name \"pip install haxorsiambomber\" (read from its "
-            "file name) cannot be a pypi name: it holds a space");
+  EXPECT_EQ(
+      spaced.error(),
+      "/x/pip install haxorsiambomber-2.1.3.tar.gz: the package name \"pip install haxorsiambomber\" (read from its "
+      "file name) cannot be a pypi name: it holds a space");
   EXPECT_EQ(s.calls, 0);
 
   // What the agent read is held to the same grammar (its own parser refuses it first; this
@@ -97,7 +99,8 @@ TEST(PackageOf, a_name_or_version_no_registry_allows_is_refused_and_says_where_i
   auto flag = package_of("/x/lodash-4.17.21.tgz", n, Identify{});
   ASSERT_FALSE(flag);
   EXPECT_NE(flag.error().find("(given with --version) cannot be a npm version: it holds a path separator ('/')"),
-            std::string::npos) << flag.error();
+            std::string::npos)
+      << flag.error();
 }
 
 TEST(PackageOf, a_kind_the_agent_does_not_read_is_not_asked_about) {
@@ -112,10 +115,12 @@ TEST(PackageOf, a_kind_the_agent_does_not_read_is_not_asked_about) {
 
 TEST(PackageOf, the_refusal_says_what_the_agent_saw) {
   Stub s;
-  s.answer = Unexpected(std::string("no package.json, PKG-INFO, METADATA, Cargo.toml or gem metadata at the archive's top"));
+  s.answer =
+      Unexpected(std::string("no package.json, PKG-INFO, METADATA, Cargo.toml or gem metadata at the archive's top"));
   auto p = package_of("/x/release.zip", Naming{}, s.fn());
   ASSERT_FALSE(p);
-  EXPECT_NE(p.error().find("inside the sandbox the agent found no package.json, PKG-INFO"), std::string::npos) << p.error();
+  EXPECT_NE(p.error().find("inside the sandbox the agent found no package.json, PKG-INFO"), std::string::npos)
+      << p.error();
   EXPECT_NE(p.error().find("pass --kind"), std::string::npos);
 }
 
@@ -126,7 +131,9 @@ class Recording final : public core::SandboxRuntime {
     spec = s;
     return out;
   }
-  Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget&) override { return core::ProbeReport{}; }
+  Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget&) override {
+    return core::ProbeReport{};
+  }
   Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds) override { return std::size_t{0}; }
   std::string hint(std::optional<wire::Check> /*failed*/) const override { return ""; }
   core::RunSpec spec;
@@ -142,7 +149,8 @@ class MemBlob final : public core::Blob {
 
 TEST(IdentifyInSandbox, the_agent_is_the_scanner_of_one_run_with_the_archive_extracted_at_pkg) {
   Recording rt;
-  rt.out = core::RunOutput{0, R"({"kind":"npm","name":"@s/p","version":"1.0.0","from":"package/package.json"})", "", {}};
+  rt.out =
+      core::RunOutput{0, R"({"kind":"npm","name":"@s/p","version":"1.0.0","from":"package/package.json"})", "", {}};
   IdentifyPlace place;
   place.room = "postmortem";
   auto id = identify_in_sandbox(rt, std::make_shared<MemBlob>(), core::PackageKind::kNpm, place);
@@ -166,7 +174,8 @@ TEST(IdentityFromRun, reads_stdout_as_untrusted_bytes) {
   auto refusal = from(R"({"error":"package/package.json: has no \"name\"","from":"package/package.json"})");
   ASSERT_FALSE(refusal);
   EXPECT_EQ(refusal.error(), "package/package.json: has no \"name\"");
-  auto failed = identity_from_run(Unexpected(core::SandboxError{core::SandboxError::Kind::kUnsupported, "not an archive"}));
+  auto failed =
+      identity_from_run(Unexpected(core::SandboxError{core::SandboxError::Kind::kUnsupported, "not an archive"}));
   ASSERT_FALSE(failed);
   EXPECT_NE(failed.error().find("not an archive"), std::string::npos);
 }

@@ -43,8 +43,8 @@ class ScanCli : public ::testing::Test {
   fs::path config(const std::string& command = "postmortem", const std::string& extra = "") {
     fs::path p = s_.root() / "config.toml";
     Scratch::write(p, "[worker]\njob_timeout_secs = 20\n[worker.sandbox]\nrooms_dir = \"" + rooms_.string() +
-                          "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n" +
-                          extra + "\n[scanners.postmortem]\ntype = \"postmortem\"\ncommand = \"" + command +
+                          "\"\nprobe_canaries = [\"127.0.0.1:9\"]\n" + extra +
+                          "\n[scanners.postmortem]\ntype = \"postmortem\"\ncommand = \"" + command +
                           "\"\ntimeline = false\n" + storage_table(extra));
     return p;
   }
@@ -73,11 +73,15 @@ TEST_F(ScanCli, a_benign_package_is_allowed) {
             "  state      allowed\n"
             "  reasons    —\n"
             "  policy     local/default\n"
-            "  evaluated  " + r.out.substr(r.out.find("evaluated  ") + 11, 20) + "\n"
-            "  scanned    " + r.out.substr(r.out.find("evaluated  ") + 11, 20) + "\n"
-            "  scanners   postmortem\n"
-            "  findings   none\n"
-            "Served.\n");
+            "  evaluated  " +
+                r.out.substr(r.out.find("evaluated  ") + 11, 20) +
+                "\n"
+                "  scanned    " +
+                r.out.substr(r.out.find("evaluated  ") + 11, 20) +
+                "\n"
+                "  scanners   postmortem\n"
+                "  findings   none\n"
+                "Served.\n");
   EXPECT_NE(r.err.find("INFO sandbox: probing runtime \"bwrap\""), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("INFO scan: local:left-pad@1.3.0: scanning with postmortem (runtime bwrap"), std::string::npos);
 }
@@ -138,9 +142,11 @@ TEST_F(ScanCli, a_scanner_that_crashes_times_out_or_prints_garbage_holds_the_pac
     std::string timeout;
     std::string says;
   };
-  for (const Case& c : std::vector<Case>{{"crashes", "20", "SCANNER_ERROR          scanner crashed: postmortem exited 64"},
-                                          {"garbage-scanner", "20", "SCANNER_ERROR          scanner output could not be read: scanner output is not JSON"},
-                                          {"hanging-scanner", "2", "SCANNER_ERROR          scanner timed out"}}) {
+  for (const Case& c :
+       std::vector<Case>{{"crashes", "20", "SCANNER_ERROR          scanner crashed: postmortem exited 64"},
+                         {"garbage-scanner", "20",
+                          "SCANNER_ERROR          scanner output could not be read: scanner output is not JSON"},
+                         {"hanging-scanner", "2", "SCANNER_ERROR          scanner timed out"}}) {
     fs::copy_file(std::string(BATLEHUB_HELPERS_DIR) + "/hostile", rooms_ / "postmortem/usr/bin" / c.command,
                   fs::copy_options::overwrite_existing);
     fs::path cfg = config(c.command);
@@ -209,7 +215,8 @@ TEST_F(ScanCli, an_archive_whose_name_says_nothing_is_identified_inside_the_sand
   EXPECT_EQ(j[0]["name"], "requests");
   EXPECT_EQ(j[0]["version"], "2.31.0");
   EXPECT_NE(py.err.find("identify in room postmortem: pypi requests@2.31.0 from requests-2.31.0/PKG-INFO"),
-            std::string::npos) << py.err;
+            std::string::npos)
+      << py.err;
   EXPECT_LT(py.err.find("probe passed"), py.err.find("identify in room")) << "identification comes after the walls";
 
   Scratch::write(s_.root() / "package.tgz",
@@ -233,8 +240,10 @@ TEST_F(ScanCli, an_archive_with_no_metadata_is_refused_with_what_the_agent_saw) 
   EXPECT_EQ(j["error"]["exit"], 4);
   EXPECT_EQ(j["error"]["archive"], archive("release.zip"));
   std::string m = j["error"]["message"].get<std::string>();
-  EXPECT_NE(m.find("the agent found no package.json, PKG-INFO, METADATA, Cargo.toml or gem metadata at the archive's top"),
-            std::string::npos) << m;
+  EXPECT_NE(
+      m.find("the agent found no package.json, PKG-INFO, METADATA, Cargo.toml or gem metadata at the archive's top"),
+      std::string::npos)
+      << m;
   EXPECT_NE(m.find("pass --kind"), std::string::npos) << m;
 
   Ran text = scan({"--config", config().string(), archive("release.zip")});
@@ -245,11 +254,12 @@ TEST_F(ScanCli, an_archive_with_no_metadata_is_refused_with_what_the_agent_saw) 
 // Identity is input too (issue 28): a name or version that no registry's grammar allows is
 // refused with exit 4 and what was wrong, whether the file name, the metadata or a flag said it.
 TEST_F(ScanCli, a_name_no_registry_allows_is_refused_from_the_file_name_the_metadata_and_the_flags) {
-  const auto sdist = make_tgz({file("haxorsiambomber-2.1.3/PKG-INFO",
-                                    "Metadata-Version: 2.1\nName: haxorsiambomber\nVersion: 2.1.3\n"),
-                               file("haxorsiambomber-2.1.3/setup.py", "print('hi')\n")});
+  const auto sdist = make_tgz(
+      {file("haxorsiambomber-2.1.3/PKG-INFO", "Metadata-Version: 2.1\nName: haxorsiambomber\nVersion: 2.1.3\n"),
+       file("haxorsiambomber-2.1.3/setup.py", "print('hi')\n")});
   Scratch::write(s_.root() / "pip install haxorsiambomber-2.1.3.tar.gz", sdist);
-  Ran spaced = scan({"--config", config().string(), "--format", "json", archive("pip install haxorsiambomber-2.1.3.tar.gz")});
+  Ran spaced =
+      scan({"--config", config().string(), "--format", "json", archive("pip install haxorsiambomber-2.1.3.tar.gz")});
   EXPECT_EQ(spaced.status, 4) << spaced.out << spaced.err;
   auto j = nlohmann::json::parse(spaced.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << spaced.out;
@@ -257,7 +267,8 @@ TEST_F(ScanCli, a_name_no_registry_allows_is_refused_from_the_file_name_the_meta
   EXPECT_NE(j["error"]["message"].get<std::string>().find(
                 "the package name \"pip install haxorsiambomber\" (read from its file name) cannot be a pypi name: "
                 "it holds a space"),
-            std::string::npos) << spaced.out;
+            std::string::npos)
+      << spaced.out;
 
   // The metadata's name is judged inside the walls by the same grammar: nothing is scanned.
   Scratch::write(s_.root() / "package.tgz",
@@ -265,19 +276,22 @@ TEST_F(ScanCli, a_name_no_registry_allows_is_refused_from_the_file_name_the_meta
                            file("package/index.js", "x")}));
   Ran meta = scan({"--config", config().string(), archive("package.tgz")});
   EXPECT_EQ(meta.status, 4) << meta.out << meta.err;
-  EXPECT_NE(meta.out.find("the name '../../etc/passwd' is not a valid npm package name"), std::string::npos) << meta.out;
+  EXPECT_NE(meta.out.find("the name '../../etc/passwd' is not a valid npm package name"), std::string::npos)
+      << meta.out;
 
   // A flag is no exception.
   Ran flag = scan({"--config", config().string(), "--name", "left/pad", archive("left-pad-1.3.0.tgz")});
   EXPECT_EQ(flag.status, 4) << flag.out << flag.err;
   EXPECT_NE(flag.out.find("the package name \"left/pad\" (given with --name) cannot be a npm name: it holds a path "
                           "separator ('/')"),
-            std::string::npos) << flag.out;
+            std::string::npos)
+      << flag.out;
   Ran version = scan({"--config", config().string(), "--version", "1.3.0\t", archive("left-pad-1.3.0.tgz")});
   EXPECT_EQ(version.status, 4) << version.out;
   EXPECT_NE(version.out.find("the version \"1.3.0\\x09\" (given with --version) cannot be a npm version: it holds a "
                              "control character (0x09)"),
-            std::string::npos) << version.out;
+            std::string::npos)
+      << version.out;
 }
 
 TEST(ScanPool, the_pool_is_the_memory_budget_over_the_cost_of_a_run_and_at_least_one) {

@@ -84,10 +84,10 @@ std::string lower(std::string_view s) {
 
 // Directories no install runs and no import reaches.
 bool not_installed_dir(std::string_view d) {
-  static constexpr std::array<std::string_view, 20> kDirs{
-      "test",   "tests",   "__tests__", "testing",  "spec",       "specs",   "doc",
-      "docs",   "example", "examples",  "sample",   "samples",    "bench",   "benchmark",
-      "benchmarks", "fixture", "fixtures", "test_data", "testdata", "__mocks__"};
+  static constexpr std::array<std::string_view, 20> kDirs{"test",    "tests",    "__tests__", "testing",   "spec",
+                                                          "specs",   "doc",      "docs",      "example",   "examples",
+                                                          "sample",  "samples",  "bench",     "benchmark", "benchmarks",
+                                                          "fixture", "fixtures", "test_data", "testdata",  "__mocks__"};
   return std::find(kDirs.begin(), kDirs.end(), d) != kDirs.end();
 }
 
@@ -104,14 +104,18 @@ bool test_file(std::string_view f) {
 
 }  // namespace
 
-Place place_of(std::string_view location) {
-  // "…/file.py:12" → "…/file.py"
+std::string_view file_of(std::string_view location) {
   if (auto colon = location.rfind(':'); colon != std::string_view::npos) {
     std::string_view tail = location.substr(colon + 1);
     if (!tail.empty() && std::all_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       location = location.substr(0, colon);
     }
   }
+  return location;
+}
+
+Place place_of(std::string_view location) {
+  location = file_of(location);
   std::vector<std::string> parts;
   std::size_t start = 0;
   const std::string path = lower(location);
@@ -135,14 +139,104 @@ Place place_of(std::string_view location) {
 
 Severity at(Severity base, Place p) {
   switch (p) {
-    case Place::kNotInstalled: return std::min(base, Severity::kLow);
+    case Place::kNotInstalled:
+      return std::min(base, Severity::kLow);
     case Place::kInstallTime:
       if (base == Severity::kMedium) return Severity::kHigh;
       if (base == Severity::kHigh) return Severity::kCritical;
       return base;
-    case Place::kRuntime: return base;
+    case Place::kRuntime:
+      return base;
   }
   return base;
+}
+
+unsigned behaviour_of(std::string_view rule) {
+  // Each row: a rule, or a prefix ending in '-', and what a hit of it says the code does.
+  static constexpr std::array<std::pair<std::string_view, unsigned>, 30> kRows{{
+      {"capability-network-", kNetwork},
+      {"threat-network-", kNetwork},
+      {"threat-setup-network-in-install", kNetwork},
+      {"threat-process-download-exec", kNetwork | kExecute},
+      {"capability-process-spawn", kExecute},
+      {"threat-process-spawn-silent", kExecute},
+      {"threat-process-powershell-encoded", kExecute | kConceal},
+      {"threat-process-injection-dll", kExecute},
+      {"threat-process-memory", kExecute},
+      {"threat-runtime-dynamic-loader", kExecute},
+      {"threat-runtime-obfuscation-dynamic-eval", kExecute | kConceal},
+      {"threat-runtime-obfuscation-import-exec", kExecute | kConceal},
+      {"threat-runtime-obfuscation-base64exec", kExecute | kConceal},
+      {"threat-runtime-obfuscation", kConceal},
+      {"threat-runtime-obfuscation-", kConceal},
+      {"capability-filesystem-browser", kCollect},
+      {"capability-runtime-clipboard", kCollect},
+      {"threat-filesystem-read", kCollect},
+      {"threat-runtime-environment-read", kCollect},
+      {"threat-runtime-system-info", kCollect},
+      {"threat-process-sysinfo", kCollect},
+      {"threat-runtime-enumeration", kCollect},
+      {"threat-runtime-keylogging", kCollect},
+      {"threat-runtime-screencapture", kCollect},
+      {"threat-filesystem-autostart", kPersist},
+      {"capability-process-schedule", kPersist},
+      {"capability-filesystem-write-executable", kPersist},
+      {"threat-process-cryptomining", kExecute},
+      {"threat-runtime-self-propagation", kPersist | kNetwork},
+      {"threat-setup-suspicious-imports", kNetwork},
+  }};
+  // The exact row wins over a prefix ("threat-runtime-obfuscation-base64exec" executes too).
+  for (const auto& [r, b] : kRows) {
+    if (r == rule) return b;
+  }
+  for (const auto& [r, b] : kRows) {
+    if (r.ends_with('-') && rule.starts_with(r)) return b;
+  }
+  return kNoBehaviour;
+}
+
+std::string behaviour_names(unsigned set) {
+  static constexpr std::array<std::pair<unsigned, std::string_view>, 5> kNames{{{kNetwork, "network"},
+                                                                                {kExecute, "execute"},
+                                                                                {kCollect, "collect"},
+                                                                                {kConceal, "conceal"},
+                                                                                {kPersist, "persist"}}};
+  std::string out;
+  for (const auto& [b, name] : kNames) {
+    if ((set & b) == 0) continue;
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+bool runs_at_import(std::string_view location) {
+  location = file_of(location);
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= location.size(); ++i) {
+    if (i == location.size() || location[i] == '/') {
+      if (i > start) parts.push_back(location.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (parts.empty() || !parts.back().ends_with(".py") || parts.back() == "setup.py") return false;
+  // An sdist's top directory is "<name>-<version>": a dash followed by a digit.
+  auto sdist_top = [](std::string_view d) {
+    for (std::size_t i = 0; i + 1 < d.size(); ++i) {
+      if (d[i] == '-' && d[i + 1] >= '0' && d[i + 1] <= '9') return true;
+    }
+    return false;
+  };
+  // Parts from the installed root to the file, the file included: an sdist's top directory
+  // and its src/ are not installed.
+  std::size_t below = parts.size();
+  if (parts.size() >= 2 && sdist_top(parts[0])) {
+    --below;
+    if (parts.size() >= 3 && parts[1] == "src") --below;
+  }
+  if (parts.back() == "__init__.py") return below == 2;
+  return below == 1;
 }
 
 std::optional<Severity> guarddog_base(std::string_view rule) {

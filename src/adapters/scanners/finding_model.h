@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/findings.h"
@@ -18,6 +19,10 @@ enum class Place {
   kNotInstalled,  // tests, docs, examples, benchmarks, fixtures: nothing installs or imports them
 };
 
+// The file of a scanner's `location`, its ":<line>" dropped: "name-1.0/setup.py:21" →
+// "name-1.0/setup.py".
+std::string_view file_of(std::string_view location);
+
 // `location` as a scanner reports it, relative to the extracted archive:
 // "package/test/x.test.js:12", "name-1.0/setup.py", "name-1.0/docs/conf.py".
 Place place_of(std::string_view location);
@@ -25,6 +30,28 @@ Place place_of(std::string_view location);
 // The finding's severity where it sits: low where nothing runs it, one step up (at most
 // critical) in install-time code, unchanged elsewhere.
 core::Severity at(core::Severity base, Place p);
+
+// What a hit says the code does, as a set: several of them in one file that runs when the
+// package is installed or imported are what a dropper or a stealer looks like, where each
+// alone is every library (docs/verdicts.md, "Behaviour at install and import").
+enum Behaviour : unsigned {
+  kNoBehaviour = 0,
+  kNetwork = 1U << 0,  // reaches or names the network: requests, sockets, downloads, shady links
+  kExecute = 1U << 1,  // starts processes or runs code it builds: spawn, exec, dynamic loading
+  kCollect = 1U << 2,  // gathers what is not its own: credential files, browsers, environment, host facts
+  kConceal = 1U << 3,  // hides what it does: obfuscation, encoded payloads
+  kPersist = 1U << 4,  // stays behind: autostart, scheduled tasks, executables written
+};
+// The behaviours a GuardDog rule's hit stands for (0 for a rule that says none of these).
+unsigned behaviour_of(std::string_view guarddog_rule);
+// Names of the behaviours in `set`, joined by ", ": "network, execute".
+std::string behaviour_names(unsigned set);
+
+// A Python file that runs as soon as the package is imported, before any function of it is
+// called: a package's top-level __init__.py ("pkg/__init__.py" in a wheel,
+// "name-1.0/pkg/__init__.py" or "name-1.0/src/pkg/__init__.py" in an sdist) or a module at the
+// top ("mod.py" in a wheel, "name-1.0/mod.py" in an sdist).
+bool runs_at_import(std::string_view location);
 
 // GuardDog 3.2.0's source-code rules (threat-*, capability-*), each with the severity
 // batlehub gives a hit of it before its place is considered (the table in

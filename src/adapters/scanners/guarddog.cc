@@ -1,6 +1,7 @@
 #include "adapters/scanners/guarddog.h"
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -169,14 +170,24 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::map(const json& do
   }
   std::vector<Finding> out;
   std::set<std::string> threats;  // distinct threat rules at medium or above, where they count
+  // What each file that runs at install or import does, by GuardDog's hits in it.
+  std::map<std::string, unsigned> behaviour;
   for (const json* results : maps) {
     for (const auto& [rule, value] : results->items()) {
       for (const json& hit : hits_of(value)) {
         std::string message = hit.is_string() ? hit.get<std::string>() : string_or_empty(hit, "message");
         std::string location = string_or_empty(hit, "location");
         Family fam = classify(rule, string_or_empty(hit, "match"), location);
-        if (rule.starts_with("threat-") && fam.code == ReasonCode::kMalwareSignal && fam.severity >= Severity::kMedium) {
+        if (rule.starts_with("threat-") && fam.code == ReasonCode::kMalwareSignal &&
+            fam.severity >= Severity::kMedium) {
           threats.insert(rule);
+        }
+        if (!location.empty()) {
+          const auto place = finding_model::place_of(location);
+          if (place == finding_model::Place::kInstallTime ||
+              (place == finding_model::Place::kRuntime && finding_model::runs_at_import(location))) {
+            behaviour[std::string(finding_model::file_of(location))] |= finding_model::behaviour_of(rule);
+          }
         }
         Finding f;
         f.scanner = options_.name;
@@ -208,11 +219,33 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::map(const json& do
     f.raw = compact(json{{"threats", std::vector<std::string>(threats.begin(), threats.end())}});
     out.push_back(std::move(f));
   }
+  // A file that runs on every machine that installs or imports the package, and both reaches
+  // the network and executes, collects or conceals: a library's __init__ imports, a dropper's
+  // runs. Each hit alone stays as GuardDog's table says.
+  using finding_model::Behaviour;
+  for (const auto& [file, set] : behaviour) {
+    if ((set & Behaviour::kNetwork) == 0 ||
+        (set & (Behaviour::kExecute | Behaviour::kCollect | Behaviour::kConceal)) == 0)
+      continue;
+    const bool install = finding_model::place_of(file) == finding_model::Place::kInstallTime;
+    Finding f;
+    f.scanner = options_.name;
+    f.kind = FindingKind::kMalwareSignal;
+    f.code = ReasonCode::kMalwareSignal;
+    f.severity = Severity::kHigh;
+    f.reference = "batlehub-behaviour-at-install-or-import";
+    f.summary = printable(file) + (install ? " runs at install" : " runs at import") +
+                " and its code does all of: " + finding_model::behaviour_names(set);
+    f.raw = compact(json{{"location", file},
+                         {"when", install ? "install" : "import"},
+                         {"behaviour", finding_model::behaviour_names(set)}});
+    out.push_back(std::move(f));
+  }
   return out;
 }
 
-Expected<std::vector<Finding>, ScannerError> GuardDogScanner::parse(const core::ScanInput&,
-                                                                    const std::vector<core::RunOutcome>& results) const {
+Expected<std::vector<Finding>, ScannerError> GuardDogScanner::parse(
+    const core::ScanInput&, const std::vector<core::RunOutcome>& results) const {
   if (results.size() != 1) {
     return Unexpected(
         ScannerError{ScannerError::Kind::kOther, "guarddog: expected one run, got " + std::to_string(results.size())});

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The corpus's two halves: `tuning`, the archives rules and weights may be changed by looking
+at, and `held-out`, the archives whose figures are quoted (README.md, docs/verdicts.md).
+
+The unit is the package family, never the archive: every archive of a family sits in one
+half, so that a rule fitted to one version of a campaign is not scored on its sibling.
+
+  benign     the package's name, PEP 503-normalised for PyPI, lowercased otherwise (a
+             Maven groupId:artifactId, an npm @scope/name as it is)
+  malicious  malicious.tsv's `family` column (draw-malicious.py says how it is formed)
+
+split.tsv records the halves (ecosystem, truth, family, half, why) and only grows:
+
+  1. Every family of the corpus as it stood when the rules were last tuned on all of it
+     (commit 9d86473: 144 benign and 76 malicious archives) is `tuning`, why `tuned-on`:
+     those rules were written looking at them, so they cannot be held out.
+  2. Every other family is drawn once, with random.Random(f"{SEED}:{ecosystem}:{truth}")
+     shuffling the sorted new families of each (ecosystem, truth) group: the first ones go to held-out
+     until held-out holds half of the group's families (rounded up), the rest to tuning;
+     why `draw`.
+  3. A family already in split.tsv keeps its half. Rows added later are drawn the same
+     way; `--check` fails when a manifest row has no family in split.tsv.
+
+  bench/verdicts/split.py            # add the new families to split.tsv
+  bench/verdicts/split.py --check    # exit 1 if a row of benign.tsv/malicious.tsv is not split
+"""
+import argparse
+import collections
+import csv
+import os
+import random
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEED = "batlehub-verdicts-issue-28"
+TUNED_ON = "9d86473"  # the last commit whose rules were tuned on the whole corpus
+COLUMNS = ["ecosystem", "truth", "family", "half", "why"]
+
+
+def family(truth, row):
+    if truth == "malicious":
+        return row["family"]
+    name = row["name"]
+    if row["ecosystem"] == "pypi":
+        return re.sub(r"[-_.]+", "-", name).lower()
+    return name.lower()
+
+
+def manifest_rows(text):
+    return list(csv.DictReader(text.splitlines(), delimiter="\t"))
+
+
+def read(name):
+    with open(os.path.join(HERE, name), newline="") as f:
+        return manifest_rows(f.read())
+
+
+def corpus():
+    """[(truth, row)] of both manifests as they are now."""
+    return [("benign", r) for r in read("benign.tsv")] + [("malicious", r) for r in read("malicious.tsv")]
+
+
+def tuned_on_families():
+    """The families of the corpus at TUNED_ON, read from git: every one of them was looked at."""
+    out = set()
+    for truth, name in (("benign", "benign.tsv"), ("malicious", "malicious.tsv")):
+        text = subprocess.run(["git", "-C", HERE, "show", f"{TUNED_ON}:bench/verdicts/{name}"], check=True,
+                              capture_output=True, text=True).stdout
+        for r in manifest_rows(text):
+            if truth == "malicious" and "family" not in r:
+                # The manifest had no family column then: today's row of the same file has it.
+                r = next((n for n in read("malicious.tsv") if n["file"] == r["file"]
+                          and n["ecosystem"] == r["ecosystem"]), None)
+                if r is None:
+                    continue
+            out.add((r["ecosystem"], truth, family(truth, r)))
+    return out
+
+
+def read_split():
+    path = os.path.join(HERE, "split.tsv")
+    if not os.path.exists(path):
+        return {}
+    with open(path, newline="") as f:
+        return {(r["ecosystem"], r["truth"], r["family"]): r for r in csv.DictReader(f, delimiter="\t")}
+
+
+def write_split(split):
+    with open(os.path.join(HERE, "split.tsv"), "w", newline="") as f:
+        f.write("\t".join(COLUMNS) + "\n")
+        for key in sorted(split):
+            r = split[key]
+            f.write("\t".join(r[c] for c in COLUMNS) + "\n")
+
+
+def half_of(split, truth, row):
+    """The row's half, or None when its family was never split."""
+    r = split.get((row["ecosystem"], truth, family(truth, row)))
+    return r["half"] if r else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    split = read_split()
+    rows = corpus()
+    keys = {(r["ecosystem"], t, family(t, r)) for t, r in rows}
+    missing = sorted(k for k in keys if k not in split)
+    if args.check:
+        for k in missing[:20]:
+            print(f"split: {k[0]} {k[1]} family {k[2]!r} has no half (run bench/verdicts/split.py)", file=sys.stderr)
+        return 1 if missing else 0
+
+    tuned = tuned_on_families() if not split else set()
+    for k in missing:
+        if k in tuned:
+            split[k] = dict(zip(COLUMNS, [*k, "tuning", "tuned-on"]))
+    groups = collections.defaultdict(list)
+    for k in keys:
+        groups[k[:2]].append(k)
+    for group in sorted(groups):
+        fams = groups[group]
+        new = sorted(k for k in fams if k not in split)
+        random.Random(f"{SEED}:{group[0]}:{group[1]}").shuffle(new)
+        want = (len(fams) + 1) // 2 - sum(1 for k in fams if k in split and split[k]["half"] == "held-out")
+        for i, k in enumerate(new):
+            split[k] = dict(zip(COLUMNS, [*k, "held-out" if i < want else "tuning", "draw"]))
+    write_split(split)
+    count = collections.Counter((k[0], k[1], split[k]["half"]) for k in keys)
+    archives = collections.Counter((r["ecosystem"], t, half_of(split, t, r)) for t, r in rows)
+    for eco, truth in sorted(groups):
+        print(f"{eco:6} {truth:9} " + "  ".join(
+            f"{h}: {count[(eco, truth, h)]} families, {archives[(eco, truth, h)]} archives"
+            for h in ("tuning", "held-out")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
