@@ -288,7 +288,7 @@ rule batlehub_chat_or_browser_token_stores_read
     $login = "Login Data"
     $userdata = "User Data"
   condition:
-    $discord and $ls and $ldb and ($login or $userdata or #discord > 2)
+    $discord and $ldb and ($ls or $login or $userdata)
 }
 
 rule batlehub_py_host_identity_and_environment_sent

@@ -30,9 +30,8 @@ TEST(FindingModel, setup_py_at_the_sdist_root_and_pth_files_run_at_install) {
 }
 
 TEST(FindingModel, the_rest_is_the_packages_runtime_code) {
-  // A setup.py below the root is a vendored project's, which no install of this one runs.
   for (const char* loc :
-       {"name-1.0/pkg/core.py:5", "package/index.js", "name-1.0/vendor/lib/setup.py", "package/lib/contest.js",
+       {"name-1.0/pkg/core.py:5", "package/index.js", "name-1.0/lib/setup.py", "package/lib/contest.js",
         "name-1.0/pkg/testing_utils.py", "package/dist/attest.js", "", "name-1.0/pkg/core.py:notaline"}) {
     EXPECT_EQ(place_of(loc), Place::kRuntime) << loc;
   }
@@ -71,6 +70,21 @@ TEST(FindingModel, each_guarddog_rule_says_what_its_hit_does) {
   EXPECT_EQ(file_of("name-1.0/pkg/core.py:notaline"), "name-1.0/pkg/core.py:notaline");
 }
 
+TEST(FindingModel, vendored_copies_and_minified_bundles_are_someone_elses_code) {
+  for (const char* loc :
+       {"pip/_vendor/distlib/util.py:1876", "package/node_modules/x/index.js", "name-1.0/third_party/a.c",
+        "package/dist/bundle.min.js:34185", "package/lib/app.bundle.js", "name-1.0/vendor/lib/setup.py"}) {
+    EXPECT_EQ(place_of(loc), Place::kBundled) << loc;
+  }
+  // A package's own dist/ is its own code; a .pth in a vendored dir still runs at install.
+  EXPECT_EQ(place_of("package/dist/index.js"), Place::kRuntime);
+  EXPECT_EQ(place_of("name-1.0/vendor/x.pth"), Place::kInstallTime);
+  EXPECT_EQ(at(Severity::kCritical, Place::kBundled), Severity::kHigh);
+  EXPECT_EQ(at(Severity::kHigh, Place::kBundled), Severity::kMedium);
+  EXPECT_EQ(at(Severity::kMedium, Place::kBundled), Severity::kLow);
+  EXPECT_EQ(at(Severity::kLow, Place::kBundled), Severity::kLow);
+}
+
 TEST(FindingModel, a_place_moves_a_severity_at_most_one_step) {
   EXPECT_EQ(at(Severity::kCritical, Place::kNotInstalled), Severity::kLow);
   EXPECT_EQ(at(Severity::kHigh, Place::kNotInstalled), Severity::kLow);
@@ -91,6 +105,8 @@ TEST(FindingModel, capabilities_are_low_and_the_rows_the_corpus_decided_hold) {
   EXPECT_EQ(guarddog_base("threat-network-exfiltration"), Severity::kMedium);
   EXPECT_EQ(guarddog_base("threat-runtime-obfuscation-base64exec"), Severity::kMedium);
   EXPECT_EQ(guarddog_base("threat-network-reverse-shell"), Severity::kHigh);
+  // typer writes its completion into ~/.bashrc on request: medium in a package's code, high in setup.py.
+  EXPECT_EQ(guarddog_base("threat-filesystem-autostart"), Severity::kMedium);
   EXPECT_EQ(guarddog_base("threat-setup-network-in-install"), Severity::kHigh);
   EXPECT_EQ(guarddog_base("typosquatting"), std::nullopt);
   EXPECT_EQ(guarddog_base("Threat-Network-Reverse-Shell"), std::nullopt);  // the adapter lowers it first

@@ -31,12 +31,14 @@ constexpr std::array<std::pair<std::string_view, Severity>, 54> kGuardDog{{
     {"capability-process-schedule", Severity::kLow},
     {"capability-process-spawn", Severity::kLow},
     {"capability-runtime-clipboard", Severity::kLow},
-    {"threat-filesystem-autostart", Severity::kHigh},
-    {"threat-filesystem-destruction", Severity::kHigh},
+    {"threat-filesystem-autostart",
+     Severity::kMedium},  // shell-completion installers write ~/.bashrc: high in setup.py only
+    {"threat-filesystem-destruction", Severity::kMedium},  // CLIs quote `rm -rf /` (click): high in setup.py only
     {"threat-filesystem-read", Severity::kMedium},
     {"threat-network-dns-exfil", Severity::kHigh},
     {"threat-network-exfil-messenger", Severity::kHigh},
-    {"threat-network-exfil-sysinfo", Severity::kHigh},
+    {"threat-network-exfil-sysinfo",
+     Severity::kMedium},  // loggers and error reporters send the host name (pino, sentry)
     {"threat-network-exfiltration", Severity::kMedium},
     {"threat-network-outbound-shady-links", Severity::kMedium},
     {"threat-network-reverse-shell", Severity::kHigh},
@@ -91,6 +93,21 @@ bool not_installed_dir(std::string_view d) {
   return std::find(kDirs.begin(), kDirs.end(), d) != kDirs.end();
 }
 
+// Directories that hold another project's code, copied in.
+bool vendored_dir(std::string_view d) {
+  static constexpr std::array<std::string_view, 7> kDirs{"_vendor",    "vendor",       "vendored",        "third_party",
+                                                         "thirdparty", "node_modules", "bower_components"};
+  return std::find(kDirs.begin(), kDirs.end(), d) != kDirs.end();
+}
+
+// A minified or packed bundle: one line holding many libraries.
+bool minified_file(std::string_view f) {
+  for (std::string_view tail : {".min.js", ".min.mjs", ".min.cjs", ".bundle.js", "-bundle.js", ".packed.js"}) {
+    if (f.size() > tail.size() && f.ends_with(tail)) return true;
+  }
+  return false;
+}
+
 bool test_file(std::string_view f) {
   auto ends = [&](std::string_view s) { return f.size() > s.size() && f.ends_with(s); };
   if (f.starts_with("test_") && ends(".py")) return true;
@@ -134,6 +151,10 @@ Place place_of(std::string_view location) {
   // setup.py at the sdist's root ("name-1.0/setup.py") or the archive's; a .pth anywhere
   // (site-packages runs its import lines at every interpreter start).
   if ((file == "setup.py" && parts.size() <= 2) || file.ends_with(".pth")) return Place::kInstallTime;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (vendored_dir(parts[i])) return Place::kBundled;
+  }
+  if (minified_file(file)) return Place::kBundled;
   return Place::kRuntime;
 }
 
@@ -145,6 +166,11 @@ Severity at(Severity base, Place p) {
       if (base == Severity::kMedium) return Severity::kHigh;
       if (base == Severity::kHigh) return Severity::kCritical;
       return base;
+    case Place::kBundled:
+      if (base == Severity::kCritical) return Severity::kHigh;
+      if (base == Severity::kHigh) return Severity::kMedium;
+      if (base == Severity::kMedium) return Severity::kLow;
+      return base;
     case Place::kRuntime:
       return base;
   }
@@ -153,10 +179,11 @@ Severity at(Severity base, Place p) {
 
 unsigned behaviour_of(std::string_view rule) {
   // Each row: a rule, or a prefix ending in '-', and what a hit of it says the code does.
-  static constexpr std::array<std::pair<std::string_view, unsigned>, 30> kRows{{
+  static constexpr std::array<std::pair<std::string_view, unsigned>, 31> kRows{{
       {"capability-network-", kNetwork},
       {"threat-network-", kNetwork},
       {"threat-setup-network-in-install", kNetwork},
+      {"threat-network-exfil-sysinfo", kNetwork | kCollect},
       {"threat-process-download-exec", kNetwork | kExecute},
       {"capability-process-spawn", kExecute},
       {"threat-process-spawn-silent", kExecute},

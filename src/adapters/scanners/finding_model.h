@@ -17,6 +17,7 @@ enum class Place {
   kRuntime,       // the package's own code: runs when it is imported or required
   kInstallTime,   // runs when the package is installed: setup.py at the sdist's root, *.pth
   kNotInstalled,  // tests, docs, examples, benchmarks, fixtures: nothing installs or imports them
+  kBundled,       // a vendored copy of another project (_vendor/, node_modules/…) or a minified bundle
 };
 
 // The file of a scanner's `location`, its ":<line>" dropped: "name-1.0/setup.py:21" →
@@ -28,7 +29,8 @@ std::string_view file_of(std::string_view location);
 Place place_of(std::string_view location);
 
 // The finding's severity where it sits: low where nothing runs it, one step up (at most
-// critical) in install-time code, unchanged elsewhere.
+// critical) in install-time code, one step down in a vendored copy or a minified bundle
+// (someone else's code, dense enough to trip any pattern), unchanged elsewhere.
 core::Severity at(core::Severity base, Place p);
 
 // What a hit says the code does, as a set: several of them in one file that runs when the

@@ -283,7 +283,11 @@ Expected<std::vector<Finding>, ScannerError> YaraScanner::findings(std::string_v
     f.kind = core::FindingKind::kMalwareSignal;
     f.code = core::ReasonCode::kMalwareSignal;
     // A rule's severity where the file sits: nothing in a package's tests or docs runs.
-    f.severity = finding_model::at(severity_of(m), finding_model::place_of(in_artifact(m.path)));
+    // batlehub's rules are narrow enough that a match means the same in a vendored copy: only
+    // GuardDog's broad patterns are weighed down there.
+    auto place = finding_model::place_of(in_artifact(m.path));
+    if (place == finding_model::Place::kBundled) place = finding_model::Place::kRuntime;
+    f.severity = finding_model::at(severity_of(m), place);
     f.reference = m.rule;
     f.summary = m.rule + " matched " + printable(in_artifact(m.path));
     json raw = {{"rule", m.rule},
