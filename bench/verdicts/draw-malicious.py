@@ -43,7 +43,8 @@ electorn, lodashs, loadyaml and loadyml ship the same update.js, so they are one
 
 The PyPI draw
 -------------
-SEED = 20260614, TARGET_PYPI = 420 archives in all (hand-chosen rows count).
+SEED = 20260614, TARGET_PYPI = 630 archives in all (hand-chosen rows count): 420 in the
+first draw, 210 more on 2026-12-04 for a fresh held-out half (bench/verdicts/README.md).
 
   1. List every blob of lxyeternal/pypi_malregistry at COMMIT_PYPI with its size
      (git ls-tree -r -l). A candidate is a blob at NAME/VERSION/FILE (exactly three path
@@ -67,7 +68,8 @@ SEED = 20260614, TARGET_PYPI = 420 archives in all (hand-chosen rows count).
      hand-read these samples: the dataset's authors say each one is malicious.
 
 Rerunning gives the same rows: the seeded rows are dropped and drawn again from the same
-start. Changing the seed or the target redraws them all.
+start. Raising the target extends the walk (the rows drawn before stay, the same Random
+goes on); changing the seed redraws them all.
 
 npm
 ---
@@ -102,7 +104,7 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 MIRROR_ROOT = "/work/.mirror"
 
 SEED = 20260614
-TARGET_PYPI = 420
+TARGET_PYPI = 630
 MAX_SAMPLE = 5 * 1024 * 1024
 SEEDED_NOTE = f"seeded draw (seed {SEED}); not read"
 

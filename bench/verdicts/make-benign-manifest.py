@@ -148,6 +148,64 @@ NPM = [
     ("argparse", "3.0.4"),
 ]
 
+# npm, second set, added 2026-12-04 for a fresh held-out half: 150 more widely used packages
+# that are not in NPM above (the next tier: state and data libraries, database and queue
+# clients, babel/rollup/postcss/webpack plugins, eslint plugins, test and CLI tools), each at
+# the `latest` of that day. Three have real install hooks (`install`): better-sqlite3, sqlite3
+# (prebuild-install || node-gyp rebuild) and bcrypt (node-gyp-build).
+NPM_SECOND = [
+    ("zustand", "5.1.0"), ("mysql2", "3.25.0"), ("lint-staged", "16.4.0"),
+    ("@babel/plugin-transform-runtime", "7.29.7"), ("@babel/preset-react", "7.29.7"),
+    ("@babel/preset-typescript", "7.29.16"), ("@rollup/plugin-node-resolve", "16.0.3"),
+    ("@rollup/plugin-commonjs", "29.0.3"), ("@rollup/plugin-babel", "7.1.0"),
+    ("@rollup/plugin-json", "6.1.0"), ("@rollup/plugin-typescript", "12.3.1"),
+    ("@rollup/plugin-terser", "1.0.2"), ("@rollup/pluginutils", "5.5.1"),
+    ("postcss-loader", "8.2.2"), ("postcss-preset-env", "11.6.2"), ("postcss-import", "16.2.0"),
+    ("postcss-nested", "7.0.2"), ("cssnano", "7.1.9"), ("sass-loader", "16.0.8"),
+    ("mini-css-extract-plugin", "2.10.2"), ("terser-webpack-plugin", "5.6.1"),
+    ("copy-webpack-plugin", "14.0.0"), ("webpack-merge", "6.0.1"), ("ts-loader", "9.6.2"),
+    ("fork-ts-checker-webpack-plugin", "9.2.0"), ("eslint-plugin-prettier", "5.5.7"),
+    ("eslint-plugin-jsx-a11y", "6.10.2"), ("eslint-plugin-n", "18.6.0"),
+    ("eslint-plugin-promise", "7.3.0"), ("eslint-plugin-jest", "29.17.0"),
+    ("eslint-plugin-vue", "10.12.1"), ("eslint-plugin-unicorn", "65.0.1"),
+    ("eslint-import-resolver-typescript", "4.4.5"), ("@eslint/js", "10.0.1"),
+    ("typescript-eslint", "8.74.0"), ("@vitejs/plugin-react", "6.3.1"),
+    ("@vitejs/plugin-vue", "6.1.1"), ("@vue/compiler-sfc", "3.5.46"), ("vue-router", "5.5.1"),
+    ("pinia", "4.1.0"), ("vuex", "4.1.0"), ("svelte", "5.59.1"), ("preact", "11.2.0"),
+    ("solid-js", "1.9.20"), ("lit", "3.3.3"), ("mobx", "7.1.3"), ("mobx-react", "10.0.2"),
+    ("jotai", "2.20.3"), ("swr", "2.5.1"), ("@tanstack/react-query", "5.108.4"),
+    ("@tanstack/query-core", "5.108.4"), ("react-hook-form", "7.92.0"), ("formik", "2.4.9"),
+    ("@hookform/resolvers", "7.0.9"), ("react-transition-group", "4.4.5"),
+    ("@emotion/react", "11.14.0"), ("@emotion/styled", "11.14.1"), ("@headlessui/react", "2.2.10"),
+    ("clsx", "2.1.1"), ("tailwind-merge", "3.7.1"), ("class-variance-authority", "0.7.1"),
+    ("ky", "1.14.3"), ("cross-fetch", "4.1.0"), ("isomorphic-fetch", "3.0.0"),
+    ("node-cache", "5.1.2"), ("bull", "4.16.5"), ("bullmq", "6.7.6"), ("amqplib", "2.3.1"),
+    ("kafkajs", "2.2.4"), ("knex", "3.3.0"), ("typeorm", "1.1.3"), ("better-sqlite3", "12.11.1"),
+    ("sqlite3", "6.0.1"), ("mssql", "12.7.16"), ("tedious", "19.2.2"),
+    ("@elastic/elasticsearch", "9.4.3"), ("@aws-sdk/client-s3", "3.1178.0"), ("stripe", "23.2.0"),
+    ("nodemailer", "10.6.1"), ("bcrypt", "6.0.0"), ("bcryptjs", "3.0.3"), ("crypto-js", "4.2.0"),
+    ("jose", "6.2.19"), ("passport-jwt", "4.0.1"), ("passport-local", "1.0.0"),
+    ("express-validator", "7.3.2"), ("express-rate-limit", "8.7.5"), ("http-proxy", "1.18.1"),
+    ("koa", "3.3.0"), ("@koa/router", "15.7.0"), ("fastify", "5.12.8"),
+    ("@fastify/cors", "11.4.3"), ("@hapi/hapi", "21.4.13"), ("graphql-tag", "2.12.7"),
+    ("@apollo/client", "4.3.8"), ("@apollo/server", "5.5.1"), ("@graphql-tools/schema", "10.1.5"),
+    ("dataloader", "2.2.3"), ("lodash.merge", "4.6.2"), ("lodash.debounce", "4.0.8"),
+    ("lodash.get", "4.4.2"), ("lodash.isequal", "4.5.0"), ("lodash.clonedeep", "4.5.0"),
+    ("debounce", "3.0.0"), ("throttle-debounce", "5.0.2"), ("async-retry", "1.3.3"),
+    ("p-retry", "7.1.1"), ("p-queue", "9.3.5"), ("retry", "0.13.1"), ("dotenv-expand", "1000.0.0"),
+    ("config", "5.0.1"), ("meow", "14.1.0"), ("cac", "7.1.1"), ("enquirer", "2.4.1"),
+    ("listr2", "9.0.5"), ("cli-progress", "3.12.0"), ("progress", "2.0.3"), ("boxen", "8.0.1"),
+    ("figlet", "1.12.0"), ("picocolors", "1.1.1"), ("log-symbols", "7.0.1"),
+    ("cli-spinners", "3.4.0"), ("cli-table3", "0.6.5"), ("table", "6.10.1"),
+    ("pretty-bytes", "7.2.0"), ("filesize", "11.0.30"), ("numeral", "2.0.6"),
+    ("bignumber.js", "11.1.5"), ("big.js", "7.0.1"), ("decimal.js", "10.6.0"),
+    ("mathjs", "15.2.0"), ("chart.js", "4.6.1"), ("mustache", "4.2.0"), ("pug", "3.0.4"),
+    ("nunjucks", "3.2.4"), ("dompurify", "3.5.0"), ("sanitize-html", "2.17.5"), ("xss", "1.0.17"),
+    ("he", "1.2.0"), ("entities", "9.0.0"), ("htmlparser2", "12.0.0"), ("parse5", "8.1.1"),
+    ("csv-parse", "7.0.3"), ("papaparse", "5.7.1"), ("exceljs", "4.4.0"), ("pdfkit", "0.20.2"),
+    ("pdf-lib", "1.17.1"), ("qrcode", "1.5.4"), ("sharp", "0.35.6"), ("image-size", "2.1.0"),
+]
+
 # (name, version, kinds) — PyPI sdists and pure-Python wheels.
 PYPI = [
     # both forms
@@ -485,7 +543,8 @@ def main():
     # Two jars of the same artifact name in different groups are stored with the group in front.
     artifacts = [n.split(":")[1] for n, _ in MAVEN]
     clash = {a for a in artifacts if artifacts.count(a) > 1}
-    jobs = ([(npm_rows, n, v) for n, v in NPM] + [(pypi_rows, n, v, k) for n, v, k in PYPI]
+    jobs = ([(npm_rows, n, v) for n, v in NPM + NPM_SECOND]
+            + [(pypi_rows, n, v, k) for n, v, k in PYPI + PYPI_SECOND]
             + [(maven_rows, n, v, n.split(":")[1] in clash) for n, v in MAVEN])
     rows, errors = [], []
     try:

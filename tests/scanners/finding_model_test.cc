@@ -38,14 +38,16 @@ TEST(FindingModel, the_rest_is_the_packages_runtime_code) {
 }
 
 TEST(FindingModel, a_packages_top_init_and_top_modules_run_at_import) {
-  for (const char* loc : {"pkg/__init__.py:3", "name-1.0/pkg/__init__.py", "name-1.0/src/pkg/__init__.py:9", "mod.py",
-                          "name-1.0/mod.py:1"}) {
+  for (const char* loc :
+       {"pkg/__init__.py:3", "name-1.0/pkg/__init__.py", "name-1.0/src/pkg/__init__.py:9", "mod.py"}) {
     EXPECT_TRUE(runs_at_import(loc)) << loc;
   }
-  // A subpackage, a module inside a package (it runs when someone imports it), setup.py,
-  // JavaScript: none runs merely because the package was imported.
+  // A subpackage, a module inside a package (it runs when someone imports it), setup.py, a
+  // module at an sdist's top (its build's: setupbase.py, hatch_build.py), JavaScript: none
+  // runs merely because the package was imported.
   for (const char* loc : {"pkg/sub/__init__.py", "name-1.0/pkg/sub/__init__.py", "pkg/core.py", "name-1.0/pkg/core.py",
-                          "name-1.0/setup.py", "package/index.js", "", "name-1.0/src/pkg/sub/__init__.py"}) {
+                          "name-1.0/setup.py", "package/index.js", "", "name-1.0/src/pkg/sub/__init__.py",
+                          "ipython-9.18.1/setupbase.py", "pymongo-4.20.1/hatch_build.py:7", "name-1.0/mod.py:1"}) {
     EXPECT_FALSE(runs_at_import(loc)) << loc;
   }
 }
@@ -68,6 +70,19 @@ TEST(FindingModel, each_guarddog_rule_says_what_its_hit_does) {
   // Every source-code rule in the severity table says something, but the two above.
   EXPECT_EQ(file_of("name-1.0/setup.py:21"), "name-1.0/setup.py");
   EXPECT_EQ(file_of("name-1.0/pkg/core.py:notaline"), "name-1.0/pkg/core.py:notaline");
+}
+
+TEST(FindingModel, the_rows_lowered_for_matching_ordinary_libraries_are_unspecific) {
+  for (const char* r : {"threat-filesystem-read", "threat-network-exfiltration", "threat-process-download-exec",
+                        "threat-runtime-obfuscation-base64exec", "threat-runtime-obfuscation-steganography",
+                        "threat-filesystem-autostart", "threat-network-exfil-sysinfo"}) {
+    EXPECT_TRUE(unspecific(r)) << r;
+    EXPECT_EQ(guarddog_base(r), Severity::kMedium) << r;
+  }
+  for (const char* r : {"threat-network-outbound-shady-links", "threat-network-exfil-messenger",
+                        "threat-runtime-obfuscation-chr", "threat-process-cryptomining"}) {
+    EXPECT_FALSE(unspecific(r)) << r;
+  }
 }
 
 TEST(FindingModel, vendored_copies_and_minified_bundles_are_someone_elses_code) {

@@ -112,6 +112,48 @@ TEST(GuardDog, a_file_run_at_import_that_reaches_the_network_and_executes_is_hig
   EXPECT_EQ(ss->back().summary, "x-1.0/setup.py runs at install and its code does all of: network, collect");
 }
 
+// Issue 28's held-out false positives, each a shape of ordinary code: three unspecific
+// threats in a big library are not "three together", and a contributor's page is not an
+// http dependency.
+TEST(GuardDog, unspecific_threats_do_not_add_up_and_a_page_url_is_not_a_dependency) {
+  auto hit = [](const char* loc) { return json::array({json{{"location", loc}, {"message", "m"}}}); };
+  json big = {{"results",
+               {{"threat-filesystem-read", hit("hub-1.0/hub/file_download.py:10")},
+                {"threat-network-exfiltration", hit("hub-1.0/hub/hf_api.py:20")},
+                {"threat-process-download-exec", hit("hub-1.0/hub/cli.py:30")},
+                {"threat-filesystem-autostart", hit("hub-1.0/hub/cli.py:40")}}}};
+  auto fs = scanner().map(big);
+  ASSERT_TRUE(fs);
+  for (const auto& f : *fs) {
+    EXPECT_NE(f.reference.value_or(""), "batlehub-threats-together") << f.summary;
+    EXPECT_EQ(f.severity, Severity::kMedium) << f.summary;
+  }
+  json specific = {{"results",
+                    {{"threat-network-outbound-shady-links", hit("x-1.0/x/a.py:1")},
+                     {"threat-runtime-obfuscation-chr", hit("x-1.0/x/b.py:1")},
+                     {"threat-runtime-screencapture", hit("x-1.0/x/c.py:1")}}}};
+  auto sp = scanner().map(specific);
+  ASSERT_TRUE(sp);
+  ASSERT_FALSE(sp->empty());
+  EXPECT_EQ(sp->back().reference, "batlehub-threats-together");
+
+  auto dep = [](const char* code, const char* match) {
+    return json{{"results",
+                 {{"threat-npm-http-dependency",
+                   json::array({json{{"location", "package/package.json:14"}, {"code", code}, {"match", match}}})}}}};
+  };
+  auto page = scanner().map(
+      dep("        {\n            \"url\": \"http://www.example.com\"\n        },", ": \"http://www.example.com\""));
+  ASSERT_TRUE(page);
+  ASSERT_EQ(page->size(), 1u);
+  EXPECT_EQ((*page)[0].severity, Severity::kLow);
+  auto real = scanner().map(dep("  \"dependencies\": {\n    \"helper\": \"http://files.example/helper.tgz\"\n  },",
+                                ": \"http://files.example/helper.tgz\""));
+  ASSERT_TRUE(real);
+  ASSERT_EQ(real->size(), 1u);
+  EXPECT_EQ((*real)[0].severity, Severity::kHigh);
+}
+
 TEST(GuardDog, an_unrecognised_shape_is_an_output_error_not_a_clean_answer) {
   for (const char* doc : {R"({"package": "x", "issues": 0})", R"([{"result": {"issues": 0}}])", R"([])", R"("results")",
                           R"({"results": ["a list, not a map"]})", R"(42)"}) {

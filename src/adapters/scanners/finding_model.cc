@@ -258,12 +258,33 @@ bool runs_at_import(std::string_view location) {
   // Parts from the installed root to the file, the file included: an sdist's top directory
   // and its src/ are not installed.
   std::size_t below = parts.size();
-  if (parts.size() >= 2 && sdist_top(parts[0])) {
+  const bool sdist = parts.size() >= 2 && sdist_top(parts[0]);
+  if (sdist) {
     --below;
     if (parts.size() >= 3 && parts[1] == "src") --below;
   }
   if (parts.back() == "__init__.py") return below == 2;
-  return below == 1;
+  // A module at an sdist's top is its build's (setupbase.py, hatch_build.py): nothing
+  // installs it; a wheel's top-level module is installed as it stands.
+  return below == 1 && !sdist;
+}
+
+bool unspecific(std::string_view rule) {
+  // The rows the table rates below GuardDog's own severity because ordinary libraries match
+  // them: one of these is no evidence of intent, and three of them are a big library.
+  static constexpr std::array<std::string_view, 12> kRules{"threat-filesystem-read",
+                                                           "threat-network-exfiltration",
+                                                           "threat-process-injection-dll",
+                                                           "threat-process-memory",
+                                                           "threat-runtime-keylogging",
+                                                           "threat-runtime-obfuscation-base64exec",
+                                                           "threat-runtime-obfuscation-steganography",
+                                                           "threat-process-download-exec",
+                                                           "threat-runtime-dynamic-loader",
+                                                           "threat-filesystem-autostart",
+                                                           "threat-filesystem-destruction",
+                                                           "threat-network-exfil-sysinfo"};
+  return std::find(kRules.begin(), kRules.end(), rule) != kRules.end();
 }
 
 std::optional<Severity> guarddog_base(std::string_view rule) {

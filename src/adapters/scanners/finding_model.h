@@ -55,6 +55,11 @@ std::string behaviour_names(unsigned set);
 // top ("mod.py" in a wheel, "name-1.0/mod.py" in an sdist).
 bool runs_at_import(std::string_view location);
 
+// A threat rule the table rates below GuardDog's own severity because ordinary libraries
+// match it (threat-filesystem-read, threat-network-exfiltration…): it does not count toward
+// "three threats together".
+bool unspecific(std::string_view guarddog_rule);
+
 // GuardDog 3.2.0's source-code rules (threat-*, capability-*), each with the severity
 // batlehub gives a hit of it before its place is considered (the table in
 // docs/verdicts.md, with each row's reason). nullopt for a rule the table lacks.

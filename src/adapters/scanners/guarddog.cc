@@ -63,13 +63,27 @@ bool lolbas(std::string_view text) {
   return std::regex_search(text.begin(), text.end(), re);
 }
 
+// GuardDog's http-dependency rule matches any URL value in package.json; one under a key
+// that names a person's or a project's page ("url", "homepage") is not a dependency. The
+// key is read from the hit's context line that holds the match.
+bool page_url(std::string_view code, std::string_view match) {
+  if (match.empty()) return false;
+  auto at = code.find(match);
+  if (at == std::string_view::npos) return false;
+  auto start = code.rfind('\n', at);
+  start = start == std::string_view::npos ? 0 : start + 1;
+  static const std::regex key(R"re(^\s*"(url|homepage|home-page|homePage|testURL)"\s*$)re");
+  std::string_view before = code.substr(start, at - start);
+  return std::regex_match(before.begin(), before.end(), key);
+}
+
 bool loopback_url(std::string_view text) {
   return text.find("localhost") != std::string_view::npos || text.find("127.") != std::string_view::npos ||
          text.find("[::1]") != std::string_view::npos;
 }
 
 // One hit of a rule, where it sits: the finding's kind, code and severity (docs/verdicts.md).
-Family classify(std::string_view rule, std::string_view match, std::string_view location) {
+Family classify(std::string_view rule, std::string_view match, std::string_view location, std::string_view code) {
   std::string lower(rule);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   auto base = finding_model::guarddog_base(lower);
@@ -90,7 +104,7 @@ Family classify(std::string_view rule, std::string_view match, std::string_view 
   }
   if (lower == "threat-npm-preinstall-script") return {FindingKind::kInstallHook, ReasonCode::kInstallHook, *base};
   Severity s = *base;
-  if (lower == "threat-npm-http-dependency" && loopback_url(match)) s = Severity::kLow;
+  if (lower == "threat-npm-http-dependency" && (loopback_url(match) || page_url(code, match))) s = Severity::kLow;
   return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal,
           finding_model::at(s, finding_model::place_of(location))};
 }
@@ -177,9 +191,9 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::map(const json& do
       for (const json& hit : hits_of(value)) {
         std::string message = hit.is_string() ? hit.get<std::string>() : string_or_empty(hit, "message");
         std::string location = string_or_empty(hit, "location");
-        Family fam = classify(rule, string_or_empty(hit, "match"), location);
+        Family fam = classify(rule, string_or_empty(hit, "match"), location, string_or_empty(hit, "code"));
         if (rule.starts_with("threat-") && fam.code == ReasonCode::kMalwareSignal &&
-            fam.severity >= Severity::kMedium) {
+            fam.severity >= Severity::kMedium && !finding_model::unspecific(rule)) {
           threats.insert(rule);
         }
         if (!location.empty()) {
@@ -203,9 +217,10 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::map(const json& do
       }
     }
   }
-  // Together they say more than each alone: three distinct threats in code that installs or
-  // runs (a fetch, an exfiltration, an obfuscated loader…) are what a malicious package looks
-  // like; a library trips one, rarely three (bench/verdicts: none of the benign corpus does).
+  // Together they say more than each alone: three distinct specific threats in code that
+  // installs or runs are what a malicious package looks like. The unspecific ones (a file
+  // read, a download, base64 next to exec) are left out: a big library — huggingface-hub,
+  // notebook's bundled front end, transformers — trips three of those.
   if (threats.size() >= kThreatsTogether) {
     std::string names;
     for (const auto& t : threats) names += (names.empty() ? "" : ", ") + t;
