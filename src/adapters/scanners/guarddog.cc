@@ -182,6 +182,18 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::map(const json& do
                                    "guarddog output carried no `results` object (neither at the top level nor as "
                                    "`result.results`)"});
   }
+  // batlehub's own findings, weighed from several hits: high malware signals.
+  auto combined = [this](std::string reference, std::string summary, const json& raw) {
+    Finding f;
+    f.scanner = options_.name;
+    f.kind = FindingKind::kMalwareSignal;
+    f.code = ReasonCode::kMalwareSignal;
+    f.severity = Severity::kHigh;
+    f.reference = std::move(reference);
+    f.summary = std::move(summary);
+    f.raw = compact(raw);
+    return f;
+  };
   std::vector<Finding> out;
   std::set<std::string> threats;  // distinct threat rules at medium or above, where they count
   // What each file that runs at install or import does, by GuardDog's hits in it.
@@ -224,15 +236,10 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::map(const json& do
   if (threats.size() >= kThreatsTogether) {
     std::string names;
     for (const auto& t : threats) names += (names.empty() ? "" : ", ") + t;
-    Finding f;
-    f.scanner = options_.name;
-    f.kind = FindingKind::kMalwareSignal;
-    f.code = ReasonCode::kMalwareSignal;
-    f.severity = Severity::kHigh;
-    f.reference = "batlehub-threats-together";
-    f.summary = std::to_string(threats.size()) + " distinct GuardDog threats in installed code: " + printable(names);
-    f.raw = compact(json{{"threats", std::vector<std::string>(threats.begin(), threats.end())}});
-    out.push_back(std::move(f));
+    out.push_back(
+        combined("batlehub-threats-together",
+                 std::to_string(threats.size()) + " distinct GuardDog threats in installed code: " + printable(names),
+                 json{{"threats", std::vector<std::string>(threats.begin(), threats.end())}}));
   }
   // A file that runs on every machine that installs or imports the package, and both reaches
   // the network and executes, collects or conceals: a library's __init__ imports, a dropper's
@@ -243,18 +250,12 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::map(const json& do
         (set & (Behaviour::kExecute | Behaviour::kCollect | Behaviour::kConceal)) == 0)
       continue;
     const bool install = finding_model::place_of(file) == finding_model::Place::kInstallTime;
-    Finding f;
-    f.scanner = options_.name;
-    f.kind = FindingKind::kMalwareSignal;
-    f.code = ReasonCode::kMalwareSignal;
-    f.severity = Severity::kHigh;
-    f.reference = "batlehub-behaviour-at-install-or-import";
-    f.summary = printable(file) + (install ? " runs at install" : " runs at import") +
-                " and its code does all of: " + finding_model::behaviour_names(set);
-    f.raw = compact(json{{"location", file},
-                         {"when", install ? "install" : "import"},
-                         {"behaviour", finding_model::behaviour_names(set)}});
-    out.push_back(std::move(f));
+    out.push_back(combined("batlehub-behaviour-at-install-or-import",
+                           printable(file) + (install ? " runs at install" : " runs at import") +
+                               " and its code does all of: " + finding_model::behaviour_names(set),
+                           json{{"location", file},
+                                {"when", install ? "install" : "import"},
+                                {"behaviour", finding_model::behaviour_names(set)}}));
   }
   return out;
 }
