@@ -74,6 +74,9 @@ bool page_url(std::string_view code, std::string_view match) {
   start = start == std::string_view::npos ? 0 : start + 1;
   static const std::regex key(R"re(^\s*"(url|homepage|home-page|homePage|testURL)"\s*$)re");
   std::string_view before = code.substr(start, at - start);
+  // A key and its indentation are short; the context is the package's bytes, and libstdc++'s
+  // regex recurses per character.
+  if (before.size() > 256) return false;
   return std::regex_match(before.begin(), before.end(), key);
 }
 
