@@ -63,10 +63,14 @@ TEST(GuardDog, documented_output_maps_by_rule_family) {
   EXPECT_EQ((*fs)[1].raw, R"j({"code":"eval(atob(p))","location":"i.js:1","message":"base64 then exec"})j");
 }
 
+// One hit of a rule at `loc`, as GuardDog 3.2.0 lists it.
+json hit(const char* loc) {
+  return json::array({json{{"location", loc}, {"message", "m"}}});
+}
+
 // Weighed together (issue 28): capabilities that are low alone decide when one file that runs
 // at install or import both reaches the network and executes, collects or conceals.
 TEST(GuardDog, a_file_run_at_import_that_reaches_the_network_and_executes_is_high_together) {
-  auto hit = [](const char* loc) { return json::array({json{{"location", loc}, {"message", "m"}, {"code", "c"}}}); };
   json doc = {
       {"results",
        {{"capability-network-download", hit("genui-0.0.1/genui/__init__.py:32")},
@@ -116,7 +120,6 @@ TEST(GuardDog, a_file_run_at_import_that_reaches_the_network_and_executes_is_hig
 // threats in a big library are not "three together", and a contributor's page is not an
 // http dependency.
 TEST(GuardDog, unspecific_threats_do_not_add_up_and_a_page_url_is_not_a_dependency) {
-  auto hit = [](const char* loc) { return json::array({json{{"location", loc}, {"message", "m"}}}); };
   json big = {{"results",
                {{"threat-filesystem-read", hit("hub-1.0/hub/file_download.py:10")},
                 {"threat-network-exfiltration", hit("hub-1.0/hub/hf_api.py:20")},

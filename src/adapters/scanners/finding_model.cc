@@ -108,6 +108,19 @@ bool minified_file(std::string_view f) {
   return false;
 }
 
+// The non-empty '/'-separated parts of a path: "a//b/c" → a, b, c.
+std::vector<std::string_view> parts_of(std::string_view path) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      if (i > start) parts.push_back(path.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return parts;
+}
+
 bool test_file(std::string_view f) {
   auto ends = [&](std::string_view s) { return f.size() > s.size() && f.ends_with(s); };
   if (f.starts_with("test_") && ends(".py")) return true;
@@ -132,18 +145,10 @@ std::string_view file_of(std::string_view location) {
 }
 
 Place place_of(std::string_view location) {
-  location = file_of(location);
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  const std::string path = lower(location);
-  for (std::size_t i = 0; i <= path.size(); ++i) {
-    if (i == path.size() || path[i] == '/') {
-      if (i > start) parts.push_back(path.substr(start, i - start));
-      start = i + 1;
-    }
-  }
+  const std::string path = lower(file_of(location));
+  const std::vector<std::string_view> parts = parts_of(path);
   if (parts.empty()) return Place::kRuntime;
-  const std::string& file = parts.back();
+  const std::string_view file = parts.back();
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     if (not_installed_dir(parts[i])) return Place::kNotInstalled;
   }
@@ -238,15 +243,7 @@ std::string behaviour_names(unsigned set) {
 }
 
 bool runs_at_import(std::string_view location) {
-  location = file_of(location);
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= location.size(); ++i) {
-    if (i == location.size() || location[i] == '/') {
-      if (i > start) parts.push_back(location.substr(start, i - start));
-      start = i + 1;
-    }
-  }
+  const std::vector<std::string_view> parts = parts_of(file_of(location));
   if (parts.empty() || !parts.back().ends_with(".py") || parts.back() == "setup.py") return false;
   // An sdist's top directory is "<name>-<version>": a dash followed by a digit.
   auto sdist_top = [](std::string_view d) {

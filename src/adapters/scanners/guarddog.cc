@@ -86,7 +86,7 @@ bool loopback_url(std::string_view text) {
 }
 
 // One hit of a rule, where it sits: the finding's kind, code and severity (docs/verdicts.md).
-Family classify(std::string_view rule, std::string_view match, std::string_view location, std::string_view code) {
+Family classify(std::string_view rule, std::string_view match, finding_model::Place place, std::string_view code) {
   std::string lower(rule);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   auto base = finding_model::guarddog_base(lower);
@@ -108,8 +108,7 @@ Family classify(std::string_view rule, std::string_view match, std::string_view 
   if (lower == "threat-npm-preinstall-script") return {FindingKind::kInstallHook, ReasonCode::kInstallHook, *base};
   Severity s = *base;
   if (lower == "threat-npm-http-dependency" && (loopback_url(match) || page_url(code, match))) s = Severity::kLow;
-  return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal,
-          finding_model::at(s, finding_model::place_of(location))};
+  return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal, finding_model::at(s, place)};
 }
 
 // The `results` map of one report object: at its top level (GuardDog 3.2.0's local scan)
@@ -200,23 +199,28 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::map(const json& do
   std::vector<Finding> out;
   std::set<std::string> threats;  // distinct threat rules at medium or above, where they count
   // What each file that runs at install or import does, by GuardDog's hits in it.
-  std::map<std::string, unsigned> behaviour;
+  struct FileBehaviour {
+    bool install = false;  // the file runs at install (setup.py, *.pth), else at import
+    unsigned set = 0;      // finding_model::Behaviour bits
+  };
+  std::map<std::string, FileBehaviour> behaviour;
   for (const json* results : maps) {
     for (const auto& [rule, value] : results->items()) {
       for (const json& hit : hits_of(value)) {
         std::string message = hit.is_string() ? hit.get<std::string>() : string_or_empty(hit, "message");
         std::string location = string_or_empty(hit, "location");
-        Family fam = classify(rule, string_or_empty(hit, "match"), location, string_or_empty(hit, "code"));
+        const finding_model::Place place = finding_model::place_of(location);
+        Family fam = classify(rule, string_or_empty(hit, "match"), place, string_or_empty(hit, "code"));
         if (rule.starts_with("threat-") && fam.code == ReasonCode::kMalwareSignal &&
             fam.severity >= Severity::kMedium && !finding_model::unspecific(rule)) {
           threats.insert(rule);
         }
-        if (!location.empty()) {
-          const auto place = finding_model::place_of(location);
-          if (place == finding_model::Place::kInstallTime ||
-              (place == finding_model::Place::kRuntime && finding_model::runs_at_import(location))) {
-            behaviour[std::string(finding_model::file_of(location))] |= finding_model::behaviour_of(rule);
-          }
+        const bool install = place == finding_model::Place::kInstallTime;
+        if (!location.empty() &&
+            (install || (place == finding_model::Place::kRuntime && finding_model::runs_at_import(location)))) {
+          FileBehaviour& b = behaviour[std::string(finding_model::file_of(location))];
+          b.install = install;
+          b.set |= finding_model::behaviour_of(rule);
         }
         Finding f;
         f.scanner = options_.name;
@@ -248,11 +252,12 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::map(const json& do
   // the network and executes, collects or conceals: a library's __init__ imports, a dropper's
   // runs. Each hit alone stays as GuardDog's table says.
   using finding_model::Behaviour;
-  for (const auto& [file, set] : behaviour) {
+  for (const auto& [file, b] : behaviour) {
+    const unsigned set = b.set;
     if ((set & Behaviour::kNetwork) == 0 ||
         (set & (Behaviour::kExecute | Behaviour::kCollect | Behaviour::kConceal)) == 0)
       continue;
-    const bool install = finding_model::place_of(file) == finding_model::Place::kInstallTime;
+    const bool install = b.install;
     out.push_back(combined("batlehub-behaviour-at-install-or-import",
                            printable(file) + (install ? " runs at install" : " runs at import") +
                                " and its code does all of: " + finding_model::behaviour_names(set),
