@@ -84,8 +84,7 @@ def same_identity(row, got):
     if not got or got[0] != row["ecosystem"] or got[2] != row["version"]:
         return False
     if row["ecosystem"] == "pypi":
-        norm = lambda s: re.sub(r"[-_.]+", "-", s or "").lower()
-        return norm(got[1]) == norm(row["name"])
+        return halves.pep503(got[1] or "") == halves.pep503(row["name"])
     return got[1] == row["name"]
 
 

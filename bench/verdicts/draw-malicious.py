@@ -101,6 +101,8 @@ import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+from split import pep503  # noqa: E402  (the corpus scripts' one PEP 503)
 MIRROR_ROOT = "/work/.mirror"
 
 SEED = 20260614
@@ -133,8 +135,6 @@ COLUMNS = fetch.COLUMNS
 
 # ---------------------------------------------------------------- families
 
-def pep503(name):
-    return re.sub(r"[-_.]+", "-", name.lower())
 
 
 def name_key(name):
@@ -197,20 +197,13 @@ def npm_family(name):
 
 # ---------------------------------------------------------------- git
 
-class Repo:
-    def __init__(self, path):
-        self.git = path
-
-    def run(self, *args):
-        r = subprocess.run(["git", "--git-dir", self.git, *args], capture_output=True)
-        if r.returncode != 0:
-            raise RuntimeError(f"git {' '.join(args)}: {r.stderr.decode(errors='replace').strip()}")
-        return r.stdout
+class Repo(fetch.Dataset):
+    """A dataset mirror as fetch-malicious.py reads it, and what the draw needs besides."""
 
     def tree(self, commit):
         """[(path, sha, size)] of every blob."""
         out = []
-        for ent in self.run("ls-tree", "-r", "-l", "-z", commit).split(b"\0"):
+        for ent in self._git("ls-tree", "-r", "-l", "-z", commit).split(b"\0"):
             if not ent:
                 continue
             meta, path = ent.split(b"\t", 1)
@@ -225,7 +218,7 @@ class Repo:
                               capture_output=True).returncode == 0
 
     def blob(self, sha):
-        return self.run("cat-file", "blob", sha)
+        return self._git("cat-file", "blob", sha)
 
 
 def address_free(*texts):
@@ -260,7 +253,7 @@ def npm_rows(repos, old_by_key, report):
             rows.append(dict(old_by_key[key]))
             report["npm-zoo kept"].append(d)
             continue
-        files = fetch.Dataset(zoo.git).listdir(COMMIT_ZOO, d)
+        files = zoo.listdir(COMMIT_ZOO, d)
         pj = json.loads({rel: b for rel, _, b in files}["package.json"])  # metadata, as JSON
         data = fetch.repack_npm(files, set())
         sha = hashlib.sha256(data).hexdigest()

@@ -35,6 +35,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from split import pep503  # noqa: E402  (the corpus scripts' one PEP 503)
+
 _spec = importlib.util.spec_from_file_location("fetch_benign", os.path.join(HERE, "fetch-benign.py"))
 fb = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fb)
@@ -549,8 +552,6 @@ def sha256(path):
     return fb.sha256_file(path)
 
 
-def pep503(name):
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def find_pypi_file(d, name, version, kind):

@@ -44,13 +44,18 @@ TUNED_ON = "9d86473"  # the last commit whose rules were tuned on the whole corp
 COLUMNS = ["ecosystem", "truth", "family", "half", "why"]
 
 
+def pep503(name):
+    """A PyPI name as PEP 503 compares it: lowercase, runs of -_. as one "-". The one copy
+    for the corpus scripts (bench.py, draw-malicious.py, make-benign-manifest.py)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def family(truth, row):
     if truth == "malicious":
         return row["family"]
-    name = row["name"]
     if row["ecosystem"] == "pypi":
-        return re.sub(r"[-_.]+", "-", name).lower()
-    return name.lower()
+        return pep503(row["name"])
+    return row["name"].lower()
 
 
 def manifest_rows(text):
