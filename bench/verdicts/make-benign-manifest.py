@@ -2,13 +2,14 @@
 """Writes bench/verdicts/benign.tsv: the benign half of the verdict corpus.
 
 The lists below are the whole choice: widely used npm, PyPI, crates (cargo) and Maven Central
-packages at pinned versions. For each entry this fetches the archive with the ecosystem's own
-client, by name and version (the functions of fetch-benign.py: npm pack, pip download, cargo
-fetch, mvn dependency:copy; each client checks the registry's digest as it downloads, and
-fetch-benign.py checks the .crate against Cargo.lock's checksum and the jar against Maven's
-.sha1), hashes it, and writes one row: ecosystem, name, version, file, sha256, source. The
-archives land in DIR (default /var/cache/batlehub-corpus/benign), so fetch-benign.py finds
-them there afterwards.
+packages at pinned versions (npm and PyPI in three sets each, NPM + NPM_SECOND + NPM_THIRD and
+PYPI + PYPI_SECOND + PYPI_THIRD, the later sets added as fresh held-out halves). For each entry
+this fetches the archive with the ecosystem's own client, by name and version (the functions of
+fetch-benign.py: npm pack, pip download, cargo fetch, mvn dependency:copy; each client checks
+the registry's digest as it downloads, and fetch-benign.py checks the .crate against
+Cargo.lock's checksum and the jar against Maven's .sha1), hashes it, and writes one row:
+ecosystem, name, version, file, sha256, source. The archives land in DIR (default
+/var/cache/batlehub-corpus/benign), so fetch-benign.py finds them there afterwards.
 
   - npm: `npm pack NAME@VERSION`, the tarball as published.
   - pypi: kinds "sdist" (pip download --no-binary NAME) and "wheel" (the pure-Python wheel,
@@ -47,8 +48,9 @@ HEADER = fb.COLUMNS
 
 # The lists: the author's knowledge of the registries' most-used packages on 2026-12-04 (the
 # packages that come first to mind by weekly downloads and by dependents), not a download
-# ranking. Versions are the ones current that day: npm's `latest`, the newest PyPI release
-# for the machine's Python (3.11), cargo add's choice, Maven's newest stable release.
+# ranking; the third sets, on 2026-12-05, the same knowledge checked against a monthly download
+# list of each registry. Versions are the ones current that day: npm's `latest`, the newest PyPI
+# release for the machine's Python (3.11), cargo add's choice, Maven's newest stable release.
 
 # (name, version) — npm tarballs.
 NPM = [
@@ -207,6 +209,70 @@ NPM_SECOND = [
     ("he", "1.2.0"), ("entities", "9.0.0"), ("htmlparser2", "12.0.0"), ("parse5", "8.1.1"),
     ("csv-parse", "7.0.3"), ("papaparse", "5.7.1"), ("exceljs", "4.4.0"), ("pdfkit", "0.20.2"),
     ("pdf-lib", "1.17.1"), ("qrcode", "1.5.4"), ("sharp", "0.35.6"), ("image-size", "2.1.0"),
+]
+
+# npm, third set, added 2026-12-05 for a further held-out half: 150 more widely used packages that
+# are in neither NPM nor NPM_SECOND (the next tier by weekly downloads and dependents, from the
+# author's knowledge checked against a download list: the small utilities that most dependency
+# trees hold, 10 @types packages, test tools, babel/vite/postcss/stylelint/eslint/webpack plugins,
+# server and React add-ons, CLIs and build tools, AWS, Google Cloud, Azure, Supabase and Firebase
+# clients, data and markdown libraries), each at the `latest` of that day. Two have real install
+# hooks: @swc/core (`postinstall`) and ssh2 (`install`).
+NPM_THIRD = [
+    ("locate-path", "8.0.0"), ("p-locate", "7.0.0"), ("minipass", "7.1.3"), ("path-key", "4.0.0"),
+    ("resolve", "1.22.14"), ("get-stream", "9.0.1"), ("pretty-format", "30.5.1"),
+    ("ignore", "7.0.17"), ("resolve-from", "5.0.0"), ("camelcase", "10.0.0"),
+    ("@jridgewell/trace-mapping", "0.3.31"), ("is-stream", "4.0.1"), ("agent-base", "9.0.0"),
+    ("strip-json-comments", "5.1.0"), ("whatwg-url", "17.3.0"), ("onetime", "8.0.0"),
+    ("convert-source-map", "2.0.0"), ("npm-run-path", "6.0.0"), ("readdirp", "5.1.1"),
+    ("slash", "5.1.0"), ("kind-of", "6.0.3"), ("ini", "7.0.0"), ("escalade", "3.2.0"),
+    ("human-signals", "8.0.1"), ("make-dir", "5.1.0"), ("schema-utils", "4.8.5"),
+    ("yocto-queue", "1.2.2"), ("ci-info", "4.5.0"), ("http-proxy-agent", "9.1.0"),
+    ("parse-json", "8.3.0"), ("normalize-path", "3.0.0"), ("anymatch", "3.1.3"),
+    ("fastq", "1.20.3"), ("diff", "9.0.0"), ("write-file-atomic", "8.0.0"), ("keyv", "6.1.0"),
+    ("detect-libc", "2.1.2"), ("tough-cookie", "6.1.0"), ("jiti", "2.7.0"), ("flatted", "3.5.1"),
+    ("tinyglobby", "0.2.17"), ("tsconfig-paths", "4.2.0"), ("pako", "3.0.3"), ("sax", "1.6.1"),
+    ("protobufjs", "8.8.1"), ("pathe", "2.0.3"), ("@types/ws", "8.18.2"), ("@types/qs", "6.15.1"),
+    ("@types/body-parser", "2.2.0"), ("@types/connect", "3.4.38"), ("@types/send", "1.2.1"),
+    ("@types/serve-static", "2.2.0"), ("@types/express-serve-static-core", "5.1.3"),
+    ("@types/uuid", "11.0.0"), ("@types/cors", "2.8.19"), ("@types/jsonwebtoken", "9.0.10"),
+    ("jest-environment-jsdom", "30.5.2"), ("@testing-library/user-event", "14.6.14"),
+    ("@testing-library/dom", "10.4.2"), ("nock", "15.0.6"), ("msw", "3.0.5"), ("nyc", "18.0.0"),
+    ("c8", "12.0.0"), ("@vitest/coverage-v8", "5.1.2"), ("@playwright/test", "1.65.2"),
+    ("jasmine", "7.0.0"), ("ava", "8.1.2"), ("chai-as-promised", "8.0.2"), ("happy-dom", "21.0.4"),
+    ("@sinonjs/fake-timers", "15.5.0"), ("@babel/plugin-syntax-jsx", "8.0.1"),
+    ("@babel/plugin-transform-modules-commonjs", "8.1.4"),
+    ("@babel/plugin-proposal-decorators", "8.0.2"), ("babel-plugin-macros", "3.1.0"),
+    ("babel-plugin-istanbul", "8.0.2"), ("@vitejs/plugin-react-swc", "4.3.3"),
+    ("@sveltejs/vite-plugin-svelte", "7.3.2"), ("@tailwindcss/forms", "0.5.11"),
+    ("@tailwindcss/typography", "0.5.20"), ("postcss-selector-parser", "7.2.1"),
+    ("postcss-value-parser", "4.2.0"), ("stylelint", "18.1.0"),
+    ("stylelint-config-standard", "41.1.0"), ("prettier-plugin-tailwindcss", "0.8.1"),
+    ("eslint-plugin-simple-import-sort", "14.0.0"), ("eslint-config-airbnb-base", "15.0.0"),
+    ("@eslint/eslintrc", "3.3.7"), ("webpack-bundle-analyzer", "5.4.0"), ("html-loader", "5.1.0"),
+    ("vue-loader", "17.4.2"), ("source-map-loader", "5.0.0"),
+    ("css-minimizer-webpack-plugin", "8.0.0"), ("fastify-plugin", "6.0.1"),
+    ("@fastify/static", "10.1.11"), ("koa-bodyparser", "4.4.1"), ("@nestjs/common", "12.6.3"),
+    ("@nestjs/core", "12.6.3"), ("swagger-ui-express", "5.0.1"), ("@radix-ui/react-slot", "1.5.0"),
+    ("react-i18next", "18.0.3"), ("i18next", "27.2.10"), ("@tanstack/react-table", "9.3.1"),
+    ("framer-motion", "14.14.0"), ("tsx", "4.23.15"), ("zx", "8.8.5"), ("npm-run-all2", "9.0.4"),
+    ("serve", "14.2.7"), ("http-server", "14.1.1"), ("pm2", "7.0.4"), ("@changesets/cli", "3.0.3"),
+    ("semantic-release", "25.0.9"), ("@commitlint/cli", "21.2.4"), ("typedoc", "0.28.20"),
+    ("tsup", "9.0.0"), ("@swc/core", "1.16.22"), ("patch-package", "8.0.1"),
+    ("@aws-sdk/client-dynamodb", "3.1178.0"), ("@aws-sdk/lib-dynamodb", "3.1178.0"),
+    ("@aws-sdk/client-sqs", "3.1178.0"), ("@aws-sdk/credential-providers", "3.1178.0"),
+    ("@google-cloud/storage", "8.4.0"), ("@azure/identity", "4.14.1"),
+    ("@azure/storage-blob", "12.34.0"), ("firebase-admin", "14.5.1"),
+    ("@supabase/supabase-js", "2.119.2"), ("drizzle-orm", "0.45.4"),
+    ("@opentelemetry/api", "1.10.0"), ("@sentry/node", "11.12.0"), ("prom-client", "15.1.3"),
+    ("@octokit/rest", "22.0.1"), ("@slack/web-api", "8.2.0"),
+    ("@modelcontextprotocol/sdk", "1.32.2"), ("openai", "7.60.0"), ("csv-stringify", "6.9.0"),
+    ("fast-csv", "5.0.8"), ("@msgpack/msgpack", "3.1.3"), ("fuse.js", "7.5.0"),
+    ("unified", "11.0.5"), ("remark-parse", "11.0.0"), ("gray-matter", "4.0.3"),
+    ("node-cron", "4.6.0"), ("bottleneck", "2.19.5"), ("reflect-metadata", "0.2.2"),
+    ("class-validator", "0.15.1"), ("class-transformer", "0.5.1"), ("node-forge", "1.4.4"),
+    ("ssh2", "1.17.0"), ("jwks-rsa", "4.1.0"), ("pino-pretty", "13.2.0"),
+    ("@inquirer/prompts", "8.8.1"),
 ]
 
 # (name, version, kinds) — PyPI sdists and pure-Python wheels.
@@ -460,6 +526,99 @@ PYPI_SECOND = [
     ("jsonschema-path", "0.5.0", "sdist wheel"),
 ]
 
+# PyPI, third set, added 2026-12-05 for a further held-out half: 150 more widely used packages
+# that are in neither PYPI nor PYPI_SECOND (by PEP 503 name; the next tier by weekly downloads and
+# dependents, from the author's knowledge checked against a download list: Google Cloud, Azure,
+# AWS, Databricks and database clients, LLM and data libraries, web and GraphQL add-ons, test,
+# lint, docs and packaging tools, typing helpers, document and small utility libraries), each at
+# the newest release for the machine's Python (3.11), in every form it publishes of the two taken:
+# 144 in both forms, 6 as sdist only (cbor2, thrift, time-machine, xxhash, zstandard,
+# setproctitle: no pure wheel).
+PYPI_THIRD = [
+    ("google-cloud-bigquery", "3.47.0", "sdist wheel"),
+    ("google-cloud-secret-manager", "2.32.0", "sdist wheel"),
+    ("google-cloud-pubsub", "2.44.0", "sdist wheel"),
+    ("google-cloud-logging", "3.17.0", "sdist wheel"),
+    ("google-cloud-kms", "3.18.0", "sdist wheel"), ("grpc-google-iam-v1", "0.14.6", "sdist wheel"),
+    ("google-cloud-spanner", "3.71.0", "sdist wheel"),
+    ("google-cloud-firestore", "2.34.1", "sdist wheel"), ("google-genai", "3.6.1", "sdist wheel"),
+    ("azure-keyvault-secrets", "4.12.0", "sdist wheel"),
+    ("azure-mgmt-core", "1.6.0", "sdist wheel"), ("azure-cosmos", "4.17.1", "sdist wheel"),
+    ("azure-servicebus", "7.15.0", "sdist wheel"),
+    ("azure-storage-file-datalake", "12.26.1", "sdist wheel"), ("msrest", "0.7.1", "sdist wheel"),
+    ("adal", "1.2.7", "sdist wheel"), ("databricks-sdk", "0.167.0", "sdist wheel"),
+    ("databricks-sql-connector", "4.9.0", "sdist wheel"),
+    ("snowflake-sqlalchemy", "2.1.0", "sdist wheel"),
+    ("sqlalchemy-bigquery", "1.17.3", "sdist wheel"), ("opensearch-py", "3.2.0", "sdist wheel"),
+    ("google-cloud-tasks", "2.26.0", "sdist wheel"), ("pg8000", "1.31.6", "sdist wheel"),
+    ("pgvector", "0.5.1", "sdist wheel"), ("sqlalchemy-utils", "0.43.0", "sdist wheel"),
+    ("fakeredis", "2.41.0", "sdist wheel"), ("aioboto3", "15.5.0", "sdist wheel"),
+    ("boto3-stubs", "1.44.1", "sdist wheel"), ("mypy-boto3-s3", "1.43.106", "sdist wheel"),
+    ("awswrangler", "3.17.1", "sdist wheel"), ("smart-open", "9.0.4", "sdist wheel"),
+    ("slack-sdk", "3.48.0", "sdist wheel"), ("pygithub", "2.10.0", "sdist wheel"),
+    ("gspread", "6.2.1", "sdist wheel"), ("zeep", "4.3.3", "sdist wheel"),
+    ("hvac", "2.4.0", "sdist wheel"), ("datadog", "0.56.0", "sdist wheel"),
+    ("sendgrid", "6.12.5", "sdist wheel"), ("simple-salesforce", "1.12.10", "sdist wheel"),
+    ("python-telegram-bot", "22.8", "sdist wheel"), ("jira", "3.10.5", "sdist wheel"),
+    ("aws-xray-sdk", "2.15.0", "sdist wheel"), ("aws-lambda-powertools", "3.37.0", "sdist wheel"),
+    ("testcontainers", "4.15.0", "sdist wheel"), ("datasets", "5.2.0", "sdist wheel"),
+    ("accelerate", "1.16.0", "sdist wheel"), ("sentence-transformers", "6.3.0", "sdist wheel"),
+    ("langchain-openai", "1.8.1", "sdist wheel"), ("mistralai", "3.7.0", "sdist wheel"),
+    ("langchain-text-splitters", "1.1.3", "sdist wheel"),
+    ("langchain-anthropic", "1.7.10", "sdist wheel"), ("langgraph", "1.2.24", "sdist wheel"),
+    ("mcp", "2.3.0", "sdist wheel"), ("cohere", "7.3.1", "sdist wheel"),
+    ("pydantic-ai-slim", "2.78.0", "sdist wheel"), ("narwhals", "2.29.0", "sdist wheel"),
+    ("altair", "6.3.0", "sdist wheel"), ("plotly", "7.1.0", "sdist wheel"),
+    ("sqlglot", "30.31.0", "sdist wheel"), ("deepdiff", "9.1.0", "sdist wheel"),
+    ("xmltodict", "1.0.4", "sdist wheel"), ("jsonref", "1.1.0", "sdist wheel"),
+    ("jsonpickle", "4.1.4", "sdist wheel"), ("cbor2", "6.3.0", "sdist"),
+    ("bidict", "0.24.1", "sdist wheel"), ("graphviz", "0.21", "sdist wheel"),
+    ("pydot", "4.0.1", "sdist wheel"), ("optuna", "5.1.0", "sdist wheel"),
+    ("sse-starlette", "3.7.1", "sdist wheel"), ("httpx-sse", "0.4.3", "sdist wheel"),
+    ("authlib", "1.9.10", "sdist wheel"), ("joserfc", "1.8.0", "sdist wheel"),
+    ("jwcrypto", "1.6.1", "sdist wheel"), ("python-socketio", "5.18.1", "sdist wheel"),
+    ("python-engineio", "4.15.1", "sdist wheel"), ("simple-websocket", "1.1.0", "sdist wheel"),
+    ("django-cors-headers", "4.9.0", "sdist wheel"), ("graphene", "3.4.3", "sdist wheel"),
+    ("graphql-core", "3.3.2", "sdist wheel"), ("graphql-relay", "3.2.0", "sdist wheel"),
+    ("gql", "4.4.0", "sdist wheel"), ("fastapi-cli", "0.0.34", "sdist wheel"),
+    ("apispec", "6.10.1", "sdist wheel"), ("requests-file", "3.0.1", "sdist wheel"),
+    ("requests-aws4auth", "1.4.0", "sdist wheel"), ("aiohttp-retry", "2.9.1", "sdist wheel"),
+    ("pysocks", "1.7.1", "sdist wheel"), ("grpclib", "0.4.9", "sdist wheel"),
+    ("thrift", "0.25.0", "sdist"), ("junitparser", "5.0.3", "sdist wheel"),
+    ("time-machine", "3.6.0", "sdist"), ("diff-cover", "11.0.4", "sdist wheel"),
+    ("cython", "3.3.1", "sdist wheel"), ("pybind11", "3.1.0", "sdist wheel"),
+    ("meson", "1.12.1", "sdist wheel"), ("hatch-vcs", "0.5.0", "sdist wheel"),
+    ("editables", "0.6", "sdist wheel"), ("pbr", "7.1.3", "sdist wheel"),
+    ("poetry-plugin-export", "1.10.1", "sdist wheel"), ("cleo", "2.1.0", "sdist wheel"),
+    ("resolvelib", "1.2.1", "sdist wheel"), ("license-expression", "30.4.4", "sdist wheel"),
+    ("boolean-py", "5.0", "sdist wheel"), ("packageurl-python", "0.17.6", "sdist wheel"),
+    ("cyclonedx-python-lib", "11.12.0", "sdist wheel"),
+    ("mdit-py-plugins", "0.7.0", "sdist wheel"), ("linkify-it-py", "2.2.0", "sdist wheel"),
+    ("pyright", "1.1.414", "sdist wheel"), ("yamllint", "1.38.0", "sdist wheel"),
+    ("stevedore", "5.10.0", "sdist wheel"), ("tomli-w", "1.2.0", "sdist wheel"),
+    ("importlib-resources", "7.1.0", "sdist wheel"), ("typeguard", "4.6.1", "sdist wheel"),
+    ("beartype", "0.23.1", "sdist wheel"), ("typing-inspect", "0.9.0", "sdist wheel"),
+    ("types-protobuf", "7.35.1.20261122", "sdist wheel"),
+    ("types-cachetools", "7.0.0.20260713", "sdist wheel"),
+    ("docstring-parser", "0.18.0", "sdist wheel"), ("rich-click", "1.9.9", "sdist wheel"),
+    ("rich-argparse", "1.8.0", "sdist wheel"), ("cyclopts", "5.5.2", "sdist wheel"),
+    ("questionary", "2.1.1", "sdist wheel"), ("colorlog", "6.12.0", "sdist wheel"),
+    ("prettytable", "3.19.0", "sdist wheel"), ("tldextract", "5.4.0", "sdist wheel"),
+    ("pathvalidate", "3.3.1", "sdist wheel"), ("semantic-version", "2.10.0", "sdist wheel"),
+    ("deprecation", "2.1.0", "sdist wheel"), ("dacite", "1.9.2", "sdist wheel"),
+    ("mashumaro", "3.23", "sdist wheel"), ("parse", "1.22.4", "sdist wheel"),
+    ("async-lru", "2.4.0", "sdist wheel"), ("aioitertools", "0.13.0", "sdist wheel"),
+    ("pyee", "13.0.1", "sdist wheel"), ("absl-py", "2.5.1", "sdist wheel"),
+    ("json5", "0.17.3", "sdist wheel"), ("phonenumbers", "9.0.43", "sdist wheel"),
+    ("markdownify", "1.2.3", "sdist wheel"), ("pypdf", "7.1.1", "sdist wheel"),
+    ("pdfminer-six", "20260107", "sdist wheel"), ("pdfplumber", "0.11.11", "sdist wheel"),
+    ("python-docx", "1.2.0", "sdist wheel"), ("python-pptx", "1.0.2", "sdist wheel"),
+    ("reportlab", "5.1.0", "sdist wheel"), ("qrcode", "8.2", "sdist wheel"),
+    ("ipywidgets", "8.1.9", "sdist wheel"), ("jupyter-server", "2.21.1", "sdist wheel"),
+    ("xxhash", "4.1.0", "sdist"), ("zstandard", "0.25.0", "sdist"),
+    ("setproctitle", "1.3.8", "sdist"),
+]
+
 # (name, version) — .crate files, as cargo fetches them.
 CARGO = [
     ("syn", "3.0.10"), ("proc-macro2", "1.0.107"), ("quote", "1.0.47"), ("libc", "0.2.191"),
@@ -546,6 +705,11 @@ MAVEN = [
 #     here (the build backend needs python-sbom, which pip finds no version of).
 #   pypi py4j: its version has four numeric parts, which scripts/check-addresses.py would read
 #     as an address literal.
+#   Third set (NPM_THIRD, PYPI_THIRD):
+#   pypi fastmcp 4.2.3: its sdist is 41.5 MB, over the limit.
+#   pypi langchain-community 0.4.2: its sdist is 33.3 MB, over the limit.
+#   pypi weaviate-client 4.24.1, flatbuffers 25.12.19: pip finds no sdist of these versions
+#     (only the pure wheel is published).
 
 
 def sha256(path):
@@ -639,8 +803,8 @@ def main():
     # Two jars of the same artifact name in different groups are stored with the group in front.
     artifacts = [n.split(":")[1] for n, _ in MAVEN]
     clash = {a for a in artifacts if artifacts.count(a) > 1}
-    jobs = ([(npm_rows, n, v) for n, v in NPM + NPM_SECOND]
-            + [(pypi_rows, n, v, k) for n, v, k in PYPI + PYPI_SECOND]
+    jobs = ([(npm_rows, n, v) for n, v in NPM + NPM_SECOND + NPM_THIRD]
+            + [(pypi_rows, n, v, k) for n, v, k in PYPI + PYPI_SECOND + PYPI_THIRD]
             + [(maven_rows, n, v, n.split(":")[1] in clash) for n, v in MAVEN])
     rows, errors = [], []
     try:
