@@ -70,14 +70,19 @@ rule batlehub_py_environment_is_sent_out
   strings:
     $env1 = /\b(json|data|params)\s*=\s*(dict\s*\(\s*)?os\.environ\b/
     $env2 = /json\.dumps\s*\(\s*(dict\s*\(\s*)?os\.environ\b/
-    $env3 = /=\s*dict\s*\(\s*os\.environ\s*\)/
-    $env4 = /=\s*os\.environ\s*(\n|#)/
+    // The environment held in a variable is what every library that reads a setting or
+    // copies it for a child process does (mkdocstrings substitutes ${VAR} in a URL); it is
+    // sent only when that variable goes out whole: serialised, or as a request's body.
+    $held1 = /=\s*dict\s*\(\s*os\.environ\s*\)/
+    $held2 = /=\s*os\.environ\s*(\n|#)/
+    $whole1 = /json\.dumps\s*\(\s*[A-Za-z_][A-Za-z0-9_]{0,40}\s*\)/
+    $whole2 = /\b(json|data)\s*=\s*(dict\s*\(\s*)?[A-Za-z_][A-Za-z0-9_]{0,40}\s*[,)]/
     $send1 = /requests\.(post|put|get)\s*\(/
     $send2 = /urlopen\s*\(/
     $send3 = /http\.client\.HTTPS?Connection\s*\(/
     $py = /(^|\n)\s*(import|from)\s+os\b/
   condition:
-    $py and any of ($env*) and any of ($send*)
+    $py and (any of ($env*) or (any of ($held*) and any of ($whole*))) and any of ($send*)
 }
 
 rule batlehub_py_download_is_executed

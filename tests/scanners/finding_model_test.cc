@@ -53,9 +53,11 @@ TEST(FindingModel, a_packages_top_init_and_top_modules_run_at_import) {
 }
 
 TEST(FindingModel, each_guarddog_rule_says_what_its_hit_does) {
-  EXPECT_EQ(behaviour_of("capability-network-outbound"), kNetwork);
+  // A client's connection is not a fetch or a send: the exact row wins over the prefix.
+  EXPECT_EQ(behaviour_of("capability-network-outbound"), kConnect);
+  EXPECT_EQ(behaviour_of("capability-network-download"), kNetwork);
   EXPECT_EQ(behaviour_of("threat-network-exfil-messenger"), kNetwork);
-  EXPECT_EQ(behaviour_of("threat-process-download-exec"), kNetwork | kExecute);
+  EXPECT_EQ(behaviour_of("threat-process-download-exec"), kConnect | kExecute);
   EXPECT_EQ(behaviour_of("capability-process-spawn"), kExecute);
   EXPECT_EQ(behaviour_of("threat-runtime-obfuscation-base64exec"), kExecute | kConceal);
   EXPECT_EQ(behaviour_of("threat-runtime-obfuscation-unicode"), kConceal);
@@ -66,6 +68,7 @@ TEST(FindingModel, each_guarddog_rule_says_what_its_hit_does) {
   EXPECT_EQ(behaviour_of("capability-process-hooks"), kNoBehaviour);
   EXPECT_EQ(behaviour_of("not-a-rule"), kNoBehaviour);
   EXPECT_EQ(behaviour_names(kNetwork | kCollect | kPersist), "network, collect, persist");
+  EXPECT_EQ(behaviour_names(kConnect | kExecute), "connect, execute");
   EXPECT_EQ(behaviour_names(kNoBehaviour), "");
   // Every source-code rule in the severity table says something, but the two above.
   EXPECT_EQ(file_of("name-1.0/setup.py:21"), "name-1.0/setup.py");

@@ -107,13 +107,33 @@ TEST(GuardDog, a_file_run_at_import_that_reaches_the_network_and_executes_is_hig
   ASSERT_TRUE(qs);
   for (const auto& f : *qs) EXPECT_NE(f.reference.value_or(""), "batlehub-behaviour-at-install-or-import") << f.summary;
 
+  // A connection and a process at import are a client with plugins (sphinx's __init__,
+  // pytest-rerunfailures' module, held-out-2); so is GuardDog's download-and-exec, which
+  // pyperclip's clipboard helpers trip. Add what it gathers or hides and it is a stealer.
+  json client = {{"results",
+                  {{"capability-network-outbound", hit("sphinx-9.0/sphinx/__init__.py:3")},
+                   {"capability-process-spawn", hit("sphinx-9.0/sphinx/__init__.py:8")},
+                   {"threat-process-download-exec", hit("pyperclip/__init__.py:40")},
+                   {"capability-filesystem-write-executable", hit("pyperclip/__init__.py:41")}}}};
+  auto cs = scanner().map(client);
+  ASSERT_TRUE(cs);
+  ASSERT_EQ(cs->size(), 4u);
+  for (const auto& f : *cs) EXPECT_NE(f.reference.value_or(""), "batlehub-behaviour-at-install-or-import") << f.summary;
+  json stealer = {{"results",
+                   {{"capability-network-outbound", hit("steal/__init__.py:3")},
+                    {"threat-runtime-environment-read", hit("steal/__init__.py:4")}}}};
+  auto st = scanner().map(stealer);
+  ASSERT_TRUE(st);
+  ASSERT_EQ(st->size(), 3u);
+  EXPECT_EQ(st->back().summary, "steal/__init__.py runs at import and its code does all of: connect, collect");
+
   json setup = {{"results",
                  {{"capability-network-outbound", hit("x-1.0/setup.py:3")},
                   {"threat-runtime-environment-read", hit("x-1.0/setup.py:9")}}}};
   auto ss = scanner().map(setup);
   ASSERT_TRUE(ss);
   ASSERT_FALSE(ss->empty());
-  EXPECT_EQ(ss->back().summary, "x-1.0/setup.py runs at install and its code does all of: network, collect");
+  EXPECT_EQ(ss->back().summary, "x-1.0/setup.py runs at install and its code does all of: connect, collect");
 }
 
 // Issue 28's held-out false positives, each a shape of ordinary code: three unspecific
@@ -220,8 +240,9 @@ TEST(GuardDog, the_real_report_on_the_malicious_pypi_sample_maps_each_hit_to_a_f
   // The last is batlehub's: setup.py both reaches the network and executes, at install.
   EXPECT_EQ(fs->back().reference, "batlehub-behaviour-at-install-or-import");
   EXPECT_EQ(fs->back().severity, Severity::kHigh);
-  EXPECT_EQ(fs->back().summary,
-            "requests-helperz-0.1.0/setup.py runs at install and its code does all of: network, execute, conceal");
+  EXPECT_EQ(
+      fs->back().summary,
+      "requests-helperz-0.1.0/setup.py runs at install and its code does all of: network, connect, execute, conceal");
   fs->pop_back();
   std::vector<std::string> refs;
   std::vector<std::string> rated;

