@@ -18,6 +18,11 @@
 //        for the breakdown only, the same argv with the agent left in (the runtime's
 //          container without the runtime around it), each of the runtime's own steps around
 //          the engine timed one by one;
+//      and, where gVisor's runsc is here (/usr/bin/runsc; on docker, registered with the
+//      daemon as "runsc", which scripts/docker-peer.sh does), the same OciRuntime::run() under
+//      gVisor ([worker.sandbox.oci] extra_args = ["--runtime=…runsc"]), in the same
+//      alternation: the gVisor / runc ratio is the figure an operator weighs the strongest
+//      configuration by (no aim);
 //   3. checks every run (status 0 and stdout "ok"; a wrong run is a failure, exit 1) and
 //      prints the table with the aim (<= 1.1) marked PASS or MISS (a miss is not a failure).
 //
@@ -54,6 +59,8 @@ using namespace batlehub::bench;
 
 // The bundle's place inside the container: the runtime binds its per-run directory there.
 constexpr const char* kBundleInSandbox = "/bundle";
+// gVisor's runsc, Debian 12's package.
+constexpr const char* kRunsc = "/usr/bin/runsc";
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -84,7 +91,8 @@ Options parse_args(int argc, char** argv) {
 
 // One engine's setup and samples.
 struct Engine : EngineBase {
-  std::vector<RunSample> runtime, agent;
+  std::vector<RunSample> runtime, agent, gvisor;
+  std::string gvisor_skipped;  // why there is no gVisor row, when there is none
   std::vector<Sample> anchor;
   // The runtime's own steps around the engine, as the breakdown row repeats them.
   std::vector<double> dir_ms, mount_ms, collect_ms, remove_ms;
@@ -163,6 +171,19 @@ void bench(int argc, char** argv) {
   for (auto& e : engines) {
     ad::OciOptions oo = oci_options(e, scratch, start_timeout);
     ad::OciRuntime oci(oo);
+    ad::OciOptions go = oo;
+    go.extra_args = {e.kind == ad::OciEngineKind::kPodman ? std::string("--runtime=") + kRunsc : "--runtime=runsc"};
+    ad::OciRuntime gvisor(go);
+    if (::access(kRunsc, X_OK) != 0) {
+      e.gvisor_skipped = std::string(kRunsc) + " is missing (apt-get install runsc)";
+    } else if (e.kind == ad::OciEngineKind::kDocker) {
+      ProcResult p = run_process({e.binary, "info", "--format", "{{json .Runtimes}}"}, logs + "/runtimes.out",
+                                 "/dev/null", std::nullopt, e.env);
+      if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0 ||
+          read_file(logs + "/runtimes.out").find("\"runsc\"") == std::string::npos) {
+        e.gvisor_skipped = "the daemon has no runtime \"runsc\" (scripts/docker-peer.sh registers it)";
+      }
+    }
 
     // The runtime's OciArgvInput for a run of `spec` (OciRuntime::contain builds the same):
     // the same labels, deadline, limits and image; only the name and the directory differ.
@@ -258,6 +279,8 @@ void bench(int argc, char** argv) {
       auto a = timed_run("the oci runtime on " + e.name, oci, spec, kExpect);
       auto b = anchor_once();
       auto c = agent_once();
+      std::optional<RunSample> g;
+      if (e.gvisor_skipped.empty()) g = timed_run("the oci runtime under gVisor on " + e.name, gvisor, spec, kExpect);
       if (i < 0) {  // warm-up: the image's first mount, the engine's caches
         e.dir_ms.clear();
         e.mount_ms.clear();
@@ -268,6 +291,7 @@ void bench(int argc, char** argv) {
       e.runtime.push_back(a);
       e.anchor.push_back(b);
       e.agent.push_back(c);
+      if (g) e.gvisor.push_back(*g);
     }
     e.pressure_after = cpu_pressure();
   }
@@ -322,6 +346,14 @@ void bench(int argc, char** argv) {
     std::printf(step, "+ the agent in place of the scanner", sg.med - sa.med);
     std::printf(step, "+ the runtime around the engine (run dir, keeper, collect)", sr.med - sg.med);
     std::printf(step, "= OciRuntime::run()", sr.med);
+    if (!e.gvisor.empty()) {
+      Stats sv = stats(samples(e.gvisor));
+      std::printf("\n  the strongest configuration, in the same alternation (no aim: the cost to weigh)\n");
+      std::printf(row, "oci runtime under gVisor (runsc)", sv.med, sv.p90, sv.min, sv.cpu);
+      std::printf(ratio, "ratio gVisor / runc (OciRuntime::run())", sv.med / sr.med, sv.p90 / sr.p90, sv.min / sr.min);
+    } else {
+      std::printf("\n  gVisor: not measured: %s\n", e.gvisor_skipped.c_str());
+    }
   }
 
   std::printf(

@@ -261,7 +261,7 @@ def main():
         extract_dir = os.path.join(dir_, "extract")
         os.mkdir(extract_dir)
         with open(os.path.join(extract_dir, "manifest.json"), "w") as f:
-            json.dump({"wire": 2, "argv": ["true"], "network": False,
+            json.dump({"wire": 3, "argv": ["true"], "network": False,
                        "limits": {"memory_limit_mb": 2048, "cpu_seconds": 300}, "timeout_ms": 300000,
                        "extract_policy": {"max_entries": 50000, "max_extracted_bytes": 512 << 20, "max_ratio": 100},
                        "entries": [{"kind": "archive", "path": "package", "url": "file://" + archive,

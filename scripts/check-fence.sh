@@ -102,7 +102,7 @@ if command -v bwrap >/dev/null; then
   mkdir -p "$room"/{proc,dev,work,tmp}
   cp "$agent" "$room/batlehub-sandbox"
   cat > "$work/manifest.json" <<'JSON'
-{"wire":2,"argv":["no-such-scanner"],"network":false,"limits":{"memory_limit_mb":64,"cpu_seconds":5},
+{"wire":3,"argv":["no-such-scanner"],"network":false,"limits":{"memory_limit_mb":64,"cpu_seconds":5},
  "timeout_ms":5000,"extract_policy":{"max_entries":10,"max_extracted_bytes":1024,"max_ratio":10},"entries":[]}
 JSON
   set +e

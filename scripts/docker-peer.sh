@@ -13,7 +13,8 @@
 # Everything the daemon keeps lives under DIR: its data root (DIR/data: images, layers,
 # containers), its exec root (DIR/exec: its containerd's sockets and state), its pidfile
 # (DIR/docker.pid), its log (DIR/dockerd.log) and the one socket it listens on
-# (DIR/docker.sock). It reads DIR/daemon.json, never /etc/docker/daemon.json. No iptables
+# (DIR/docker.sock). It reads DIR/daemon.json, never /etc/docker/daemon.json, which registers
+# gVisor's runsc as the runtime "runsc" when /usr/bin/runsc is there. No iptables
 # rules, no docker0 bridge, no TCP listener: a container gets `--network none` or the host's
 # network, never a NAT. Two peers in two directories (the release and the ASan build trees)
 # run side by side.
@@ -104,10 +105,14 @@ start_daemon() {
   ns=batlehub-peer-$(printf '%s' "$dir" | sha256sum | cut -c1-12)
   mkdir -p -- "$dir/data" "$dir/exec"
   chmod 0711 "$dir/data" "$dir/exec"
+  # gVisor, where Debian's runsc is installed: containers that ask for it (`docker run
+  # --runtime=runsc`, the oci runtime's extra_args) run under it, the rest under runc.
+  local runtimes=""
+  [[ -x /usr/bin/runsc ]] && runtimes='"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}'
   if [[ $remap == --userns-remap ]]; then
-    echo '{"userns-remap": "default"}' > "$dir/daemon.json"
+    echo "{\"userns-remap\": \"default\"${runtimes:+, $runtimes}}" > "$dir/daemon.json"
   else
-    echo '{}' > "$dir/daemon.json"
+    echo "{${runtimes}}" > "$dir/daemon.json"
   fi
   # A fresh log per start; the previous one is kept beside it.
   [[ -f $dir/dockerd.log ]] && mv -f -- "$dir/dockerd.log" "$dir/dockerd.log.1"

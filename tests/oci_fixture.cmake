@@ -57,14 +57,15 @@ add_test(NAME oci_docker_remap.stop
 set_tests_properties(oci_docker_remap.stop PROPERTIES FIXTURES_CLEANUP docker-remap TIMEOUT 90)
 
 # Registers a gtest executable whose tests are parameterised by engine (tests/adapters/
-# engines.h: …/podman, …/docker, …/docker_remap, and anything else, such as …/bwrap): the
-# docker instances join their daemon's fixture with its DOCKER_HOST in the environment,
+# engines.h: …/podman, …/docker, …/docker_remap, …/podman_gvisor, …/docker_gvisor, and anything
+# else, such as …/bwrap): the docker instances join their daemon's fixture (…/docker_gvisor the
+# plain daemon's, which registers runsc) with its DOCKER_HOST in the environment,
 # the rest run alone. NO_PRETTY_VALUES: a ctest name is the gtest name (…/podman); without
 # it CMake appends "# GetParam() = " and the parameter's bytes.
 function(batlehub_discover_engine_tests target timeout)
-  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "-*/docker:*/docker_remap"
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "-*/docker:*/docker_remap:*/docker_gvisor"
     PROPERTIES TIMEOUT ${timeout})
-  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "*/docker"
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "*/docker:*/docker_gvisor"
     PROPERTIES TIMEOUT ${timeout} FIXTURES_REQUIRED docker
     ENVIRONMENT BATLEHUB_TEST_DOCKER_HOST=${BATLEHUB_TEST_DOCKER_HOST})
   gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "*/docker_remap"

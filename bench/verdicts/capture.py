@@ -35,7 +35,7 @@ def read_manifest(name):
 def run_in_room(room, work, argv, artifact, extra_entries=()):
     shutil.copyfile(artifact, os.path.join(work, "artifact"))
     manifest = {
-        "wire": 2, "argv": argv, "network": False,
+        "wire": 3, "argv": argv, "network": False,
         "limits": {"memory_limit_mb": 2048, "cpu_seconds": 300}, "timeout_ms": 600000,
         "extract_policy": {"max_entries": 50000, "max_extracted_bytes": 536870912, "max_ratio": 100},
         "entries": [{"kind": "archive", "path": "package", "url": "file:///work/artifact",

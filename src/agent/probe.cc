@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -28,6 +29,7 @@
 #include "base/cgroup.h"
 #include "base/command_path.h"
 #include "base/fd.h"
+#include "base/kernel_identity.h"
 #include "base/spawn.h"
 #include "wire/caps.h"
 
@@ -154,24 +156,6 @@ Assertion check_network(const wire::Manifest& m) {
   return make(Check::kNoNetwork, ok, ev);
 }
 
-Assertion check_read_only_root() {
-  std::string ev;
-  for (const char* p : {"/usr/bin/.batlehub-probe", "/.batlehub-probe"}) {
-    int fd = ::open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-      ::close(fd);
-      ::unlink(p);
-      return make(Check::kReadOnlyRoot, false, std::string("created ") + p);
-    }
-    int e = errno;
-    if (!ev.empty()) ev += "; ";
-    ev += std::string(p) + ": " + errno_name(e);
-    if (e == EROFS) return make(Check::kReadOnlyRoot, true, ev);
-    if (e != ENOENT) return make(Check::kReadOnlyRoot, false, ev + " (not EROFS)");
-  }
-  return make(Check::kReadOnlyRoot, false, ev);
-}
-
 struct MountInfo {
   std::string point;
   std::string type;
@@ -189,6 +173,45 @@ std::vector<MountInfo> read_mounts() {
     out.push_back({base::cgroup::unescape_mount_field(point), type, opts});
   }
   return out;
+}
+
+// Whether the mount `path` is on says it is read-only: the longest mount point that is a
+// prefix of it, its options starting with or holding "ro".
+bool on_read_only_mount(const std::vector<MountInfo>& mounts, const std::string& path) {
+  const MountInfo* best = nullptr;
+  for (const auto& m : mounts) {
+    const bool under = m.point == "/" || path == m.point || path.starts_with(m.point + "/");
+    if (under && (best == nullptr || m.point.size() >= best->point.size())) best = &m;
+  }
+  if (best == nullptr) return false;
+  const std::string o = "," + best->options + ",";
+  return o.find(",ro,") != std::string::npos;
+}
+
+Assertion check_read_only_root(const std::vector<MountInfo>& mounts) {
+  std::string ev;
+  for (const char* p : {"/usr/bin/.batlehub-probe", "/.batlehub-probe"}) {
+    int fd = ::open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlink(p);
+      return make(Check::kReadOnlyRoot, false, std::string("created ") + p);
+    }
+    int e = errno;
+    if (!ev.empty()) ev += "; ";
+    ev += std::string(p) + ": " + errno_name(e);
+    if (e == EROFS) return make(Check::kReadOnlyRoot, true, ev);
+    // gVisor's kernel checks the directory's permission before the mount's flag, so uid
+    // 65532 gets EACCES where Linux says EROFS: then its mount must say it is read-only.
+    if (e == EACCES) {
+      const std::string dir = std::string(p).substr(0, std::string(p).rfind('/'));
+      if (on_read_only_mount(mounts, dir.empty() ? "/" : dir)) {
+        return make(Check::kReadOnlyRoot, true, ev + ", on a read-only mount (ro in /proc/self/mounts)");
+      }
+    }
+    if (e != ENOENT) return make(Check::kReadOnlyRoot, false, ev + " (not EROFS)");
+  }
+  return make(Check::kReadOnlyRoot, false, ev);
 }
 
 bool has_option(const std::string& opts, std::string_view o) {
@@ -398,6 +421,11 @@ WalledReport probe_under_walls(const ProbeContext& ctx, const std::vector<WriteT
       copy_field(status, static_cast<std::size_t>(n), "NoNewPrivs:", c.nnp, sizeof c.nnp);
       copy_field(status, static_cast<std::size_t>(n), "Seccomp_filters:", c.filters, sizeof c.filters);
     }
+    // gVisor's /proc/self/status has no NoNewPrivs line; the flag itself still answers.
+    if (c.nnp[0] == '\0') {
+      const int v = ::prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+      if (v == 0 || v == 1) std::memcpy(c.nnp, v == 1 ? "1 (prctl)" : "0 (prctl)", sizeof "1 (prctl)");
+    }
     if (f.stage == base::WallStage::kNone) {
       // personality(0xffffffff) only reads the persona: unfiltered it answers, filtered EPERM.
       errno = 0;
@@ -594,8 +622,13 @@ Assertion check_work_dir(const std::string& work_dir, const std::vector<MountInf
   //    extracted).
   if (writable && !nosuid) {
     const std::string status = base::read_small_file("/proc/self/status");
-    const std::string nnp = status_field(status, "NoNewPrivs");
-    nosuid = nnp == "1";
+    std::string nnp = status_field(status, "NoNewPrivs");
+    // gVisor's /proc/self/status has no NoNewPrivs line; the flag itself still answers.
+    if (nnp.empty()) {
+      const int v = ::prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+      if (v >= 0) nnp = std::to_string(v) + " (prctl)";
+    }
+    nosuid = nnp.starts_with("1");
     ev += "; no nosuid: NoNewPrivs: " + (nnp.empty() ? std::string("unknown") : nnp) +
           (nosuid ? " (setuid bits are inert)" : " (a setuid file here would raise privileges)");
   }
@@ -750,8 +783,10 @@ void add_walled_checks(const ProbeContext& ctx, const WalledReport& w, long befo
     block.push_back(
         make(Check::kSeccompFilter, std::string(w.seccomp) == "2" && added && stage == base::WallStage::kNone, ev));
   }
-  block.push_back(make(Check::kNoNewPrivs, std::string(w.nnp) == "1" && stage != base::WallStage::kNoNewPrivs,
-                       stage == base::WallStage::kNoNewPrivs ? failed : std::string("NoNewPrivs: ") + w.nnp));
+  block.push_back(
+      make(Check::kNoNewPrivs,
+           (std::string(w.nnp) == "1" || std::string(w.nnp) == "1 (prctl)") && stage != base::WallStage::kNoNewPrivs,
+           stage == base::WallStage::kNoNewPrivs ? failed : std::string("NoNewPrivs: ") + w.nnp));
   if (stage == base::WallStage::kNone) {
     block.push_back(make(Check::kCanarySyscall, w.canary_ret == -1 && w.canary_errno == EPERM,
                          "personality(0xffffffff) returned " + std::to_string(w.canary_ret) +
@@ -888,6 +923,7 @@ std::string sha256_file(const std::string& path, std::uint64_t* size) {
 
 wire::AgentProbeReport run_probe(const wire::Manifest& m, const ProbeContext& ctx) {
   wire::AgentProbeReport rep;
+  rep.kernel = base::kernel_identity();
   auto& a = rep.assertions;
   // The filters this process already runs under (an engine's profile, a pod's RuntimeDefault):
   // the walled child must run under one more, the agent's own.
@@ -897,7 +933,7 @@ wire::AgentProbeReport run_probe(const wire::Manifest& m, const ProbeContext& ct
   const std::vector<WriteTarget> targets = write_targets(mounts, ctx.work_dir);
   const WalledReport walled = probe_under_walls(ctx, targets);
   a.push_back(check_network(m));
-  a.push_back(check_read_only_root());
+  a.push_back(check_read_only_root(mounts));
   // Before one_writable_dir: where Landlock was left out, the first failure names it, not a
   // mount it would have closed.
   a.push_back(check_landlock(ctx, walled));

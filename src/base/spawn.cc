@@ -59,7 +59,95 @@ char* put_uint(char* p, unsigned long v) {
   return p;
 }
 
-// The keeper's children, from /proc/<pid>/task/<pid>/children. -1 when /proc cannot say.
+// A record of getdents64 (struct linux_dirent64, which glibc does not declare).
+struct Dirent64 {
+  unsigned long long ino;
+  long long next;
+  unsigned short reclen;
+  unsigned char type;
+  char name[1];
+};
+
+// Every descriptor from 3 up marked close-on-exec, where close_range cannot (before Linux
+// 5.11, or gVisor, which answers CLOSE_RANGE_CLOEXEC with EINVAL): the open ones, as
+// /proc/self/fd lists them — a fcntl on each of 65,536 numbers costs seconds under gVisor,
+// whose every syscall is a trap — else every number below 65,536. Raw syscalls only: it runs
+// between fork and execve.
+void mark_cloexec_from_3() {
+  int dir = ::open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) {
+    for (int fd = 3; fd < 65536; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return;
+  }
+  alignas(8) char ents[4096];
+  bool failed = false;
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, dir, ents, sizeof ents);
+    if (n < 0) failed = true;
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      const auto* d = reinterpret_cast<const Dirent64*>(ents + off);
+      off += d->reclen;
+      int fd = 0;
+      const char* c = d->name;
+      for (; *c >= '0' && *c <= '9' && fd < 1'000'000; ++c) fd = fd * 10 + (*c - '0');
+      if (*c == '\0' && c != d->name && fd >= 3) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+  }
+  ::close(dir);
+  if (failed) {
+    for (int fd = 3; fd < 65536; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+}
+
+// The parent pid in /proc/<pid>/stat ("pid (comm) state ppid …": the field after the last
+// ')', since comm may hold anything), or -1.
+long parent_of(const char* stat_path) {
+  int fd = ::open(stat_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[512];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  const char* close_paren = std::strrchr(buf, ')');
+  if (close_paren == nullptr || close_paren[1] != ' ' || close_paren[2] == '\0' || close_paren[3] != ' ') return -1;
+  long ppid = 0;
+  for (const char* c = close_paren + 4; *c >= '0' && *c <= '9'; ++c) ppid = ppid * 10 + (*c - '0');
+  return ppid;
+}
+
+// The children of `self` from every /proc/<pid>/stat, for a kernel without
+// /proc/<pid>/task/<tid>/children (CONFIG_PROC_CHILDREN is optional, and gVisor's procfs has
+// none). Raw syscalls only: the keeper calls it between fork and exit.
+int list_children_by_scan(pid_t self, pid_t* out, int max) {
+  int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return -1;
+  alignas(8) char ents[8192];
+  int count = 0;
+  bool failed = false;
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, dir, ents, sizeof ents);
+    if (n < 0) failed = true;
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      const auto* d = reinterpret_cast<const Dirent64*>(ents + off);
+      off += d->reclen;
+      unsigned long pid = 0;
+      const char* c = d->name;
+      for (; *c >= '0' && *c <= '9'; ++c) pid = pid * 10 + static_cast<unsigned long>(*c - '0');
+      if (*c != '\0' || c == d->name || count >= max) continue;
+      char path[64] = "/proc/";
+      std::memcpy(put_uint(path + 6, pid), "/stat", 6);
+      if (parent_of(path) == self) out[count++] = static_cast<pid_t>(pid);
+    }
+  }
+  ::close(dir);
+  return failed ? -1 : count;
+}
+
+// The keeper's children, from /proc/<pid>/task/<pid>/children, else from every process's
+// stat. -1 when /proc cannot say.
 int list_children(pid_t self, pid_t* out, int max) {
   char path[64] = "/proc/";
   char* p = put_uint(path + 6, static_cast<unsigned long>(self));
@@ -67,6 +155,7 @@ int list_children(pid_t self, pid_t* out, int max) {
   p = put_uint(p + 6, static_cast<unsigned long>(self));
   std::memcpy(p, "/children", 10);
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return list_children_by_scan(self, out, max);
   if (fd < 0) return -1;
   char buf[4096];
   ssize_t n = ::read(fd, buf, sizeof buf - 1);
@@ -129,9 +218,7 @@ struct ChildPlan {
   if (f.stage == WallStage::kNone && c.cwd_fd != AT_FDCWD && ::fchdir(c.cwd_fd) != 0) f = {WallStage::kSetup, errno};
   // Nothing of the agent's leaks into the scanner: every descriptor above stderr closes
   // at execve (the exec-error pipe among them, which is how its EOF means "started").
-  if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
-    for (int fd = 3; fd < 65536; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-  }
+  if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) mark_cloexec_from_3();
   if (f.stage == WallStage::kNone) f = apply_walls(*c.walls, c.prog);
   if (f.stage == WallStage::kNone) {
     ::execve(c.program, c.argv, c.envp);

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "base/kernel_identity.h"
 #include "server/builders.h"
 #include "server/log.h"
 #include "server/scan_service.h"
@@ -24,6 +25,7 @@ void print_assertions(const core::ProbeReport& r, std::ostream& out) {
         << "\n";
   }
   for (const auto& c : r.agent.commands) out << "  sha256 " << c.sha256 << "  " << c.path << " (" << c.size << " bytes)\n";
+  if (r.result_at_all) out << "  kernel " << kernel_text(r.agent.kernel, base::kernel_identity()) << "\n";
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/kernel_identity.h"
 #include "core/identify.h"
 #include "server/log.h"
 
@@ -33,9 +34,21 @@ void log_passed(const core::ProbeReport& r, const std::string& room) {
       elapsed_text(r.elapsed_ms), room, landlock ? "Landlock" : "no Landlock (the kernel has none)",
       whole ? "memory and processes bounded as a whole" : "memory and processes bounded per process only",
       r.agent.commands.size());
+  log->info("room {}: {}", room, kernel_text(r.agent.kernel, base::kernel_identity()));
 }
 
 }  // namespace
+
+std::string kernel_text(const std::string& sandbox, const std::string& worker) {
+  // gVisor's Sentry answers uname with fixed fields (release 4.4.0 and this version string,
+  // unchanged since its first release), whatever host it runs on.
+  static constexpr std::string_view kGvisorVersion = "#1 SMP Sun Jan 10 15:06:54 PST 2016";
+  if (sandbox.empty()) return "kernel not reported (an agent of an older release?)";
+  if (sandbox == worker) return "the scanner ran on the worker's own kernel, " + sandbox;
+  std::string s = "the scanner ran on a kernel of its own, " + sandbox + " (the worker's: " + worker + ")";
+  if (sandbox.find(kGvisorVersion) != std::string::npos) s += ": gVisor's";
+  return s;
+}
 
 std::string elapsed_text(std::uint64_t ms) {
   std::ostringstream s;

@@ -42,6 +42,11 @@ WallsProof prove_walls(core::SandboxRuntime& runtime, const std::vector<core::Pr
 // "850 ms", "2.3 s".
 std::string elapsed_text(std::uint64_t ms);
 
+// What the probe's `kernel` says of the sandbox, beside the worker's own uname: the scanner
+// ran on the worker's kernel (bwrap, runc), or on one of its own — gVisor's named as such —
+// so that an operator sees a runtime class or an engine's --runtime=runsc take effect.
+std::string kernel_text(const std::string& sandbox_kernel, const std::string& worker_kernel);
+
 // One scanner's part of a package's scan.
 struct ScannerRun {
   std::string scanner;

@@ -11,8 +11,9 @@ namespace batlehub::wire {
 
 // The version of manifest.json and result.json this build speaks. A manifest of another
 // version is refused by the agent (which still writes a result saying so), and a result
-// of another version is refused by the worker. 2: an archive entry's `descend`.
-inline constexpr int kWireVersion = 2;
+// of another version is refused by the worker. 2: an archive entry's `descend`. 3: the
+// probe's `kernel`.
+inline constexpr int kWireVersion = 3;
 
 inline constexpr std::size_t kMiB = 1024 * 1024;
 

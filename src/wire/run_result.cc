@@ -78,6 +78,8 @@ E read_enum(const Names<E, N>& names, ObjectReader& r, std::string_view key) {
 // Bytes, not characters: 2000 characters of UTF-8 are at most 8000 bytes.
 constexpr std::size_t kStderrTailMaxBytes = kStderrTailChars * 4;
 constexpr std::size_t kEvidenceMaxBytes = 4096;
+// uname's four fields are at most 65 bytes each (struct utsname), with three spaces.
+constexpr std::size_t kKernelMaxBytes = 4 * 65 + 3;
 constexpr std::size_t kMessageMaxBytes = 8192;
 constexpr std::size_t kMaxLoweredRlimits = std::size(kRlimitNames);
 
@@ -174,6 +176,7 @@ RunResult read_result(const json& doc) {
       cr.finish();
       report.commands.push_back(std::move(c));
     }
+    report.kernel = pr.string("kernel", kKernelMaxBytes);
     pr.finish();
     out.probe = std::move(report);
   }
@@ -242,7 +245,7 @@ std::string serialize(const RunResult& r) {
     }
     json cs = json::array();
     for (const auto& c : r.probe->commands) cs.push_back({{"path", c.path}, {"sha256", c.sha256}, {"size", c.size}});
-    doc["probe"] = {{"assertions", std::move(as)}, {"commands", std::move(cs)}};
+    doc["probe"] = {{"assertions", std::move(as)}, {"commands", std::move(cs)}, {"kernel", r.probe->kernel}};
   } else {
     doc["probe"] = nullptr;
   }

@@ -87,6 +87,11 @@ struct CommandDigest {
 struct AgentProbeReport {
   std::vector<Assertion> assertions;
   std::vector<CommandDigest> commands;
+  // The kernel the probe ran on, as uname(2) answered inside: "<sysname> <release> <version>
+  // <machine>". gVisor answers with its own ("Linux 4.4.0 #1 SMP Sun Jan 10 15:06:54 PST
+  // 2016 x86_64"), so the worker can say whether a runtime class or an engine's --runtime
+  // took effect, which nothing outside the sandbox shows as plainly. Wire 3.
+  std::string kernel;
   bool operator==(const AgentProbeReport&) const = default;
 };
 

@@ -29,12 +29,23 @@ struct TestEngine {
   const char* name = "podman";     // the gtest parameter's name: …/podman, …/docker, …/docker_remap
   const char* host_var = nullptr;  // the env variable holding its DOCKER_HOST, for docker
   bool remapped = false;           // its daemon maps every container's uids (userns-remap)
+  // Its containers run under gVisor: [worker.sandbox.oci] extra_args = ["--runtime=…runsc"],
+  // as an operator sets it (docs/operations/oci.md, "The strongest configuration").
+  bool gvisor = false;
   bool operator==(const TestEngine&) const = default;
 };
 inline constexpr TestEngine kPodman{OciEngineKind::kPodman, "podman", nullptr, false};
 inline constexpr TestEngine kDocker{OciEngineKind::kDocker, "docker", "BATLEHUB_TEST_DOCKER_HOST", false};
 inline constexpr TestEngine kDockerRemap{OciEngineKind::kDocker, "docker_remap", "BATLEHUB_TEST_DOCKER_REMAP_HOST",
                                          true};
+inline constexpr TestEngine kPodmanGvisor{OciEngineKind::kPodman, "podman_gvisor", nullptr, false, true};
+// The plain daemon: scripts/docker-peer.sh registers Debian's runsc there as "runsc".
+inline constexpr TestEngine kDockerGvisor{OciEngineKind::kDocker, "docker_gvisor", "BATLEHUB_TEST_DOCKER_HOST", false,
+                                          true};
+// Where gVisor's runsc is: Debian 12's package (scripts/deps.txt).
+inline constexpr const char* kRunsc = "/usr/bin/runsc";
+// What gVisor's Sentry answers to uname, on any host (gVisor's fixed release and version).
+inline constexpr const char* kGvisorKernel = "Linux 4.4.0 #1 SMP Sun Jan 10 15:06:54 PST 2016";
 
 // What gtest prints for a parameter in its messages: the engine's name, not its bytes.
 inline void PrintTo(const TestEngine& e, std::ostream* os) {
@@ -87,6 +98,15 @@ inline std::string engine_unavailable(const TestEngine& e) {
       engine_out(e, "info --format '{{.SecurityOptions}}'").value_or("").find("name=userns") == std::string::npos) {
     return std::string(e.name) + ": the daemon at " + *docker_host_of(e) + " does not remap user namespaces";
   }
+  if (e.gvisor && ::access(kRunsc, X_OK) != 0) {
+    return std::string(e.name) + ": no gVisor here: " + kRunsc +
+           " is missing (apt-get install runsc; scripts/deps.txt)";
+  }
+  if (e.gvisor && e.kind == OciEngineKind::kDocker &&
+      engine_out(e, "info --format '{{json .Runtimes}}'").value_or("").find("\"runsc\"") == std::string::npos) {
+    return std::string(e.name) + ": the daemon at " + *docker_host_of(e) +
+           " has no runtime \"runsc\" (scripts/docker-peer.sh registers it when " + kRunsc + " exists)";
+  }
   return "";
 }
 
@@ -130,6 +150,9 @@ inline adapters::OciOptions test_oci_options(const TestEngine& e, const std::str
   o.scratch_dir = scratch_dir.string();
   o.start_timeout = std::chrono::seconds(60);
   o.engine_env = engine_env(e);
+  // podman takes runsc's path; docker the name its daemon registered it under.
+  if (e.gvisor)
+    o.extra_args = {e.kind == OciEngineKind::kPodman ? std::string("--runtime=") + kRunsc : "--runtime=runsc"};
   return o;
 }
 

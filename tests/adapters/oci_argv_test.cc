@@ -154,6 +154,45 @@ TEST_P(OciArgv, the_storage_transport_gives_the_agent_two_urls_and_joins_the_sto
   EXPECT_EQ(values(n, "--userns"), podman ? Strings{"auto:size=65536"} : Strings{});
 }
 
+TEST_P(OciArgv, under_gvisor_podman_gives_runsc_its_own_no_network_and_no_user_namespace_of_its_own) {
+  const bool podman = GetParam() == OciEngineKind::kPodman;
+  EXPECT_TRUE(oci_runs_gvisor({"--runtime=runsc"}));
+  EXPECT_TRUE(oci_runs_gvisor({"--runtime=/usr/bin/runsc"}));
+  EXPECT_TRUE(oci_runs_gvisor({"--cgroup-parent", "/b", "--runtime", "/usr/local/bin/runsc"}));
+  EXPECT_FALSE(oci_runs_gvisor({"--runtime=runc"}));
+  EXPECT_FALSE(oci_runs_gvisor({"--runtime=/opt/runsc/crun"}));
+  EXPECT_FALSE(oci_runs_gvisor({"--label", "runsc"}));
+  EXPECT_FALSE(oci_runs_gvisor({"--runtime"}));
+
+  auto in = input(GetParam());
+  in.extra_args = {"--runtime=/usr/bin/runsc"};
+  auto a = oci_argv(in);
+  EXPECT_EQ(values(a, "--network"), Strings{"none"});
+  // podman hands runsc no namespace to network for --network none; docker does.
+  EXPECT_EQ(has(a, "--runtime-flag=network=none"), podman);
+  // runsc's sandbox is its own user namespace; podman's `auto` would stop its gofer.
+  EXPECT_EQ(values(a, "--userns"), Strings{});
+  // Every other wall stays.
+  EXPECT_TRUE(has(a, "--read-only"));
+  EXPECT_EQ(values(a, "--cap-drop"), Strings{"ALL"});
+  EXPECT_EQ(values(a, "--user"), Strings{"65532:65532"});
+  EXPECT_EQ(values(a, "--security-opt"), Strings{"no-new-privileges"});
+
+  // A run on the network, or on the storage network, is networked by runsc itself.
+  in.network = true;
+  EXPECT_FALSE(has(oci_argv(in), "--runtime-flag=network=none"));
+  in.network = false;
+  in.bundle_dir.clear();
+  in.in_url = "http://127.0.0.1:9000/b/m?X-Amz-Signature=aa";
+  in.out_url = "http://127.0.0.1:9000/b/o?X-Amz-Signature=bb";
+  in.storage_network = "container:batlehub-storage";
+  EXPECT_FALSE(has(oci_argv(in), "--runtime-flag=network=none"));
+  // Under runc, nothing changes.
+  auto runc = input(GetParam());
+  EXPECT_FALSE(has(oci_argv(runc), "--runtime-flag=network=none"));
+  EXPECT_EQ(values(oci_argv(runc), "--userns"), podman ? Strings{"auto:size=65536"} : Strings{});
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, OciArgv, ::testing::Values(OciEngineKind::kPodman, OciEngineKind::kDocker),
                          [](const auto& i) { return i.param == OciEngineKind::kPodman ? "podman" : "docker"; });
 

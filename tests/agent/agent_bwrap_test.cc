@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "base/kernel_identity.h"
 #include "harness.h"
 
 namespace batlehub::agent {
@@ -110,6 +111,8 @@ TEST_F(AgentInBwrap, the_probe_passes_from_inside_a_proper_room) {
   }
   ASSERT_EQ(o.result.probe->commands.size(), 1u);
   EXPECT_EQ(o.result.probe->commands[0].path, "/usr/bin/hostile");
+  // bwrap's walls are namespaces on the host's kernel: the agent inside says the same uname.
+  EXPECT_EQ(o.result.probe->kernel, batlehub::base::kernel_identity());
 }
 
 TEST_F(AgentInBwrap, a_room_with_a_shell_fails_the_probe_on_that_assertion) {

@@ -163,17 +163,17 @@ TEST_F(Agent, a_manifest_of_another_wire_version_is_answered_not_run) {
   EXPECT_EQ(o.result.wire, wire::kWireVersion);
   ASSERT_TRUE(o.result.failure);
   EXPECT_EQ(o.result.failure->kind, FailureKind::kWireVersion);
-  EXPECT_NE(o.result.failure->message.find("speaks wire version 2, the manifest speaks 99"), std::string::npos);
+  EXPECT_NE(o.result.failure->message.find("speaks wire version 3, the manifest speaks 99"), std::string::npos);
 }
 
-// Wire 2 (docs/wire-format.md, Versions): a worker of the release before, sending wire 1,
+// Wire 3 (docs/wire-format.md, Versions): a worker of the release before, sending wire 2,
 // gets the same answer — nothing run, a result in this agent's version saying so.
-TEST_F(Agent, a_wire_1_manifest_from_an_older_worker_is_answered_not_run) {
+TEST_F(Agent, a_wire_2_manifest_from_an_older_worker_is_answered_not_run) {
   auto m = scan_manifest({hostile(), "exit", "0"});
   std::string text = wire::serialize(m);
-  auto at = text.find("\"wire\": 2");
+  auto at = text.find("\"wire\": 3");
   ASSERT_NE(at, std::string::npos) << text;
-  text.replace(at, 9, "\"wire\": 1");
+  text.replace(at, 9, "\"wire\": 2");
   Scratch::write(s_.work() / "manifest.json", text);
   int rc = run_process({BATLEHUB_AGENT_BIN, "--in", "file://" + (s_.work() / "manifest.json").string(), "--out",
                         "file://" + (s_.work() / "out.tar").string()},
@@ -183,7 +183,7 @@ TEST_F(Agent, a_wire_1_manifest_from_an_older_worker_is_answered_not_run) {
   EXPECT_FALSE(o.result.ran);
   ASSERT_TRUE(o.result.failure);
   EXPECT_EQ(o.result.failure->kind, FailureKind::kWireVersion);
-  EXPECT_EQ(o.result.failure->message, "manifest /wire: this agent speaks wire version 2, the manifest speaks 1");
+  EXPECT_EQ(o.result.failure->message, "manifest /wire: this agent speaks wire version 3, the manifest speaks 2");
 }
 
 // Wire 2's `descend`: a gem's data.tar.gz extracted in place before the scanner runs, under
@@ -224,7 +224,7 @@ TEST_F(Agent, a_gems_data_tar_gz_named_by_descend_is_extracted_in_place_before_t
 }
 
 TEST_F(Agent, an_invalid_manifest_says_where) {
-  Scratch::write(s_.work() / "manifest.json", "{\"wire\": 2, \"argv\": [\"x\"], \"network\": \"yes\"}");
+  Scratch::write(s_.work() / "manifest.json", "{\"wire\": 3, \"argv\": [\"x\"], \"network\": \"yes\"}");
   int rc = run_process({BATLEHUB_AGENT_BIN, "--in", "file://" + (s_.work() / "manifest.json").string(), "--out",
                         "file://" + (s_.work() / "out.tar").string()},
                        s_.work(), {});

@@ -40,7 +40,7 @@ def write(target, name, data):
 
 def manifest(**over):
     m = {
-        "wire": 2,
+        "wire": 3,
         "argv": ["/usr/bin/scanner", "--json", "/work/in"],
         "network": False,
         "limits": {"memory_limit_mb": 512, "cpu_seconds": 60},
@@ -80,14 +80,15 @@ def manifests():
         write("fuzz_manifest", f"valid_{name}.json", json.dumps(m, indent=2, ensure_ascii=False))
     # The same document compact, with escapes the serializer never writes.
     write("fuzz_manifest", "valid_escapes.json",
-          '{"wire":2,"argv":["\\/bin\\/scan","\\u00e9\\ud83d\\ude00","\\t"],"network":false,'
+          '{"wire":3,"argv":["\\/bin\\/scan","\\u00e9\\ud83d\\ude00","\\t"],"network":false,'
           '"limits":{"memory_limit_mb":1,"cpu_seconds":1},"timeout_ms":1,'
           '"extract_policy":{"max_entries":1,"max_extracted_bytes":1,"max_ratio":1},"entries":[],'
           '"probe":null}')
 
     near = {
         "wire1": manifest(wire=1),
-        "wire3": manifest(wire=3),
+        "wire2": manifest(wire=2),
+        "wire4": manifest(wire=4),
         "descend_on_file": manifest(entries=[dict(file_entry, descend="data.tar.gz")]),
         "descend_dotdot": manifest(entries=[dict(archive, descend="../data.tar.gz")]),
         "descend_not_string": manifest(entries=[dict(archive, descend=["data.tar.gz"])]),
@@ -119,7 +120,7 @@ def manifests():
 
 def result(**over):
     r = {
-        "wire": 2,
+        "wire": 3,
         "agent_version": "0.1.0",
         "ran": True,
         "exit_code": 0,
@@ -147,6 +148,7 @@ def results():
                        for i, c in enumerate(checks)],
         "commands": [{"path": "/usr/bin/scanner", "sha256": "ab" * 32, "size": 1048576},
                      {"path": "/bin/missing", "sha256": "", "size": 0}],
+        "kernel": "Linux 4.4.0 #1 SMP Sun Jan 10 15:06:54 PST 2016 x86_64",
     }
     valid = {
         "ok": result(),
@@ -156,7 +158,7 @@ def results():
         "failure": result(ran=False, exit_code=None, stdout_bytes=0, stderr_tail="",
                           failure={"kind": "traversal", "message": "archive entry '../x' escapes the extraction root"}),
         "probe": result(ran=False, exit_code=None, probe=probe),
-        "probe_and_failure": result(ran=False, exit_code=None, probe={"assertions": [], "commands": []},
+        "probe_and_failure": result(ran=False, exit_code=None, probe={"assertions": [], "commands": [], "kernel": ""},
                                     failure={"kind": "wire_version", "message": "wire 1"}),
     }
     for name, r in valid.items():

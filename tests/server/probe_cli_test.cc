@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "base/kernel_identity.h"
 #include "engines.h"
 #include "harness.h"
 #include "rooms.h"
@@ -66,6 +67,10 @@ TEST_F(ProbeCli, passes_for_a_proper_room_and_prints_every_assertion) {
   for (std::size_t i = 1; i <= 16; ++i) EXPECT_EQ(r.out[i].substr(0, 8), "  pass  ") << r.out[i];
   EXPECT_NE(r.err.find("INFO sandbox: probing runtime \"bwrap\""), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("INFO sandbox: probe passed in"), std::string::npos) << r.err;
+  // bwrap's walls are namespaces: the scanner ran on this host's kernel, and both say so.
+  const std::string kernel = "the scanner ran on the worker's own kernel, " + base::kernel_identity();
+  EXPECT_NE(std::find(r.out.begin(), r.out.end(), "  kernel " + kernel), r.out.end()) << r.out.back();
+  EXPECT_NE(r.err.find("INFO sandbox: room hostile: " + kernel), std::string::npos) << r.err;
 }
 
 // The network scanners run in the worker and need no room: a file with nothing else leaves

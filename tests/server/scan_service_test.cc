@@ -106,6 +106,20 @@ TEST(ProveWalls, passes_when_every_room_holds) {
   EXPECT_EQ(rt.probes_.load(), 2);
 }
 
+TEST(KernelText, tells_the_workers_own_kernel_from_one_of_the_sandboxs_own_and_names_gvisor) {
+  const std::string host = "Linux 6.1.0-28-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1 x86_64";
+  EXPECT_EQ(kernel_text(host, host), "the scanner ran on the worker's own kernel, " + host);
+  // gVisor's Sentry answers these fixed fields on any host (seen under Debian's runsc).
+  const std::string gvisor = "Linux 4.4.0 #1 SMP Sun Jan 10 15:06:54 PST 2016 x86_64";
+  EXPECT_EQ(kernel_text(gvisor, host),
+            "the scanner ran on a kernel of its own, " + gvisor + " (the worker's: " + host + "): gVisor's");
+  // Another node's kernel, or Kata's: its own, but not named as gVisor.
+  const std::string other = "Linux 6.12.9 #1 SMP x86_64";
+  EXPECT_EQ(kernel_text(other, host),
+            "the scanner ran on a kernel of its own, " + other + " (the worker's: " + host + ")");
+  EXPECT_EQ(kernel_text("", host), "kernel not reported (an agent of an older release?)");
+}
+
 // A worker's first two spans can end at once: each thread asks for the "span" logger, and
 // spdlog throws (std::terminate: a worker aborted with 134 in a fresh-clone run) when the
 // same new name is registered twice.

@@ -117,17 +117,19 @@ TEST(Manifest, AnArchiveEntryCarriesItsDescendMemberAsARelPath) {
   }
 }
 
-TEST(Manifest, AVersion1ManifestIsAnotherVersionNotAnOlderSubset) {
-  // Wire 2 added `descend`, and each side speaks exactly one version (docs/wire-format.md,
-  // Versions): an agent of this release refuses a wire 1 manifest as another version, even
-  // one that uses nothing wire 2 added.
-  static_assert(kWireVersion == 2);
-  json j = doc_of(sample());
-  j["wire"] = 1;
-  auto r = parse_manifest(j.dump());
-  ASSERT_FALSE(r);
-  EXPECT_TRUE(r.error().other_version);
-  EXPECT_EQ(r.error().message, "this agent speaks wire version 2, the manifest speaks 1");
+TEST(Manifest, AnOlderVersionsManifestIsAnotherVersionNotAnOlderSubset) {
+  // Wire 2 added `descend`, wire 3 the probe's `kernel`, and each side speaks exactly one
+  // version (docs/wire-format.md, Versions): an agent of this release refuses a wire 1 or 2
+  // manifest as another version, even one that uses nothing a later version added.
+  static_assert(kWireVersion == 3);
+  for (int older : {1, 2}) {
+    json j = doc_of(sample());
+    j["wire"] = older;
+    auto r = parse_manifest(j.dump());
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(r.error().other_version);
+    EXPECT_EQ(r.error().message, "this agent speaks wire version 3, the manifest speaks " + std::to_string(older));
+  }
 }
 
 TEST(Manifest, AWireVersionThatWrapsIsNotOurs) {

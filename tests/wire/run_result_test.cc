@@ -35,11 +35,31 @@ TEST(RunResult, RoundTripsAFailureAndAProbe) {
   r.ran = false;
   r.exit_code.reset();
   r.failure = Failure{FailureKind::kBomb, "archive decompression ratio exceeds 100:1"};
-  r.probe = AgentProbeReport{{{Check::kReadOnlyRoot, AssertionVerdict::kPass, "EROFS"}, {Check::kNoShell, AssertionVerdict::kFail, "found /bin/sh"}},
-                        {{"/usr/bin/guarddog", std::string(64, 'a'), 1234}}};
+  r.probe = AgentProbeReport{{{Check::kReadOnlyRoot, AssertionVerdict::kPass, "EROFS"},
+                              {Check::kNoShell, AssertionVerdict::kFail, "found /bin/sh"}},
+                             {{"/usr/bin/guarddog", std::string(64, 'a'), 1234}},
+                             "Linux 4.4.0 #1 SMP Sun Jan 10 15:06:54 PST 2016 x86_64"};
   auto back = parse_result(serialize(r));
   ASSERT_TRUE(back) << back.error().describe("result");
   EXPECT_EQ(*back, r);
+}
+
+TEST(RunResult, AProbeSaysItsKernelAndOneWithoutItOrWithTooLongAKernelIsRefused) {
+  RunResult r = sample();
+  r.exit_code.reset();
+  r.probe = AgentProbeReport{{}, {}, "Linux 6.1.0 #1 SMP x86_64"};
+  json j = json::parse(serialize(r));
+  EXPECT_EQ(j["probe"]["kernel"], "Linux 6.1.0 #1 SMP x86_64");
+  // Wire 3 always writes it: a probe without one is from another release, and refused.
+  j["probe"].erase("kernel");
+  auto missing = parse_result(j.dump());
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().where.find("/probe"), std::string::npos) << missing.error().where;
+  // uname's four fields fit in 263 bytes; more is not a kernel's answer.
+  j["probe"]["kernel"] = std::string(264, 'k');
+  auto over = parse_result(j.dump());
+  ASSERT_FALSE(over);
+  EXPECT_NE(over.error().where.find("/probe/kernel"), std::string::npos) << over.error().where;
 }
 
 TEST(RunResult, RoundTripsASignal) {

@@ -59,6 +59,19 @@ std::int64_t now_epoch() {
 
 }  // namespace
 
+bool oci_runs_gvisor(const std::vector<std::string>& extra_args) {
+  auto is_runsc = [](std::string_view v) {
+    const auto slash = v.rfind('/');
+    return (slash == std::string_view::npos ? v : v.substr(slash + 1)) == "runsc";
+  };
+  for (std::size_t i = 0; i < extra_args.size(); ++i) {
+    std::string_view x = extra_args[i];
+    if (x.starts_with("--runtime=") && is_runsc(x.substr(std::string_view("--runtime=").size()))) return true;
+    if (x == "--runtime" && i + 1 < extra_args.size() && is_runsc(extra_args[i + 1])) return true;
+  }
+  return false;
+}
+
 std::string oci_container_name(const core::RunLabel& label, const std::string& unique) {
   std::string raw =
       "batlehub-sbx-" + label.job + "-" + label.scanner + "-" + std::to_string(label.attempt) + "-" + unique;
@@ -90,6 +103,14 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
   });
   const bool storage = !in.storage_network.empty();
   if (!in.network && !operator_network) a.insert(a.end(), {"--network", storage ? in.storage_network : "none"});
+  const bool gvisor = oci_runs_gvisor(in.extra_args);
+  // runsc networks a sandbox by taking over the interfaces of the namespace it is handed,
+  // and podman hands it none for --network none ("cannot run with network enabled in root
+  // network namespace", runsc 20221219): runsc's own --network=none is then the same wall,
+  // gVisor's netstack with nothing but loopback. docker hands it a namespace of its own.
+  if (gvisor && podman(in) && !in.network && !operator_network && !storage) {
+    a.emplace_back("--runtime-flag=network=none");
+  }
   // What the engines would write into the container of the host's own: podman copies the
   // host's /etc/hosts (its names, its address as host.containers.internal) and writes an
   // /etc/passwd line; docker copies the host's resolver and search domains into
@@ -132,8 +153,19 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
     // Joining another container's network means joining its user namespace too: the kernel
     // lets a container mount its /sys only in a network namespace its own user namespace
     // owns (runc: "mounting sysfs … operation not permitted" otherwise).
+    //
+    // Not under gVisor: runsc (20221219) cannot start its gofer in a user namespace podman
+    // made ("gofer: fork/exec /proc/self/exe: operation not permitted"), and runsc puts its
+    // sandbox — the Sentry, which alone executes the scanner's syscalls, and the gofer —
+    // into namespaces of its own, the Sentry into an empty user namespace. uid 65532 is
+    // then a user of gVisor's kernel, never one of the host's; the probe's `kernel` says
+    // which kernel answered.
     const bool joins_a_container = storage && in.storage_network.starts_with("container:") && !in.network;
-    a.insert(a.end(), {"--userns", joins_a_container ? in.storage_network : std::string("auto:size=65536")});
+    if (joins_a_container) {
+      a.insert(a.end(), {"--userns", in.storage_network});
+    } else if (!gvisor) {
+      a.insert(a.end(), {"--userns", "auto:size=65536"});
+    }
     // podman writes RLIMIT_NOFILE=1048576 into the spec, which a host without
     // CAP_SYS_RESOURCE cannot grant; these are the agent's own bounds for the scanner anyway.
     a.insert(a.end(), {"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"});

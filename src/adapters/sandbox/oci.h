@@ -54,6 +54,11 @@ struct OciArgvInput {
 // every bundle key it stages, so that a sweep can tell a dead worker's from a live one's.
 std::string oci_worker_label();
 
+// Whether [worker.sandbox.oci] extra_args run the containers under gVisor: a `--runtime`
+// (podman's path or docker's registered name) whose last component is runsc. The argv then
+// says what runsc needs of podman (oci_argv), and the probe's `kernel` shows it took effect.
+bool oci_runs_gvisor(const std::vector<std::string>& extra_args);
+
 // The whole argv, program first, the agent's argv last. A pure function: tested as data,
 // and used by the runtime.
 std::vector<std::string> oci_argv(const OciArgvInput& in);

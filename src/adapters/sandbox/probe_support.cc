@@ -86,6 +86,7 @@ void fill_probe_report(core::ProbeReport& rep, Expected<wire::RunResult, Sandbox
   if (result->probe) {
     for (auto& a : result->probe->assertions) rep.agent.assertions.push_back(std::move(a));
     rep.agent.commands = std::move(result->probe->commands);
+    rep.agent.kernel = std::move(result->probe->kernel);
   } else if (!result->failure) {
     rep.agent.assertions.push_back(
         {wire::Check::kWireVersion, wire::AssertionVerdict::kFail, "the agent answered a probe with no probe report"});
