@@ -291,6 +291,10 @@ TEST_P(OciGvisorTest, the_probe_says_gvisors_kernel_and_fails_closed_on_what_thi
   EXPECT_EQ(evidence_of(*r, wire::Check::kLandlock).rfind("warn the kernel has no Landlock", 0), 0u)
       << evidence_of(*r, wire::Check::kLandlock);
   EXPECT_EQ(containers_of(oci.worker_label()), "");
+  // The hint under the first failure says it is gVisor's, not a flag to change.
+  ASSERT_TRUE(r->failure());
+  const std::string hint = oci.hint(r->failure()->check);
+  EXPECT_EQ(hint.rfind("the containers run under gVisor (extra_args name runsc)", 0), 0u) << hint;
 
   auto runc = options();
   runc.extra_args.clear();

@@ -485,6 +485,18 @@ std::string OciRuntime::hint(std::optional<wire::Check> failed) const {
                         "root (the per-run directory is mounted nosuid,nodev before the bind), and each scanner's "
                         "image present locally (scripts/build-images.sh; runs never pull).");
   }
+  // What gVisor 20221219 (Debian 12's runsc) cannot show from inside: no tuning of the
+  // engine or the image makes these pass, so the hint says so rather than send the operator
+  // after flags (docs/operations/oci.md#gvisor).
+  if (oci_runs_gvisor(options_.extra_args) &&
+      (*failed == Check::kOneWritableDir || *failed == Check::kAgentUnreachable || *failed == Check::kMemoryBounded ||
+       *failed == Check::kPidsBounded)) {
+    return "the containers run under gVisor (extra_args name runsc), whose kernel does not show this wall from "
+           "inside: Debian 12's runsc 20221219 drops nodev on /work, lets the scanner read the agent's "
+           "/proc/1/environ and shows no cgroup in the sandbox. The worker will not start on walls it cannot "
+           "prove: use runc (remove --runtime from extra_args), or a runsc that passes the probe. See "
+           "docs/operations/oci.md#gvisor";
+  }
   switch (*failed) {
     case Check::kWireVersion:
       return see(
