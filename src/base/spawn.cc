@@ -68,36 +68,43 @@ struct Dirent64 {
   char name[1];
 };
 
-// Every descriptor from 3 up marked close-on-exec, where close_range cannot (before Linux
-// 5.11, or gVisor, which answers CLOSE_RANGE_CLOEXEC with EINVAL): the open ones, as
-// /proc/self/fd lists them — a fcntl on each of 65,536 numbers costs seconds under gVisor,
-// whose every syscall is a trap — else every number below 65,536. Raw syscalls only: it runs
-// between fork and execve.
-void mark_cloexec_from_3() {
-  int dir = ::open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) {
-    for (int fd = 3; fd < 65536; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-    return;
-  }
+// Calls `each(n)` for every entry of the directory `path` whose name is a decimal number
+// below 2^31 (a pid in /proc, a descriptor in /proc/self/fd). False when the directory
+// cannot be opened or read through. Raw syscalls and a buffer on the stack only: its
+// callers run between fork and execve or exit.
+template <typename Each>
+bool for_each_number_in(const char* path, Each each) {
+  int dir = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return false;
   alignas(8) char ents[4096];
-  bool failed = false;
+  bool read_through = true;
   for (;;) {
     const long n = ::syscall(SYS_getdents64, dir, ents, sizeof ents);
-    if (n < 0) failed = true;
+    if (n < 0) read_through = false;
     if (n <= 0) break;
     for (long off = 0; off < n;) {
       const auto* d = reinterpret_cast<const Dirent64*>(ents + off);
       off += d->reclen;
-      int fd = 0;
+      long v = 0;
       const char* c = d->name;
-      for (; *c >= '0' && *c <= '9' && fd < 1'000'000; ++c) fd = fd * 10 + (*c - '0');
-      if (*c == '\0' && c != d->name && fd >= 3) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+      for (; *c >= '0' && *c <= '9' && v < (1L << 31) / 10; ++c) v = v * 10 + (*c - '0');
+      if (*c == '\0' && c != d->name) each(v);
     }
   }
   ::close(dir);
-  if (failed) {
-    for (int fd = 3; fd < 65536; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-  }
+  return read_through;
+}
+
+// Every descriptor from 3 up marked close-on-exec, where close_range cannot (before Linux
+// 5.11, or gVisor, which answers CLOSE_RANGE_CLOEXEC with EINVAL): the open ones, as
+// /proc/self/fd lists them — a fcntl on each of 65,536 numbers costs seconds under gVisor,
+// whose every syscall is a trap — else every number below 65,536.
+void mark_cloexec_from_3() {
+  auto mark = [](long fd) {
+    if (fd >= 3) ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+  };
+  if (for_each_number_in("/proc/self/fd", mark)) return;
+  for (int fd = 3; fd < 65536; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
 // The parent pid in /proc/<pid>/stat ("pid (comm) state ppid …": the field after the last
@@ -119,31 +126,16 @@ long parent_of(const char* stat_path) {
 
 // The children of `self` from every /proc/<pid>/stat, for a kernel without
 // /proc/<pid>/task/<tid>/children (CONFIG_PROC_CHILDREN is optional, and gVisor's procfs has
-// none). Raw syscalls only: the keeper calls it between fork and exit.
+// none). The keeper calls it between fork and exit.
 int list_children_by_scan(pid_t self, pid_t* out, int max) {
-  int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return -1;
-  alignas(8) char ents[8192];
   int count = 0;
-  bool failed = false;
-  for (;;) {
-    const long n = ::syscall(SYS_getdents64, dir, ents, sizeof ents);
-    if (n < 0) failed = true;
-    if (n <= 0) break;
-    for (long off = 0; off < n;) {
-      const auto* d = reinterpret_cast<const Dirent64*>(ents + off);
-      off += d->reclen;
-      unsigned long pid = 0;
-      const char* c = d->name;
-      for (; *c >= '0' && *c <= '9'; ++c) pid = pid * 10 + static_cast<unsigned long>(*c - '0');
-      if (*c != '\0' || c == d->name || count >= max) continue;
-      char path[64] = "/proc/";
-      std::memcpy(put_uint(path + 6, pid), "/stat", 6);
-      if (parent_of(path) == self) out[count++] = static_cast<pid_t>(pid);
-    }
-  }
-  ::close(dir);
-  return failed ? -1 : count;
+  const bool read_through = for_each_number_in("/proc", [&](long pid) {
+    if (count >= max) return;
+    char path[64] = "/proc/";
+    std::memcpy(put_uint(path + 6, static_cast<unsigned long>(pid)), "/stat", 6);
+    if (parent_of(path) == self) out[count++] = static_cast<pid_t>(pid);
+  });
+  return read_through ? count : -1;
 }
 
 // The keeper's children, from /proc/<pid>/task/<pid>/children, else from every process's
