@@ -11,6 +11,11 @@
 #                     from the npm registry, its tarball checked against the integrity hash
 #                     pinned here), which the SARIF test runs on `batlehub scan --format sarif`:
 #                     /opt/batlehub/peers/sarif-multitool-5.7.0/Sarif.Multitool
+#   kube-router 2.1.0 the test cluster's NetworkPolicy engine (scripts/install-kube-router.sh):
+#                     /opt/batlehub/peers/kube-router-2.1.0/kube-router
+#   containerd-shim-runsc-v1 (gVisor v0.0.0-20221203005347-703fd9b7fbc0)
+#                     the test cluster's RuntimeClass gvisor (scripts/install-gvisor-shim.sh):
+#                     /opt/batlehub/peers/gvisor-shim-20221203005347-703fd9b7fbc0-bh1/
 #
 # Environment: GO (default: `go` on PATH, else /usr/local/go/bin/go); NPM (default: `npm`).
 set -euo pipefail
@@ -93,6 +98,11 @@ if [ ! -x "$sarif_bin" ]; then
   mv "$scratch/unpacked/package" "$sarif_dir"
   say "SARIF Multitool installed in $(( $(date +%s) - t0 ))s"
 fi
+
+# The test cluster's pieces that are built, each by its own script (pinned, cached by version).
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+"$here/install-kube-router.sh"
+"$here/install-gvisor-shim.sh"
 
 say "installed:"
 printf '  %-15s %-8s %s\n' versitygw "$VERSITYGW_VERSION" "$versitygw_bin"

@@ -6,6 +6,7 @@
 #   scripts/k8s-peer.sh start DIR --s3-port PORT [--relay PATH]   # prints DIR/kubeconfig once the node is Ready
 #   scripts/k8s-peer.sh stop DIR
 #   scripts/k8s-peer.sh missing [--relay PATH]   # prints what `start` would lack, one per line; exit 1 if anything
+#   scripts/k8s-peer.sh missing --gvisor         # the same for the RuntimeClass gvisor alone (below)
 #
 # What a test finds (tests/k8s_fixture.cmake passes it on):
 #   DIR/kubeconfig                  admin (a client certificate in system:masters), https://127.0.0.1:6443;
@@ -17,17 +18,49 @@
 # The API server issues ServiceAccount tokens (`kubectl create token`); PodSecurity and
 # ResourceQuota admission are on (kube-controller-manager keeps quota status), RBAC decides.
 #
-# The storage network. A pod's network is a bridge (bhsbx0) without a gateway and a 127.100.0.x
-# address from host-local IPAM — an address that leads nowhere — then `loopback`, then this
-# project's plugin batlehub-storage-relay (scripts/k8s-storage-relay-cni.py, installed into
-# DIR/cni/bin beside links to the stock plugins of /usr/lib/cni). For each pod it starts
-# `netns-relay NETNS PORT PORT` (tests/helpers/netns_relay.cc): 127.0.0.1:PORT inside the pod
-# is the tests' S3 server on the host's 127.0.0.1:PORT, the host:port the worker signs presigned
-# URLs for. Nothing else is reachable from a pod: it has no default route, and every 127.x
-# destination is its own namespace's `lo` (the API server's 127.0.0.1:6443 is refused there).
-# Not a routable pod subnet: no test of this project may dial anything but loopback, and a
-# 127.x subnet on the bridge cannot reach the host either, since every namespace's local table
-# owns all of 127.0.0.0/8.
+# The pod network. An ordinary pod network, so that the NetworkPolicies are what stands between
+# a pod and the worker: a bridge (bhsbx0) WITH a gateway on the host, 198.18.100.1, in
+# 198.18.100.0/24 — RFC 2544's benchmarking range (198.18.0.0/15), which is never routed — pod
+# addresses from host-local IPAM, no masquerade (ipMasq false). A pod's routes are its subnet's:
+# what it reaches is the host at the gateway (every host service listening on all addresses) and
+# other pods. No default route, so the host's other addresses are out of a pod's reach — the
+# probe's host canary among them (a default route would make every probe race kube-router, see
+# below). And nothing leaves the machine: before the kubelet starts, a rule at the head of the
+# mangle table's FORWARD chain (evaluated before any filter rule, kube-router's ACCEPTs included)
+# drops every packet from 198.18.100.0/24 forwarded out of any interface other than the bridge.
+# `stop` removes the rule only after the bridge is gone.
+# The NetworkPolicy engine: kube-router 2.1.0 (scripts/install-kube-router.sh), firewall only
+# (--run-firewall, no router, no service proxy, no health or metrics port), on the admin
+# kubeconfig, the node named by --hostname-override; iptables (filter) and ipsets on this host.
+# Its chains and sets (KUBE-ROUTER-*, KUBE-POD-FW-*, KUBE-NWPLCY-*, KUBE-*/kube-router-* sets)
+# are removed by `stop`. kube-network-policies cannot work here: the kernel lacks NFT_QUEUE.
+# kube-router programs a pod's rules once the pod's address is in the API, which the kubelet
+# publishes after the pod's container started: a pod's first packets would precede its policy
+# (a property of kube-router, see docs/operations/kubernetes.md, "NetworkPolicy, enforced").
+# Publishing the address earlier from the CNI plugin does not help: the kubelet's own first
+# status write, which comes after, takes it away again (seen: rules made, removed, made again
+# within 0.6 s while the container connected). The tests that depend on a pod's policy wait for
+# kube-router's rules for it (`iptables -S`: "POD name:NAME namespace: NS").
+# The storage relay. The presigned URLs are signed for 127.0.0.1:PORT (the tests' S3 server), and
+# 127.0.0.1 in a pod is its own loopback, so the chain ends with this project's plugin
+# batlehub-storage-relay (scripts/k8s-storage-relay-cni.py, installed into DIR/cni/bin beside
+# links to the stock plugins of /usr/lib/cni): for each pod it starts `netns-relay NETNS PORT
+# PORT` (tests/helpers/netns_relay.cc), so that 127.0.0.1:PORT inside the pod is the S3 server on
+# the host's 127.0.0.1:PORT. Every other 127.x destination is the pod's own `lo` (the API
+# server's 127.0.0.1:6443 is refused there). The relay carries every run's bundle and result; it
+# is inside the pod's namespace, so no NetworkPolicy sees that traffic.
+#
+# The RuntimeClass `gvisor` (handler `runsc`): containerd's runtime `runsc` is gVisor's shim
+# (containerd-shim-runsc-v1, built by scripts/install-gvisor-shim.sh: Debian has none) driving
+# Debian's /usr/bin/runsc (0.0~20221219.0), configured in DIR/containerd/runsc.toml:
+#   platform = "ptrace"  runsc's default in 2022, said outright: no KVM on these machines.
+#   network = "host"     gVisor's netstack would answer 127.0.0.1 itself, so a gVisor pod could not
+#                        reach the storage relay on its namespace's loopback (above); "host" is the
+#                        pod's own network namespace, not the node's: a gVisor pod has the
+#                        interfaces, routes and NetworkPolicies a runc pod of its namespace has.
+# The shim finds runsc by that path; containerd finds the shim on its PATH (DIR/bin first).
+# When the shim or runsc is missing, `start` says so, makes no RuntimeClass and starts the rest;
+# `missing --gvisor` names what lacks, and the tests that need gVisor skip naming it.
 #
 # Nothing is ever pulled: the pause image is built here (a static C program) and imported, the
 # sandbox images are imported by build-image.py, and containerd runs with HTTP(S)_PROXY set to
@@ -58,17 +91,32 @@
 # container, the kubelet's 1 s relist); `stop` ~1 s.
 #
 # Environment: K8S_BIN (default /opt/batlehub/peers/kubernetes-1.37.2/bin, from
-# scripts/install-kubernetes.sh), NETNS_RELAY (the relay when --relay is not given),
+# scripts/install-kubernetes.sh), GVISOR_SHIM (default: scripts/install-gvisor-shim.sh's),
+# RUNSC (default /usr/bin/runsc), NETNS_RELAY (the relay when --relay is not given),
 # K8S_PEER_TIMEOUT (seconds per stage, default 120).
 set -euo pipefail
 
 K8S_BIN="${K8S_BIN:-/opt/batlehub/peers/kubernetes-1.37.2/bin}"
+KUBE_ROUTER="${KUBE_ROUTER:-/opt/batlehub/peers/kube-router-2.1.0/kube-router}"
+GVISOR_SHIM="${GVISOR_SHIM:-/opt/batlehub/peers/gvisor-shim-20221203005347-703fd9b7fbc0-bh1/containerd-shim-runsc-v1}"
+RUNSC="${RUNSC:-/usr/bin/runsc}"
 TIMEOUT="${K8S_PEER_TIMEOUT:-120}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 NODE=batlehub-node
 BRIDGE=bhsbx0
 NETWORK=batlehub-storage
-POD_SUBNET=127.100.0.0/24
+# The pods' network (see "The pod network" above): RFC 2544's benchmarking range, never routed.
+POD_SUBNET=198.18.100.0/24
+POD_GATEWAY=198.18.100.1
+# The mangle table's FORWARD chain sees a packet before the filter table (and kube-router's
+# ACCEPTs there): this rule is what keeps every pod packet on this machine.
+POD_FENCE=(-s "$POD_SUBNET" ! -o "$BRIDGE" -m comment --comment "batlehub-k8s-peer: pod packets never leave this machine" -j DROP)
+# kube-router refuses what a policy forbids with REJECT (icmp-port-unreachable): the pod sees
+# ECONNREFUSED, which the probe's no_network counts as an answer from the canary (RFC 0022 §4.3:
+# a refusal is a packet that came back). Dropped on its way out, the rejection becomes what a
+# dropping CNI (Calico's, Cilium's default) gives: no answer at all. See
+# docs/operations/kubernetes.md, "NetworkPolicy, enforced".
+POD_QUIET=(-d "$POD_SUBNET" -p icmp --icmp-type port-unreachable -m comment --comment "batlehub-k8s-peer: kube-router's REJECT to a pod as a DROP" -j DROP)
 SERVICE_RANGE=127.96.0.0/24      # virtual ClusterIPs: no kube-proxy, nothing routes them
 ETCD_PORT=23790 ETCD_PEER_PORT=23800 API_PORT=6443 KCM_PORT=10257 SCHED_PORT=10259
 KUBELET_PORT=10250 KUBELET_HEALTHZ_PORT=10248
@@ -83,14 +131,14 @@ CGROUP_ROOT=batlehub-k8s
 OWNER_FILE=/run/batlehub-k8s-peer.owner
 # The sysctls the kubelet sets on start (kernel.panic=10, kernel.panic_on_oops=1,
 # vm.overcommit_memory=1, …): saved before it runs, restored by `stop`.
-SYSCTLS=(kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom
+SYSCTLS=(net.ipv4.ip_forward kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom
   kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
 # The components, in the order they start; `stop` ends them in the reverse order. The names
 # are their pid files (DIR/run/NAME.pid) and what /proc/PID/comm must start with.
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet)
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet kube-router)
 
 usage() {
-  echo "usage: $0 start DIR --s3-port PORT [--relay PATH] | stop DIR | missing [--relay PATH]" >&2
+  echo "usage: $0 start DIR --s3-port PORT [--relay PATH] | stop DIR | missing [--relay PATH] | missing --gvisor" >&2
   exit 2
 }
 
@@ -145,6 +193,10 @@ missing() {
   for b in bridge host-local loopback; do
     [[ -x /usr/lib/cni/$b ]] || echo "/usr/lib/cni/$b (apt-get install containernetworking-plugins)"
   done
+  [[ -x $KUBE_ROUTER ]] || echo "$KUBE_ROUTER (the NetworkPolicy engine: scripts/install-kube-router.sh)"
+  for b in iptables ipset; do
+    command -v $b >/dev/null || echo "$b (apt-get install $b)"
+  done
   for b in openssl gcc ip curl; do
     command -v $b >/dev/null || echo "$b"
   done
@@ -156,7 +208,33 @@ missing() {
   fi
 }
 
+# What the RuntimeClass gvisor needs, one missing thing a line.
+missing_gvisor() {
+  [[ -x $GVISOR_SHIM ]] || echo "$GVISOR_SHIM (gVisor's containerd shim: scripts/install-gvisor-shim.sh)"
+  [[ -x $RUNSC ]] || echo "$RUNSC (apt-get install runsc)"
+}
+
 # ---------------------------------------------------------------------------------- stop
+
+# What kube-router leaves in the host's filter table and ipsets (its chains are KUBE-ROUTER-*,
+# KUBE-POD-FW-*, KUBE-NWPLCY-*; its sets KUBE-* and kube-router-*): the jumps to them from the
+# built-in chains, then the chains, then the sets. Nothing else on these machines uses those names.
+kube_router_cleanup() {
+  local rule chain set
+  while read -r rule; do
+    # shellcheck disable=SC2086 # a rule as iptables -S printed it
+    eval "iptables ${rule/-A /-D }" 2>/dev/null || true
+  done < <(iptables -S 2>/dev/null | grep -E '^-A (INPUT|FORWARD|OUTPUT) .*-j KUBE-(ROUTER|POD-FW|NWPLCY)' || true)
+  for chain in $(iptables -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-(ROUTER|POD-FW|NWPLCY)/ { print $2 }'); do
+    iptables -F "$chain" 2>/dev/null || true
+  done
+  for chain in $(iptables -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-(ROUTER|POD-FW|NWPLCY)/ { print $2 }'); do
+    iptables -X "$chain" 2>/dev/null || true
+  done
+  for set in $(ipset list -n 2>/dev/null | grep -E '^(KUBE-|kube-router-)' || true); do
+    ipset destroy "$set" 2>/dev/null || true
+  done
+}
 
 # The containerd-shim-runc-v2 processes of DIR's containerd: their command line names its
 # socket (a docker peer's containerd has shims of its own, left alone).
@@ -198,6 +276,10 @@ clean_host() {
   if ip link show "$BRIDGE" >/dev/null 2>&1; then
     ip link del "$BRIDGE" 2>/dev/null || say "could not remove the bridge $BRIDGE"
   fi
+  # The fence goes only once no pod can send (the bridge is gone).
+  while iptables -t mangle -D FORWARD "${POD_FENCE[@]}" 2>/dev/null; do :; done
+  while iptables -t mangle -D OUTPUT "${POD_QUIET[@]}" 2>/dev/null; do :; done
+  kube_router_cleanup
   # The pods' cgroups, deepest first, and the root made for them.
   for m in /sys/fs/cgroup/*/"$CGROUP_ROOT"; do
     [[ -d $m ]] && find "$m" -depth -type d -exec rmdir {} + 2>/dev/null || true
@@ -241,6 +323,10 @@ stop_cluster() {
         $owned && kill_pods
         terminate "$pid" 50
         for p in $(our_shims "$sock"); do terminate "$p" 10; done
+        # gVisor's sandboxes and gofers (runsc-sandbox, runsc-gofer) name this cluster's runsc root.
+        for p in $(pgrep -f -- "--root=$dir/containerd/runsc " 2>/dev/null); do
+          tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "--root=$dir/containerd/runsc " && kill -KILL "$p" 2>/dev/null || true
+        done
         # A shim killed leaves its socket (/run/containerd/s/…), named in its task's bundle.
         for f in "$dir"/containerd/state/io.containerd.runtime.v2.task/*/*/address; do
           [[ -f $f ]] || continue
@@ -368,6 +454,18 @@ EOF
   ctr -a "$SOCK" -n k8s.io images import "$p/pause.tar" >/dev/null
 }
 
+# containerd's runtime `runsc` (the RuntimeClass gvisor's handler), when gVisor's pieces are there.
+gvisor_runtime() {
+  [[ -z $GVISOR_LACKS ]] || return 0
+  cat <<EOF
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc]
+      runtime_type = "io.containerd.runsc.v1"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc.options]
+        TypeUrl = "io.containerd.runsc.v1.options"
+        ConfigPath = "$D/containerd/runsc.toml"
+EOF
+}
+
 start_cluster() {
   local dir=$1 s3_port=$2 relay=$3 lacking t0 t1 name pid m owner
   [[ $(id -u) -eq 0 ]] || die "the kubelet and containerd run as root: run the tests as root"
@@ -461,13 +559,31 @@ EOF
   "cniVersion": "0.4.0",
   "name": "$NETWORK",
   "plugins": [
-    {"type": "bridge", "bridge": "$BRIDGE", "isGateway": false, "ipMasq": false, "hairpinMode": false,
-     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_SUBNET"}]], "dataDir": "$D/cni/ipam"}},
+    {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": false,
+     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_SUBNET", "gateway": "$POD_GATEWAY"}]],
+              "dataDir": "$D/cni/ipam"}},
     {"type": "loopback"},
     {"type": "batlehub-storage-relay", "relay": "$relay", "port": $s3_port, "stateDir": "$D/cni/relay"}
   ]
 }
 EOF
+  # gVisor (see the top of this file), when its pieces are there.
+  GVISOR_LACKS=$(missing_gvisor)
+  mkdir -p -- "$D/bin"
+  rm -f -- "$D/bin/containerd-shim-runsc-v1"
+  if [[ -z $GVISOR_LACKS ]]; then
+    ln -sfn -- "$GVISOR_SHIM" "$D/bin/containerd-shim-runsc-v1"
+    cat >"$D/containerd/runsc.toml" <<EOF
+binary_name = "$RUNSC"
+root = "$D/containerd/runsc"
+[runsc_config]
+  platform = "ptrace"
+  network = "host"
+EOF
+  else
+    say "no RuntimeClass gvisor; missing:"
+    sed 's/^/  /' <<<"$GVISOR_LACKS" >&2
+  fi
   # containerd: its own root, state, socket and runc root, so that the docker peers' own
   # containerd instances are never disturbed. restrict_oom_score_adj: without
   # CAP_SYS_RESOURCE here, runc fails to set the score the CRI asks for.
@@ -493,6 +609,7 @@ state = "$D/containerd/state"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
         Root = "$D/containerd/runc"
+$(gvisor_runtime)
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "$D/cni/bin"
     conf_dir = "$D/cni/conf"
@@ -501,12 +618,17 @@ state = "$D/containerd/state"
     config_path = "$D/containerd/certs.d"
 EOF
   mkdir -p -- "$D/containerd/certs.d"
-  launch containerd "$D/containerd.log" env HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 \
+  launch containerd "$D/containerd.log" env PATH="$D/bin:$PATH" HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 \
     http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 NO_PROXY= no_proxy= \
     containerd --config "$D/containerd/config.toml"
   wait_for "containerd on $SOCK" "$D/containerd.log" "$LAST_PID" ctr -a "$SOCK" version
   pause_image
 
+  # The fence, before any pod can exist (see "The pod network"); made again if a run left one.
+  while iptables -t mangle -D FORWARD "${POD_FENCE[@]}" 2>/dev/null; do :; done
+  iptables -t mangle -I FORWARD 1 "${POD_FENCE[@]}" || die "could not fence the pod network (iptables -t mangle)"
+  while iptables -t mangle -D OUTPUT "${POD_QUIET[@]}" 2>/dev/null; do :; done
+  iptables -t mangle -I OUTPUT 1 "${POD_QUIET[@]}" || die "could not quiet kube-router's rejections (iptables -t mangle)"
   # What the kubelet changes on the host, noted before it runs.
   for name in "${SYSCTLS[@]}"; do echo "$name=$(sysctl -n "$name")"; done >"$D/sysctl.saved.new"
   mv -f -- "$D/sysctl.saved.new" "$D/sysctl.saved"
@@ -573,10 +695,27 @@ EOF
   wait_for "the ServiceAccount default/default" "$D/kube-controller-manager.log" "$kcm_pid" \
     "${K[@]}" get serviceaccount default --namespace default
   alive "$sched_pid" || { log_tail "$D/kube-scheduler.log"; die "kube-scheduler exited"; }
+  # The NetworkPolicy engine, firewall only: iptables and ipsets on this host, no routes, no
+  # BGP, no service proxy, no health or metrics listener. Ready once its chains are in place.
+  kube_router_cleanup
+  launch kube-router "$D/kube-router.log" "$KUBE_ROUTER" --kubeconfig="$D/admin.kubeconfig" \
+    --hostname-override="$NODE" --run-firewall=true --run-router=false --run-service-proxy=false \
+    --enable-cni=false --service-cluster-ip-range="$SERVICE_RANGE" --health-port=0 --metrics-port=0 \
+    --iptables-sync-period=1m -v=1
+  local kr_pid=$LAST_PID
+  wait_for "kube-router's firewall chains" "$D/kube-router.log" "$kr_pid" iptables -S KUBE-ROUTER-FORWARD
   for name in "${SYSCTLS[@]}"; do
     m=$(grep "^$name=" "$D/sysctl.saved" | cut -d= -f2-)
     [[ $(sysctl -n "$name") == "$m" ]] || say "the kubelet set $name=$(sysctl -n "$name") (was $m; \`stop\` restores it)"
   done
+  if [[ -z $GVISOR_LACKS ]]; then
+    "${K[@]}" apply -f - >/dev/null <<EOF || die "could not create the RuntimeClass gvisor"
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: gvisor}
+handler: runsc
+EOF
+  fi
   cp -f -- "$D/admin.kubeconfig" "$D/kubeconfig.new"
   mv -f -- "$D/kubeconfig.new" "$D/kubeconfig"
   trap - EXIT
@@ -610,6 +749,12 @@ case ${1:-} in
     ;;
   missing)
     shift
+    if [[ ${1:-} == --gvisor ]]; then
+      (($# == 1)) || usage
+      out=$(missing_gvisor)
+      [[ -z $out ]] || { echo "$out"; exit 1; }
+      exit 0
+    fi
     relay_arg "$@"
     out=$(missing "$RELAY")
     [[ -z $out ]] || { echo "$out"; exit 1; }

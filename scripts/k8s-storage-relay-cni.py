@@ -8,11 +8,12 @@ for — and nothing else. It does so with the project's relay helper (tests/help
 netns_relay.cc): `netns-relay NETNS PORT PORT` listens on 127.0.0.1:PORT inside the pod's
 network namespace and relays each connection to 127.0.0.1:PORT in the host's.
 
-Why a relay and not a route: the project's tests may only ever dial loopback, so a pod gets no
-routable address (the bridge plugin gives it a 127.100.0.x one, which leads nowhere), and a
+Why a relay and not a route: the worker signs its presigned URLs for 127.0.0.1:PORT, and a
 127.x address can never carry a pod's packet to the host — every network namespace's local
-table claims all of 127.0.0.0/8 for its own `lo`. So the one host service a pod may reach is
-brought into its namespace instead, and a pod has no default route at all.
+table claims all of 127.0.0.0/8 for its own `lo`. So that one host service is brought into the
+pod's namespace instead. The pod's own network (a bridge with a gateway on the host,
+scripts/k8s-peer.sh) is walled by the cluster's NetworkPolicies; the relay is inside the pod's
+namespace, where no policy applies.
 
 Its configuration, beside the standard keys:
   "relay":    the netns-relay binary

@@ -8,12 +8,21 @@
 // nothing else is reachable (scripts/k8s-peer.sh, "The storage network").
 #pragma once
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
 #include <string>
+#include <thread>
 
 #include "adapters/sandbox/kubernetes.h"
 #include "adapters/sandbox/oci.h"
@@ -58,6 +67,17 @@ inline std::string k8s_unavailable() {
   return "";
 }
 
+// Why the cluster's RuntimeClass `gvisor` (handler `runsc`: gVisor's containerd shim and
+// Debian's runsc, scripts/k8s-peer.sh) cannot be used here, or "" when it can. Only a missing
+// piece skips; a cluster that has them and no RuntimeClass fails the test that needs it.
+inline std::string gvisor_unavailable() {
+  if (auto why = k8s_unavailable(); !why.empty()) return why;
+  const std::string cmd = std::string(BATLEHUB_TEST_K8S_PEER) + " missing --gvisor";
+  if (command_out(cmd)) return "";
+  return "the test cluster has no RuntimeClass gvisor; missing: " +
+         trimmed(command_out(cmd + " || true").value_or("(k8s-peer.sh missing --gvisor said nothing)"));
+}
+
 inline std::string s3_endpoint() {
   return env_or("BATLEHUB_TEST_S3_ENDPOINT", "http://127.0.0.1:" + std::to_string(BATLEHUB_TEST_S3_PORT));
 }
@@ -99,6 +119,151 @@ class SandboxNamespace {
   std::string name_;
   std::string sandbox_;
   std::string kubeconfig_;
+};
+
+// The walls the probe cannot prove from inside a gVisor pod of this cluster (Debian's runsc
+// 0.0~20221219.0 on the RuntimeClass gvisor), each seen failing there:
+//   one_writable_dir   gVisor has no Landlock (landlock_create_ruleset: ENOSYS, a warning), and
+//                      without it the pod sandbox's /dev/shm is writable to the scanner (as on
+//                      a runc node without Landlock: docs/operations/kubernetes.md)
+//   agent_unreachable  gVisor's /proc lets the scanner open the undumpable agent's
+//                      /proc/1/environ, and without Landlock's signal scoping kill(1, 0) is
+//                      delivered (/proc/1/mem stays EACCES)
+//   memory_bounded,    gVisor shows the sandbox no cgroup at all (/proc/self/cgroup names none,
+//   pids_bounded       no cgroup mount), so the bounds the node puts on the pod's cgroups, which
+//                      hold the sandbox's host processes, cannot be read from inside
+// What the probe would need to pass there is the probe's (src/agent/probe.cc) and the pod
+// spec's (src/adapters/sandbox/pod_manifest.cc) to change, not this cluster's.
+inline const std::set<std::string>& gvisor_probe_gaps() {
+  static const std::set<std::string> gaps = {"one_writable_dir", "agent_unreachable", "memory_bounded", "pids_bounded"};
+  return gaps;
+}
+
+// Each failed assertion of a probe report, "<check>: <evidence>" a line, and whether any is
+// outside gvisor_probe_gaps().
+struct ProbeFailures {
+  std::string lines;
+  bool only_gvisor_gaps = true;
+};
+inline ProbeFailures probe_failures(const core::ProbeReport& r) {
+  ProbeFailures f;
+  if (!r.result_at_all) {
+    f.lines = "no result: " + r.no_result_reason + "\n";
+    f.only_gvisor_gaps = false;
+  }
+  for (const auto& a : r.agent.assertions) {
+    if (a.verdict != wire::AssertionVerdict::kFail) continue;
+    const std::string check(wire::to_string(a.check));
+    f.lines += check + ": " + a.evidence + "\n";
+    if (!gvisor_probe_gaps().contains(check)) f.only_gvisor_gaps = false;
+  }
+  return f;
+}
+
+// While it lives, what the cluster shows of the pods of a namespace from outside, polled every
+// 100 ms: each pod's "<name> <runtimeClassName> <phase>" as the API server has it, and the
+// runtime containerd runs each of its containers with ("<image> <runtime>", from `ctr
+// containers ls`: io.containerd.runsc.v1 is gVisor's shim, io.containerd.runc.v2 runc's).
+class PodObserver {
+ public:
+  explicit PodObserver(std::string ns) : ns_(std::move(ns)), thread_([this] { loop(); }) {}
+  ~PodObserver() { stop(); }
+  PodObserver(const PodObserver&) = delete;
+  PodObserver& operator=(const PodObserver&) = delete;
+
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  std::set<std::string> pods() {
+    std::lock_guard l(mu_);
+    return pods_;
+  }
+  std::set<std::string> containers() {
+    std::lock_guard l(mu_);
+    return containers_;
+  }
+
+ private:
+  void loop() {
+    while (!stop_) {
+      auto p = SandboxNamespace::admin(
+          "get pods -n " + ns_ +
+          " -o jsonpath='{range .items[*]}{.metadata.name} {.spec.runtimeClassName} {.status.phase}{\"\\n\"}{end}'");
+      auto c = command_out(std::string("ctr -a ") + BATLEHUB_TEST_K8S_CONTAINERD_SOCK +
+                           " -n k8s.io containers ls | awk 'NR > 1 { print $2, $3 }'");
+      {
+        std::lock_guard l(mu_);
+        for (const auto* out : {&p, &c}) {
+          if (!*out) continue;
+          std::istringstream lines(**out);
+          for (std::string line; std::getline(lines, line);) {
+            if (!line.empty()) (out == &p ? pods_ : containers_).insert(line);
+          }
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  std::string ns_;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::set<std::string> pods_;
+  std::set<std::string> containers_;
+  std::thread thread_;
+};
+
+// The pod network's gateway on the host, as the cluster's CNI configuration names it (never
+// written down here), or "".
+inline std::string pod_gateway() {
+  std::ifstream f(std::string(BATLEHUB_TEST_K8S_DIR) + "/cni/conf/10-batlehub-storage.conflist");
+  auto c = nlohmann::json::parse(f, nullptr, false);
+  try {
+    return c.at("plugins").at(0).at("ipam").at("ranges").at(0).at(0).at("gateway").get<std::string>();
+  } catch (const nlohmann::json::exception&) {
+    return "";
+  }
+}
+
+// A TCP listener on `address` (IP_FREEBIND: the bridge gets the gateway's address with its
+// first pod), an ephemeral port, accepting and closing every connection until it goes.
+class GatewayListener {
+ public:
+  explicit GatewayListener(const std::string& address) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int one = 1;
+    ::setsockopt(fd_, SOL_IP, IP_FREEBIND, &one, sizeof one);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    if (fd_ < 0 || ::inet_pton(AF_INET, address.c_str(), &a.sin_addr) != 1 ||
+        ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0) {
+      return;
+    }
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      for (;;) {
+        const int c = ::accept(fd_, nullptr, nullptr);
+        if (c < 0) return;  // shut down
+        ::close(c);
+      }
+    });
+  }
+  ~GatewayListener() {
+    if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+    if (fd_ >= 0) ::close(fd_);
+  }
+  GatewayListener(const GatewayListener&) = delete;
+  GatewayListener& operator=(const GatewayListener&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+  std::thread thread_;
 };
 
 // The room at room_dir imported into the cluster's containerd as `tag`: "" or what failed.

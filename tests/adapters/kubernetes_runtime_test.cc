@@ -4,10 +4,11 @@
 // pods really run the agent, bundles and results go through the tests' S3 server, and Pod
 // Security, the quota and the Role are the API server's own.
 //
-// Not here: NetworkPolicy. No network plugin available on these machines enforces it (the
-// policies' objects are validated by helm.dry_run). The pods' network is the cluster's
-// storage network instead (scripts/k8s-peer.sh): the S3 server at 127.0.0.1:<port> and
-// nothing else, which the probe proves from inside.
+// NetworkPolicy is enforced (kube-router, scripts/k8s-peer.sh): the pods' network has a
+// gateway on the host, and only the chart's policies keep a sandbox pod from a listener there
+// (k8s.network_policy; here, the probe failing without them). The storage endpoint,
+// 127.0.0.1:<port> inside every pod, is the tests' S3 server through a relay in the pod's own
+// namespace.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -21,6 +22,7 @@
 
 #include "adapters/sandbox/kubernetes.h"
 #include "adapters/sandbox/oci.h"
+#include "base/kernel_identity.h"
 #include "config/config.h"
 #include "k8s_cluster.h"
 #include "server/builders.h"
@@ -140,6 +142,8 @@ TEST_F(KubernetesRuntimeTest, the_probe_passes_in_a_pod_and_proves_the_work_dir_
   const auto* env = assertion(*r, wire::Check::kEmptyEnvironment);
   ASSERT_NE(env, nullptr);
   EXPECT_EQ(env->verdict, wire::AssertionVerdict::kPass) << env->evidence;
+  // No runtime class: runc, on the node's own kernel (beside KubernetesGvisor's 4.4.0).
+  EXPECT_EQ(r->agent.kernel, base::kernel_identity());
   EXPECT_EQ(pods_of(k.worker_label()), "");
   EXPECT_EQ(keys(), std::vector<std::string>{});
 }
@@ -152,6 +156,40 @@ TEST_F(KubernetesRuntimeTest, the_probe_fails_no_network_when_the_storage_endpoi
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_FALSE(r->passed());
   EXPECT_NE(r->first_failure().value_or("").find("no_network"), std::string::npos) << r->first_failure().value_or("");
+}
+
+// The pods' network has a gateway on the host (scripts/k8s-peer.sh): only the chart's
+// NetworkPolicies, enforced by kube-router, keep a sandbox pod from a listener there (the
+// worker's, in a real cluster; k8s.network_policy shows both ways with exec'd connections).
+// Here the probe itself, with a canary on the gateway's address: with the policies deleted
+// (and gone from kube-router's rules) it fails no_network, the canary connected. (The other
+// way — the probe passing through the policies on that canary — races kube-router, which
+// programs a pod only once the kubelet has published its address, after the agent's canaries
+// have run: docs/operations/kubernetes.md, "NetworkPolicy, enforced".)
+TEST_F(KubernetesRuntimeTest, the_probe_fails_no_network_once_the_charts_policies_are_removed) {
+  const std::string gw = pod_gateway();
+  ASSERT_FALSE(gw.empty()) << "no gateway in the cluster's CNI configuration";
+  GatewayListener listener(gw);
+  ASSERT_GT(listener.port(), 0) << "could not listen on " << gw;
+  ASSERT_TRUE(SandboxNamespace::admin("delete networkpolicy --all -n " + ns_->sandbox()));
+  const std::string rule = "policy name: bh-batlehub-sandbox-storage namespace " + ns_->sandbox();
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    auto rules = command_out("iptables -S");
+    gone = rules && rules->find(rule) == std::string::npos;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(gone) << "kube-router kept the rules of the deleted policies (" << rule << ")";
+  KubernetesOptions o = options();
+  const std::string canary = gw + ":" + std::to_string(listener.port());
+  o.probe_canaries = {canary};
+  auto r = KubernetesRuntime(o).probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  const auto* net = assertion(*r, wire::Check::kNoNetwork);
+  ASSERT_NE(net, nullptr);
+  EXPECT_EQ(net->verdict, wire::AssertionVerdict::kFail) << net->evidence;
+  EXPECT_NE(net->evidence.find(canary + ": connected"), std::string::npos) << net->evidence;
+  EXPECT_EQ(r->first_failure().value_or("").rfind("no_network: ", 0), 0u) << r->first_failure().value_or("(passed)");
 }
 
 TEST_F(KubernetesRuntimeTest, a_pod_that_may_gain_privileges_fails_one_writable_dir) {
@@ -205,8 +243,13 @@ TEST_F(KubernetesRuntimeTest, a_pod_running_as_root_fails_unprivileged) {
   });
   auto r = k.probe(target());
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->first_failure().value_or("").rfind("unprivileged: euid 0, CapEff ", 0), 0u)
-      << r->first_failure().value_or("(passed)");
+  EXPECT_FALSE(r->passed());
+  // (The assertion itself, not the first failure: the release namespace has none of the chart's
+  // NetworkPolicies, and what a pod there may reach is not this test's point.)
+  const auto* u = assertion(*r, wire::Check::kUnprivileged);
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->verdict, wire::AssertionVerdict::kFail) << u->evidence;
+  EXPECT_EQ(u->evidence.rfind("euid 0, CapEff ", 0), 0u) << u->evidence;
 }
 
 TEST_F(KubernetesRuntimeTest, pod_security_refuses_a_weakened_pod_and_the_run_says_so_and_leaves_no_key) {
@@ -220,6 +263,124 @@ TEST_F(KubernetesRuntimeTest, pod_security_refuses_a_weakened_pod_and_the_run_sa
   EXPECT_NE(o.error().message.find("403"), std::string::npos) << o.error().message;
   EXPECT_NE(o.error().message.find("PodSecurity \"restricted"), std::string::npos) << o.error().message;
   EXPECT_NE(o.error().message.find("capabilities"), std::string::npos) << o.error().message;
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
+// A runtime class the cluster does not know: the API server refuses the pod, and the
+// refusal names the class (RuntimeClass admission), which the probe's error carries.
+TEST_F(KubernetesRuntimeTest, a_runtime_class_the_cluster_does_not_have_is_refused_naming_it) {
+  KubernetesOptions o = options();
+  o.runtime_class = "nosuch";
+  auto r = KubernetesRuntime(o).probe(target());
+  ASSERT_FALSE(r) << "a probe in a pod of an unknown runtime class: " << r->first_failure().value_or("(passed)");
+  EXPECT_EQ(r.error().kind, Kind::kConfig) << r.error().message;
+  EXPECT_NE(r.error().message.find("403"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("RuntimeClass \"nosuch\" not found"), std::string::npos) << r.error().message;
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
+// A RuntimeClass whose handler no node runs: the API server admits the pod, the kubelet
+// cannot make its sandbox ("failed to get sandbox runtime: no runtime for \"nosuch\" is
+// configured", an event the worker's Role may not read), and the pod stays Pending. The probe
+// must fail — no result, by its deadline — and its hint must name the runtime class.
+TEST_F(KubernetesRuntimeTest, a_runtime_class_whose_handler_the_node_does_not_run_fails_the_probe) {
+  const std::string rc = "bh-nosuch-" + std::to_string(::getpid());
+  const fs::path yaml = s_.root() / "runtimeclass.yaml";
+  std::ofstream(yaml) << "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: " << rc
+                      << "}\nhandler: nosuch\n";
+  ASSERT_TRUE(SandboxNamespace::admin("apply -f " + yaml.string()));
+  struct Gone {
+    std::string rc;
+    ~Gone() { SandboxNamespace::admin("delete runtimeclass " + rc + " --wait=false"); }
+  } gone{rc};
+  KubernetesOptions o = options();
+  o.runtime_class = rc;
+  o.start_timeout = std::chrono::seconds(5);
+  KubernetesRuntime k(o);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = k.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_FALSE(r->passed());
+  EXPECT_FALSE(r->result_at_all);
+  EXPECT_NE(r->no_result_reason.find("ran past its deadline"), std::string::npos) << r->no_result_reason;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(120));
+  EXPECT_EQ(pods_of(k.worker_label()), "");
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+  // The hint under "a result at all" names the class and what a node needs for it first.
+  const std::string hint = k.hint(std::nullopt);
+  EXPECT_EQ(hint.rfind("pods of runtime class '" + rc +
+                           "' need a node whose container runtime runs that class's "
+                           "handler",
+                       0),
+            0u)
+      << hint;
+  // Without a runtime class the hint says nothing of one.
+  EXPECT_EQ(KubernetesRuntime(options()).hint(std::nullopt).find("runtime class"), std::string::npos);
+}
+
+// gVisor: the cluster's RuntimeClass `gvisor` (gVisor's containerd shim and Debian's runsc,
+// scripts/k8s-peer.sh). The pod really runs under gVisor: the API server has it with
+// runtimeClassName gvisor, containerd runs its container with gVisor's shim
+// (io.containerd.runsc.v1), and the agent inside reports gVisor's kernel, 4.4.0 — beside the
+// node's own in the runc pod of the_probe_passes_in_a_pod_….
+class KubernetesGvisor : public KubernetesRuntimeTest {
+ protected:
+  void SetUp() override {
+    if (auto why = gvisor_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    ASSERT_TRUE(SandboxNamespace::admin("get runtimeclass gvisor"))
+        << "the cluster has what gVisor needs but no RuntimeClass gvisor (scripts/k8s-peer.sh start)";
+    KubernetesRuntimeTest::SetUp();
+  }
+  KubernetesOptions gvisor_options() {
+    KubernetesOptions o = options();
+    o.runtime_class = "gvisor";
+    return o;
+  }
+};
+
+TEST_F(KubernetesGvisor,
+       the_probe_in_a_gvisor_pod_says_gvisors_kernel_and_fails_closed_only_where_gvisor_2022_cannot_show) {
+  KubernetesRuntime k(gvisor_options());
+  PodObserver seen(ns_->sandbox());
+  auto r = k.probe(target());
+  seen.stop();
+  ASSERT_TRUE(r) << r.error().message;
+  std::string verdicts;
+  for (const auto& a : r->agent.assertions) {
+    const char* v = a.verdict == wire::AssertionVerdict::kPass   ? "pass"
+                    : a.verdict == wire::AssertionVerdict::kWarn ? "warn"
+                                                                 : "FAIL";
+    verdicts += std::string(v) + "  " + std::string(wire::to_string(a.check)) + "  " + a.evidence + "\n";
+  }
+  RecordProperty("assertions", verdicts);
+  EXPECT_EQ(r->agent.kernel.rfind("Linux 4.4.0 ", 0), 0u) << r->agent.kernel;
+  RecordProperty("kernel", r->agent.kernel);
+  const auto pods = seen.pods();
+  ASSERT_FALSE(pods.empty()) << "the probe's pod was never seen";
+  for (const auto& p : pods) EXPECT_NE(p.find(" gvisor "), std::string::npos) << p;
+  EXPECT_TRUE(seen.containers().contains(image_ + " io.containerd.runsc.v1"))
+      << "containerd did not run " << image_
+      << " with gVisor's shim; it ran: " << ::testing::PrintToString(seen.containers());
+  EXPECT_EQ(pods_of(k.worker_label()), "");
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+  // Every other wall holds under gVisor; the probe fails closed only on what it cannot prove
+  // from inside gVisor 2022 (k8s_cluster.h, gvisor_probe_gaps; docs/operations/oci.md#gvisor
+  // says why each), so a worker configured so refuses to start rather than scan on them.
+  const ProbeFailures f = probe_failures(*r);
+  EXPECT_TRUE(f.only_gvisor_gaps) << verdicts;
+  RecordProperty("failed", f.lines);
+}
+
+TEST_F(KubernetesGvisor, a_run_in_a_gvisor_pod_gives_what_the_agent_gives_everywhere) {
+  KubernetesRuntime k(gvisor_options());
+  auto o = k.run(fixture_run_spec());
+  ASSERT_TRUE(o) << o.error().message;
+  // The agent found and killed the scanner's tree without /proc/<pid>/task/<tid>/children.
+  EXPECT_FALSE(o->report.failure) << o->report.failure->message;
+  EXPECT_EQ(o->status, 0) << o->stderr_tail;
+  EXPECT_EQ(o->stdout_bytes, "module.exports = 42;\n");
+  EXPECT_EQ(o->report.extract.refused_by_type, 1u);
+  EXPECT_EQ(pods_of(k.worker_label()), "");
   EXPECT_EQ(keys(), std::vector<std::string>{});
 }
 

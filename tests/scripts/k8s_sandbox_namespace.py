@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The sandbox namespace of a kubernetes-runtime test, made by the Helm chart itself.
 
-    k8s_sandbox_namespace.py up   CHART HELM KUBECTL ADMIN_KUBECONFIG NAME S3_PORT OUT_KUBECONFIG
+    k8s_sandbox_namespace.py up   CHART HELM KUBECTL ADMIN_KUBECONFIG NAME S3_PORT OUT_KUBECONFIG [KUBERNETES_VALUES]
     k8s_sandbox_namespace.py down KUBECTL ADMIN_KUBECONFIG NAME
 
 `up` renders deploy/helm/batlehub with runtime = kubernetes (release namespace NAME, sandbox
@@ -13,6 +13,9 @@ slots x (2048 + 512) MiB = 5120Mi). Then it mints a token for the worker's Servi
 (TokenRequest, one hour) and writes OUT_KUBECONFIG: the API server and its CA from the admin
 kubeconfig, that token, namespace NAME-sbx. The runtime under test then has exactly the
 permissions an operator's worker has. `down` deletes both namespaces.
+
+KUBERNETES_VALUES, a JSON object, is merged into worker.sandbox.kubernetes (for example
+{"egressAllowlist": [{"cidr": "...", "ports": [{"port": 8080}]}]}).
 """
 import json
 import os
@@ -35,14 +38,17 @@ def kubectl(kubectl_bin, kubeconfig, args, stdin=None):
     return p.stdout
 
 
-def up(chart, helm_bin, kubectl_bin, admin, name, s3_port, out):
+def up(chart, helm_bin, kubectl_bin, admin, name, s3_port, out, kubernetes_values="{}"):
+    extra = json.loads(kubernetes_values)
+    if not isinstance(extra, dict):
+        raise SystemExit("KUBERNETES_VALUES is not a JSON object")
     with tempfile.TemporaryDirectory(prefix="batlehub-helm-") as work:
-        return _up(Helm(helm_bin, kubectl_bin, chart, work), kubectl_bin, admin, name, s3_port, out)
+        return _up(Helm(helm_bin, kubectl_bin, chart, work), kubectl_bin, admin, name, s3_port, out, extra)
 
 
-def _up(h, kubectl_bin, admin, name, s3_port, out):
+def _up(h, kubectl_bin, admin, name, s3_port, out, extra):
     sbx = name + "-sbx"
-    values = h.values_file({
+    values = {
         "replicaCount": 1,
         "worker": {
             "poolSlots": 2,
@@ -53,7 +59,8 @@ def _up(h, kubectl_bin, admin, name, s3_port, out):
                 "kubernetes": {
                     "namespace": sbx,
                     "createNamespace": True,
-                    # What the policy would allow, were it enforced: the tests' S3 server.
+                    # The storage endpoint: the tests' S3 server, which the pods reach through their relay
+                    # (scripts/k8s-peer.sh), inside their own namespace where no policy applies.
                     "storageEgress": [{"cidr": "127.0.0.1/32", "ports": [{"port": int(s3_port), "protocol": "TCP"}]}],
                 },
             },
@@ -63,7 +70,9 @@ def _up(h, kubectl_bin, admin, name, s3_port, out):
         "storage": {"default": "s3",
                     "backends": [{"name": "s3", "type": "s3", "endpointUrl": f"http://127.0.0.1:{s3_port}",
                                   "bucket": "batlehub-test", "region": "us-east-1", "forcePathStyle": True}]},
-    })
+    }
+    values["worker"]["sandbox"]["kubernetes"].update(extra)
+    values = h.values_file(values)
     objs = h.template([values], namespace=name, release="bh")
     ns = [o for o in objs if o["kind"] == "Namespace"]
     rest = [o for o in objs if o["kind"] in KEEP]
@@ -99,7 +108,7 @@ def down(kubectl_bin, admin, name):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 9 and sys.argv[1] == "up":
+    if len(sys.argv) in (9, 10) and sys.argv[1] == "up":
         up(*sys.argv[2:])
     elif len(sys.argv) == 5 and sys.argv[1] == "down":
         down(*sys.argv[2:])

@@ -321,13 +321,24 @@ std::string KubernetesRuntime::hint(std::optional<wire::Check> failed) const {
   auto see = [](std::string what) { return what + " See docs/operations/kubernetes.md"; };
   const std::string ns = "'" + namespace_ + "'";
   if (!failed) {
-    return see(
-        "kubernetes needs the worker's credentials (in-cluster, or [worker.sandbox.kubernetes] kubeconfig) "
-        "bound to a Role with pods create/get/list/watch/delete in namespace " +
-        ns +
-        ", that namespace labelled pod-security.kubernetes.io/enforce=restricted, each scanner's image on "
-        "the nodes or pullable, and the storage endpoint reachable from a pod labelled "
-        "io.batlehub/network=storage (the pod's own bundle fetch).");
+    // A RuntimeClass whose handler a node does not run leaves the pod without a sandbox
+    // (FailedCreatePodSandBox, an event the worker's Role may not read) until its deadline:
+    // from here it looks like any pod that never answered, so the class is named first.
+    const std::string runtime_class =
+        options_.runtime_class.empty()
+            ? ""
+            : "pods of runtime class '" + options_.runtime_class +
+                  "' need a node whose container runtime runs that class's handler (a pod whose sandbox "
+                  "never starts is what a node without it gives: `kubectl get events` shows "
+                  "FailedCreatePodSandBox, `kubectl get runtimeclass " +
+                  options_.runtime_class + "` the handler it needs); and ";
+    return see(runtime_class +
+               "kubernetes needs the worker's credentials (in-cluster, or [worker.sandbox.kubernetes] kubeconfig) "
+               "bound to a Role with pods create/get/list/watch/delete in namespace " +
+               ns +
+               ", that namespace labelled pod-security.kubernetes.io/enforce=restricted, each scanner's image on "
+               "the nodes or pullable, and the storage endpoint reachable from a pod labelled "
+               "io.batlehub/network=storage (the pod's own bundle fetch).");
   }
   const std::string rewritten =
       "the pod spec sets this wall itself: look for a mutating admission webhook or a policy engine that "

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Builds kube-router, the NetworkPolicy engine of the test cluster (scripts/k8s-peer.sh runs it
+# firewall-only: iptables and ipset, no routing, no service proxy), from the Go module proxy.
+# As root; cached by version outside the tree, written whole or not at all; idempotent.
+#
+#   github.com/cloudnativelabs/kube-router/v2 v2.1.0, package ./cmd/kube-router
+#       -> /opt/batlehub/peers/kube-router-2.1.0/kube-router
+#
+# Why kube-router, and why 2.1.0: this machine's kernel (6.18, everything built in, no modules)
+# lacks CONFIG_NFT_QUEUE, so kube-network-policies, which queues packets with nft `queue`, cannot
+# run (`nft add rule inet t c meta l4proto tcp queue num 100 bypass`: "Error: Could not process
+# rule: No such file or directory"); kube-router's firewall is iptables (filter, xt_set,
+# conntrack, comment, physdev, NFLOG) and ipset, all of which this kernel has. The Go module
+# proxy here serves v2.1.0 of it and refuses newer versions (403). Security advisories exist for
+# 2.1.0; it runs here only inside the tests' throwaway cluster, on loopback and a pod bridge that
+# never leaves the machine.
+#
+# Built from a copy of the module with its own go.sum (the versions kube-router pinned), static
+# (CGO_ENABLED=0). Cold build on 2 cores: ~4 min. Environment: GO (default: `go` on PATH, else
+# /usr/local/go/bin/go).
+set -euo pipefail
+prefix=/opt/batlehub/peers
+MODULE=github.com/cloudnativelabs/kube-router/v2
+VERSION=2.1.0
+# `go mod download -json github.com/cloudnativelabs/kube-router/v2@v2.1.0` .Sum (also checked by the checksum database).
+SUM=h1:xWsptKtmZ44L+NjwFKoFAFlVdxCz8fka9A/eYJe95Ok=
+dir="$prefix/kube-router-$VERSION"
+bin="$dir/kube-router"
+
+say() { echo "install-kube-router: $*"; }
+die() { echo "install-kube-router: $*" >&2; exit 1; }
+
+if [ -x "$bin" ]; then
+  say "installed: kube-router $VERSION $bin"
+  exit 0
+fi
+
+[ "$(id -u)" -eq 0 ] || die "must run as root to install kube-router into $dir"
+go_bin="${GO:-}"
+if [ -z "$go_bin" ]; then
+  if command -v go >/dev/null 2>&1; then go_bin="$(command -v go)"; else go_bin=/usr/local/go/bin/go; fi
+fi
+[ -x "$go_bin" ] || die "kube-router is built from the Go module proxy; no 'go' found (set GO=/path/to/go)"
+
+t0=$(date +%s)
+mkdir -p "$prefix"
+scratch="$(mktemp -d "$prefix/.kube-router-build.XXXXXX")"
+trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
+say "building $MODULE@v$VERSION ./cmd/kube-router with $("$go_bin" version)"
+info="$(cd "$scratch" && GOFLAGS=-mod=mod "$go_bin" mod download -json "$MODULE@v$VERSION")"
+read -r src sum err < <(python3 -c 'import json, sys; d = json.load(sys.stdin); print(d.get("Dir", "-"), d.get("Sum", "-"), "error" if d.get("Error") else "ok")' <<<"$info")
+[ "$err" = ok ] || die "go mod download $MODULE@v$VERSION: $info"
+[ "$sum" = "$SUM" ] || die "$MODULE@v$VERSION: sum $sum, expected $SUM"
+cp -r "$src" "$scratch/src"
+chmod -R u+w "$scratch/src"
+cd "$scratch/src"
+CGO_ENABLED=0 GOFLAGS=-mod=mod "$go_bin" build -p 2 -trimpath \
+  -ldflags "-s -w -X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=v$VERSION" \
+  -o "$scratch/kube-router" ./cmd/kube-router
+"$scratch/kube-router" --version >/dev/null 2>&1 || die "the built kube-router does not run (--version)"
+cd /
+mkdir "$scratch/out"
+mv "$scratch/kube-router" "$scratch/out/kube-router"
+chmod 0755 "$scratch/out" "$scratch/out/kube-router"
+rm -rf "$dir"
+mv "$scratch/out" "$dir"
+say "built in $(( $(date +%s) - t0 ))s"
+say "installed: kube-router $VERSION $bin"
