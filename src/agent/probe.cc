@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -175,17 +174,38 @@ std::vector<MountInfo> read_mounts() {
   return out;
 }
 
-// Whether the mount `path` is on says it is read-only: the longest mount point that is a
-// prefix of it, its options starting with or holding "ro".
-bool on_read_only_mount(const std::vector<MountInfo>& mounts, const std::string& path) {
+// The mount `path` is on: the longest mount point that is `path` or one of its parents.
+const MountInfo* mount_of(const std::vector<MountInfo>& mounts, const std::string& path) {
   const MountInfo* best = nullptr;
   for (const auto& m : mounts) {
-    const bool under = m.point == "/" || path == m.point || path.starts_with(m.point + "/");
-    if (under && (best == nullptr || m.point.size() >= best->point.size())) best = &m;
+    const bool covers = path == m.point || m.point == "/" ||
+                        (path.starts_with(m.point) && path.size() > m.point.size() && path[m.point.size()] == '/');
+    if (covers && (best == nullptr || m.point.size() >= best->point.size())) best = &m;
   }
-  if (best == nullptr) return false;
-  const std::string o = "," + best->options + ",";
-  return o.find(",ro,") != std::string::npos;
+  return best;
+}
+
+// gVisor's /proc/self/status has no NoNewPrivs line; the flag itself still answers. The
+// value as the evidence shows it ("1 (prctl)"), or nullptr when prctl does not answer.
+const char* no_new_privs_from_prctl() {
+  const int v = ::prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+  return v == 1 ? "1 (prctl)" : v == 0 ? "0 (prctl)" : nullptr;
+}
+
+// Whether a NoNewPrivs value (the status line's, or no_new_privs_from_prctl's) says it is set.
+bool no_new_privs_set(std::string_view v) {
+  return v == "1" || v == "1 (prctl)";
+}
+
+bool has_option(const std::string& opts, std::string_view o) {
+  std::size_t start = 0;
+  while (start <= opts.size()) {
+    std::size_t end = opts.find(',', start);
+    if (end == std::string::npos) end = opts.size();
+    if (std::string_view(opts).substr(start, end - start) == o) return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 Assertion check_read_only_root(const std::vector<MountInfo>& mounts) {
@@ -205,24 +225,14 @@ Assertion check_read_only_root(const std::vector<MountInfo>& mounts) {
     // 65532 gets EACCES where Linux says EROFS: then its mount must say it is read-only.
     if (e == EACCES) {
       const std::string dir = std::string(p).substr(0, std::string(p).rfind('/'));
-      if (on_read_only_mount(mounts, dir.empty() ? "/" : dir)) {
+      const MountInfo* m = mount_of(mounts, dir.empty() ? "/" : dir);
+      if (m != nullptr && has_option(m->options, "ro")) {
         return make(Check::kReadOnlyRoot, true, ev + ", on a read-only mount (ro in /proc/self/mounts)");
       }
     }
     if (e != ENOENT) return make(Check::kReadOnlyRoot, false, ev + " (not EROFS)");
   }
   return make(Check::kReadOnlyRoot, false, ev);
-}
-
-bool has_option(const std::string& opts, std::string_view o) {
-  std::size_t start = 0;
-  while (start <= opts.size()) {
-    std::size_t end = opts.find(',', start);
-    if (end == std::string::npos) end = opts.size();
-    if (std::string_view(opts).substr(start, end - start) == o) return true;
-    start = end + 1;
-  }
-  return false;
 }
 
 std::string status_field(const std::string& status, std::string_view name);
@@ -421,10 +431,9 @@ WalledReport probe_under_walls(const ProbeContext& ctx, const std::vector<WriteT
       copy_field(status, static_cast<std::size_t>(n), "NoNewPrivs:", c.nnp, sizeof c.nnp);
       copy_field(status, static_cast<std::size_t>(n), "Seccomp_filters:", c.filters, sizeof c.filters);
     }
-    // gVisor's /proc/self/status has no NoNewPrivs line; the flag itself still answers.
     if (c.nnp[0] == '\0') {
-      const int v = ::prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
-      if (v == 0 || v == 1) std::memcpy(c.nnp, v == 1 ? "1 (prctl)" : "0 (prctl)", sizeof "1 (prctl)");
+      const char* v = no_new_privs_from_prctl();
+      if (v != nullptr) std::memcpy(c.nnp, v, std::strlen(v) + 1);
     }
     if (f.stage == base::WallStage::kNone) {
       // personality(0xffffffff) only reads the persona: unfiltered it answers, filtered EPERM.
@@ -591,13 +600,7 @@ bool writable_elsewhere(const std::vector<WriteTarget>& targets, const WalledRep
 Assertion check_work_dir(const std::string& work_dir, const std::vector<MountInfo>& mounts,
                          const std::vector<WriteTarget>& targets, const WalledReport& w, const std::string& out_path) {
   if (mounts.empty()) return make(Check::kOneWritableDir, false, "/proc/self/mounts is unreadable");
-  const MountInfo* best = nullptr;
-  for (const auto& m : mounts) {
-    bool covers =
-        work_dir == m.point || m.point == "/" ||
-        (work_dir.starts_with(m.point) && work_dir.size() > m.point.size() && work_dir[m.point.size()] == '/');
-    if (covers && (best == nullptr || m.point.size() >= best->point.size())) best = &m;
-  }
+  const MountInfo* best = mount_of(mounts, work_dir);
   if (best == nullptr) return make(Check::kOneWritableDir, false, "no mount covers " + work_dir);
   std::string probe_file = work_dir + "/.batlehub-probe";
   int fd = ::open(probe_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -623,12 +626,8 @@ Assertion check_work_dir(const std::string& work_dir, const std::vector<MountInf
   if (writable && !nosuid) {
     const std::string status = base::read_small_file("/proc/self/status");
     std::string nnp = status_field(status, "NoNewPrivs");
-    // gVisor's /proc/self/status has no NoNewPrivs line; the flag itself still answers.
-    if (nnp.empty()) {
-      const int v = ::prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
-      if (v >= 0) nnp = std::to_string(v) + " (prctl)";
-    }
-    nosuid = nnp.starts_with("1");
+    if (const char* v = nnp.empty() ? no_new_privs_from_prctl() : nullptr) nnp = v;
+    nosuid = no_new_privs_set(nnp);
     ev += "; no nosuid: NoNewPrivs: " + (nnp.empty() ? std::string("unknown") : nnp) +
           (nosuid ? " (setuid bits are inert)" : " (a setuid file here would raise privileges)");
   }
@@ -783,10 +782,8 @@ void add_walled_checks(const ProbeContext& ctx, const WalledReport& w, long befo
     block.push_back(
         make(Check::kSeccompFilter, std::string(w.seccomp) == "2" && added && stage == base::WallStage::kNone, ev));
   }
-  block.push_back(
-      make(Check::kNoNewPrivs,
-           (std::string(w.nnp) == "1" || std::string(w.nnp) == "1 (prctl)") && stage != base::WallStage::kNoNewPrivs,
-           stage == base::WallStage::kNoNewPrivs ? failed : std::string("NoNewPrivs: ") + w.nnp));
+  block.push_back(make(Check::kNoNewPrivs, no_new_privs_set(w.nnp) && stage != base::WallStage::kNoNewPrivs,
+                       stage == base::WallStage::kNoNewPrivs ? failed : std::string("NoNewPrivs: ") + w.nnp));
   if (stage == base::WallStage::kNone) {
     block.push_back(make(Check::kCanarySyscall, w.canary_ret == -1 && w.canary_errno == EPERM,
                          "personality(0xffffffff) returned " + std::to_string(w.canary_ret) +
