@@ -58,11 +58,8 @@ if [ -x "$shim_bin" ]; then
 fi
 
 [ "$(id -u)" -eq 0 ] || die "must run as root to install the gVisor shim into $shim_dir"
-go_bin="${GO:-}"
-if [ -z "$go_bin" ]; then
-  if command -v go >/dev/null 2>&1; then go_bin="$(command -v go)"; else go_bin=/usr/local/go/bin/go; fi
-fi
-[ -x "$go_bin" ] || die "the gVisor shim is built from the Go module proxy; no 'go' found (set GO=/path/to/go)"
+. "$(dirname "${BASH_SOURCE[0]}")/go-module-build.sh"
+find_go "the gVisor shim"
 
 t0=$(date +%s)
 mkdir -p "$prefix"
@@ -70,12 +67,7 @@ scratch="$(mktemp -d "$prefix/.gvisor-shim-build.XXXXXX")"
 trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 say "building $GVISOR_MODULE@$GVISOR_VERSION ./shim with $("$go_bin" version)"
 
-info="$(cd "$scratch" && GOFLAGS=-mod=mod "$go_bin" mod download -json "$GVISOR_MODULE@$GVISOR_VERSION")"
-read -r src sum err < <(python3 -c 'import json, sys; d = json.load(sys.stdin); print(d.get("Dir", "-"), d.get("Sum", "-"), "error" if d.get("Error") else "ok")' <<<"$info")
-[ "$err" = ok ] || die "go mod download $GVISOR_MODULE@$GVISOR_VERSION: $info"
-[ "$sum" = "$GVISOR_SUM" ] || die "$GVISOR_MODULE@$GVISOR_VERSION: sum $sum, expected $GVISOR_SUM"
-cp -r "$src" "$scratch/src"
-chmod -R u+w "$scratch/src"
+go_module_source "$GVISOR_MODULE" "$GVISOR_VERSION" "$GVISOR_SUM" "$scratch/src"
 cd "$scratch/src"
 
 # patch FILE SED-EXPRESSION GREP-PATTERN: apply, then require the pattern in the result.
@@ -106,10 +98,6 @@ CGO_ENABLED=0 GOFLAGS=-mod=mod "$go_bin" build -p 2 -trimpath -ldflags "-s -w -c
   -o "$scratch/containerd-shim-runsc-v1" ./shim
 "$scratch/containerd-shim-runsc-v1" -v >/dev/null 2>&1 || die "the built shim does not run (-v)"
 cd /
-mkdir "$scratch/out"
-mv "$scratch/containerd-shim-runsc-v1" "$scratch/out/containerd-shim-runsc-v1"
-chmod 0755 "$scratch/out" "$scratch/out/containerd-shim-runsc-v1"
-rm -rf "$shim_dir"
-mv "$scratch/out" "$shim_dir"
+install_whole "$scratch/containerd-shim-runsc-v1" "$shim_dir" containerd-shim-runsc-v1
 say "built in $(( $(date +%s) - t0 ))s"
 say "installed: containerd-shim-runsc-v1 ($GVISOR_MODULE $GVISOR_VERSION, patches $PATCH_LEVEL) $shim_bin"

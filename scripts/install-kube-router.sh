@@ -36,33 +36,21 @@ if [ -x "$bin" ]; then
 fi
 
 [ "$(id -u)" -eq 0 ] || die "must run as root to install kube-router into $dir"
-go_bin="${GO:-}"
-if [ -z "$go_bin" ]; then
-  if command -v go >/dev/null 2>&1; then go_bin="$(command -v go)"; else go_bin=/usr/local/go/bin/go; fi
-fi
-[ -x "$go_bin" ] || die "kube-router is built from the Go module proxy; no 'go' found (set GO=/path/to/go)"
+. "$(dirname "${BASH_SOURCE[0]}")/go-module-build.sh"
+find_go kube-router
 
 t0=$(date +%s)
 mkdir -p "$prefix"
 scratch="$(mktemp -d "$prefix/.kube-router-build.XXXXXX")"
 trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 say "building $MODULE@v$VERSION ./cmd/kube-router with $("$go_bin" version)"
-info="$(cd "$scratch" && GOFLAGS=-mod=mod "$go_bin" mod download -json "$MODULE@v$VERSION")"
-read -r src sum err < <(python3 -c 'import json, sys; d = json.load(sys.stdin); print(d.get("Dir", "-"), d.get("Sum", "-"), "error" if d.get("Error") else "ok")' <<<"$info")
-[ "$err" = ok ] || die "go mod download $MODULE@v$VERSION: $info"
-[ "$sum" = "$SUM" ] || die "$MODULE@v$VERSION: sum $sum, expected $SUM"
-cp -r "$src" "$scratch/src"
-chmod -R u+w "$scratch/src"
+go_module_source "$MODULE" "v$VERSION" "$SUM" "$scratch/src"
 cd "$scratch/src"
 CGO_ENABLED=0 GOFLAGS=-mod=mod "$go_bin" build -p 2 -trimpath \
   -ldflags "-s -w -X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=v$VERSION" \
   -o "$scratch/kube-router" ./cmd/kube-router
 "$scratch/kube-router" --version >/dev/null 2>&1 || die "the built kube-router does not run (--version)"
 cd /
-mkdir "$scratch/out"
-mv "$scratch/kube-router" "$scratch/out/kube-router"
-chmod 0755 "$scratch/out" "$scratch/out/kube-router"
-rm -rf "$dir"
-mv "$scratch/out" "$dir"
+install_whole "$scratch/kube-router" "$dir" kube-router
 say "built in $(( $(date +%s) - t0 ))s"
 say "installed: kube-router $VERSION $bin"
