@@ -111,12 +111,6 @@ POD_GATEWAY=198.18.100.1
 # The mangle table's FORWARD chain sees a packet before the filter table (and kube-router's
 # ACCEPTs there): this rule is what keeps every pod packet on this machine.
 POD_FENCE=(-s "$POD_SUBNET" ! -o "$BRIDGE" -m comment --comment "batlehub-k8s-peer: pod packets never leave this machine" -j DROP)
-# kube-router refuses what a policy forbids with REJECT (icmp-port-unreachable): the pod sees
-# ECONNREFUSED, which the probe's no_network counts as an answer from the canary (RFC 0022 §4.3:
-# a refusal is a packet that came back). Dropped on its way out, the rejection becomes what a
-# dropping CNI (Calico's, Cilium's default) gives: no answer at all. See
-# docs/operations/kubernetes.md, "NetworkPolicy, enforced".
-POD_QUIET=(-d "$POD_SUBNET" -p icmp --icmp-type port-unreachable -m comment --comment "batlehub-k8s-peer: kube-router's REJECT to a pod as a DROP" -j DROP)
 SERVICE_RANGE=127.96.0.0/24      # virtual ClusterIPs: no kube-proxy, nothing routes them
 ETCD_PORT=23790 ETCD_PEER_PORT=23800 API_PORT=6443 KCM_PORT=10257 SCHED_PORT=10259
 KUBELET_PORT=10250 KUBELET_HEALTHZ_PORT=10248
@@ -278,7 +272,6 @@ clean_host() {
   fi
   # The fence goes only once no pod can send (the bridge is gone).
   while iptables -t mangle -D FORWARD "${POD_FENCE[@]}" 2>/dev/null; do :; done
-  while iptables -t mangle -D OUTPUT "${POD_QUIET[@]}" 2>/dev/null; do :; done
   kube_router_cleanup
   # The pods' cgroups, deepest first, and the root made for them.
   for m in /sys/fs/cgroup/*/"$CGROUP_ROOT"; do
@@ -627,8 +620,6 @@ EOF
   # The fence, before any pod can exist (see "The pod network"); made again if a run left one.
   while iptables -t mangle -D FORWARD "${POD_FENCE[@]}" 2>/dev/null; do :; done
   iptables -t mangle -I FORWARD 1 "${POD_FENCE[@]}" || die "could not fence the pod network (iptables -t mangle)"
-  while iptables -t mangle -D OUTPUT "${POD_QUIET[@]}" 2>/dev/null; do :; done
-  iptables -t mangle -I OUTPUT 1 "${POD_QUIET[@]}" || die "could not quiet kube-router's rejections (iptables -t mangle)"
   # What the kubelet changes on the host, noted before it runs.
   for name in "${SYSCTLS[@]}"; do echo "$name=$(sysctl -n "$name")"; done >"$D/sysctl.saved.new"
   mv -f -- "$D/sysctl.saved.new" "$D/sysctl.saved"

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/errqueue.h>
 #include <mbedtls/sha256.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,14 +82,75 @@ bool is_loopback(const sockaddr_storage& ss) {
   return IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<const sockaddr_in6*>(&ss)->sin6_addr);
 }
 
+// An ICMP error that refused a connection, read from the socket's error queue
+// (IP_RECVERR / IPV6_RECVERR): who sent it, and which it was.
+struct IcmpRefusal {
+  std::string from;  // the offender's address, "" when the kernel gave none
+  int type = 0;
+  int code = 0;
+};
+
+std::string address_text(const sockaddr* a) {
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (a->sa_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a)->sin_addr, buf, sizeof buf);
+  } else if (a->sa_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr, buf, sizeof buf);
+  }
+  return buf;
+}
+
+// Whether ICMP refused the connection on `fd`. The kernel queues such an error on a TCP
+// socket in SYN_SENT only when IP_RECVERR was set before connect (tcp_v4_err and tcp_v6_err
+// call ip_icmp_error / ipv6_icmp_error there); a reset queues nothing.
+std::optional<IcmpRefusal> icmp_refusal(int fd) {
+  alignas(cmsghdr) char control[512];
+  sockaddr_storage name{};
+  char data[1];
+  iovec iov{data, sizeof data};
+  msghdr msg{};
+  msg.msg_name = &name;
+  msg.msg_namelen = sizeof name;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  if (::recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) return std::nullopt;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    const bool v4 = c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_RECVERR;
+    const bool v6 = c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_RECVERR;
+    if (!v4 && !v6) continue;
+    if (c->cmsg_len < CMSG_LEN(sizeof(sock_extended_err))) continue;
+    sock_extended_err ee{};
+    std::memcpy(&ee, CMSG_DATA(c), sizeof ee);
+    if (ee.ee_origin != SO_EE_ORIGIN_ICMP && ee.ee_origin != SO_EE_ORIGIN_ICMP6) continue;
+    IcmpRefusal r{"", ee.ee_type, ee.ee_code};
+    // SO_EE_OFFENDER: the address the ICMP message came from, right after the struct
+    // (AF_UNSPEC when the kernel does not know it).
+    const std::size_t after = c->cmsg_len - CMSG_LEN(sizeof ee);
+    if (after > 0) {
+      sockaddr_storage off{};
+      std::memcpy(&off, CMSG_DATA(c) + sizeof ee, std::min(after, sizeof off));
+      r.from = address_text(reinterpret_cast<const sockaddr*>(&off));
+    }
+    return r;
+  }
+  return std::nullopt;
+}
+
 // Whether the canary was reached, and how it answered.
 //
 // A refusal is a packet that came back, so for an address out there it fails (RFC 0022
-// §4.3). A loopback canary is different, and the RFC's rule is wrong for it: in a network
-// namespace of its own the sandbox has a loopback of its own, which refuses at once because
-// nothing listens there. A loopback canary is always the worker's own listener (its /livez),
-// known to be up: reaching it means connecting, and a refusal means some other loopback
-// answered — the sandbox's. So for loopback only a connection fails.
+// §4.3). Two refusals are not the canary's host answering, and the RFC's rule is wrong for
+// them:
+// - A loopback canary is always the worker's own listener (its /livez), known to be up: in a
+//   network namespace of its own the sandbox has a loopback of its own, which refuses at once
+//   because nothing listens there. So for loopback only a connection fails.
+// - A TCP connection refused by ICMP (port or administratively unreachable) is a firewall's
+//   REJECT: a host answers a SYN on a closed port with a reset, never with ICMP. kube-router
+//   enforces NetworkPolicy that way (REJECT --reject-with icmp-port-unreachable), as does any
+//   iptables or nftables `reject` rule in front of the canary. The SYN was stopped, not
+//   delivered, so the wall held.
 std::string try_canary(const std::string& canary, bool& reached) {
   reached = false;
   sockaddr_storage ss{};
@@ -114,28 +177,41 @@ std::string try_canary(const std::string& canary, bool& reached) {
   }
   base::Fd s(::socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!s.valid()) return canary + ": socket " + errno_name(errno);
+  // Where the option is missing (gVisor's netstack has it for UDP only), an ICMP refusal
+  // looks like a reset and is counted as one: the stricter reading.
+  const int on = 1;
+  const bool recverr = ss.ss_family == AF_INET ? ::setsockopt(s.get(), IPPROTO_IP, IP_RECVERR, &on, sizeof on) == 0
+                                               : ::setsockopt(s.get(), IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof on) == 0;
+  int e = 0;
+  std::string when;
   if (::connect(s.get(), reinterpret_cast<sockaddr*>(&ss), len) == 0) {
     reached = true;
     return canary + ": connected";
   }
   if (errno != EINPROGRESS) {
-    int e = errno;
-    reached = e == ECONNREFUSED && !is_loopback(ss);
-    return canary + ": " + errno_name(e) + " at once" +
-           (e == ECONNREFUSED && !reached ? " (the sandbox's own loopback)" : "");
+    e = errno;
+    when = " at once";
+  } else {
+    pollfd p{s.get(), POLLOUT, 0};
+    if (::poll(&p, 1, kCanaryWaitMs) == 0) return canary + ": no answer within 3 s";
+    socklen_t sl = sizeof e;
+    ::getsockopt(s.get(), SOL_SOCKET, SO_ERROR, &e, &sl);
+    if (e == 0) {
+      reached = true;
+      return canary + ": connected";
+    }
   }
-  pollfd p{s.get(), POLLOUT, 0};
-  int r = ::poll(&p, 1, kCanaryWaitMs);
-  if (r == 0) return canary + ": no answer within 3 s";
-  int so = 0;
-  socklen_t sl = sizeof so;
-  ::getsockopt(s.get(), SOL_SOCKET, SO_ERROR, &so, &sl);
-  if (so == 0) {
-    reached = true;
-    return canary + ": connected";
+  if (e != ECONNREFUSED) return canary + ": " + errno_name(e) + when;
+  if (is_loopback(ss)) return canary + ": ECONNREFUSED" + when + " (the sandbox's own loopback)";
+  if (recverr) {
+    if (auto icmp = icmp_refusal(s.get())) {
+      return canary + ": ECONNREFUSED" + when + " by ICMP type " + std::to_string(icmp->type) + " code " +
+             std::to_string(icmp->code) + (icmp->from.empty() ? "" : " from " + icmp->from) +
+             " (a firewall's rejection: the canary's host answers with a reset)";
+    }
   }
-  reached = so == ECONNREFUSED && !is_loopback(ss);
-  return canary + ": " + errno_name(so) + (so == ECONNREFUSED && !reached ? " (the sandbox's own loopback)" : "");
+  reached = true;
+  return canary + ": ECONNREFUSED" + when + " (a reset: the canary's host answered)";
 }
 
 Assertion check_network(const wire::Manifest& m) {

@@ -227,26 +227,29 @@ inline std::string pod_gateway() {
 }
 
 // A TCP listener on `address` (IP_FREEBIND: the bridge gets the gateway's address with its
-// first pod), an ephemeral port, accepting and closing every connection until it goes.
+// first pod), an ephemeral port, accepting, counting and closing every connection until it goes;
+// or, not `listening`, the port only held, so that a connection there is reset.
 class GatewayListener {
  public:
-  explicit GatewayListener(const std::string& address) {
+  explicit GatewayListener(const std::string& address, bool listening = true) {
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     const int one = 1;
     ::setsockopt(fd_, SOL_IP, IP_FREEBIND, &one, sizeof one);
     sockaddr_in a{};
     a.sin_family = AF_INET;
     if (fd_ < 0 || ::inet_pton(AF_INET, address.c_str(), &a.sin_addr) != 1 ||
-        ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0) {
+        ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || (listening && ::listen(fd_, 16) != 0)) {
       return;
     }
     socklen_t len = sizeof a;
     ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
     port_ = ntohs(a.sin_port);
+    if (!listening) return;
     thread_ = std::thread([this] {
       for (;;) {
         const int c = ::accept(fd_, nullptr, nullptr);
         if (c < 0) return;  // shut down
+        ++accepted_;
         ::close(c);
       }
     });
@@ -259,10 +262,12 @@ class GatewayListener {
   GatewayListener(const GatewayListener&) = delete;
   GatewayListener& operator=(const GatewayListener&) = delete;
   int port() const { return port_; }
+  int accepted() const { return accepted_; }
 
  private:
   int fd_ = -1;
   int port_ = 0;
+  std::atomic<int> accepted_{0};
   std::thread thread_;
 };
 

@@ -6,9 +6,9 @@
 //
 // NetworkPolicy is enforced (kube-router, scripts/k8s-peer.sh): the pods' network has a
 // gateway on the host, and only the chart's policies keep a sandbox pod from a listener there
-// (k8s.network_policy; here, the probe failing without them). The storage endpoint,
-// 127.0.0.1:<port> inside every pod, is the tests' S3 server through a relay in the pod's own
-// namespace.
+// (k8s.network_policy; here, the probe passing through them and failing without them). The
+// storage endpoint, 127.0.0.1:<port> inside every pod, is the tests' S3 server through a relay
+// in the pod's own namespace.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -161,11 +161,48 @@ TEST_F(KubernetesRuntimeTest, the_probe_fails_no_network_when_the_storage_endpoi
 // The pods' network has a gateway on the host (scripts/k8s-peer.sh): only the chart's
 // NetworkPolicies, enforced by kube-router, keep a sandbox pod from a listener there (the
 // worker's, in a real cluster; k8s.network_policy shows both ways with exec'd connections).
-// Here the probe itself, with a canary on the gateway's address: with the policies deleted
-// (and gone from kube-router's rules) it fails no_network, the canary connected. (The other
-// way — the probe passing through the policies on that canary — races kube-router, which
-// programs a pod only once the kubelet has published its address, after the agent's canaries
-// have run: docs/operations/kubernetes.md, "NetworkPolicy, enforced".)
+// Here the probe itself, with a canary on the gateway's address.
+//
+// Through the policies it passes: kube-router refuses the SYN with ICMP port unreachable,
+// which the probe tells from a reset (the canary's host answering) and counts as the wall
+// holding; the listener sees nothing. kube-router programs a pod only once the kubelet has
+// published its address, after its first container started (docs/operations/kubernetes.md,
+// "NetworkPolicy, enforced"), so the probe's pod is given what a CNI that programs policy
+// before the pod runs (Calico's, Cilium's) gives: an init container that waits until its own
+// connections to a port without a listener are refused by ICMP rather than reset.
+TEST_F(KubernetesRuntimeTest, the_probe_passes_no_network_through_the_charts_policies_on_a_canary_at_the_gateway) {
+  const std::string gw = pod_gateway();
+  ASSERT_FALSE(gw.empty()) << "no gateway in the cluster's CNI configuration";
+  GatewayListener listener(gw);
+  ASSERT_GT(listener.port(), 0) << "could not listen on " << gw;
+  GatewayListener closed(gw, false);
+  ASSERT_GT(closed.port(), 0) << "could not bind on " << gw;
+  KubernetesOptions o = options();
+  const std::string canary = gw + ":" + std::to_string(listener.port());
+  o.probe_canaries = {canary};
+  KubernetesRuntime k(o);
+  KubernetesRuntimePeer::edit_pod(k, [&](nlohmann::json& pod) {
+    nlohmann::json wait = pod["spec"]["containers"][0];
+    wait["name"] = "policed";
+    wait.erase("args");
+    wait.erase("volumeMounts");
+    wait["command"] = {"/usr/bin/hostile", "policed", gw, std::to_string(closed.port()), "60"};
+    pod["spec"]["initContainers"] = nlohmann::json::array({wait});
+  });
+  auto r = k.probe(target());
+  ASSERT_TRUE(r) << r.error().message;
+  const auto* net = assertion(*r, wire::Check::kNoNetwork);
+  ASSERT_NE(net, nullptr);
+  EXPECT_EQ(net->verdict, wire::AssertionVerdict::kPass) << net->evidence;
+  EXPECT_NE(net->evidence.find(canary + ": ECONNREFUSED by ICMP type 3 code 3 from " + gw + " (a firewall's rejection"),
+            std::string::npos)
+      << net->evidence;
+  EXPECT_EQ(listener.accepted(), 0);
+  EXPECT_TRUE(r->passed()) << r->first_failure().value_or("");
+}
+
+// With the policies deleted (and gone from kube-router's rules) it fails no_network, the
+// canary connected.
 TEST_F(KubernetesRuntimeTest, the_probe_fails_no_network_once_the_charts_policies_are_removed) {
   const std::string gw = pod_gateway();
   ASSERT_FALSE(gw.empty()) << "no gateway in the cluster's CNI configuration";

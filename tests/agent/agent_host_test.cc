@@ -1,9 +1,11 @@
 // The agent on hosts that will not give it all its walls, the agent binary run for real:
 // its rlimits (RFC 0022 §4.2: best-effort) under a lowered hard limit with no
 // CAP_SYS_RESOURCE to raise it, and under a host that refuses to set one limit at all; and
-// no_new_privs on a host that only pretends to set it.
+// no_new_privs on a host that only pretends to set it; and no_network behind a firewall that
+// rejects.
 #include <gtest/gtest.h>
 #include <linux/capability.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -11,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <functional>
 
 #include "harness.h"
@@ -203,6 +206,54 @@ TEST(AgentWalls, a_host_that_only_pretends_to_set_no_new_privs_fails_no_new_priv
   }
   EXPECT_EQ(assertion(o, wire::Check::kSeccompFilter).evidence,
             "Seccomp: 2, Seccomp_filters: 2 (1 before the agent's)");
+}
+
+// A host behind a firewall that rejects: a network namespace of this test's own, addresses
+// that are not loopback's on its loopback link (198.18.201.1 and fd42:201::1, never routed;
+// this kernel has no dummy links), and REJECT rules in front of
+// port 9 answering a SYN with ICMP port unreachable, as kube-router enforces a NetworkPolicy.
+// Port 7 has no rule and no listener: the host's own stack answers with a reset.
+bool behind_a_rejecting_firewall() {
+  if (::unshare(CLONE_NEWNET) != 0) return false;
+  return std::system(
+             "ip link set lo up && ip addr add 198.18.201.1/32 dev lo && ip -6 addr add fd42:201::1/128 dev lo && "
+             "iptables -A OUTPUT -p tcp --dport 9 -j REJECT --reject-with icmp-port-unreachable && "
+             "ip6tables -A OUTPUT -p tcp --dport 9 -j REJECT --reject-with icmp6-port-unreachable") == 0;
+}
+
+wire::Manifest probe_with_canaries(std::vector<std::string> canaries) {
+  wire::Manifest m = probe_manifest();
+  m.probe->canaries = std::move(canaries);
+  return m;
+}
+
+TEST(AgentNetwork, a_firewalls_icmp_rejection_is_no_answer_from_the_canary_and_a_reset_is_one) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs CAP_NET_ADMIN for a network namespace with a dummy link and iptables";
+  Scratch rejected_only;
+  Outcome o = run_agent_on_host(rejected_only, probe_with_canaries({"198.18.201.1:9", "[fd42:201::1]:9"}),
+                                behind_a_rejecting_firewall);
+  ASSERT_TRUE(o.have_result) << o.error << " (agent exit " << o.exit_status << ")";
+  ASSERT_TRUE(o.result.probe);
+  auto net = assertion(o, wire::Check::kNoNetwork);
+  EXPECT_EQ(net.verdict, wire::AssertionVerdict::kPass) << net.evidence;
+  EXPECT_NE(net.evidence.find("198.18.201.1:9: ECONNREFUSED by ICMP type 3 code 3 from 198.18.201.1 (a firewall's "
+                              "rejection: the canary's host answers with a reset)"),
+            std::string::npos)
+      << net.evidence;
+  EXPECT_NE(net.evidence.find("[fd42:201::1]:9: ECONNREFUSED by ICMP type 1 code 4 from fd42:201::1 (a firewall's"),
+            std::string::npos)
+      << net.evidence;
+
+  Scratch with_a_reset;
+  o = run_agent_on_host(with_a_reset, probe_with_canaries({"198.18.201.1:9", "198.18.201.1:7", "[fd42:201::1]:7"}),
+                        behind_a_rejecting_firewall);
+  ASSERT_TRUE(o.have_result) << o.error << " (agent exit " << o.exit_status << ")";
+  net = assertion(o, wire::Check::kNoNetwork);
+  EXPECT_EQ(net.verdict, wire::AssertionVerdict::kFail) << net.evidence;
+  EXPECT_NE(net.evidence.find("198.18.201.1:7: ECONNREFUSED (a reset: the canary's host answered)"), std::string::npos)
+      << net.evidence;
+  EXPECT_NE(net.evidence.find("[fd42:201::1]:7: ECONNREFUSED (a reset: the canary's host answered)"), std::string::npos)
+      << net.evidence;
 }
 
 }  // namespace

@@ -18,6 +18,11 @@
 //   hostile exit CODE TEXT      print TEXT to stdout, exit CODE
 //   hostile cat PATH            copy PATH to stdout
 //   hostile connect HOST PORT   try a TCP connection; print "connected" or the errno
+//   hostile policed HOST PORT S try HOST:PORT (a port with no listener) every 100 ms until the
+//                               refusal comes by ICMP (a firewall's REJECT) rather than as a
+//                               reset; "policed after N tries", exit 0; or "not policed
+//                               within S s", exit 1 — a pod's init container that waits for
+//                               its NetworkPolicy to be in place
 //   hostile http HOST PORT PATH send GET PATH (HTTP/1.0); print the response's status line,
 //                               or the errno, or "no response"
 //   hostile write PATH          try to create PATH; print "written" or the errno
@@ -46,6 +51,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/errqueue.h>
 #include <linux/sched.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -463,6 +469,49 @@ int main(int argc, char** argv) {
       return 0;
     }
     std::printf("connect %s\n", strerrorname_np(errno));
+    return 1;
+  }
+  if (mode == "policed") {
+    if (argc != 5) {
+      std::fputs("usage: hostile policed HOST PORT SECONDS\n", stderr);
+      return 2;
+    }
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(std::atoi(argv[3])));
+    inet_pton(AF_INET, argv[2], &a.sin_addr);
+    const int tries = std::atoi(argv[4]) * 10;
+    for (int i = 1; i <= tries; ++i) {
+      int s = socket(AF_INET, SOCK_STREAM, 0);
+      const int on = 1;
+      setsockopt(s, IPPROTO_IP, IP_RECVERR, &on, sizeof on);
+      bool icmp = false;
+      if (connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 && errno == ECONNREFUSED) {
+        alignas(cmsghdr) char control[256];
+        char data[1];
+        iovec iov{data, sizeof data};
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        if (recvmsg(s, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) >= 0) {
+          for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+            sock_extended_err ee{};
+            if (c->cmsg_level != IPPROTO_IP || c->cmsg_type != IP_RECVERR) continue;
+            std::memcpy(&ee, CMSG_DATA(c), sizeof ee);
+            icmp = icmp || ee.ee_origin == SO_EE_ORIGIN_ICMP;
+          }
+        }
+      }
+      close(s);
+      if (icmp) {
+        std::printf("policed after %d tries\n", i);
+        return 0;
+      }
+      usleep(100'000);
+    }
+    std::printf("not policed within %s s\n", argv[4]);
     return 1;
   }
   if (mode == "http") {
