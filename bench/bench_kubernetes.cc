@@ -13,8 +13,9 @@
 //      scanner) in a fresh dir under DIR (default $BATLEHUB_BENCH_DIR, else /dev/shm);
 //   3. starts its own S3 server (versitygw, scripts/s3-peer.sh) on a free loopback port, then
 //      the cluster (scripts/k8s-peer.sh start in a fresh /tmp/bhb-k8s.XXXXXX, --s3-port that
-//      port, --relay netns-relay: inside every pod 127.0.0.1:<port> is that server and nothing
-//      else is reachable). One cluster per machine: while another directory's cluster runs,
+//      port, --relay netns-relay: the cluster's storage door relays the pod network's gateway,
+//      <gateway>:<port>, to that server; the bench signs for that address, as a worker whose
+//      pods reach storage over their network does). One cluster per machine: while another directory's cluster runs,
 //      it retries every 15 s for --wait-cluster seconds (600), then skips saying so;
 //   4. makes a sandbox namespace with the Helm chart and a worker token bound to the chart's
 //      Role (tests/scripts/k8s_sandbox_namespace.py, as the runtime's tests do) and imports the
@@ -28,8 +29,8 @@
 //          extracted .tgz and a lockfile (the tests' fixture_run_spec()): staging on S3, the
 //          pod, the watch, out.tar read back, the pod deleted, the run's keys deleted;
 //        the probe: KubernetesRuntime::probe() of the room (it must pass);
-//      each one after the previous pod's teardown on the node finished (its relay gone,
-//      untimed), so that no measurement pays for the one before it;
+//      each one after the previous pod's teardown on the node finished (its address given
+//      back, untimed), so that no measurement pays for the one before it;
 //   6. checks every run (status 0, stdout the file's bytes; every anchor pod Succeeded with
 //      exit code 0; every probe passed; no bundle key left), stops the cluster and the S3
 //      server, and prints the table: median, p90 and min, the ratios to the anchor, the aim,
@@ -43,8 +44,10 @@
 //
 // The cluster and the S3 server are stopped on every way out: at the end, on a failure (the
 // bench's die()), and — by a watcher process apart, in its own session — when the bench is
-// killed. Nothing leaves the machine: every server listens on 127.0.0.1, the image is
-// imported from a local tar, containerd never pulls, and a pod reaches only the S3 server.
+// killed. Nothing leaves the machine: every server listens on 127.0.0.1 but the cluster's
+// storage door, on the pod bridge's gateway address (RFC 2544's range, fenced in), the image
+// is imported from a local tar, containerd never pulls, and a pod reaches only the S3 server.
+#include <arpa/inet.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -531,16 +534,19 @@ PodSample bare_pod(const ad::KubeApi& api, const std::string& ns, const json& po
   return s;
 }
 
-// Waits (untimed) until the node has torn down every pod's network: no relay of the storage
-// network's CNI plugin is left (scripts/k8s-storage-relay-cni.py keeps one state file per
-// pod sandbox, removed at its DEL). False when it took longer than 30 s.
+// Waits (untimed) until the node has torn down every pod's network: no address of the pod
+// network is held (the CNI's host-local IPAM keeps a file named after each address it handed
+// out, removed at the pod sandbox's DEL). False when it took longer than 30 s.
 bool settle(const std::string& cluster) {
   const auto until = Clock::now() + std::chrono::seconds(30);
-  const fs::path relays = fs::path(cluster) / "cni" / "relay";
+  const fs::path held = fs::path(cluster) / "cni" / "ipam" / "batlehub-storage";
   while (Clock::now() < until) {
     bool any = false;
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(relays, ec)) any = any || e.path().extension() == ".json";
+    for (const auto& e : fs::directory_iterator(held, ec)) {
+      in_addr a{};
+      any = any || ::inet_pton(AF_INET, e.path().filename().c_str(), &a) == 1;
+    }
     if (!any) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -691,7 +697,11 @@ void bench(int argc, char** argv) {
   if (!creds) die("the worker's kubeconfig: " + creds.error());
   auto api = std::make_shared<ad::KubeApi>(std::move(*creds));
   std::vector<Event> events;
-  auto leaf = std::make_shared<StampingBackend>(s3_backend(port), &events);
+  // The pods reach storage at the cluster's storage door (scripts/k8s-peer.sh); the URLs are
+  // signed for it, and the bench's own requests go the same way.
+  const std::string door = trim(read_file(g_peers.cluster + "/storage-door"));
+  if (door.empty()) die("scripts/k8s-peer.sh wrote no storage door (" + g_peers.cluster + "/storage-door)");
+  auto leaf = std::make_shared<StampingBackend>(s3_backend(port, kBucket, door), &events);
   auto router =
       std::make_shared<ad::StorageRouter>(std::vector<std::shared_ptr<core::StorageBackend>>{leaf}, leaf->name());
   const std::string worker = ad::oci_worker_label();
@@ -821,8 +831,8 @@ void bench(int argc, char** argv) {
   std::printf("  room     the agent + hostile, %.1f MiB (build-room.py %.1f s), imported into the cluster's\n",
               static_cast<double>(room_bytes) / (1024 * 1024), room_s);
   std::printf("           containerd as %s (build-image.py %.1f s)\n", image.c_str(), import_s);
-  std::printf("  storage  versitygw on %s; in every pod 127.0.0.1:%d is it (netns-relay), nothing else\n",
-              endpoint.c_str(), port);
+  std::printf("  storage  versitygw on %s; the pods reach it at %s:%d (the cluster's storage door)\n", endpoint.c_str(),
+              door.c_str(), port);
   std::printf("  anchor   a bare pod: pod_manifest()'s pod with `hostile exit 0 ok` as its command, created,\n");
   std::printf("           watched to Succeeded, deleted with grace 0, through the same KubeApi\n");
   std::printf("  run      KubernetesRuntime::run() of `hostile cat %s` over a %zu-byte .tgz\n", kCatPath, tgz.size());

@@ -18,13 +18,15 @@ inline constexpr const char* kAccessKey = "batlehub-test";
 inline constexpr const char* kSecretKey = "batlehub-test-secret";
 inline constexpr const char* kBucket = "batlehub-test";
 
-// Path-style, plain http on 127.0.0.1:port; the keys through the AWS chain's first link, an
-// environment of the bench's own (the process's is not read).
-inline std::shared_ptr<core::StorageBackend> s3_backend(int port, const char* bucket = kBucket) {
+// Path-style, plain http on host:port (127.0.0.1, or an address of this machine that relays to
+// it); the keys through the AWS chain's first link, an environment of the bench's own (the
+// process's is not read).
+inline std::shared_ptr<core::StorageBackend> s3_backend(int port, const char* bucket = kBucket,
+                                                        const std::string& host = "127.0.0.1") {
   config::StorageBackendConfig c;
   c.name = std::string("bench-") + bucket;
   c.type = config::StorageType::kS3;
-  c.endpoint_url = "http://127.0.0.1:" + std::to_string(port);
+  c.endpoint_url = "http://" + host + ":" + std::to_string(port);
   c.bucket = bucket;
   c.region = "us-east-1";
   c.force_path_style = true;

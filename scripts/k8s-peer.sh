@@ -14,6 +14,9 @@
 #   DIR/pod-logs/NS_POD_UID/CONTAINER/0.log   a container's output (CRI log format), also `kubectl logs`
 #   DIR/containerd/containerd.sock  the cluster's containerd; images go to its namespace k8s.io:
 #                                   scripts/build-image.py --engine containerd --containerd-address SOCK
+#   DIR/storage-door                the address (the pod network's gateway) where pods, and the
+#                                   worker, reach the tests' S3 server at --s3-port: the URLs are
+#                                   signed for http://<that address>:PORT
 #   the node "batlehub-node"        pods are scheduled onto it by kube-scheduler (no nodeName needed)
 # The API server issues ServiceAccount tokens (`kubectl create token`); PodSecurity and
 # ResourceQuota admission are on (kube-controller-manager keeps quota status), RBAC decides.
@@ -41,23 +44,22 @@
 # status write, which comes after, takes it away again (seen: rules made, removed, made again
 # within 0.6 s while the container connected). The tests that depend on a pod's policy wait for
 # kube-router's rules for it (`iptables -S`: "POD name:NAME namespace: NS").
-# The storage relay. The presigned URLs are signed for 127.0.0.1:PORT (the tests' S3 server), and
-# 127.0.0.1 in a pod is its own loopback, so the chain ends with this project's plugin
-# batlehub-storage-relay (scripts/k8s-storage-relay-cni.py, installed into DIR/cni/bin beside
-# links to the stock plugins of /usr/lib/cni): for each pod it starts `netns-relay NETNS PORT
-# PORT` (tests/helpers/netns_relay.cc), so that 127.0.0.1:PORT inside the pod is the S3 server on
-# the host's 127.0.0.1:PORT. Every other 127.x destination is the pod's own `lo` (the API
-# server's 127.0.0.1:6443 is refused there). The relay carries every run's bundle and result; it
-# is inside the pod's namespace, so no NetworkPolicy sees that traffic.
+# The storage door. Pods reach the tests' S3 server over the pod network, as a pod reaches an
+# S3 service in a real cluster: `start` makes the bridge with the gateway's address before any
+# pod exists and runs `netns-relay /proc/self/ns/net PORT PORT 198.18.100.1` (the "door",
+# tests/helpers/netns_relay.cc), so that 198.18.100.1:PORT is the S3 server on 127.0.0.1:PORT.
+# The tests sign their URLs for http://198.18.100.1:PORT (DIR/storage-door names the address)
+# and their own requests go the same way; the chart's storageEgress (198.18.100.1/32, PORT)
+# is then what lets a sandbox pod fetch its bundle, and kube-router enforces it.
 #
 # The RuntimeClass `gvisor` (handler `runsc`): containerd's runtime `runsc` is gVisor's shim
 # (containerd-shim-runsc-v1, built by scripts/install-gvisor-shim.sh: Debian has none) driving
 # Debian's /usr/bin/runsc (0.0~20221219.0), configured in DIR/containerd/runsc.toml:
 #   platform = "ptrace"  runsc's default in 2022, said outright: no KVM on these machines.
-#   network = "host"     gVisor's netstack would answer 127.0.0.1 itself, so a gVisor pod could not
-#                        reach the storage relay on its namespace's loopback (above); "host" is the
-#                        pod's own network namespace, not the node's: a gVisor pod has the
-#                        interfaces, routes and NetworkPolicies a runc pod of its namespace has.
+#   network = "host"     the pod's own network namespace through the host kernel's stack (not the
+#                        node's namespace): a gVisor pod has the interfaces, routes and
+#                        NetworkPolicies a runc pod of its namespace has. gVisor's own netstack
+#                        ("sandbox") is not what these tests measure.
 # The shim finds runsc by that path; containerd finds the shim on its PATH (DIR/bin first).
 # When the shim or runsc is missing, `start` says so, makes no RuntimeClass and starts the rest;
 # `missing --gvisor` names what lacks, and the tests that need gVisor skip naming it.
@@ -87,8 +89,8 @@
 #
 # Measured on this project's 2-core machine (2 cores, other work beside): etcd started → node
 # Ready 5.0–7.2 s (`start` as a whole ~8 s; ~13 s in a fresh DIR, which first compiles the
-# pause image); a pod create → Succeeded 2.3–3.0 s (scheduled, sandbox with its relay, one
-# container, the kubelet's 1 s relist); `stop` ~1 s.
+# pause image); a pod create → Succeeded 2.3–3.0 s (scheduled, sandbox, one container, the
+# kubelet's 1 s relist); `stop` ~1 s.
 #
 # Environment: K8S_BIN (default /opt/batlehub/peers/kubernetes-1.37.2/bin, from
 # scripts/install-kubernetes.sh), GVISOR_SHIM (default: scripts/install-gvisor-shim.sh's),
@@ -129,7 +131,7 @@ SYSCTLS=(net.ipv4.ip_forward kernel.panic kernel.panic_on_oops vm.overcommit_mem
   kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
 # The components, in the order they start; `stop` ends them in the reverse order. The names
 # are their pid files (DIR/run/NAME.pid) and what /proc/PID/comm must start with.
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet kube-router)
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd netns-relay kubelet kube-router)
 
 usage() {
   echo "usage: $0 start DIR --s3-port PORT [--relay PATH] | stop DIR | missing [--relay PATH] | missing --gvisor" >&2
@@ -194,11 +196,11 @@ missing() {
   for b in openssl gcc ip curl; do
     command -v $b >/dev/null || echo "$b"
   done
-  [[ -x /usr/bin/python3 ]] || echo "/usr/bin/python3 (the CNI plugin's interpreter)"
+  [[ -x /usr/bin/python3 ]] || echo "/usr/bin/python3 (the pause image's build)"
   if [[ -z $relay ]]; then
     echo "netns-relay (--relay PATH or NETNS_RELAY: <build tree>/tests/helpers/netns-relay)"
   elif [[ ! -x $relay ]]; then
-    echo "$relay (the netns-relay helper: cmake --build <tree> --target netns-relay)"
+    echo "$relay (the netns-relay helper, the storage door: cmake --build <tree> --target netns-relay)"
   fi
 }
 
@@ -288,6 +290,16 @@ clean_host() {
   rm -f -- "$OWNER_FILE"
 }
 
+# Whether the pod network's IPAM still holds an address (host-local keeps a file named after
+# each one it handed out until the pod sandbox's CNI DEL).
+held_addresses() {
+  local f
+  for f in "$1/cni/ipam/$NETWORK"/*; do
+    [[ ${f##*/} =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] && return 0
+  done
+  return 1
+}
+
 stop_cluster() {
   local dir=$1 pid name i sock m f p owned=false
   if [[ ! -d $dir ]]; then
@@ -298,12 +310,12 @@ stop_cluster() {
   [[ $(cat "$OWNER_FILE" 2>/dev/null) == "$dir" ]] && owned=true
   sock=$dir/containerd/containerd.sock
   # Pods first, while the kubelet and the API server can still tear them down (sandboxes,
-  # CNI DEL: the relays), then whatever is left by force.
+  # CNI DEL: their addresses given back), then whatever is left by force.
   if [[ -n $(pid_of "$dir" kubelet) && -n $(pid_of "$dir" kube-apiserver) && -f $dir/admin.kubeconfig ]]; then
     timeout 20 "$K8S_BIN/kubectl" --kubeconfig="$dir/admin.kubeconfig" delete pods --all --all-namespaces \
       --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
     for i in $(seq 150); do
-      compgen -G "$dir/cni/relay/*.json" >/dev/null || break
+      held_addresses "$dir" || break
       sleep 0.1
     done
   fi
@@ -332,17 +344,6 @@ stop_cluster() {
       *) terminate "$pid" 0 ;;
     esac
     rm -f -- "$dir/run/$name.pid"
-  done
-  # Relays a pod's CNI DEL did not get to, and the network namespaces the CRI left mounted.
-  for f in "$dir"/cni/relay/*.json; do
-    [[ -f $f ]] || continue
-    read -r p m < <(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["pid"], d["netns"])' "$f" 2>/dev/null) || true
-    [[ $p =~ ^[0-9]+$ && $(cat "/proc/$p/comm" 2>/dev/null) == netns-relay ]] && kill -KILL "$p" 2>/dev/null || true
-    if [[ $m == /var/run/netns/cni-* || $m == /run/netns/cni-* ]]; then
-      umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
-      rm -f -- "$m"
-    fi
-    rm -f -- "$f" "${f%.json}.log"
   done
   # Every mount under DIR (pod volumes, container root filesystems, sandboxes' /dev/shm),
   # innermost first.
@@ -489,7 +490,7 @@ start_cluster() {
   # From here on a failure stops what started.
   trap 'rc=$?; trap - EXIT; if ((rc != 0)); then say "start failed; stopping"; stop_cluster "$D" || true; fi; exit $rc' EXIT
   mkdir -p -- "$D/run" "$D/pki" "$D/etcd" "$D/containerd" "$D/kubelet" "$D/pod-logs" \
-    "$D/cni/bin" "$D/cni/conf" "$D/cni/ipam" "$D/cni/relay"
+    "$D/cni/bin" "$D/cni/conf" "$D/cni/ipam"
   certificates
   local ca=$D/pki/ca.crt
   cat >"$D/admin.kubeconfig" <<EOF
@@ -546,7 +547,6 @@ EOF
 
   # The CNI chain (see the top of this file) and its plugins.
   for m in /usr/lib/cni/*; do ln -sfn -- "$m" "$D/cni/bin/$(basename "$m")"; done
-  install -m 0755 -- "$HERE/k8s-storage-relay-cni.py" "$D/cni/bin/batlehub-storage-relay"
   cat >"$D/cni/conf/10-$NETWORK.conflist" <<EOF
 {
   "cniVersion": "0.4.0",
@@ -555,8 +555,7 @@ EOF
     {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": false,
      "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_SUBNET", "gateway": "$POD_GATEWAY"}]],
               "dataDir": "$D/cni/ipam"}},
-    {"type": "loopback"},
-    {"type": "batlehub-storage-relay", "relay": "$relay", "port": $s3_port, "stateDir": "$D/cni/relay"}
+    {"type": "loopback"}
   ]
 }
 EOF
@@ -620,6 +619,16 @@ EOF
   # The fence, before any pod can exist (see "The pod network"); made again if a run left one.
   while iptables -t mangle -D FORWARD "${POD_FENCE[@]}" 2>/dev/null; do :; done
   iptables -t mangle -I FORWARD 1 "${POD_FENCE[@]}" || die "could not fence the pod network (iptables -t mangle)"
+  # The bridge and its gateway address before any pod (the bridge plugin takes it as it is), so
+  # that the gateway is this machine's from the start: the storage door listens there, and a
+  # request to it never follows a default route out.
+  ip link show "$BRIDGE" >/dev/null 2>&1 || ip link add "$BRIDGE" type bridge || die "could not make the bridge $BRIDGE"
+  ip addr replace "$POD_GATEWAY/${POD_SUBNET#*/}" dev "$BRIDGE" && ip link set "$BRIDGE" up ||
+    die "could not give the bridge $BRIDGE the gateway's address $POD_GATEWAY"
+  launch netns-relay "$D/storage-door.log" "$relay" /proc/self/ns/net "$s3_port" "$s3_port" "$POD_GATEWAY"
+  wait_for "the storage door on $POD_GATEWAY:$s3_port" "$D/storage-door.log" "$LAST_PID" \
+    grep -qx ready "$D/storage-door.log"
+  echo "$POD_GATEWAY" >"$D/storage-door"
   # What the kubelet changes on the host, noted before it runs.
   for name in "${SYSCTLS[@]}"; do echo "$name=$(sysctl -n "$name")"; done >"$D/sysctl.saved.new"
   mv -f -- "$D/sysctl.saved.new" "$D/sysctl.saved"

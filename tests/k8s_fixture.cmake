@@ -13,17 +13,17 @@
 #                                      --remove … --tag … afterwards)
 #   BATLEHUB_TEST_K8S_KUBECTL, BATLEHUB_TEST_K8S_HELM   the binaries
 #   BATLEHUB_TEST_K8S_NODE             "batlehub-node", the one node (pods are scheduled to it)
-#   BATLEHUB_TEST_K8S_PEER, BATLEHUB_TEST_K8S_RELAY     scripts/k8s-peer.sh and netns-relay: a test
+#   BATLEHUB_TEST_K8S_PEER, BATLEHUB_TEST_K8S_RELAY     scripts/k8s-peer.sh and netns-relay (its storage door): a test
 #                                      skips, naming what is missing, only when
 #                                      `<peer> missing --relay <relay>` prints something; otherwise
 #                                      a cluster that is not there fails it
-# Inside every pod, 127.0.0.1:${BATLEHUB_TEST_S3_PORT} is the tests' S3 server (the endpoint the
-# worker signs for, through a relay in the pod's namespace). The pods' own network is a bridge
-# with a gateway on the host (RFC 2544 benchmarking addresses, fenced so that nothing leaves the
-# machine) whose NetworkPolicies kube-router enforces: in the chart's sandbox namespace a pod
-# reaches nothing but its relay once kube-router has its rules (a pod's first packets precede
-# them: docs/operations/kubernetes.md); in a namespace without policies it reaches the host at
-# the gateway. The RuntimeClass gvisor runs
+# The pods' network is a bridge with a gateway on the host (RFC 2544 benchmarking addresses,
+# fenced so that nothing leaves the machine) whose NetworkPolicies kube-router enforces. The
+# tests' S3 server is reached over it at the cluster's storage door, <gateway>:${BATLEHUB_TEST_S3_PORT}
+# (${BATLEHUB_TEST_K8S_DIR}/storage-door names the address; the endpoint the worker signs for): in
+# the chart's sandbox namespace a pod reaches nothing but that once kube-router has its rules
+# (a pod's first packets precede them: docs/operations/kubernetes.md); in a namespace without
+# policies it reaches the host at the gateway. The RuntimeClass gvisor runs
 # pods under gVisor where its shim and runsc are installed (`<peer> missing --gvisor` says what
 # lacks; those tests skip naming it). Each test makes a namespace of its own
 # (bh-<test>-<pid>, labelled pod-security.kubernetes.io/enforce=restricted when it runs the
@@ -82,7 +82,7 @@ if(NOT BATLEHUB_SANITIZE)
   set_tests_properties(k8s.stop PROPERTIES FIXTURES_CLEANUP k8s TIMEOUT 120)
 
   # The chart's NetworkPolicies, enforced: a pod without them reaches the gateway's listener,
-  # a sandbox pod with them does not (its relay still answers), an egressAllowlist entry does.
+  # a sandbox pod with them does not (its storage door still answers), an egressAllowlist entry does.
   add_test(NAME k8s.network_policy
     COMMAND ${CMAKE_COMMAND} -E env K8S_BIN=${BATLEHUB_TEST_K8S_BIN} HELM=${BATLEHUB_TEST_HELM_BIN}
       ${CMAKE_CURRENT_SOURCE_DIR}/scripts/k8s_network_policy_test.sh ${PROJECT_SOURCE_DIR} ${BATLEHUB_TEST_K8S_DIR}

@@ -78,10 +78,6 @@ inline std::string gvisor_unavailable() {
          trimmed(command_out(cmd + " || true").value_or("(k8s-peer.sh missing --gvisor said nothing)"));
 }
 
-inline std::string s3_endpoint() {
-  return env_or("BATLEHUB_TEST_S3_ENDPOINT", "http://127.0.0.1:" + std::to_string(BATLEHUB_TEST_S3_PORT));
-}
-
 // A sandbox namespace as the chart makes it, and a worker kubeconfig for it; gone with it.
 class SandboxNamespace {
  public:
@@ -226,8 +222,8 @@ inline std::string pod_gateway() {
   }
 }
 
-// A TCP listener on `address` (IP_FREEBIND: the bridge gets the gateway's address with its
-// first pod), an ephemeral port, accepting, counting and closing every connection until it goes;
+// A TCP listener on `address` (IP_FREEBIND, should the address not be there yet), an ephemeral
+// port, accepting, counting and closing every connection until it goes;
 // or, not `listening`, the port only held, so that a connection there is reset.
 class GatewayListener {
  public:
@@ -287,8 +283,22 @@ inline void remove_from_cluster(const std::string& tag) {
 }
 
 // The tests' S3 server as the bundle backend.
+// Where pods reach the tests' S3 server, and so what the tests sign for: the cluster's storage
+// door on the pod network's gateway (scripts/k8s-peer.sh writes its address to
+// DIR/storage-door), at the S3 server's port; "" when the cluster wrote none.
+inline std::string pod_storage_endpoint() {
+  std::ifstream f(std::string(BATLEHUB_TEST_K8S_DIR) + "/storage-door");
+  std::string address;
+  if (!std::getline(f, address) || address.empty()) return "";
+  return "http://" + address + ":" + std::to_string(BATLEHUB_TEST_S3_PORT);
+}
+
+// The bundles' S3 backend, on the storage door: the pods' URLs and the worker's own requests go
+// over the pod network, through the chart's storageEgress rule.
 inline std::shared_ptr<core::StorageBackend> test_s3() {
-  auto s3 = adapters::S3Backend::create(test_s3_config(s3_endpoint(), "bundles"), test_s3_env());
+  const std::string endpoint = pod_storage_endpoint();
+  if (endpoint.empty()) return nullptr;
+  auto s3 = adapters::S3Backend::create(test_s3_config(endpoint, "bundles"), test_s3_env());
   if (!s3) return nullptr;
   return std::shared_ptr<core::StorageBackend>(std::move(*s3));
 }

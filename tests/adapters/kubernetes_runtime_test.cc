@@ -7,8 +7,9 @@
 // NetworkPolicy is enforced (kube-router, scripts/k8s-peer.sh): the pods' network has a
 // gateway on the host, and only the chart's policies keep a sandbox pod from a listener there
 // (k8s.network_policy; here, the probe passing through them and failing without them). The
-// storage endpoint, 127.0.0.1:<port> inside every pod, is the tests' S3 server through a relay
-// in the pod's own namespace.
+// storage endpoint is the cluster's storage door on that gateway, <gateway>:<S3 port>, relayed
+// to the tests' S3 server: every bundle and result crosses the pod network, let through by the
+// chart's storageEgress rule alone.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -151,7 +152,8 @@ TEST_F(KubernetesRuntimeTest, the_probe_passes_in_a_pod_and_proves_the_work_dir_
 TEST_F(KubernetesRuntimeTest, the_probe_fails_no_network_when_the_storage_endpoint_itself_is_named_a_canary) {
   KubernetesOptions o = options();
   // Reachable by design (the bundle comes from there): proof that a canary that answers fails.
-  o.probe_canaries = {"127.0.0.1:" + std::to_string(BATLEHUB_TEST_S3_PORT)};
+  const std::string endpoint = pod_storage_endpoint();
+  o.probe_canaries = {endpoint.substr(endpoint.find("://") + 3)};
   auto r = KubernetesRuntime(o).probe(target());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_FALSE(r->passed());
@@ -504,10 +506,11 @@ TEST_F(KubernetesEscape, cannot_write_outside_work_and_tmp_nor_grow_the_terminat
 
 TEST_F(KubernetesEscape, cannot_connect_tcp_even_where_the_storage_network_reaches) {
   const std::string port = std::to_string(BATLEHUB_TEST_S3_PORT);
-  auto out = run({"connect", "127.0.0.1", port});
+  const std::string door = pod_gateway();
+  auto out = run({"connect", door, port});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(out->stdout_bytes, "connect EACCES\n");
-  auto bare = run({"connect", "127.0.0.1", port}, "landlock");
+  auto bare = run({"connect", door, port}, "landlock");
   ASSERT_TRUE(bare) << bare.error().message;
   EXPECT_EQ(bare->stdout_bytes, "connected\n") << "the storage network reaches the S3 server";
 }
@@ -686,7 +689,7 @@ TEST_F(KubernetesRuntimeTest, in_cluster_credentials_reach_the_api_server_as_the
 
 TEST_F(KubernetesRuntimeTest, the_operators_config_builds_a_runtime_whose_probe_passes) {
   const fs::path toml = s_.root() / "config.toml";
-  std::ofstream(toml) << "[storage]\ntype = \"s3\"\nendpoint_url = \"" << s3_endpoint() << "\"\nbucket = \""
+  std::ofstream(toml) << "[storage]\ntype = \"s3\"\nendpoint_url = \"" << pod_storage_endpoint() << "\"\nbucket = \""
                       << BATLEHUB_TEST_S3_BUCKET << "\"\nregion = \"us-east-1\"\nforce_path_style = true"
                       << "\n[worker.sandbox]\nruntime = \"kubernetes\"\nprobe_canaries = []\nbundle_prefix = \""
                       << prefix_ << "\"\nstart_timeout_secs = 90\n[worker.sandbox.kubernetes]\nkubeconfig = \""

@@ -1,4 +1,4 @@
-// netns-relay NETNS LISTEN_PORT TARGET_PORT
+// netns-relay NETNS LISTEN_PORT TARGET_PORT [LISTEN_ADDRESS]
 //
 // The tests' storage network on one host (docs/operations/oci.md, "The storage
 // transport"): a listening socket on 127.0.0.1:LISTEN_PORT inside the network namespace
@@ -6,6 +6,10 @@
 // connection to it relayed to 127.0.0.1:TARGET_PORT in this process's own namespace — the
 // S3 peer. A container that joins the holder's network (`--network container:<holder>`)
 // then reaches the S3 peer at the very host:port the worker signs, and nothing else.
+//
+// With LISTEN_ADDRESS (an IPv4 address of this machine, bound with IP_FREEBIND) it listens
+// there instead of on the namespace's loopback: the local cluster's storage door on its pod
+// network's gateway (scripts/k8s-peer.sh, NETNS /proc/self/ns/net).
 //
 // Prints "ready" once listening; relays until killed. Needs CAP_SYS_ADMIN (setns).
 #include <arpa/inet.h>
@@ -34,6 +38,12 @@ sockaddr_in loopback(int port) {
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<std::uint16_t>(port));
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return a;
+}
+
+sockaddr_in at(const char* address, int port) {
+  sockaddr_in a = loopback(port);
+  if (address != nullptr && ::inet_pton(AF_INET, address, &a.sin_addr) != 1) a.sin_family = AF_UNSPEC;
   return a;
 }
 
@@ -72,8 +82,8 @@ void relay(int a, int b) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: netns-relay NETNS LISTEN_PORT TARGET_PORT\n");
+  if (argc != 4 && argc != 5) {
+    std::fprintf(stderr, "usage: netns-relay NETNS LISTEN_PORT TARGET_PORT [LISTEN_ADDRESS]\n");
     return 2;
   }
   const int listen_port = std::atoi(argv[2]);
@@ -87,9 +97,14 @@ int main(int argc, char** argv) {
   const int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   const int one = 1;
   ::setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in l = loopback(listen_port);
+  ::setsockopt(lfd, SOL_IP, IP_FREEBIND, &one, sizeof one);
+  sockaddr_in l = at(argc == 5 ? argv[4] : nullptr, listen_port);
+  if (l.sin_family != AF_INET) {
+    std::fprintf(stderr, "netns-relay: '%s' is not an IPv4 address\n", argv[4]);
+    return 2;
+  }
   if (lfd < 0 || ::bind(lfd, reinterpret_cast<sockaddr*>(&l), sizeof l) != 0 || ::listen(lfd, 64) != 0) {
-    return die("listening in the holder");
+    return die("listening");
   }
   if (::setns(own, CLONE_NEWNET) != 0) return die("setns back");
   std::puts("ready");

@@ -2,10 +2,10 @@
 # The test cluster itself (scripts/k8s-peer.sh, fixture "k8s"), end to end: a restricted
 # namespace, an image of the `hostile` room imported into the cluster's containerd, two
 # pods scheduled and run under the restricted Pod Security profile. One reaches the tests'
-# S3 server at 127.0.0.1:S3_PORT (the storage network: a TCP connection, and an HTTP answer
-# from versitygw itself, 403 to an unsigned GET — not just the relay's listener); the
-# other, at the API server's 127.0.0.1:6443, is refused: the host's other loopback services
-# are not in a pod's reach.
+# S3 server at the cluster's storage door, DOOR:S3_PORT on the pod network's gateway (a TCP
+# connection, and an HTTP answer from versitygw itself, 403 to an unsigned GET — not just the
+# door's listener); the other, at the API server's 127.0.0.1:6443, is refused: 127.0.0.1 in
+# a pod is its own loopback, and the host's loopback services are not in a pod's reach.
 # Also: a ServiceAccount token minted with `kubectl create token` authenticates, and a
 # container's output reads back through the API (`kubectl logs`).
 #
@@ -108,10 +108,11 @@ outcome() {
   fail "pod $1 did not end within 120s (last: $st)"
 }
 
+door=$(cat "$dir/storage-door") || fail "the cluster wrote no storage door ($dir/storage-door)"
 t0=$(date +%s.%N)
-pod storage "connect, \"127.0.0.1\", \"$s3_port\"" | "${k[@]}" create -f - >/dev/null
+pod storage "connect, \"$door\", \"$s3_port\"" | "${k[@]}" create -f - >/dev/null
 pod apiserver 'connect, "127.0.0.1", "6443"' | "${k[@]}" create -f - >/dev/null
-pod s3http "http, \"127.0.0.1\", \"$s3_port\", /" | "${k[@]}" create -f - >/dev/null
+pod s3http "http, \"$door\", \"$s3_port\", /" | "${k[@]}" create -f - >/dev/null
 storage=$(outcome storage)
 t1=$(date +%s.%N)
 apiserver=$(outcome apiserver)
@@ -122,11 +123,11 @@ echo "s3http pod: $s3http"
 
 node=$("${k[@]}" -n "$ns" get pod storage -o jsonpath='{.spec.nodeName}')
 [[ $node == batlehub-node ]] || fail "the storage pod was scheduled to '$node'"
-[[ $storage == "Succeeded|0|"* ]] || fail "127.0.0.1:$s3_port (the S3 server) from a pod: $storage"
+[[ $storage == "Succeeded|0|"* ]] || fail "$door:$s3_port (the S3 server) from a pod: $storage"
 [[ $apiserver == "Failed|1|connect ECONNREFUSED"* ]] || fail "127.0.0.1:6443 (the API server) from a pod: $apiserver"
 logs=$("${k[@]}" -n "$ns" logs storage) || fail "kubectl logs"
 [[ $logs == connected ]] || fail "kubectl logs of the storage pod: '$logs'"
-[[ $s3http == Succeeded\|0\|* ]] || fail "GET / of 127.0.0.1:$s3_port from a pod: $s3http"
+[[ $s3http == Succeeded\|0\|* ]] || fail "GET / of $door:$s3_port from a pod: $s3http"
 logs=$("${k[@]}" -n "$ns" logs s3http) || fail "kubectl logs"
-[[ $logs == "HTTP/1.1 403 Forbidden" ]] || fail "GET / of 127.0.0.1:$s3_port from a pod: '$logs', not the S3 server's 403"
+[[ $logs == "HTTP/1.1 403 Forbidden" ]] || fail "GET / of $door:$s3_port from a pod: '$logs', not the S3 server's 403"
 echo "PASS"

@@ -6,8 +6,8 @@
 #   * a pod labelled io.batlehub/network=storage in the sandbox namespace the chart made (its
 #     NetworkPolicies rendered by helm from deploy/helm/batlehub) does not: kube-router refuses
 #     it (REJECT, icmp-port-unreachable: ECONNREFUSED, though the listener is up), and the
-#     listener never sees it — while its storage endpoint (127.0.0.1:S3_PORT, the relay inside
-#     the pod) still answers;
+#     listener never sees it — while its storage endpoint (the cluster's storage door, the same
+#     gateway address at S3_PORT, let through by the chart's storageEgress) still answers;
 #   * an egressAllowlist entry added to the values (the gateway's address and the listener's
 #     port) shows up as reachable from a pod labelled io.batlehub/network=egress, and only there;
 #   * once the policies are deleted, the storage pod connects.
@@ -176,8 +176,8 @@ got=$(connect "$sbx" storage "$gw" "$port")
 echo "with the chart's policies: $gw:$port from $sbx/storage (io.batlehub/network=storage): $got"
 [[ $got != connected ]] || fail "the storage pod reached the gateway's listener through the chart's policies"
 [[ $got == "connect ECONNREFUSED" ]] || fail "the storage pod was not refused by kube-router's REJECT: $got"
-got=$(connect "$sbx" storage 127.0.0.1 "$s3_port")
-echo "with the chart's policies: the storage endpoint 127.0.0.1:$s3_port from $sbx/storage: $got"
+got=$(connect "$sbx" storage "$gw" "$s3_port")
+echo "with the chart's policies: the storage endpoint $gw:$s3_port from $sbx/storage: $got"
 [[ $got == connected ]] || fail "the storage pod does not reach its storage endpoint: $got"
 
 got=$(connect "$sbx" egress "$gw" "$port")

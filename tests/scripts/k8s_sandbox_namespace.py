@@ -14,6 +14,11 @@ slots x (2048 + 512) MiB = 5120Mi). Then it mints a token for the worker's Servi
 kubeconfig, that token, namespace NAME-sbx. The runtime under test then has exactly the
 permissions an operator's worker has. `down` deletes both namespaces.
 
+The storage endpoint is the cluster's storage door (scripts/k8s-peer.sh writes its address to
+DIR/storage-door, DIR the admin kubeconfig's directory): the S3 server at http://DOOR:S3_PORT,
+and storageEgress DOOR/32 on S3_PORT, so that the chart's rule is what lets a pod fetch its
+bundle.
+
 KUBERNETES_VALUES, a JSON object, is merged into worker.sandbox.kubernetes (for example
 {"egressAllowlist": [{"cidr": "...", "ports": [{"port": 8080}]}]}).
 """
@@ -46,8 +51,20 @@ def up(chart, helm_bin, kubectl_bin, admin, name, s3_port, out, kubernetes_value
         return _up(Helm(helm_bin, kubectl_bin, chart, work), kubectl_bin, admin, name, s3_port, out, extra)
 
 
+def storage_door(admin):
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(admin)), "storage-door")) as f:
+            door = f.read().strip()
+    except OSError as e:
+        raise SystemExit(f"the cluster's storage door: {e}")
+    if not door:
+        raise SystemExit("the cluster's storage door is empty")
+    return door
+
+
 def _up(h, kubectl_bin, admin, name, s3_port, out, extra):
     sbx = name + "-sbx"
+    door = storage_door(admin)
     values = {
         "replicaCount": 1,
         "worker": {
@@ -59,16 +76,15 @@ def _up(h, kubectl_bin, admin, name, s3_port, out, extra):
                 "kubernetes": {
                     "namespace": sbx,
                     "createNamespace": True,
-                    # The storage endpoint: the tests' S3 server, which the pods reach through their relay
-                    # (scripts/k8s-peer.sh), inside their own namespace where no policy applies.
-                    "storageEgress": [{"cidr": "127.0.0.1/32", "ports": [{"port": int(s3_port), "protocol": "TCP"}]}],
+                    # The storage endpoint: the cluster's storage door, over the pod network.
+                    "storageEgress": [{"cidr": f"{door}/32", "ports": [{"port": int(s3_port), "protocol": "TCP"}]}],
                 },
             },
         },
         # upstream's multi shape, as the chart renders it: the one s3 backend is the default (and so
         # the bundle backend); the tests' S3 server takes path-style requests.
         "storage": {"default": "s3",
-                    "backends": [{"name": "s3", "type": "s3", "endpointUrl": f"http://127.0.0.1:{s3_port}",
+                    "backends": [{"name": "s3", "type": "s3", "endpointUrl": f"http://{door}:{s3_port}",
                                   "bucket": "batlehub-test", "region": "us-east-1", "forcePathStyle": True}]},
     }
     values["worker"]["sandbox"]["kubernetes"].update(extra)
