@@ -359,9 +359,9 @@ inline void expect_run_ok(const std::string& who, const Expected<core::RunOutput
                           const std::string& expect) {
   if (!r) die(who + ": " + std::string(core::to_string(r.error().kind)) + ": " + r.error().message);
   if (r->report.failure) die(who + ": the agent reported a failure: " + r->report.failure->message);
-  if (r->status != std::optional<int>(0)) {
-    die(who + ": the scanner ended with " + (r->status ? "status " + std::to_string(*r->status) : "no status") +
-        "; its stderr: \"" + r->stderr_tail + "\"");
+  if (r->status != 0) {
+    die(who + ": the scanner ended with status " + std::to_string(r->status) + "; its stderr: \"" + r->stderr_tail +
+        "\"");
   }
   if (r->stdout_bytes != expect) die(who + ": stdout was \"" + r->stdout_bytes + "\", not \"" + expect + "\"");
 }

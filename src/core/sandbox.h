@@ -91,7 +91,9 @@ struct RunSpec {
 };
 
 struct RunOutput {
-  std::optional<int> status;  // the scanner's exit code; none when it was killed
+  // The scanner's exit code. A run whose scanner was killed, timed out or left no result is
+  // a SandboxError instead (adapters/sandbox/run_dir.h, collect_tar), never an output.
+  int status = 0;
   std::string stdout_bytes;
   std::string stderr_tail;
   // Everything the agent reported (extraction, timings, signal), for metrics and logs.

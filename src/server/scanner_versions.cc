@@ -75,8 +75,7 @@ std::map<std::string, std::string> scanner_versions(core::SandboxRuntime& rt,
         if (!r) {
           log->warn("{}: `--version` failed ({}): SARIF names it without a version", s.name, r.error().message);
         } else if (!(found[i] = version_in(r->stdout_bytes))) {
-          log->warn("{}: `--version` exited {} and printed no version: SARIF names it without one", s.name,
-                    r->status ? std::to_string(*r->status) : "killed");
+          log->warn("{}: `--version` exited {} and printed no version: SARIF names it without one", s.name, r->status);
         }
       });
     }

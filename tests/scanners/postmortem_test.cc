@@ -62,7 +62,7 @@ core::ScanInput input(PackageKind kind, std::string name, std::string version, s
   return in;
 }
 
-RunOutcome answered(std::optional<int> status, std::string out, std::string err = "") {
+RunOutcome answered(int status, std::string out, std::string err = "") {
   RunOutput o;
   o.status = status;
   o.stdout_bytes = std::move(out);
@@ -560,12 +560,8 @@ TEST(Postmortem, exit_codes_0_and_1_are_answers_2_is_unsupported_others_and_sign
     EXPECT_EQ(r.error().kind, ScannerError::Kind::kCrashed);
     EXPECT_EQ(r.error().message, "postmortem exited " + std::to_string(status) + ": thread 'main' panicked");
   }
-  // No exit code: killed.
-  auto killed = scanner().parse(in, {answered(std::nullopt, doc)});
-  ASSERT_FALSE(killed);
-  EXPECT_EQ(killed.error().kind, ScannerError::Kind::kCrashed);
-  EXPECT_EQ(killed.error().message, "postmortem was killed");
-  // The local runtimes report a signal as a SandboxError: it maps through to_scanner_error.
+  // A scanner killed by a signal is a SandboxError from every runtime (run_dir.h's collect_tar),
+  // never an output: it maps through to_scanner_error.
   auto signalled = scanner().parse(in, {failed(SandboxError::Kind::kCrashed, "postmortem was killed by signal 9")});
   ASSERT_FALSE(signalled);
   EXPECT_EQ(signalled.error().kind, ScannerError::Kind::kCrashed);
@@ -601,9 +597,9 @@ TEST(Postmortem, a_timeline_failure_leaves_the_scan_findings_standing) {
   const std::string scan = slurp(kFixtures + "scan-canary.json");
   const PostmortemScanner s = scanner(/*timeline=*/true);
   for (const RunOutcome& timeline :
-       {answered(1, "", "registry.npmjs.org: connection refused"), answered(2, "{}"), answered(std::nullopt, "{}"),
-        answered(1, "not json either"), failed(SandboxError::Kind::kRunTimeout, "killed"),
-        failed(SandboxError::Kind::kStartTimeout, "no pod"), failed(SandboxError::Kind::kCrashed, "gone")}) {
+       {answered(1, "", "registry.npmjs.org: connection refused"), answered(2, "{}"), answered(1, "not json either"),
+        failed(SandboxError::Kind::kRunTimeout, "killed"), failed(SandboxError::Kind::kStartTimeout, "no pod"),
+        failed(SandboxError::Kind::kCrashed, "gone")}) {
     auto r = s.parse(in, {answered(1, scan), timeline});
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(r->size(), 4u);

@@ -184,7 +184,7 @@ inline std::string describe(const std::vector<core::Finding>& fs) {
   return out;
 }
 
-inline core::RunOutcome answered(std::optional<int> status, std::string out, std::string err = "") {
+inline core::RunOutcome answered(int status, std::string out, std::string err = "") {
   core::RunOutput o;
   o.status = status;
   o.stdout_bytes = std::move(out);

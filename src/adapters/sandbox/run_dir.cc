@@ -237,7 +237,6 @@ Expected<core::RunOutput, SandboxError> collect_tar(const std::string& tar, cons
   out.report = std::move(r).value();
   const wire::RunResult& res = out.report;
   out.stderr_tail = res.stderr_tail;
-  out.status = res.exit_code;
   // Whatever the scanner said after the OOM killer took one of its processes is no answer:
   // a scan whose worker process died half-way may well exit 0 on what it never read.
   if (res.oom_kills > 0) {
@@ -284,6 +283,7 @@ Expected<core::RunOutput, SandboxError> collect_tar(const std::string& tar, cons
                                                        std::to_string(res.signal.value_or(0)) +
                                                        (res.stderr_tail.empty() ? "" : " (" + res.stderr_tail + ")")});
   }
+  out.status = *res.exit_code;
   return out;
 }
 

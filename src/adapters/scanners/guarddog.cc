@@ -279,8 +279,7 @@ Expected<std::vector<Finding>, ScannerError> GuardDogScanner::parse(
   }
   const core::RunOutcome& r = results.front();
   if (!r) return Unexpected(core::to_scanner_error(r.error()));
-  if (!r->status) return Unexpected(ScannerError{ScannerError::Kind::kCrashed, "guarddog was killed"});
-  int status = *r->status;
+  const int status = r->status;
   if (status != 0 && status != 1) {
     return Unexpected(ScannerError{ScannerError::Kind::kCrashed,
                                    "guarddog exited " + std::to_string(status) + ": " + trimmed_tail(r->stderr_tail)});

@@ -273,8 +273,7 @@ Expected<std::vector<Finding>, ScannerError> PostmortemScanner::parse(const core
   if (results.empty()) return Unexpected(ScannerError{ScannerError::Kind::kOther, "postmortem: no run came back"});
   const core::RunOutcome& scan = results[0];
   if (!scan) return Unexpected(core::to_scanner_error(scan.error()));
-  if (!scan->status) return Unexpected(ScannerError{ScannerError::Kind::kCrashed, "postmortem was killed"});
-  switch (*scan->status) {
+  switch (scan->status) {
     case 0:  // nothing at or above --severity
       break;
     case 1:
@@ -298,7 +297,7 @@ Expected<std::vector<Finding>, ScannerError> PostmortemScanner::parse(const core
                        "postmortem refused to scan (exit 2, not a missing ecosystem; its command line?): " +
                            trim(scan->stderr_tail)});
     default:
-      return Unexpected(ScannerError{ScannerError::Kind::kCrashed, "postmortem exited " + std::to_string(*scan->status) +
+      return Unexpected(ScannerError{ScannerError::Kind::kCrashed, "postmortem exited " + std::to_string(scan->status) +
                                                                        ": " + trim(scan->stderr_tail)});
   }
   auto doc = parse_json(scan->stdout_bytes);

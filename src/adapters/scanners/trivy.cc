@@ -128,10 +128,9 @@ Expected<std::vector<Finding>, ScannerError> TrivyScanner::parse(const core::Sca
   }
   const core::RunOutcome& r = results.front();
   if (!r) return Unexpected(core::to_scanner_error(r.error()));
-  if (!r->status) return Unexpected(ScannerError{ScannerError::Kind::kCrashed, "trivy was killed"});
-  if (*r->status != 0) {
+  if (r->status != 0) {
     return Unexpected(ScannerError{ScannerError::Kind::kUpstream,
-                                   "trivy exited " + std::to_string(*r->status) + ": " + trimmed_tail(r->stderr_tail)});
+                                   "trivy exited " + std::to_string(r->status) + ": " + trimmed_tail(r->stderr_tail)});
   }
   auto doc = parse_json(r->stdout_bytes);
   if (!doc) return Unexpected(doc.error());
@@ -164,7 +163,7 @@ std::vector<std::string> TrivyScanner::package_purls(const json& report, std::si
 }
 
 std::vector<std::string> TrivyScanner::components(const std::vector<core::RunOutcome>& results) const {
-  if (results.size() != 1 || !results.front() || !results.front()->status || *results.front()->status != 0) return {};
+  if (results.size() != 1 || !results.front() || results.front()->status != 0) return {};
   auto doc = parse_json(results.front()->stdout_bytes);
   if (!doc) return {};
   return package_purls(*doc);

@@ -322,10 +322,9 @@ Expected<std::vector<Finding>, ScannerError> YaraScanner::parse(const core::Scan
   }
   const core::RunOutcome& r = results.front();
   if (!r) return Unexpected(core::to_scanner_error(r.error()));
-  if (!r->status) return Unexpected(ScannerError{ScannerError::Kind::kCrashed, "yara was killed"});
-  if (*r->status != 0) {
+  if (r->status != 0) {
     return Unexpected(ScannerError{ScannerError::Kind::kCrashed,
-                                   "yara exited " + std::to_string(*r->status) + ": " + trimmed_tail(r->stderr_tail)});
+                                   "yara exited " + std::to_string(r->status) + ": " + trimmed_tail(r->stderr_tail)});
   }
   return findings(r->stdout_bytes);
 }
