@@ -72,8 +72,8 @@
 #include "adapters/sandbox/blob.h"
 #include "adapters/sandbox/kube_api.h"
 #include "adapters/sandbox/kubernetes.h"
-#include "adapters/sandbox/oci.h"
 #include "adapters/sandbox/pod_manifest.h"
+#include "adapters/sandbox/run_frame.h"
 #include "adapters/storage/bundle.h"
 #include "adapters/storage/router.h"
 #include "adapters/storage/s3_backend.h"
@@ -704,7 +704,7 @@ void bench(int argc, char** argv) {
   auto leaf = std::make_shared<StampingBackend>(s3_backend(port, kBucket, door), &events);
   auto router =
       std::make_shared<ad::StorageRouter>(std::vector<std::shared_ptr<core::StorageBackend>>{leaf}, leaf->name());
-  const std::string worker = ad::oci_worker_label();
+  const std::string worker = ad::this_worker_label();
   ad::KubernetesOptions ko;
   ko.api = api;
   ko.namespace_ = sbx;

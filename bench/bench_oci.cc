@@ -49,16 +49,17 @@
 #include "adapters/sandbox/run_dir.h"
 #include "bench_engines.h"
 #include "bench_support.h"
+#include "wire/sandbox_layout.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace ad = batlehub::adapters;
+namespace wire = batlehub::wire;
 namespace core = batlehub::core;
 using namespace batlehub::bench;
 
 // The bundle's place inside the container: the runtime binds its per-run directory there.
-constexpr const char* kBundleInSandbox = "/bundle";
 // gVisor's runsc, Debian 12's package.
 constexpr const char* kRunsc = "/usr/bin/runsc";
 
@@ -223,7 +224,7 @@ void bench(int argc, char** argv) {
       auto dir = ad::TempDir::create_owned(scratch, "anchor", kScanner);
       if (!dir) die(dir.error());
       auto bundle = bundle_dir_in(*dir, e.kind);
-      if (auto m = ad::write_bundle(spec, ad::RunDirView{bundle->path(), kBundleInSandbox}); !m)
+      if (auto m = ad::write_bundle(spec, ad::RunDirView{bundle->path(), wire::kBundleDir}); !m)
         die("write_bundle: " + m.error().message);
       std::vector<std::string> cmd = engine_argv(bundle->path(), false);
       ProcResult p = run_process(cmd, logs + "/anchor.out", logs + "/anchor.err", std::nullopt, e.env);
@@ -250,7 +251,7 @@ void bench(int argc, char** argv) {
       auto bundle = bundle_dir_in(*dir, e.kind);
       double mount_ms = ms_since(t);
       t = Clock::now();
-      if (auto m = ad::write_bundle(spec, ad::RunDirView{bundle->path(), kBundleInSandbox}); !m)
+      if (auto m = ad::write_bundle(spec, ad::RunDirView{bundle->path(), wire::kBundleDir}); !m)
         die("write_bundle: " + m.error().message);
       e.dir_ms.back() += ms_since(t);
       std::vector<std::string> cmd = engine_argv(bundle->path(), true);

@@ -40,11 +40,13 @@
 #include "adapters/sandbox/none.h"
 #include "adapters/sandbox/run_dir.h"
 #include "bench_support.h"
+#include "wire/sandbox_layout.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace ad = batlehub::adapters;
+namespace wire = batlehub::wire;
 namespace core = batlehub::core;
 using namespace batlehub::bench;
 
@@ -59,7 +61,7 @@ void require_traversable(const std::string& dir) {
       char mode[8];
       std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
       die(cur.string() + " is not searchable by others (mode " + mode + "), and bwrap runs as uid " +
-          ad::kSandboxUid + " under root: pass --dir under a directory everybody can reach");
+          wire::kSandboxIdText + " under root: pass --dir under a directory everybody can reach");
     }
     if (cur == cur.parent_path()) break;
   }
@@ -167,14 +169,15 @@ void bench(int argc, char** argv) {
   // on one work dir kept for all the runs (hostile writes nothing).
   std::string direct_work = scratch + "/direct-work";
   fs::create_directories(direct_work);
-  if (root && ::chown(direct_work.c_str(), ad::kSandboxId, ad::kSandboxId) != 0) die("chown " + direct_work + ": " + std::strerror(errno));
+  if (root && ::chown(direct_work.c_str(), wire::kSandboxId, wire::kSandboxId) != 0)
+    die("chown " + direct_work + ": " + std::strerror(errno));
   std::vector<std::string> runtime_direct = ad::bwrap_argv({opt.bwrap, room, direct_work, false});
   runtime_direct.erase(std::find(runtime_direct.begin(), runtime_direct.end(), std::string("--")) + 1, runtime_direct.end());
   for (const char* a : {kInRoom, "exit", "0", kExpect}) runtime_direct.emplace_back(a);
 
   const std::string devnull = "/dev/null";
   // As root the runtime starts bwrap as the sandbox user; so do the rows that use its argv.
-  const std::optional<unsigned> sandbox_user = root ? std::optional<unsigned>(ad::kSandboxId) : std::nullopt;
+  const std::optional<unsigned> sandbox_user = root ? std::optional<unsigned>(wire::kSandboxId) : std::nullopt;
   auto anchor_once = [&](const char* who, const std::vector<std::string>& cmd, bool as_sandbox_user, bool check_stdout) {
     std::string out = check_stdout ? logs + "/anchor.out" : devnull;
     ProcResult p = run_process(cmd, out, logs + "/anchor.err", as_sandbox_user ? sandbox_user : std::nullopt);
@@ -191,7 +194,8 @@ void bench(int argc, char** argv) {
     if (!dir) die(dir.error());
     auto m = ad::write_bundle(bspec, ad::RunDirView{dir->path(), "/work"});
     if (!m) die("write_bundle: " + m.error().message);
-    if (root && ::chown(dir->path().c_str(), ad::kSandboxId, ad::kSandboxId) != 0) die("chown " + dir->path() + ": " + std::strerror(errno));
+    if (root && ::chown(dir->path().c_str(), wire::kSandboxId, wire::kSandboxId) != 0)
+      die("chown " + dir->path() + ": " + std::strerror(errno));
     std::vector<std::string> cmd = ad::bwrap_argv({opt.bwrap, room, dir->path(), false});
     ProcResult p = run_process(cmd, logs + "/agent.out", logs + "/agent.err", sandbox_user);
     if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {

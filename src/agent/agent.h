@@ -4,9 +4,9 @@
 #include <string>
 #include <string_view>
 
-#include "wire/sandbox_path.h"
 #include "wire/manifest.h"
 #include "wire/run_result.h"
+#include "wire/sandbox_layout.h"
 
 namespace batlehub::agent {
 

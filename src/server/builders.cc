@@ -17,12 +17,13 @@
 #include "adapters/sandbox/kubernetes.h"
 #include "adapters/sandbox/none.h"
 #include "adapters/sandbox/oci.h"
+#include "adapters/sandbox/run_frame.h"
 #include "adapters/storage/local_backends.h"
 #include "adapters/storage/s3_backend.h"
 #include "base/command_path.h"
 #include "server/log.h"
 #include "server/sandbox_pool.h"
-#include "wire/sandbox_path.h"
+#include "wire/sandbox_layout.h"
 
 namespace batlehub::server {
 
@@ -144,7 +145,7 @@ Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runti
     case config::RuntimeKind::kOci: {
       adapters::OciOptions o;
       if (s.oci.transport == config::OciTransport::kStorage) {
-        auto bundles = build_bundle_store(c, env, adapters::oci_worker_label());
+        auto bundles = build_bundle_store(c, env, adapters::this_worker_label());
         if (!bundles) return Unexpected(bundles.error());
         o.bundles = std::move(*bundles);
         o.storage_network = s.oci.storage_network;
@@ -192,7 +193,7 @@ Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runti
       o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
       o.probe_canaries = s.probe_canaries;
       o.orphan_after = std::chrono::seconds(k.orphan_after_secs);
-      auto bundles = build_bundle_store(c, env, adapters::oci_worker_label());
+      auto bundles = build_bundle_store(c, env, adapters::this_worker_label());
       if (!bundles) return Unexpected(bundles.error());
       o.bundles = std::move(*bundles);
       return std::unique_ptr<core::SandboxRuntime>(std::make_unique<adapters::KubernetesRuntime>(std::move(o)));
@@ -251,7 +252,7 @@ std::vector<core::ProbeTarget> probe_targets(const config::Config& c, const conf
 IdentifyPlace identify_place(const config::Config& c, const config::Env& env) {
   IdentifyPlace place;
   place.limits = limits_of(c.worker.sandbox);
-  place.agent_command = adapters::kAgentInRoom;
+  place.agent_command = wire::kAgentCommand;
   if (config::is_image_runtime(c.worker.sandbox.runtime)) {
     // The image of the first sandboxed scanner: proven by the probe, and every image holds the agent.
     for (const auto& sc : c.scanners) {

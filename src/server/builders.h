@@ -25,7 +25,7 @@ namespace batlehub::server {
 Expected<std::shared_ptr<adapters::StorageRouter>, std::string> build_storage(const config::Config& c,
                                                                               const config::Env& env);
 // The storage transport's bundle module on the leaf backend bundle_backend names (else the
-// default), with `worker` (oci_worker_label) in every key it stages.
+// default), with `worker` (worker_label) in every key it stages.
 Expected<std::shared_ptr<adapters::BundleStore>, std::string> build_bundle_store(const config::Config& c,
                                                                                  const config::Env& env,
                                                                                  const std::string& worker);

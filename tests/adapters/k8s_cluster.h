@@ -25,7 +25,7 @@
 #include <thread>
 
 #include "adapters/sandbox/kubernetes.h"
-#include "adapters/sandbox/oci.h"
+#include "adapters/sandbox/run_frame.h"
 #include "adapters/storage/bundle.h"
 #include "adapters/storage/router.h"
 #include "adapters/storage/s3_backend.h"
@@ -308,7 +308,7 @@ inline std::shared_ptr<core::StorageBackend> test_s3() {
 inline adapters::KubernetesOptions test_k8s_options(const std::string& kubeconfig, const std::string& image,
                                                     const std::shared_ptr<core::StorageBackend>& s3,
                                                     const std::string& prefix,
-                                                    const std::string& worker = adapters::oci_worker_label()) {
+                                                    const std::string& worker = adapters::this_worker_label()) {
   adapters::KubernetesOptions o;
   auto creds = adapters::load_kubeconfig(kubeconfig);
   if (creds) o.api = std::make_shared<adapters::KubeApi>(std::move(*creds));

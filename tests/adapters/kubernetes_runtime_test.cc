@@ -22,7 +22,7 @@
 #include <thread>
 
 #include "adapters/sandbox/kubernetes.h"
-#include "adapters/sandbox/oci.h"
+#include "adapters/sandbox/run_frame.h"
 #include "base/kernel_identity.h"
 #include "config/config.h"
 #include "k8s_cluster.h"
@@ -61,7 +61,7 @@ class KubernetesRuntimeTest : public ::testing::Test {
     ns_.reset();
   }
 
-  KubernetesOptions options(const std::string& worker = oci_worker_label()) {
+  KubernetesOptions options(const std::string& worker = this_worker_label()) {
     return test_k8s_options(ns_->worker_kubeconfig(), image_, s3_, prefix_, worker);
   }
 

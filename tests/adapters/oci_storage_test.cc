@@ -25,6 +25,7 @@
 
 #include "adapters/sandbox/blob.h"
 #include "adapters/sandbox/oci.h"
+#include "adapters/sandbox/run_frame.h"
 #include "adapters/storage/bundle.h"
 #include "adapters/storage/router.h"
 #include "adapters/storage/s3_backend.h"
@@ -111,7 +112,7 @@ class OciStorageTest : public ::testing::TestWithParam<TestEngine> {
     return n > 0 && std::string(buf).starts_with("ready") ? pid : -1;
   }
 
-  BundleOptions bundle_options(const std::string& worker = oci_worker_label()) {
+  BundleOptions bundle_options(const std::string& worker = this_worker_label()) {
     return BundleOptions{prefix_, std::chrono::seconds(60), worker};
   }
 

@@ -8,7 +8,7 @@
 #include "archive_builder.h"
 #include "harness.h"
 #include "wire/base64.h"
-#include "wire/sandbox_path.h"
+#include "wire/sandbox_layout.h"
 
 namespace batlehub::agent {
 namespace {

@@ -14,7 +14,7 @@
 #include "agent/limits.h"
 #include "agent/seccomp_policy.h"
 #include "harness.h"
-#include "wire/sandbox_path.h"
+#include "wire/sandbox_layout.h"
 
 namespace batlehub::agent {
 namespace {

@@ -12,10 +12,11 @@
 
 #include "adapters/sandbox/probe_support.h"
 #include "adapters/sandbox/run_dir.h"
+#include "adapters/sandbox/run_frame.h"
 #include "base/command_path.h"
 #include "base/spawn.h"
 #include "wire/caps.h"
-#include "wire/sandbox_path.h"
+#include "wire/sandbox_layout.h"
 
 namespace batlehub::adapters {
 
@@ -31,7 +32,9 @@ std::vector<std::string> bwrap_argv(const BwrapArgvInput& in) {
                                 "--as-pid-1", "--unshare-ipc",  "--unshare-uts"};
   if (!in.network) a.emplace_back("--unshare-net");
   if (in.in_run_cgroup || !in.cgroup_binds.empty()) a.emplace_back("--unshare-cgroup");
-  for (const char* s : {"--die-with-parent", "--new-session", "--uid", kSandboxUid, "--gid", kSandboxUid}) a.emplace_back(s);
+  for (const char* s :
+       {"--die-with-parent", "--new-session", "--uid", wire::kSandboxIdText, "--gid", wire::kSandboxIdText})
+    a.emplace_back(s);
   // bwrap's /dev is a tmpfs the sandbox's uid may write to (a scanner made files in it);
   // read-only, its device nodes still open for writing, and nothing else there takes a file.
   for (const std::string& s :
@@ -44,15 +47,17 @@ std::vector<std::string> bwrap_argv(const BwrapArgvInput& in) {
     for (const auto& [host, inside] : in.cgroup_binds) a.insert(a.end(), {"--ro-bind", host, inside});
     a.insert(a.end(), {"--remount-ro", "/sys"});
   }
-  for (const std::string& s : {std::string("--size"),
-                               std::to_string(in.tmp_bytes), std::string("--tmpfs"), std::string("/tmp"),
-                               std::string("--bind"),
-                               in.work_dir, std::string("/work"), std::string("--chdir"), std::string("/work"),
-                               std::string("--clearenv"), std::string("--setenv"), std::string("HOME"),
-                               std::string("/work"), std::string("--setenv"), std::string("PATH"),
-                               std::string(wire::kSandboxPath), std::string("--"), std::string(kAgentInRoom),
-                               std::string("--in"), std::string("file:///work/manifest.json"), std::string("--out"),
-                               std::string("file:///work/out.tar")}) {
+  for (const std::string& s : {std::string("--size"),       std::to_string(in.tmp_bytes),
+                               std::string("--tmpfs"),      std::string(wire::kTmpDir),
+                               std::string("--bind"),       in.work_dir,
+                               std::string(wire::kWorkDir), std::string("--chdir"),
+                               std::string(wire::kWorkDir), std::string("--clearenv"),
+                               std::string("--setenv"),     std::string("HOME"),
+                               std::string(wire::kWorkDir), std::string("--setenv"),
+                               std::string("PATH"),         std::string(wire::kSandboxPath),
+                               std::string("--"),           std::string(wire::kAgentCommand),
+                               std::string("--in"),         std::string("file:///work/manifest.json"),
+                               std::string("--out"),        std::string("file:///work/out.tar")}) {
     a.push_back(s);
   }
   return a;
@@ -144,8 +149,8 @@ Expected<Launched, SandboxError> BwrapRuntime::start(const std::string& room, co
   // namespace is what a sandbox escape would keep, and the kernel exempts host root from
   // RLIMIT_NPROC. The run dir becomes that user's, the one place it may write.
   if (::geteuid() == 0) {
-    s.walls.identity = std::pair<uid_t, gid_t>{kSandboxId, kSandboxId};
-    if (::chown(work.c_str(), kSandboxId, kSandboxId) != 0) {
+    s.walls.identity = std::pair<uid_t, gid_t>{wire::kSandboxId, wire::kSandboxId};
+    if (::chown(work.c_str(), wire::kSandboxId, wire::kSandboxId) != 0) {
       return Unexpected(SandboxError{Kind::kIo, "chown " + work + ": " + std::strerror(errno)});
     }
   }
@@ -157,7 +162,7 @@ Expected<Launched, SandboxError> BwrapRuntime::start(const std::string& room, co
 }
 
 Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& spec) {
-  if (spec.argv.empty()) return Unexpected(SandboxError{Kind::kConfig, "a run needs an argv"});
+  if (auto refused = refuse_run(spec)) return Unexpected(std::move(*refused));
   std::string room = room_path(spec.label.scanner);
   if (spec.label.scanner.empty() || !is_dir(room)) {
     return Unexpected(SandboxError{Kind::kConfig, "no room for scanner '" + spec.label.scanner + "' at " + room +
@@ -165,12 +170,12 @@ Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& s
   }
   auto dir = TempDir::create_owned(options_.scratch_dir, "run", spec.label.scanner);
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
-  auto m = write_bundle(spec, RunDirView{dir->path(), "/work"});
+  auto m = write_bundle(spec, RunDirView{dir->path(), wire::kWorkDir});
   if (!m) return Unexpected(m.error());
   auto cgroup = run_cgroup(spec.limits, room);
   if (!cgroup) return Unexpected(cgroup.error());
   const RunCgroup* rc = *cgroup ? &**cgroup : nullptr;
-  auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
+  const auto deadline = run_deadline(spec, options_.start_timeout);
   auto started = start(room, dir->path(), spec.network, spec.limits, deadline, rc, /*show_cgroup=*/false);
   if (!started) return Unexpected(started.error());
   // A run the OOM killer touched is reported as that, not as a crash of unknown cause —

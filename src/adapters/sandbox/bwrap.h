@@ -19,10 +19,6 @@
 
 namespace batlehub::adapters {
 
-inline constexpr const char* kAgentInRoom = "batlehub-sandbox";
-inline constexpr const char* kSandboxUid = "65532";
-inline constexpr unsigned kSandboxId = 65532;
-
 struct BwrapArgvInput {
   std::string binary = "bwrap";
   std::string room;      // the host directory that becomes /

@@ -9,9 +9,9 @@
 #include <ctime>
 
 #include "adapters/sandbox/image_choice.h"
-#include "adapters/sandbox/oci.h"
 #include "adapters/sandbox/probe_support.h"
 #include "adapters/sandbox/run_dir.h"
+#include "adapters/sandbox/run_frame.h"
 
 namespace batlehub::adapters {
 
@@ -20,12 +20,6 @@ namespace {
 using core::SandboxError;
 using Kind = core::SandboxError::Kind;
 using nlohmann::json;
-
-std::string hostname() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
 
 // "2026-12-03T11:30:00Z", as the API writes every timestamp: seconds since the epoch, or 0.
 std::int64_t parse_time(const std::string& s) {
@@ -45,7 +39,7 @@ SandboxError api_error(const std::string& what, const Expected<KubeResponse, std
 
 }  // namespace
 
-KubernetesRuntime::KubernetesRuntime(KubernetesOptions o) : options_(std::move(o)), worker_(oci_worker_label()) {
+KubernetesRuntime::KubernetesRuntime(KubernetesOptions o) : options_(std::move(o)), worker_(this_worker_label()) {
   namespace_ = !options_.namespace_.empty() ? options_.namespace_
                : options_.api               ? options_.api->credentials().namespace_
                                             : "";
@@ -179,7 +173,7 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::contain(con
 }
 
 Expected<core::RunOutput, SandboxError> KubernetesRuntime::run(const core::RunSpec& spec) {
-  if (spec.argv.empty()) return Unexpected(SandboxError{Kind::kConfig, "a run needs an argv"});
+  if (auto refused = refuse_run(spec)) return Unexpected(std::move(*refused));
   if (!options_.bundles) {
     return Unexpected(
         SandboxError{Kind::kConfig, "the kubernetes runtime moves bundles through storage, and has none"});
@@ -187,7 +181,7 @@ Expected<core::RunOutput, SandboxError> KubernetesRuntime::run(const core::RunSp
   auto image = choose_image(options_.images, options_.default_image, spec.label.scanner, spec.image,
                             "[worker.sandbox.kubernetes]");
   if (!image) return Unexpected(image.error());
-  const auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
+  const auto deadline = run_deadline(spec, options_.start_timeout);
   auto staged = options_.bundles->stage(spec, std::chrono::ceil<std::chrono::seconds>(deadline));
   if (!staged) return Unexpected(staged.error());
   FinishOnExit finish(*options_.bundles, *staged);
@@ -265,7 +259,7 @@ Expected<std::size_t, SandboxError> KubernetesRuntime::sweep(std::chrono::second
     return Unexpected(SandboxError{Kind::kIo, "listing the sandbox pods: not a list"});
   }
   const std::string me = label_value(worker_);
-  const std::string here = "_" + label_value(hostname());
+  const std::string here = "_" + label_value(worker_hostname());
   const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
   const std::int64_t grace = std::max(older_than, options_.orphan_after).count();
   std::size_t removed = 0;

@@ -1,6 +1,7 @@
 #include "adapters/sandbox/none.h"
 
 #include "adapters/sandbox/run_dir.h"
+#include "adapters/sandbox/run_frame.h"
 #include "agent/agent.h"
 
 namespace batlehub::adapters {
@@ -18,7 +19,7 @@ Expected<std::unique_ptr<NoneRuntime>, SandboxError> NoneRuntime::create(NoneOpt
 }
 
 Expected<core::RunOutput, SandboxError> NoneRuntime::run(const core::RunSpec& spec) {
-  if (spec.argv.empty()) return Unexpected(SandboxError{SandboxError::Kind::kConfig, "a run needs an argv"});
+  if (auto refused = refuse_run(spec)) return Unexpected(std::move(*refused));
   auto dir = TempDir::create(options_.scratch_dir, "batlehub-" + (spec.label.scanner.empty() ? "run" : spec.label.scanner));
   if (!dir) return Unexpected(SandboxError{SandboxError::Kind::kIo, dir.error()});
   auto m = write_bundle(spec, RunDirView{dir->path(), dir->path()});

@@ -16,16 +16,16 @@
 #include <filesystem>
 #include <sstream>
 
-#include "adapters/sandbox/bwrap.h"
 #include "adapters/sandbox/image_choice.h"
 #include "adapters/sandbox/launcher.h"
 #include "adapters/sandbox/probe_support.h"
 #include "adapters/sandbox/run_dir.h"
+#include "adapters/sandbox/run_frame.h"
 #include "base/command_path.h"
 #include "base/fd.h"
 #include "base/spawn.h"
 #include "wire/caps.h"
-#include "wire/sandbox_path.h"
+#include "wire/sandbox_layout.h"
 
 namespace batlehub::adapters {
 
@@ -35,8 +35,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kBundleInSandbox = "/bundle";
-constexpr const char* kWorkInSandbox = "/work";
 constexpr const char* kOutTar = "out.tar";
 
 bool podman(const OciArgvInput& in) {
@@ -45,12 +43,6 @@ bool podman(const OciArgvInput& in) {
 
 std::string engine_name(OciEngineKind e) {
   return e == OciEngineKind::kPodman ? "podman" : "docker";
-}
-
-std::string hostname() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
 }
 
 std::int64_t now_epoch() {
@@ -81,10 +73,6 @@ std::string oci_container_name(const core::RunLabel& label, const std::string& u
     if (!ok) c = '_';
   }
   return raw.substr(0, 200);
-}
-
-std::string oci_worker_label() {
-  return std::to_string(::getpid()) + "@" + hostname();
 }
 
 std::vector<std::string> oci_argv(const OciArgvInput& in) {
@@ -125,10 +113,11 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
   // /work (the agent's extraction) and /tmp (Go's temporary files) are memory, sized like
   // the extraction budget; uid 65532 must own them. podman's `U` does that (and refuses
   // uid=); docker takes uid=/gid= and would add noexec without being told, as we do anyway.
-  const std::string tmpfs_opts = "rw,nosuid,nodev,noexec,size=" + std::to_string(in.work_mb) + mb +
-                                 (podman(in) ? ",U" : ",uid=" + std::string(kSandboxUid) + ",gid=" + kSandboxUid);
-  a.insert(a.end(),
-           {"--read-only", "--tmpfs", std::string(kWorkInSandbox) + ":" + tmpfs_opts, "--tmpfs", "/tmp:" + tmpfs_opts});
+  const std::string tmpfs_opts =
+      "rw,nosuid,nodev,noexec,size=" + std::to_string(in.work_mb) + mb +
+      (podman(in) ? ",U" : ",uid=" + std::string(wire::kSandboxIdText) + ",gid=" + wire::kSandboxIdText);
+  a.insert(a.end(), {"--read-only", "--tmpfs", std::string(wire::kWorkDir) + ":" + tmpfs_opts, "--tmpfs",
+                     std::string(wire::kTmpDir) + ":" + tmpfs_opts});
   // Nothing else writable: podman's --read-only adds tmpfs mounts on /run and /var/tmp, and
   // both engines a 1777 /dev/shm (the private IPC namespace's), which a scanner could fill
   // on a kernel without Landlock (`hostile mounts` wrote to all three under podman).
@@ -143,8 +132,8 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
   // (OciBundleDir), which both binds inherit.
   if (!in.bundle_dir.empty()) {
     const std::string flags = podman(in) ? ",nosuid,nodev" : "";
-    a.insert(a.end(), {"-v", in.bundle_dir + ":" + kBundleInSandbox + ":ro" + flags});
-    a.insert(a.end(), {"-v", in.bundle_dir + "/" + kOutTar + ":" + kBundleInSandbox + "/" + kOutTar + ":rw" + flags});
+    a.insert(a.end(), {"-v", in.bundle_dir + ":" + wire::kBundleDir + ":ro" + flags});
+    a.insert(a.end(), {"-v", in.bundle_dir + "/" + kOutTar + ":" + wire::kBundleDir + "/" + kOutTar + ":rw" + flags});
   }
   a.insert(a.end(), {"--cap-drop", "ALL", "--security-opt", "no-new-privileges"});
   if (podman(in)) {
@@ -175,15 +164,15 @@ std::vector<std::string> oci_argv(const OciArgvInput& in) {
   // podman adds its containers.conf `env` (TERM=xterm by default) to every container;
   // docker adds nothing but HOSTNAME. The environment is then exactly what follows.
   if (podman(in)) a.insert(a.end(), {"--env-host=false", "--unsetenv-all"});
-  a.insert(a.end(), {"-e", "HOME=" + std::string(kWorkInSandbox), "-e", "PATH=" + std::string(wire::kSandboxPath), "-w",
-                     kWorkInSandbox, "--user", std::string(kSandboxUid) + ":" + kSandboxUid});
+  a.insert(a.end(), {"-e", "HOME=" + std::string(wire::kWorkDir), "-e", "PATH=" + std::string(wire::kSandboxPath), "-w",
+                     wire::kWorkDir, "--user", std::string(wire::kSandboxIdText) + ":" + wire::kSandboxIdText});
   a.insert(a.end(), in.extra_args.begin(), in.extra_args.end());
   a.push_back(in.image);
   if (!in.in_url.empty()) {
-    a.insert(a.end(), {kAgentInRoom, "--in", in.in_url, "--out", in.out_url});
+    a.insert(a.end(), {wire::kAgentCommand, "--in", in.in_url, "--out", in.out_url});
   } else {
-    a.insert(a.end(), {kAgentInRoom, "--in", "file://" + std::string(kBundleInSandbox) + "/manifest.json", "--out",
-                       "file://" + std::string(kBundleInSandbox) + "/" + kOutTar});
+    a.insert(a.end(), {wire::kAgentCommand, "--in", "file://" + std::string(wire::kBundleDir) + "/manifest.json",
+                       "--out", "file://" + std::string(wire::kBundleDir) + "/" + kOutTar});
   }
   return a;
 }
@@ -192,7 +181,7 @@ OciRuntime::OciRuntime(OciOptions o) : options_(std::move(o)) {
   const char* path = std::getenv("PATH");
   binary_ =
       base::resolve_command(options_.binary, path ? path : std::string(wire::kSandboxPath)).value_or(options_.binary);
-  worker_ = oci_worker_label();
+  worker_ = this_worker_label();
   if (options_.engine_env.empty()) options_.engine_env = {"PATH=" + std::string(wire::kSandboxPath)};
 }
 
@@ -297,7 +286,7 @@ Expected<Launched, SandboxError> OciRuntime::contain(const core::RunLabel& label
 }
 
 Expected<core::RunOutput, SandboxError> OciRuntime::run(const core::RunSpec& spec) {
-  if (spec.argv.empty()) return Unexpected(SandboxError{Kind::kConfig, "a run needs an argv"});
+  if (auto refused = refuse_run(spec)) return Unexpected(std::move(*refused));
   auto image =
       choose_image(options_.images, options_.default_image, spec.label.scanner, spec.image, "[worker.sandbox.oci]");
   if (!image) return Unexpected(image.error());
@@ -306,9 +295,9 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run(const core::RunSpec& spe
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
   auto bundle = OciBundleDir::make(dir->path(), options_.engine);
   if (!bundle) return Unexpected(bundle.error());
-  auto m = write_bundle(spec, RunDirView{bundle->path(), kBundleInSandbox});
+  auto m = write_bundle(spec, RunDirView{bundle->path(), wire::kBundleDir});
   if (!m) return Unexpected(m.error());
-  auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
+  const auto deadline = run_deadline(spec, options_.start_timeout);
   auto ran = contain(spec.label, bundle->path(), *image, spec.network, spec.limits, deadline);
   return outcome(spec, ran, deadline, [&] { return collect(bundle->path(), spec.argv[0]); });
 }
@@ -340,7 +329,7 @@ Expected<core::RunOutput, SandboxError> OciRuntime::outcome(
 // credentials after a HEAD, and the run's keys deleted however it ended.
 Expected<core::RunOutput, SandboxError> OciRuntime::run_through_storage(const core::RunSpec& spec,
                                                                         const std::string& image) {
-  const auto deadline = spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(options_.start_timeout);
+  const auto deadline = run_deadline(spec, options_.start_timeout);
   auto staged = options_.bundles->stage(spec, std::chrono::ceil<std::chrono::seconds>(deadline));
   if (!staged) return Unexpected(staged.error());
   FinishOnExit finish(*options_.bundles, *staged);
@@ -420,7 +409,7 @@ Expected<std::size_t, SandboxError> OciRuntime::sweep(std::chrono::seconds older
   if (!ps.exit_code || *ps.exit_code != 0) {
     return Unexpected(SandboxError{Kind::kIo, binary_ + " ps failed: " + ps.err});
   }
-  const std::string here = "@" + hostname();
+  const std::string here = "@" + worker_hostname();
   const std::int64_t now = now_epoch();
   const std::int64_t grace = std::max(older_than, options_.orphan_after).count();
   std::size_t removed = 0;

@@ -50,10 +50,6 @@ struct OciArgvInput {
   std::string image;
 };
 
-// This process's worker label, "<pid>@<hostname>": on its containers, and in the path of
-// every bundle key it stages, so that a sweep can tell a dead worker's from a live one's.
-std::string oci_worker_label();
-
 // Whether [worker.sandbox.oci] extra_args run the containers under gVisor: a `--runtime`
 // (podman's path or docker's registered name) whose last component is runsc. The argv then
 // says what runsc needs of podman (oci_argv), and the probe's `kernel` shows it took effect.

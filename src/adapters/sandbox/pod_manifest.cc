@@ -4,7 +4,7 @@
 #include <cctype>
 #include <iterator>
 
-#include "wire/sandbox_path.h"
+#include "wire/sandbox_layout.h"
 
 namespace batlehub::adapters {
 
@@ -53,24 +53,26 @@ nlohmann::json pod_manifest(const PodManifestInput& in) {
       {"image", in.image},
       {"imagePullPolicy", "IfNotPresent"},
       // The agent as the command, argv only: no shell, no stdin, no tty.
-      {"command", {"batlehub-sandbox", "--in", in.in_url, "--out", in.out_url}},
+      {"command", {wire::kAgentCommand, "--in", in.in_url, "--out", in.out_url}},
       {"stdin", false},
       {"tty", false},
-      {"env", {{{"name", "HOME"}, {"value", "/work"}}, {{"name", "PATH"}, {"value", std::string(wire::kSandboxPath)}}}},
-      {"workingDir", "/work"},
+      {"env",
+       {{{"name", "HOME"}, {"value", wire::kWorkDir}}, {{"name", "PATH"}, {"value", std::string(wire::kSandboxPath)}}}},
+      {"workingDir", wire::kWorkDir},
       {"resources", {{"limits", {{"memory", mem}, {"cpu", "1"}}}, {"requests", {{"memory", mem}, {"cpu", "250m"}}}}},
       {"securityContext",
        {{"allowPrivilegeEscalation", false},
         {"readOnlyRootFilesystem", true},
         {"privileged", false},
         {"runAsNonRoot", true},
-        {"runAsUser", 65532},
-        {"runAsGroup", 65532},
+        {"runAsUser", wire::kSandboxId},
+        {"runAsGroup", wire::kSandboxId},
         {"capabilities", {{"drop", {"ALL"}}}},
         {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
       // /tmp as well as /work, as the oci runtime has them: the root is read-only, and a
       // scanner's runtime (Go's, Python's) writes its temporary files there.
-      {"volumeMounts", {{{"name", "work"}, {"mountPath", "/work"}}, {{"name", "tmp"}, {"mountPath", "/tmp"}}}},
+      {"volumeMounts",
+       {{{"name", "work"}, {"mountPath", wire::kWorkDir}}, {{"name", "tmp"}, {"mountPath", wire::kTmpDir}}}},
   };
   json spec = {
       {"restartPolicy", "Never"},
@@ -84,8 +86,8 @@ nlohmann::json pod_manifest(const PodManifestInput& in) {
       {"hostIPC", false},
       {"securityContext",
        {{"runAsNonRoot", true},
-        {"runAsUser", 65532},
-        {"runAsGroup", 65532},
+        {"runAsUser", wire::kSandboxId},
+        {"runAsGroup", wire::kSandboxId},
         {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
       {"containers", {container}},
       // Charged to the memory limit (RFC 0022 §4.2), which is why max_extracted_mb must be

@@ -1,0 +1,24 @@
+#include "adapters/sandbox/run_frame.h"
+
+#include <unistd.h>
+
+namespace batlehub::adapters {
+
+std::string worker_hostname() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::string this_worker_label() { return std::to_string(::getpid()) + "@" + worker_hostname(); }
+
+std::optional<core::SandboxError> refuse_run(const core::RunSpec& spec) {
+  if (spec.argv.empty()) return core::SandboxError{core::SandboxError::Kind::kConfig, "a run needs an argv"};
+  return std::nullopt;
+}
+
+std::chrono::milliseconds run_deadline(const core::RunSpec& spec, std::chrono::seconds start_timeout) {
+  return spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(start_timeout);
+}
+
+}  // namespace batlehub::adapters

@@ -1,0 +1,29 @@
+// What every runtime's run opens with, and who this worker is to what its runs leave behind:
+// the pieces the runtimes share, kept below them so that none includes another.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "core/sandbox.h"
+
+namespace batlehub::adapters {
+
+// This host's name ("unknown" when gethostname fails): a worker label's second half, and how
+// a sweep tells this host's orphans from another's.
+std::string worker_hostname();
+
+// This process's worker label, "<pid>@<hostname>": on its containers and pods, and in the
+// path of every bundle key it stages, so that a sweep can tell a dead worker's from a live
+// one's.
+std::string this_worker_label();
+
+// Why `spec` cannot be run by any runtime (kConfig), or nothing.
+std::optional<core::SandboxError> refuse_run(const core::RunSpec& spec);
+
+// The whole run's deadline: the scanner's timeout and the sandbox's start (fetching,
+// extracting, collecting) on top of it.
+std::chrono::milliseconds run_deadline(const core::RunSpec& spec, std::chrono::seconds start_timeout);
+
+}  // namespace batlehub::adapters
