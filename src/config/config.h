@@ -315,7 +315,7 @@ struct RegistrySecurity {
   // 0 = never.
   std::int64_t mature_age_secs = 86400;
   // The rest of upstream's keys a verdict reads, at upstream's defaults, spelled as the file
-  // spells them (the table is the proxy's: read, never refused; server/builders.cc turns it
+  // spells them (the table is the proxy's: read, never refused; server/root/builders.cc turns it
   // into core::SecurityPolicy, and validate warns about a spelling upstream would refuse).
   std::string mode = "block";         // block | warn
   std::int64_t min_age_secs = 86400;  // floor 3600, as upstream

@@ -30,7 +30,7 @@ struct Escalation {
 // A registry's `[registries.security]` (upstream-today.md §5.3), as far as a verdict reads
 // it. The defaults are `batlehub scan`'s, which judges a file with no registry behind it:
 // no age rule (a file has no publication date), nothing required. A registry's own table
-// starts from upstream's defaults instead (server/builders.h: security_policy).
+// starts from upstream's defaults instead (server/root/builders.h: security_policy).
 struct SecurityPolicy {
   enum class Mode { kBlock, kWarn };
   enum class ScannerErrors { kQuarantine, kWarn, kIgnore };

@@ -18,7 +18,7 @@
 #include "base/file.h"
 #include "bwrap_runtime_peer.h"
 #include "rooms.h"
-#include "server/scan_service.h"
+#include "server/service/scan_service.h"
 
 namespace batlehub::adapters {
 namespace {

@@ -26,7 +26,7 @@
 #include "base/kernel_identity.h"
 #include "config/config.h"
 #include "k8s_cluster.h"
-#include "server/builders.h"
+#include "server/root/builders.h"
 
 namespace batlehub::adapters {
 

@@ -32,7 +32,7 @@
 #include "base/fd.h"
 #include "config/config.h"
 #include "engines.h"
-#include "server/builders.h"
+#include "server/root/builders.h"
 #include "storage/s3_peer.h"
 
 namespace batlehub::adapters {

@@ -1,7 +1,7 @@
-// What the probe is asked to prove, per runtime (server/builders.h): a room per scanner on
+// What the probe is asked to prove, per runtime (server/root/builders.h): a room per scanner on
 // bwrap, an image once however many scanners run from it on the image runtimes.
-#include "server/builders.h"
-#include "server/scan_command.h"
+#include "server/root/builders.h"
+#include "server/commands/scan_command.h"
 #include "storage_table.h"
 
 #include <gtest/gtest.h>

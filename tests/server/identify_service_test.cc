@@ -3,7 +3,7 @@
 // identify run as the worker describes it and reads it back (untrusted stdout).
 #include <gtest/gtest.h>
 
-#include "server/scan_service.h"
+#include "server/service/scan_service.h"
 
 namespace batlehub::server {
 namespace {

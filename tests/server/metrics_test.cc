@@ -1,6 +1,6 @@
 // The worker's metrics as a scraper reads them: the text exposition of server::Metrics, and
 // a real HTTP scrape of server::StatusListener over loopback.
-#include "server/metrics.h"
+#include "server/service/metrics.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "server/status_listener.h"
+#include "server/service/status_listener.h"
 
 namespace batlehub::server {
 namespace {

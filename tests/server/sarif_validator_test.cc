@@ -17,8 +17,8 @@
 #include "harness.h"
 #include "rooms.h"
 #include "scratch.h"
-#include "server/report.h"
-#include "server/scanner_versions.h"
+#include "server/commands/report.h"
+#include "server/commands/scanner_versions.h"
 
 namespace batlehub::testing {
 namespace {

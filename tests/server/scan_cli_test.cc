@@ -8,8 +8,8 @@
 #include "archive_builder.h"
 #include "harness.h"
 #include "rooms.h"
-#include "server/sandbox_pool.h"
-#include "server/scan_command.h"
+#include "server/service/sandbox_pool.h"
+#include "server/commands/scan_command.h"
 #include "storage_table.h"
 
 namespace batlehub::testing {

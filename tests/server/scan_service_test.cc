@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/log.h"
-#include "server/sandbox_pool.h"
-#include "server/scan_service.h"
+#include "server/root/log.h"
+#include "server/service/sandbox_pool.h"
+#include "server/service/scan_service.h"
 #include "wire/run_result.h"
 
 namespace batlehub::server {

@@ -1,7 +1,7 @@
-// The scanners a configuration builds (server/scanners.h): the sandboxed ones, the network
+// The scanners a configuration builds (server/root/scanners.h): the sandboxed ones, the network
 // ones beside them (upstream's implicit osv among them), which of them a registry's version
 // is scanned with; yara's upstream rules_dir becomes one rules text.
-#include "server/scanners.h"
+#include "server/root/scanners.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // (upstream-storage-and-queue.md A.6; RFC 0022 §5.2): a content is stored once, as
 // blob/<sha256>, on the backend the first key holding it was routed to. Which logical key
 // holds which content is bookkeeping in the database (the dedup tables, read by
-// server/artifact_cache.h), never an object: upstream reads an object at a logical key as
+// server/service/artifact_cache.h), never an object: upstream reads an object at a logical key as
 // the artifact itself (its legacy layout).
 //
 // The router presigns nothing and lists nothing: a key the sandbox writes is a bundle key

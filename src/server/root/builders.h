@@ -13,7 +13,7 @@
 #include "core/queue.h"
 #include "core/sandbox.h"
 #include "core/verdict.h"
-#include "server/scan_service.h"
+#include "server/service/scan_service.h"
 
 namespace batlehub::server {
 

@@ -1,4 +1,4 @@
-#include "server/sandbox_pool.h"
+#include "server/service/sandbox_pool.h"
 
 #include <algorithm>
 #include <sstream>

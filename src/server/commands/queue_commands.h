@@ -11,7 +11,7 @@
 
 #include "config/config.h"
 #include "core/findings.h"
-#include "server/scan_service.h"
+#include "server/service/scan_service.h"
 
 namespace batlehub::server {
 

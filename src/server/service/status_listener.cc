@@ -1,4 +1,4 @@
-#include "server/status_listener.h"
+#include "server/service/status_listener.h"
 
 #include <arpa/inet.h>
 #include <civetweb.h>
@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "server/metrics.h"
+#include "server/service/metrics.h"
 
 namespace batlehub::server {
 

@@ -1,4 +1,4 @@
-#include "server/builders.h"
+#include "server/root/builders.h"
 
 #include <linux/magic.h>
 #include <sys/stat.h>
@@ -21,8 +21,8 @@
 #include "adapters/storage/local_backends.h"
 #include "adapters/storage/s3_backend.h"
 #include "base/command_path.h"
-#include "server/log.h"
-#include "server/sandbox_pool.h"
+#include "server/root/log.h"
+#include "server/service/sandbox_pool.h"
 #include "wire/sandbox_layout.h"
 
 namespace batlehub::server {

@@ -1,4 +1,4 @@
-#include "server/artifact_cache.h"
+#include "server/service/artifact_cache.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "server/scan_command.h"
+#include "server/commands/scan_command.h"
 
 #include <map>
 #include <ostream>
@@ -6,13 +6,13 @@
 
 #include "adapters/sandbox/blob.h"
 #include "core/scanner.h"
-#include "server/builders.h"
-#include "server/log.h"
-#include "server/report.h"
-#include "server/sandbox_pool.h"
-#include "server/scan_service.h"
-#include "server/scanner_versions.h"
-#include "server/scanners.h"
+#include "server/root/builders.h"
+#include "server/root/log.h"
+#include "server/commands/report.h"
+#include "server/service/sandbox_pool.h"
+#include "server/service/scan_service.h"
+#include "server/commands/scanner_versions.h"
+#include "server/root/scanners.h"
 
 namespace batlehub::server {
 

@@ -1,4 +1,4 @@
-#include "server/scanners.h"
+#include "server/root/scanners.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,8 +17,8 @@
 #include "adapters/scanners/trivy.h"
 #include "adapters/scanners/yara.h"
 #include "base/file.h"
-#include "server/builders.h"
-#include "server/scan_service.h"
+#include "server/root/builders.h"
+#include "server/service/scan_service.h"
 
 namespace batlehub::server {
 

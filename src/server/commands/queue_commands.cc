@@ -1,4 +1,4 @@
-#include "server/queue_commands.h"
+#include "server/commands/queue_commands.h"
 
 #include <charconv>
 #include <ctime>
@@ -6,10 +6,10 @@
 #include <thread>
 
 #include "core/queue.h"
-#include "server/artifact_cache.h"
-#include "server/builders.h"
-#include "server/report.h"
-#include "server/scan_service.h"
+#include "server/service/artifact_cache.h"
+#include "server/root/builders.h"
+#include "server/commands/report.h"
+#include "server/service/scan_service.h"
 
 namespace batlehub::server {
 

@@ -1,4 +1,4 @@
-#include "server/report.h"
+#include "server/commands/report.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "server/worker.h"
+#include "server/commands/worker.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -20,14 +20,14 @@
 #include <utility>
 
 #include "core/queue.h"
-#include "server/artifact_cache.h"
-#include "server/builders.h"
-#include "server/log.h"
-#include "server/metrics.h"
-#include "server/sandbox_pool.h"
-#include "server/scan_service.h"
-#include "server/scanners.h"
-#include "server/status_listener.h"
+#include "server/service/artifact_cache.h"
+#include "server/root/builders.h"
+#include "server/root/log.h"
+#include "server/service/metrics.h"
+#include "server/service/sandbox_pool.h"
+#include "server/service/scan_service.h"
+#include "server/root/scanners.h"
+#include "server/service/status_listener.h"
 // After the server's headers: caps.h first would make run_result.h's enumerators shadow
 // wire::kWireVersion (-Wshadow), an include-order trap of the wire's own.
 #include "wire/caps.h"

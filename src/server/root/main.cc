@@ -3,11 +3,11 @@
 
 #include <iostream>
 
-#include "server/builders.h"
-#include "server/probe_command.h"
-#include "server/queue_commands.h"
-#include "server/scan_command.h"
-#include "server/worker.h"
+#include "server/root/builders.h"
+#include "server/commands/probe_command.h"
+#include "server/commands/queue_commands.h"
+#include "server/commands/scan_command.h"
+#include "server/commands/worker.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "server/log.h"
+#include "server/root/log.h"
 
 #include <mutex>
 

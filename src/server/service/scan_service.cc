@@ -1,4 +1,4 @@
-#include "server/scan_service.h"
+#include "server/service/scan_service.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,7 +12,7 @@
 
 #include "base/kernel_identity.h"
 #include "core/identify.h"
-#include "server/log.h"
+#include "server/root/log.h"
 
 namespace batlehub::server {
 

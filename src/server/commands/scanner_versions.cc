@@ -1,8 +1,8 @@
-#include "server/scanner_versions.h"
+#include "server/commands/scanner_versions.h"
 
 #include <thread>
 
-#include "server/log.h"
+#include "server/root/log.h"
 
 namespace batlehub::server {
 

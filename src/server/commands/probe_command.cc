@@ -1,4 +1,4 @@
-#include "server/probe_command.h"
+#include "server/commands/probe_command.h"
 
 #include <chrono>
 #include <iomanip>
@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "base/kernel_identity.h"
-#include "server/builders.h"
-#include "server/log.h"
-#include "server/scan_service.h"
+#include "server/root/builders.h"
+#include "server/root/log.h"
+#include "server/service/scan_service.h"
 
 namespace batlehub::server {
 

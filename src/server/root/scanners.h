@@ -8,7 +8,7 @@
 #include "config/config.h"
 #include "core/network_scanner.h"
 #include "core/scanner.h"
-#include "server/scan_service.h"
+#include "server/service/scan_service.h"
 
 namespace batlehub::server {
 

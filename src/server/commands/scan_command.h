@@ -10,8 +10,8 @@
 #include "config/config.h"
 #include "core/findings.h"
 #include "core/verdict.h"
-#include "server/report.h"
-#include "server/scan_service.h"
+#include "server/commands/report.h"
+#include "server/service/scan_service.h"
 
 namespace batlehub::server {
 
