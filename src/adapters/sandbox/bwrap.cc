@@ -201,15 +201,9 @@ Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& s
 }
 
 Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeTarget& target) {
-  auto t0 = std::chrono::steady_clock::now();
-  core::ProbeReport rep;
-  rep.runtime = "bwrap";
-  rep.room = target.room;
-  auto done = [&]() -> Expected<core::ProbeReport, SandboxError> {
-    rep.elapsed_ms = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
-    return rep;
-  };
+  ProbeInProgress in_progress("bwrap", target);
+  core::ProbeReport& rep = in_progress.report();
+  auto done = [&]() -> Expected<core::ProbeReport, SandboxError> { return in_progress.finish(); };
   std::string room = room_path(target.room);
   if (!is_dir(room)) {
     rep.no_result_reason = "no room at " + room + " (build it with scripts/build-room.py)";

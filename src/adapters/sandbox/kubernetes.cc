@@ -209,15 +209,9 @@ Expected<core::RunOutput, SandboxError> KubernetesRuntime::run(const core::RunSp
 }
 
 Expected<core::ProbeReport, SandboxError> KubernetesRuntime::probe(const core::ProbeTarget& target) {
-  auto t0 = std::chrono::steady_clock::now();
-  core::ProbeReport rep;
-  rep.runtime = "kubernetes";
-  rep.room = target.room;
-  auto done = [&]() -> Expected<core::ProbeReport, SandboxError> {
-    rep.elapsed_ms = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
-    return rep;
-  };
+  ProbeInProgress in_progress("kubernetes", target);
+  core::ProbeReport& rep = in_progress.report();
+  auto done = [&]() -> Expected<core::ProbeReport, SandboxError> { return in_progress.finish(); };
   auto image =
       choose_image(options_.images, options_.default_image, target.room, target.image, "[worker.sandbox.kubernetes]");
   if (!image) {

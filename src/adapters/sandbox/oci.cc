@@ -342,15 +342,9 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run_through_storage(const co
 }
 
 Expected<core::ProbeReport, SandboxError> OciRuntime::probe(const core::ProbeTarget& target) {
-  auto t0 = std::chrono::steady_clock::now();
-  core::ProbeReport rep;
-  rep.runtime = "oci";
-  rep.room = target.room;
-  auto done = [&]() -> Expected<core::ProbeReport, SandboxError> {
-    rep.elapsed_ms = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
-    return rep;
-  };
+  ProbeInProgress in_progress("oci", target);
+  core::ProbeReport& rep = in_progress.report();
+  auto done = [&]() -> Expected<core::ProbeReport, SandboxError> { return in_progress.finish(); };
   auto image = choose_image(options_.images, options_.default_image, target.room, target.image, "[worker.sandbox.oci]");
   if (!image) {
     rep.no_result_reason = image.error().message;
@@ -498,8 +492,8 @@ std::string OciRuntime::hint(std::optional<wire::Check> failed) const {
     case Check::kCommandsExist:
       return see(
           "the scanner's command is missing from its image, or not executable there: add it to the room's "
-          "definition and rebuild the image (scripts/build-image.py), or point [worker.sandbox.oci] images "
-          "at the image that holds it.");
+          "definition and rebuild the image (scripts/build-image.py), or point the scanner's "
+          "[scanners.<name>] image at the image that holds it.");
     case Check::kSeccompFilter:
     case Check::kNoNewPrivs:
     case Check::kCanarySyscall:

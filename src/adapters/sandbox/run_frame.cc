@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdint>
+
 namespace batlehub::adapters {
 
 std::string worker_hostname() {
@@ -19,6 +21,18 @@ std::optional<core::SandboxError> refuse_run(const core::RunSpec& spec) {
 
 std::chrono::milliseconds run_deadline(const core::RunSpec& spec, std::chrono::seconds start_timeout) {
   return spec.timeout + std::chrono::duration_cast<std::chrono::milliseconds>(start_timeout);
+}
+
+ProbeInProgress::ProbeInProgress(std::string_view runtime, const core::ProbeTarget& target)
+    : started_(std::chrono::steady_clock::now()) {
+  report_.runtime = std::string(runtime);
+  report_.room = target.room;
+}
+
+core::ProbeReport ProbeInProgress::finish() {
+  report_.elapsed_ms = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_).count());
+  return std::move(report_);
 }
 
 }  // namespace batlehub::adapters

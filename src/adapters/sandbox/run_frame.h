@@ -1,10 +1,11 @@
-// What every runtime's run opens with, and who this worker is to what its runs leave behind:
+// What every runtime's run and probe open with, and who this worker is to what its runs leave behind:
 // the pieces the runtimes share, kept below them so that none includes another.
 #pragma once
 
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/sandbox.h"
 
@@ -25,5 +26,18 @@ std::optional<core::SandboxError> refuse_run(const core::RunSpec& spec);
 // The whole run's deadline: the scanner's timeout and the sandbox's start (fetching,
 // extracting, collecting) on top of it.
 std::chrono::milliseconds run_deadline(const core::RunSpec& spec, std::chrono::seconds start_timeout);
+
+// A probe's report as every runtime opens it (its runtime and room named) and the clock that
+// dates it: finish() stamps the time since construction and hands the report over.
+class ProbeInProgress {
+ public:
+  ProbeInProgress(std::string_view runtime, const core::ProbeTarget& target);
+  core::ProbeReport& report() { return report_; }
+  core::ProbeReport finish();
+
+ private:
+  std::chrono::steady_clock::time_point started_;
+  core::ProbeReport report_;
+};
 
 }  // namespace batlehub::adapters
