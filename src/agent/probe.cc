@@ -105,12 +105,9 @@ std::string address_text(const sockaddr* a) {
 // call ip_icmp_error / ipv6_icmp_error there); a reset queues nothing.
 std::optional<IcmpRefusal> icmp_refusal(int fd) {
   alignas(cmsghdr) char control[512];
-  sockaddr_storage name{};
   char data[1];
   iovec iov{data, sizeof data};
   msghdr msg{};
-  msg.msg_name = &name;
-  msg.msg_namelen = sizeof name;
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
   msg.msg_control = control;

@@ -282,15 +282,20 @@ inline void remove_from_cluster(const std::string& tag) {
                   .c_str());
 }
 
-// The tests' S3 server as the bundle backend.
-// Where pods reach the tests' S3 server, and so what the tests sign for: the cluster's storage
-// door on the pod network's gateway (scripts/k8s-peer.sh writes its address to
-// DIR/storage-door), at the S3 server's port; "" when the cluster wrote none.
-inline std::string pod_storage_endpoint() {
+// Where pods reach the tests' S3 server, at the S3 server's port: the cluster's storage door on
+// the pod network's gateway (scripts/k8s-peer.sh writes its address to DIR/storage-door); ""
+// when the cluster wrote none.
+inline std::string storage_door_address() {
   std::ifstream f(std::string(BATLEHUB_TEST_K8S_DIR) + "/storage-door");
   std::string address;
-  if (!std::getline(f, address) || address.empty()) return "";
-  return "http://" + address + ":" + std::to_string(BATLEHUB_TEST_S3_PORT);
+  if (!std::getline(f, address)) return "";
+  return address;
+}
+
+// What the tests sign for: http://<the storage door>:<S3 port>, or "".
+inline std::string pod_storage_endpoint() {
+  const std::string address = storage_door_address();
+  return address.empty() ? "" : "http://" + address + ":" + std::to_string(BATLEHUB_TEST_S3_PORT);
 }
 
 // The bundles' S3 backend, on the storage door: the pods' URLs and the worker's own requests go

@@ -152,8 +152,7 @@ TEST_F(KubernetesRuntimeTest, the_probe_passes_in_a_pod_and_proves_the_work_dir_
 TEST_F(KubernetesRuntimeTest, the_probe_fails_no_network_when_the_storage_endpoint_itself_is_named_a_canary) {
   KubernetesOptions o = options();
   // Reachable by design (the bundle comes from there): proof that a canary that answers fails.
-  const std::string endpoint = pod_storage_endpoint();
-  o.probe_canaries = {endpoint.substr(endpoint.find("://") + 3)};
+  o.probe_canaries = {storage_door_address() + ":" + std::to_string(BATLEHUB_TEST_S3_PORT)};
   auto r = KubernetesRuntime(o).probe(target());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_FALSE(r->passed());
@@ -506,7 +505,7 @@ TEST_F(KubernetesEscape, cannot_write_outside_work_and_tmp_nor_grow_the_terminat
 
 TEST_F(KubernetesEscape, cannot_connect_tcp_even_where_the_storage_network_reaches) {
   const std::string port = std::to_string(BATLEHUB_TEST_S3_PORT);
-  const std::string door = pod_gateway();
+  const std::string door = storage_door_address();
   auto out = run({"connect", door, port});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(out->stdout_bytes, "connect EACCES\n");
