@@ -206,10 +206,27 @@ AgentRun execute(const wire::Manifest& m, const AgentOptions& options) {
   return run;
 }
 
+namespace {
+
+// Where no result can be written, result.json cannot carry the reason: the agent binary says
+// it in one line on its stderr, which bwrap and oci read back as the sandbox's stderr and a
+// pod's kubelet turns into the container's termination message (FallbackToLogsOnError).
+// In-process (`none`) the caller has the exit code and the worker's log is not ours to write.
+AgentExit no_result(const AgentOptions& options, const std::string& why) {
+  if (options.own_process) {
+    const std::string line = "batlehub-sandbox: no result written: " + why + "\n";
+    ssize_t ignored = ::write(2, line.data(), line.size());
+    (void)ignored;
+  }
+  return AgentExit::kNoResult;
+}
+
+}  // namespace
+
 AgentExit run(std::string_view in_url, std::string_view out_url, const AgentOptions& options) {
   try {
     auto out = parse_url(out_url);
-    if (!out) return AgentExit::kNoResult;
+    if (!out) return no_result(options, "--out: " + out.error());
     AgentOptions with_out = options;
     if (out->scheme == Url::Scheme::kFile) with_out.out_path = out->path;
     AgentRun result;
@@ -234,12 +251,12 @@ AgentExit run(std::string_view in_url, std::string_view out_url, const AgentOpti
       }
     }
     auto tar = build_out_tar(wire::serialize(result.result), result.stdout_bytes);
-    if (!tar) return AgentExit::kNoResult;
-    if (!put_result(*out, *tar)) return AgentExit::kNoResult;
+    if (!tar) return no_result(options, "out.tar: " + tar.error());
+    if (auto put = put_result(*out, *tar); !put) return no_result(options, put.error());
     return AgentExit::kResultWritten;
-  } catch (const std::exception&) {
-    // Out of memory, mostly. Nothing can be said about it from here.
-    return AgentExit::kNoResult;
+  } catch (const std::exception& e) {
+    // Out of memory, mostly.
+    return no_result(options, e.what());
   }
 }
 

@@ -28,12 +28,29 @@ namespace batlehub::agent {
 
 namespace {
 
-constexpr int kConnectTimeoutMs = 30'000;
+// A connection not made in 10 s is given up and, nothing having been sent, tried again
+// (transport.cc): four attempts take at most ~44 s of a run's deadline, where one 30 s wait
+// for a SYN that a relay or a firewall dropped while it was rewritten used to be the end of
+// the run.
+constexpr int kConnectTimeoutMs = 10'000;
 constexpr int kIoTimeoutSec = 120;
 constexpr std::size_t kMaxHeaderBytes = 64 * 1024;
 constexpr std::uint64_t kMaxPutResponseBody = 64 * 1024;
 
 Unexpected<HttpError> err(std::string m, bool too_long = false) { return Unexpected(HttpError{std::move(m), too_long}); }
+Unexpected<HttpError> transient_err(std::string m) {
+  return Unexpected(HttpError{std::move(m), false, true});
+}
+
+// A connection that failed this way may be had on the next attempt: a firewall's or a
+// relay's refusal while its rules are rewritten, a server restarting, a reset under load.
+bool transient_errno(int e) {
+  return e == ECONNREFUSED || e == ECONNRESET || e == EPIPE || e == ECONNABORTED || e == ENETUNREACH ||
+         e == EHOSTUNREACH || e == ENETDOWN || e == ETIMEDOUT;
+}
+Unexpected<HttpError> errno_err(std::string what, int e) {
+  return Unexpected(HttpError{std::move(what) + std::strerror(e), false, transient_errno(e)});
+}
 
 // Why mbedTLS and not OpenSSL: size. The agent's whole TLS need is one client handshake per
 // presigned URL, verified against the roots compiled in; OpenSSL 3's provider tables pull
@@ -122,9 +139,13 @@ class Conn {
     addrinfo* res = nullptr;
     std::string port = std::to_string(url.port);
     int rc = ::getaddrinfo(url.host.c_str(), port.c_str(), &hints, &res);
-    if (rc != 0) return err("cannot resolve '" + url.host + "': " + gai_strerror(rc));
+    if (rc != 0) {
+      std::string why = "cannot resolve '" + url.host + "': " + gai_strerror(rc);
+      return rc == EAI_AGAIN ? transient_err(std::move(why)) : err(std::move(why));
+    }
     std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(res, freeaddrinfo);
     std::string last = "no address";
+    int last_errno = 0;
     for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
       base::Fd s(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
       if (!s.valid()) {
@@ -132,11 +153,13 @@ class Conn {
         continue;
       }
       if (::connect(s.get(), ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) {
+        last_errno = errno;
         last = std::strerror(errno);
         continue;
       }
       pollfd p{s.get(), POLLOUT, 0};
       if (::poll(&p, 1, kConnectTimeoutMs) != 1) {
+        last_errno = ETIMEDOUT;
         last = "connect timed out";
         continue;
       }
@@ -144,6 +167,7 @@ class Conn {
       socklen_t len = sizeof so;
       ::getsockopt(s.get(), SOL_SOCKET, SO_ERROR, &so, &len);
       if (so != 0) {
+        last_errno = so;
         last = std::strerror(so);
         continue;
       }
@@ -157,7 +181,10 @@ class Conn {
       fd_ = std::move(s);
       break;
     }
-    if (!fd_.valid()) return err("cannot connect to " + url.authority + ": " + last);
+    if (!fd_.valid()) {
+      return Unexpected(
+          HttpError{"cannot connect to " + url.authority + ": " + last, false, transient_errno(last_errno)});
+    }
     if (url.scheme == Url::Scheme::kHttps) return start_tls(url.host);
     return Ok{};
   }
@@ -168,13 +195,13 @@ class Conn {
       if (tls_) {
         int r = mbedtls_ssl_write(&tls_->ssl, reinterpret_cast<const unsigned char*>(data.data()), data.size());
         if (r == MBEDTLS_ERR_SSL_WANT_READ || r == MBEDTLS_ERR_SSL_WANT_WRITE) continue;
-        if (r < 0) return err("TLS write failed: " + io_reason(r));
+        if (r < 0) return tls_io_err("TLS write failed: ", r);
         w = r;
       } else {
         w = ::send(fd_.get(), data.data(), data.size(), MSG_NOSIGNAL);
         if (w < 0) {
           if (errno == EINTR) continue;
-          return err(std::string("send: ") + std::strerror(errno));
+          return errno_err("send: ", errno);
         }
       }
       data.remove_prefix(static_cast<std::size_t>(w));
@@ -192,14 +219,14 @@ class Conn {
         // close_notify, or a peer that closes without it: the end of the stream, as plain
         // TCP's would be (a body cut short is caught by its Content-Length or chunking).
         if (r == 0 || r == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY || r == MBEDTLS_ERR_SSL_CONN_EOF) return std::size_t{0};
-        return err("TLS read failed: " + io_reason(r));
+        return tls_io_err("TLS read failed: ", r);
       }
     }
     for (;;) {
       ssize_t r = ::recv(fd_.get(), buf, n, 0);
       if (r >= 0) return static_cast<std::size_t>(r);
       if (errno == EINTR) continue;
-      return err(std::string("recv: ") + std::strerror(errno));
+      return errno_err("recv: ", errno);
     }
   }
 
@@ -269,6 +296,13 @@ class Conn {
     return mbedtls_error(rc);
   }
 
+  // A failed TLS read or write is as transient as the socket error under it.
+  Unexpected<HttpError> tls_io_err(const char* what, int rc) const {
+    const bool socket =
+        rc == MBEDTLS_ERR_NET_RECV_FAILED || rc == MBEDTLS_ERR_NET_SEND_FAILED || rc == MBEDTLS_ERR_NET_CONN_RESET;
+    return Unexpected(HttpError{what + io_reason(rc), false, socket && transient_errno(tls_->io_errno)});
+  }
+
   // The alert a peer refused the handshake with, where it says something to act on.
   std::string alert_note(int rc) const {
     if (rc != MBEDTLS_ERR_SSL_FATAL_ALERT_MESSAGE || tls_->ssl.in_msg == nullptr) return "";
@@ -334,6 +368,7 @@ class Conn {
       if (rc == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED || (v != 0 && v != static_cast<std::uint32_t>(-1))) {
         return err("TLS: the server's certificate is refused: " + verify_reason(v));
       }
+      if (alert_note(rc).empty()) return tls_io_err("TLS handshake failed: ", rc);
       return err("TLS handshake failed: " + io_reason(rc) + alert_note(rc));
     }
     return Ok{};
@@ -359,7 +394,7 @@ class Reader {
       if (buf_.size() > kMaxHeaderBytes) return err("response headers exceed " + std::to_string(kMaxHeaderBytes) + " bytes");
       auto more = fill();
       if (!more) return Unexpected(std::move(more).error());
-      if (*more == 0) return err("connection closed before the response headers ended");
+      if (*more == 0) return transient_err("connection closed before the response headers ended");
     }
   }
 
@@ -374,7 +409,7 @@ class Reader {
       if (buf_.size() > max) return err("chunk header too long");
       auto more = fill();
       if (!more) return Unexpected(std::move(more).error());
-      if (*more == 0) return err("connection closed inside a chunked body");
+      if (*more == 0) return transient_err("connection closed inside a chunked body");
     }
   }
 
@@ -479,7 +514,7 @@ Expected<std::uint64_t, HttpError> read_body(Reader& r, const ResponseHead& head
       if (!n) return Unexpected(std::move(n).error());
       if (*n == 0) {
         if (until_eof) return Ok{};
-        return err("connection closed " + std::to_string(left) + " bytes before the body ended");
+        return transient_err("connection closed " + std::to_string(left) + " bytes before the body ended");
       }
       if (total + *n > max) return err("the body is longer than the " + std::to_string(max) + " bytes allowed", true);
       total += *n;
@@ -516,6 +551,26 @@ Expected<std::uint64_t, HttpError> read_body(Reader& r, const ResponseHead& head
   return total;
 }
 
+// A server's refusal: worth another attempt when it says it is busy or broken (5xx, 429:
+// S3's SlowDown and InternalError), never when it says no (a signature past its expiry, a
+// key that is not there).
+// The server's own words go into one line (result.json's failure, the agent's stderr line,
+// a pod's termination message): control characters and runs of blanks become one space,
+// and at most 200 bytes of it are kept.
+Unexpected<HttpError> status_err(const char* method, int status, std::string_view answer) {
+  std::string words;
+  for (char c : answer) {
+    const bool blank = static_cast<unsigned char>(c) <= 0x20 || c == 0x7f;
+    if (blank && (words.empty() || words.back() == ' ')) continue;
+    words += blank ? ' ' : c;
+    if (words.size() >= 200) break;
+  }
+  while (!words.empty() && words.back() == ' ') words.pop_back();
+  return Unexpected(
+      HttpError{std::string(method) + " answered " + std::to_string(status) + (words.empty() ? "" : ": " + words),
+                false, status >= 500 || status == 429});
+}
+
 std::string request_head(const char* method, const Url& url, const std::string* content_length) {
   std::string h = std::string(method) + " " + url.target + " HTTP/1.1\r\nHost: " + url.authority +
                   "\r\nUser-Agent: batlehub-sandbox/" + std::string(kAgentVersion) +
@@ -536,7 +591,7 @@ Expected<std::uint64_t, HttpError> http_get(const Url& url, std::uint64_t max_bo
   if (!h) return Unexpected(std::move(h).error());
   auto head = parse_head(*h);
   if (!head) return Unexpected(std::move(head).error());
-  if (head->status != 200) return err("GET answered " + std::to_string(head->status));
+  if (head->status != 200) return status_err("GET", head->status, "");
   return read_body(r, *head, max_body, sink);
 }
 
@@ -556,9 +611,7 @@ Expected<Ok, HttpError> http_put(const Url& url, std::string_view body) {
     answer.append(p, n);
     return true;
   });
-  if (head->status < 200 || head->status > 299) {
-    return err("PUT answered " + std::to_string(head->status) + (answer.empty() ? "" : ": " + answer.substr(0, 200)));
-  }
+  if (head->status < 200 || head->status > 299) return status_err("PUT", head->status, answer);
   return Ok{};
 }
 

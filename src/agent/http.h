@@ -20,6 +20,11 @@ namespace batlehub::agent {
 struct HttpError {
   std::string message;
   bool too_long = false;  // the body exceeded what the caller allowed
+  // What a second attempt may not meet: no connection (refused, reset, unreachable, not
+  // made in 10 s), a connection dropped before the answer was whole, a 5xx or 429. Never an
+  // answer that stopped coming for 120 s (the deadline is spent), a refusal (4xx), a
+  // certificate, or a body over its cap.
+  bool transient = false;
 };
 
 // Receives the body in pieces; the total never exceeds the `max_body` it was called with.

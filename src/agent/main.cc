@@ -2,8 +2,9 @@
 // batlehub-sandbox identify DIR [KIND]   (run by the agent itself as a scanner: identify_tree.h)
 //
 // The only program of ours inside the walls. It reads no environment variable, no stdin,
-// no configuration file; it logs nothing (its diagnostics travel in result.json); and its
-// exit code says only whether a result was written.
+// no configuration file; its diagnostics travel in result.json, and only when no result could
+// be written does it say why, in one line on stderr; its exit code says only whether a
+// result was written.
 #include <sys/prctl.h>
 #include <unistd.h>
 

@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <iterator>
+#include <thread>
 
 #include "agent/http.h"
 #include "base/file.h"
@@ -30,6 +33,30 @@ Unexpected<FetchError> file_fetch_error(const std::string& path, const base::Fil
   return fetch_error("reading " + path + ": " + std::strerror(e.err));
 }
 
+// The pauses between attempts at one presigned call. A storage hop crosses a network the
+// sandbox does not own: a NetworkPolicy rewritten under it (kube-router refuses while it
+// rebuilds), an S3 server's SlowDown, a relay restarting. Four attempts over about 4 s: a
+// presigned URL may be used any number of times until it expires, and a PUT of the same
+// bytes to the same key is the same object, so a repeat is harmless.
+constexpr std::chrono::milliseconds kPauses[] = {std::chrono::milliseconds(250), std::chrono::milliseconds(1000),
+                                                 std::chrono::milliseconds(3000)};
+
+// `attempt` until it succeeds, fails for good, or has been tried after every pause; the
+// last failure says how many attempts it took.
+template <class Attempt>
+Expected<std::uint64_t, HttpError> with_retries(const Attempt& attempt) {
+  for (std::size_t i = 0;; ++i) {
+    auto r = attempt();
+    if (r || !r.error().transient) return r;
+    if (i == std::size(kPauses)) {
+      HttpError last = std::move(r).error();
+      last.message += " (" + std::to_string(i + 1) + " attempts)";
+      return Unexpected(std::move(last));
+    }
+    std::this_thread::sleep_for(kPauses[i]);
+  }
+}
+
 }  // namespace
 
 Expected<std::string, FetchError> fetch_document(const Url& url, std::size_t max) {
@@ -48,9 +75,12 @@ Expected<std::string, FetchError> fetch_document(const Url& url, std::size_t max
     if (file->bytes.size() > file->size_at_open) return size_error(url.path + " grew while it was read");
     return std::move(file->bytes);
   }
-  auto r = http_get(url, max, [&](const char* p, std::size_t n) {
-    out.append(p, n);
-    return true;
+  auto r = with_retries([&] {
+    out.clear();
+    return http_get(url, max, [&](const char* p, std::size_t n) {
+      out.append(p, n);
+      return true;
+    });
   });
   if (!r) {
     if (r.error().too_long) return size_error("GET " + url.authority + ": " + r.error().message);
@@ -72,10 +102,11 @@ Expected<base::Fd, FetchError> fetch_input(const Url& url, std::uint64_t declare
   }
   base::Fd mem(::memfd_create("batlehub-input", MFD_CLOEXEC));
   if (!mem.valid()) return fetch_error(std::string("memfd_create: ") + std::strerror(errno));
-  bool write_ok = true;
-  auto r = http_get(url, declared, [&](const char* p, std::size_t n) {
-    write_ok = base::write_all(mem.get(), std::string_view(p, n));
-    return write_ok;
+  auto r = with_retries([&]() -> Expected<std::uint64_t, HttpError> {
+    if (::ftruncate(mem.get(), 0) != 0 || ::lseek(mem.get(), 0, SEEK_SET) != 0) {
+      return Unexpected(HttpError{std::string("emptying the memory file: ") + std::strerror(errno)});
+    }
+    return http_get(url, declared, [&](const char* p, std::size_t n) { return base::write_all(mem.get(), {p, n}); });
   });
   if (!r) {
     if (r.error().too_long) {
@@ -94,7 +125,11 @@ Expected<base::Fd, FetchError> fetch_input(const Url& url, std::uint64_t declare
 
 Expected<Ok, std::string> put_result(const Url& url, std::string_view bytes) {
   if (url.scheme != Url::Scheme::kFile) {
-    auto r = http_put(url, bytes);
+    auto r = with_retries([&]() -> Expected<std::uint64_t, HttpError> {
+      auto put = http_put(url, bytes);
+      if (!put) return Unexpected(std::move(put).error());
+      return std::uint64_t{bytes.size()};
+    });
     if (!r) return Unexpected("PUT " + url.authority + ": " + r.error().message);
     return Ok{};
   }

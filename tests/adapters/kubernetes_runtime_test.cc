@@ -563,6 +563,31 @@ TEST_F(KubernetesRuntimeTest, a_pod_whose_image_is_not_there_fails_before_its_de
   EXPECT_EQ(pods_of(k.worker_label()), "");
 }
 
+// The agent could write no result (its PUT's signature spoiled, so S3 refuses it and no retry
+// helps): its one stderr line becomes the container's termination message, and the run's
+// error carries it, read from the pod's status alone (the Role has no pods/log).
+TEST_F(KubernetesRuntimeTest, a_result_the_storage_refuses_is_a_crash_naming_the_refusal) {
+  KubernetesRuntime k(options());
+  KubernetesRuntimePeer::edit_pod(k, [](nlohmann::json& pod) {
+    std::string out = pod["spec"]["containers"][0]["command"][4];
+    const auto at = out.find("X-Amz-Signature=");
+    ASSERT_NE(at, std::string::npos) << out;
+    char& c = out[at + std::string("X-Amz-Signature=").size()];
+    c = c == '0' ? '1' : '0';
+    pod["spec"]["containers"][0]["command"][4] = out;
+  });
+  auto r = k.run(fixture_run_spec());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, Kind::kCrashed) << r.error().message;
+  EXPECT_NE(r.error().message.find("(Error, exit code 3: batlehub-sandbox: no result written: PUT " +
+                                   storage_door_address() + ":"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find(": PUT answered 403"), std::string::npos) << r.error().message;
+  EXPECT_EQ(pods_of(k.worker_label()), "");
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
 TEST_F(KubernetesRuntimeTest, a_pod_that_never_answers_is_a_timeout_at_its_deadline_and_is_gone) {
   KubernetesOptions o = options();
   o.start_timeout = std::chrono::seconds(3);

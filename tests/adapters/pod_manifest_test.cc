@@ -55,6 +55,8 @@ TEST(PodManifest, every_field_of_the_rfcs_pod_is_there) {
   EXPECT_FALSE(c.contains("args"));
   EXPECT_EQ(c["stdin"], false);
   EXPECT_EQ(c["tty"], false);
+  // The agent's stderr line where it wrote no result: the reason in the pod's status.
+  EXPECT_EQ(c["terminationMessagePolicy"], "FallbackToLogsOnError");
   EXPECT_EQ(c["env"], (json{{{"name", "HOME"}, {"value", "/work"}},
                             {{"name", "PATH"}, {"value", "/usr/local/bin:/usr/bin:/bin"}}}));
   EXPECT_EQ(c["workingDir"], "/work");

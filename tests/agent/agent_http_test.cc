@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "archive_builder.h"
@@ -141,10 +142,57 @@ TEST_F(AgentHttp, a_redirect_is_not_followed) {
   EXPECT_NE(o.result.failure->message.find("GET answered 302"), std::string::npos) << o.result.failure->message;
 }
 
-TEST_F(AgentHttp, a_refused_put_is_a_nonzero_exit) {
+TEST_F(AgentHttp, a_refused_put_is_a_nonzero_exit_that_says_why_on_stderr_after_one_attempt) {
   Scratch::write(served_ / "manifest.json", wire::serialize(scan_manifest({hostile(), "exit", "0"})));
-  EXPECT_EQ(run_agent(peer().url("/f/manifest.json"), peer().url("/deny/out.tar")),
-            static_cast<int>(AgentExit::kNoResult));
+  std::string err;
+  const int rc =
+      run_process({BATLEHUB_AGENT_BIN, "--in", peer().url("/f/manifest.json"), "--out", peer().url("/gone/9/out.tar")},
+                  s_.work(), {}, &err);
+  EXPECT_EQ(rc, static_cast<int>(AgentExit::kNoResult));
+  // A 404 is the server saying no: asked once.
+  EXPECT_EQ(Scratch::read(served_ / "out.tar.attempts"), "1");
+  const std::string authority = peer().url("").substr(std::string("http://").size());
+  const std::string head = "batlehub-sandbox: no result written: PUT " + authority + ": PUT answered 404: ";
+  EXPECT_EQ(err.rfind(head, 0), 0u) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_TRUE(err.ends_with("\n")) << err;
+}
+
+// The storage hop crosses a network the sandbox does not own: a server that is busy (503)
+// or a connection dropped before its answer is tried again, for the manifest, the input and
+// the result alike, and the scan is whole; the result was written once, in full.
+TEST_F(AgentHttp, a_busy_server_or_a_dropped_connection_is_tried_again) {
+  Scratch::write(served_ / "artifact.tgz", make_tgz({file("package/index.js", "hello")}));
+  auto m = scan_manifest({hostile(), "cat", "tree/package/index.js"});
+  m.entries = {archive("/drop/1/artifact.tgz", "artifact.tgz")};
+  Scratch::write(served_ / "manifest.json", wire::serialize(m));
+  std::string err;
+  const int rc = run_process(
+      {BATLEHUB_AGENT_BIN, "--in", peer().url("/busy/2/manifest.json"), "--out", peer().url("/drop/2/out.tar")},
+      s_.work(), {}, &err);
+  Outcome o = outcome(rc);
+  ASSERT_TRUE(o.have_result) << o.error << err;
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(err, "");
+  EXPECT_FALSE(o.result.failure) << o.result.failure->message;
+  EXPECT_EQ(o.stdout_bytes, "hello");
+  EXPECT_EQ(Scratch::read(served_ / "manifest.json.attempts"), "3");
+  EXPECT_EQ(Scratch::read(served_ / "artifact.tgz.attempts"), "2");
+  EXPECT_EQ(Scratch::read(served_ / "out.tar.attempts"), "3");
+}
+
+// Four attempts and no more: the last failure is the reason, with the count.
+TEST_F(AgentHttp, a_server_busy_through_every_attempt_is_no_result_naming_the_attempts) {
+  Scratch::write(served_ / "manifest.json", wire::serialize(scan_manifest({hostile(), "exit", "0"})));
+  std::string err;
+  const int rc =
+      run_process({BATLEHUB_AGENT_BIN, "--in", peer().url("/f/manifest.json"), "--out", peer().url("/busy/9/out.tar")},
+                  s_.work(), {}, &err);
+  EXPECT_EQ(rc, static_cast<int>(AgentExit::kNoResult));
+  EXPECT_EQ(Scratch::read(served_ / "out.tar.attempts"), "4");
+  EXPECT_NE(err.find(": PUT answered 503: "), std::string::npos) << err;
+  EXPECT_TRUE(err.ends_with(" (4 attempts)\n")) << err;
+  EXPECT_FALSE(fs::exists(served_ / "out.tar"));
 }
 
 TEST_F(AgentHttp, https_verifies_against_the_compiled_in_roots) {

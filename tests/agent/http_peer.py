@@ -9,6 +9,13 @@
   PUT  /put/NAME            requires Content-Length, refuses chunked; stores the body as
                             NAME and the request headers as NAME.headers
   PUT  /deny/NAME           403
+  GET or PUT /busy/K/NAME   the first K requests for it answer 503 (S3's SlowDown), then as
+                            /f/ or /put/ do
+  GET or PUT /drop/K/NAME   the first K requests for it are dropped: the connection closed
+                            with no answer, then as /f/ or /put/ do
+  GET or PUT /gone/K/NAME   the first K requests answer 404, then as /f/ or /put/ do
+
+Every request under /busy/, /drop/ and /gone/ is counted in NAME.attempts.
 
 Listens on --bind (127.0.0.1 unless told; always a loopback address) and writes the port
 it bound to into --port-file once it is listening.
@@ -16,8 +23,10 @@ it bound to into --port-file once it is listening.
 import argparse
 import http.server
 import os
+import socket
 import ssl
 import sys
+import threading
 import urllib.parse
 
 
@@ -31,6 +40,8 @@ def main():
     ap.add_argument("--tls13-only", action="store_true", help="refuse TLS 1.2 (the agent speaks only 1.2)")
     args = ap.parse_args()
     root = os.path.abspath(args.dir)
+    attempts = {}
+    lock = threading.Lock()
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -42,7 +53,35 @@ def main():
             with open(os.path.join(root, os.path.basename(name)), "rb") as f:
                 return f.read()
 
+        def _faulty(self):
+            """Answers a /busy/, /drop/ or /gone/ request while it is still to fail, and says so;
+            else rewrites self.path to the /f/ or /put/ it stands for."""
+            u = urllib.parse.urlsplit(self.path)
+            parts = u.path.split("/", 3)
+            if len(parts) < 4 or parts[1] not in ("busy", "drop", "gone"):
+                return False
+            kind, k, name = parts[1], int(parts[2]), os.path.basename(parts[3])
+            with lock:
+                n = attempts[u.path] = attempts.get(u.path, 0) + 1
+                with open(os.path.join(root, name + ".attempts"), "w") as f:
+                    f.write(str(n))
+            if n > k:
+                self.path = ("/f/" if self.command == "GET" else "/put/") + name + ("?" + u.query if u.query else "")
+                return False
+            if self.command == "PUT":
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            if kind == "drop":
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+            elif kind == "busy":
+                self.send_error(503, "SlowDown")
+            else:
+                self.send_error(404)
+            return True
+
         def do_GET(self):
+            if self._faulty():
+                return
             u = urllib.parse.urlsplit(self.path)
             q = urllib.parse.parse_qs(u.query)
             parts = u.path.split("/", 2)
@@ -89,6 +128,8 @@ def main():
                 self.send_error(404)
 
         def do_PUT(self):
+            if self._faulty():
+                return
             parts = self.path.split("?")[0].split("/", 2)
             if len(parts) < 3:
                 self.send_error(404)

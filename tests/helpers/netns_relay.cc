@@ -115,13 +115,19 @@ int main(int argc, char** argv) {
       if (errno == EINTR) continue;
       return die("accept");
     }
-    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in t = loopback(target_port);
-    if (s < 0 || ::connect(s, reinterpret_cast<sockaddr*>(&t), sizeof t) != 0) {
-      ::close(c);
-      if (s >= 0) ::close(s);
-      continue;
-    }
-    std::thread(relay, c, s).detach();
+    // The target is dialled from the connection's own thread: a slow one never holds up
+    // the next accept (a full backlog here is a SYN dropped at the door, which a client
+    // sees only as its connect timing out).
+    std::thread([c, target_port] {
+      const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in t = loopback(target_port);
+      if (s < 0 || ::connect(s, reinterpret_cast<sockaddr*>(&t), sizeof t) != 0) {
+        std::fprintf(stderr, "netns-relay: connecting to 127.0.0.1:%d: %s\n", target_port, std::strerror(errno));
+        ::close(c);
+        if (s >= 0) ::close(s);
+        return;
+      }
+      relay(c, s);
+    }).detach();
   }
 }

@@ -56,6 +56,10 @@ nlohmann::json pod_manifest(const PodManifestInput& in) {
       {"command", {wire::kAgentCommand, "--in", in.in_url, "--out", in.out_url}},
       {"stdin", false},
       {"tty", false},
+      // The agent's one stderr line, written only when it could write no result, becomes
+      // the container's termination message: the reason reaches the worker through the
+      // pod's status, which the Role may read, and never through pods/log, which it may not.
+      {"terminationMessagePolicy", "FallbackToLogsOnError"},
       {"env",
        {{{"name", "HOME"}, {"value", wire::kWorkDir}}, {{"name", "PATH"}, {"value", std::string(wire::kSandboxPath)}}}},
       {"workingDir", wire::kWorkDir},
