@@ -4,7 +4,8 @@
 #                    packages in examples/, with findings and a verdict for each
 #   make test        install what the tests need, build, and run every test: the release
 #                    build, the ASan/UBSan build, the fence, and a bounded fuzzing run; first,
-#                    the address guard (scripts/check-addresses.py)
+#                    the address guard (scripts/check-addresses.py) and the docs guard
+#                    (scripts/check-docs.py)
 #   make bench       the benchmarks, each beside its anchor
 #   make fuzz-long   fuzz each target for FUZZ_SECONDS (default 3600)
 #   make images      each installed scanner's room and its sandbox image, for podman and
@@ -13,12 +14,12 @@
 FUZZ_SECONDS ?= 60
 JOBS ?= 2
 
-.PHONY: demo scanners peers test addresses deps images build-release build-asan build-fuzz test-release test-asan fence fuzz fuzz-long bench clean
+.PHONY: demo scanners peers test addresses docs-check deps images build-release build-asan build-fuzz test-release test-asan fence fuzz fuzz-long bench clean
 
 demo:
 	./scripts/demo.sh
 
-test: deps scanners peers addresses test-release test-asan fence fuzz
+test: deps scanners peers addresses docs-check test-release test-asan fence fuzz
 	@echo "make test: every stage passed"
 
 deps:
@@ -39,6 +40,11 @@ peers: deps
 # No test, bench, example or script names an address outside this machine.
 addresses:
 	python3 scripts/check-addresses.py
+
+# Every configuration key, probe check, metric and repository file the docs name exists in
+# the code.
+docs-check:
+	python3 scripts/check-docs.py
 
 build-release: deps
 	cmake --preset release >/dev/null
