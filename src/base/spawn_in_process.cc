@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "base/spawn_child.h"
 
@@ -125,6 +126,27 @@ class ChildPipes {
   char buf_[65536];
 };
 
+// How both supervisors open: the result to fill, the clock started, the child's pipes and
+// plan, and the scanner's deadline.
+struct Opening {
+  SpawnResult res;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  std::unique_ptr<ChildPipes> pipes = std::make_unique<ChildPipes>();
+  timespec deadline{};
+
+  // False with errno when a pipe cannot be made.
+  bool open(const SpawnSpec& spec) {
+    if (!pipes->open(spec)) return false;
+    deadline = deadline_after(spec.timeout.count());
+    return true;
+  }
+  // Nothing started: why, with errno's words.
+  SpawnResult failed(const char* what) {
+    res.start_error = std::string(what) + ": " + std::strerror(errno);
+    return std::move(res);
+  }
+};
+
 }  // namespace
 
 // Supervisor::kThisProcess: the keeper's loop and the parent's drain in one poll,
@@ -133,15 +155,12 @@ class ChildPipes {
 // stdout over its cap; then kill the scanner's group and every child this process has,
 // round after round, until it has none; then read what is left in the pipes.
 SpawnResult supervise_in_process(const SpawnSpec& spec) {
-  SpawnResult res;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto fail = [&res](const char* what) {
-    res.start_error = std::string(what) + ": " + std::strerror(errno);
-    return res;
-  };
-  auto pipes = std::make_unique<ChildPipes>();
-  if (!pipes->open(spec)) return fail("pipe2");
-  const timespec deadline = deadline_after(spec.timeout.count());
+  Opening o;
+  if (!o.open(spec)) return o.failed("pipe2");
+  SpawnResult& res = o.res;
+  ChildPipes* pipes = o.pipes.get();
+  const timespec deadline = o.deadline;
+  auto fail = [&o](const char* what) { return o.failed(what); };
 
   // A daemonised grandchild (double fork + setsid) is re-parented here, not to init.
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) return fail("prctl(PR_SET_CHILD_SUBREAPER)");
@@ -236,8 +255,8 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
     }
   }
 
-  pipes->finish(res, t0, exited, code);
-  return res;
+  pipes->finish(res, o.t0, exited, code);
+  return std::move(o.res);  // not a copy: it may hold 32 MiB of stdout
 }
 
 // Supervisor::kThisThread: the child is this thread's own (clone with CLONE_VM |
@@ -248,15 +267,12 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
 // drained (for at most 200 ms: only a process the child's walls failed to end could still
 // hold them, and then `tree_killed` says so).
 SpawnResult supervise_from_thread(const SpawnSpec& spec) {
-  SpawnResult res;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto fail = [&res](const char* what) {
-    res.start_error = std::string(what) + ": " + std::strerror(errno);
-    return res;
-  };
-  auto pipes = std::make_unique<ChildPipes>();
-  if (!pipes->open(spec)) return fail("pipe2");
-  const timespec deadline = deadline_after(spec.timeout.count());
+  Opening o;
+  if (!o.open(spec)) return o.failed("pipe2");
+  SpawnResult& res = o.res;
+  ChildPipes* pipes = o.pipes.get();
+  const timespec deadline = o.deadline;
+  auto fail = [&o](const char* what) { return o.failed(what); };
   const pid_t child = start_scanner_on_own_stack(pipes->plan());
   if (child < 0) return fail("fork");
   ::setpgid(child, child);
@@ -336,8 +352,8 @@ SpawnResult supervise_from_thread(const SpawnSpec& spec) {
     }
   }
 
-  pipes->finish(res, t0, exited, code);
-  return res;
+  pipes->finish(res, o.t0, exited, code);
+  return std::move(o.res);
 }
 
 }  // namespace batlehub::base::spawn_detail

@@ -76,7 +76,7 @@ struct OciConfig {
   OciEngine engine = OciEngine::kPodman;
   // When the key is absent the loader sets it to the engine's name ("podman", "docker").
   std::string binary = "podman";
-  std::string image;  // "" = the worker's own image (BATLEHUB_IMAGE)
+  std::string image;  // "" = BATLEHUB_IMAGE's, else none (config::image_for)
   OciTransport transport = OciTransport::kMount;
   // transport = "storage": the engine network a run without network joins, whose only
   // destination is the storage endpoint (`--network <this>`); required there, and neither
@@ -89,7 +89,7 @@ struct OciConfig {
 struct KubernetesConfig {
   std::string namespace_;  // "" = the worker's own namespace; the TOML key is `namespace`
   std::string service_account = "batlehub-sandbox";
-  std::string image;  // "" = the worker's own image (BATLEHUB_IMAGE)
+  std::string image;  // "" = BATLEHUB_IMAGE's, else none (config::image_for)
   std::string runtime_class;
   std::map<std::string, std::string> node_selector;
   std::vector<std::string> image_pull_secrets;
@@ -371,7 +371,8 @@ Env process_env();
 Env env_of(std::map<std::string, std::string, std::less<>> vars);
 
 // The image a run of this scanner is opened from on the image runtimes: the scanner's
-// `image`, else the runtime table's `image`, else the worker's own (env BATLEHUB_IMAGE).
+// `image`, else the runtime table's `image`, else env BATLEHUB_IMAGE's (an image made like a
+// room; never the worker's own, which holds batlehub: docs/architecture.md, departure 20).
 // "" when none of the three is set, and always "" under none and bwrap.
 std::string image_for(const Config& c, const ScannerConfig& s, const Env& env);
 

@@ -486,7 +486,8 @@ class Validator {
       const std::string table = runtime == RuntimeKind::kOci ? "[worker.sandbox.oci]" : "[worker.sandbox.kubernetes]";
       refuse(join_key(base, "image"), "scanner " + who + " has no image to run from under runtime " +
                                           runtime_name(runtime) + ": set image on the scanner or in " + table +
-                                          ", or start the worker from an image that sets BATLEHUB_IMAGE");
+                                          " (or BATLEHUB_IMAGE in the worker's environment) to an image made "
+                                          "like its room: the scanner and the agent, no shell, no batlehub");
     }
   }
 

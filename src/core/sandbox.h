@@ -174,6 +174,7 @@ struct ProbeReport {
   bool result_at_all = false;
   std::string no_result_reason;  // when !result_at_all: what the runtime saw
   wire::AgentProbeReport agent;  // the assertions the agent made from inside
+  std::string agent_version;     // as the agent wrote it in its result.json
   std::uint64_t elapsed_ms = 0;
 
   // Why the walls are not proven, as data: no result at all, an assertion that failed,

@@ -3,12 +3,15 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <functional>
 #include <set>
 
@@ -152,7 +155,10 @@ TEST_F(BwrapRuntimeTest, each_failed_check_gets_the_hint_for_it) {
     EXPECT_EQ(h.find("user namespaces"), std::string::npos) << wire::to_string(c) << ": " << h;
     distinct.insert(h);
   }
-  EXPECT_EQ(bwrap.hint(std::nullopt).rfind("bwrap needs unprivileged user namespaces", 0), 0u);
+  // The sandbox never started: this host's own settings first, then every cause.
+  const std::string never = bwrap.hint(std::nullopt);
+  EXPECT_EQ(never.rfind(userns_settings_of_this_host(), 0), 0u) << never;
+  EXPECT_NE(never.find("bwrap needs unprivileged user namespaces"), std::string::npos) << never;
   EXPECT_EQ(bwrap.hint(wire::Check::kNoShell).rfind("the room holds a shell", 0), 0u);
   EXPECT_NE(bwrap.hint(wire::Check::kCommandsExist).find("add it to the room's definition"), std::string::npos);
   EXPECT_NE(bwrap.hint(wire::Check::kSeccompFilter).find("CONFIG_SECCOMP_FILTER"), std::string::npos);
@@ -160,6 +166,48 @@ TEST_F(BwrapRuntimeTest, each_failed_check_gets_the_hint_for_it) {
   EXPECT_NE(bwrap.hint(wire::Check::kPidsBounded).find("accept_per_process_limits"), std::string::npos);
   EXPECT_NE(bwrap.hint(wire::Check::kNoCredentials).find("service-account token inside the room"), std::string::npos);
   EXPECT_GE(distinct.size(), 7u);
+}
+
+// The hint reads the host's settings where they are: /proc/sys. Ubuntu's AppArmor switch is
+// not on this kernel, so a child in a mount namespace of its own puts a tmpfs over
+// /proc/sys/kernel holding it set to 1, and asks the hint there.
+TEST(UsernsSettings, a_host_whose_apparmor_forbids_user_namespaces_is_named_first) {
+  if (::geteuid() != 0) GTEST_SKIP() << "a mount namespace of the test's own needs root";
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(out[0]);
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("tmpfs", "/proc/sys/kernel", "tmpfs", 0, "size=64k") != 0) {
+      ::_exit(120);
+    }
+    {
+      std::ofstream f("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+      f << "1\n";
+    }
+    const std::string said = userns_settings_of_this_host() + "\n" + BwrapRuntime(BwrapOptions{}).hint(std::nullopt);
+    ssize_t ignored = ::write(out[1], said.data(), said.size());
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(out[1]);
+  std::string said;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) said.append(buf, static_cast<std::size_t>(n));
+  ::close(out[0]);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "the namespace could not be set up (status " << st << ")";
+  EXPECT_EQ(said.rfind("kernel.apparmor_restrict_unprivileged_userns=1 on this host: it forbids the user namespace "
+                       "bwrap makes.\nkernel.apparmor_restrict_unprivileged_userns=1 on this host",
+                       0),
+            0u)
+      << said;
+  // And here, outside it, this host allows them: the values are said, not a cause.
+  EXPECT_EQ(userns_settings_of_this_host().rfind("This host allows unprivileged user namespaces (", 0), 0u)
+      << userns_settings_of_this_host();
 }
 
 TEST_F(BwrapRuntimeTest, the_configured_canaries_are_tried_after_the_workers_own_listener) {

@@ -151,6 +151,25 @@ TEST(PodState, a_pending_or_running_pod_is_on_its_way) {
       PodState::Where::kRunning);
 }
 
+// What start_timeout reads: whether the sandbox's container has started, and until then
+// what it waits on, in the kubelet's words, kept short.
+TEST(PodState, says_whether_the_container_started_and_else_what_it_waits_on) {
+  auto pending = pod_state(pod(R"({"phase":"Pending"})"));
+  EXPECT_FALSE(pending.started);
+  EXPECT_EQ(pending.waiting, "Pending");
+  EXPECT_EQ(pod_state(nlohmann::json::parse(R"({"metadata":{}})")).waiting, "not yet scheduled");
+  auto init =
+      pod_state(pod(R"({"phase":"Pending","containerStatuses":[{"state":{"waiting":{"reason":"PodInitializing"}}}]})"));
+  EXPECT_FALSE(init.started);
+  EXPECT_EQ(init.waiting, "PodInitializing");
+  auto pulling = pod_state(pod(
+      R"({"phase":"Pending","containerStatuses":[{"state":{"waiting":{"reason":"ContainerCreating","message":"pulling\nimage"}}}]})"));
+  EXPECT_EQ(pulling.waiting, "ContainerCreating: pulling image");
+  EXPECT_TRUE(pod_state(pod(R"({"phase":"Running","containerStatuses":[{"state":{"running":{}}}]})")).started);
+  EXPECT_TRUE(
+      pod_state(pod(R"({"phase":"Failed","containerStatuses":[{"state":{"terminated":{"exitCode":1}}}]})")).started);
+}
+
 TEST(PodState, an_ended_pod_says_its_phase_and_why) {
   auto ok = pod_state(pod(
       R"({"phase":"Succeeded","containerStatuses":[{"state":{"terminated":{"reason":"Completed","exitCode":0}}}]})"));

@@ -340,7 +340,12 @@ TEST_F(KubernetesRuntimeTest, a_runtime_class_whose_handler_the_node_does_not_ru
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_FALSE(r->passed());
   EXPECT_FALSE(r->result_at_all);
-  EXPECT_NE(r->no_result_reason.find("ran past its deadline"), std::string::npos) << r->no_result_reason;
+  // The kubelet never gets the sandbox's container past ContainerCreating: a start timeout
+  // at start_timeout, not the probe's whole deadline.
+  EXPECT_NE(r->no_result_reason.find(" did not start its container within 5 s (start_timeout_secs; it was "
+                                     "ContainerCreating"),
+            std::string::npos)
+      << r->no_result_reason;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(120));
   EXPECT_EQ(pods_of(k.worker_label()), "");
   EXPECT_EQ(keys(), std::vector<std::string>{});
@@ -605,6 +610,38 @@ TEST_F(KubernetesRuntimeTest, a_pod_that_never_answers_is_a_timeout_at_its_deadl
   EXPECT_NE(r.error().message.find("ran past 5000 ms and was deleted"), std::string::npos) << r.error().message;
   // Bounded by the deadline, not by the watch's own timeout or the pod's end.
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));
+  EXPECT_EQ(pods_of(k.worker_label()), "");
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
+// RFC 0022 §4.2: start_timeout bounds getting the agent to its bundle, apart from the
+// scanner's own timeout. A pod whose container never starts (here an init container that
+// never ends; in life an image still pulling, a pod nobody schedules) is a start timeout at
+// start_timeout, naming what it waited on, not a run timeout at the whole deadline.
+TEST_F(KubernetesRuntimeTest, a_pod_whose_container_never_starts_is_a_start_timeout_naming_what_it_waited_on) {
+  KubernetesOptions o = options();
+  o.start_timeout = std::chrono::seconds(4);
+  KubernetesRuntime k(o);
+  KubernetesRuntimePeer::edit_pod(k, [](nlohmann::json& pod) {
+    nlohmann::json wait = pod["spec"]["containers"][0];
+    wait["name"] = "never-done";
+    wait.erase("volumeMounts");
+    wait["command"] = {"/usr/bin/hostile", "hang"};
+    pod["spec"]["initContainers"] = nlohmann::json::array({wait});
+  });
+  core::RunSpec spec = fixture_run_spec();
+  spec.timeout = std::chrono::seconds(600);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = k.run(spec);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, Kind::kStartTimeout) << r.error().message;
+  EXPECT_NE(
+      r.error().message.find(" did not start its container within 4 s (start_timeout_secs; it was PodInitializing"),
+      std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(core::outcome_label(r), "start_timeout");
+  // Bounded by start_timeout, not by the 600 s the scanner was given.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(120));
   EXPECT_EQ(pods_of(k.worker_label()), "");
   EXPECT_EQ(keys(), std::vector<std::string>{});
 }

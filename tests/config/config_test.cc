@@ -1203,9 +1203,10 @@ TEST(TheImageRule, OnTheImageRuntimesEveryScannerNeedsAnImageFromSomewhere) {
   constexpr std::string_view kOci = "[worker.sandbox]\nruntime = \"oci\"\n[scanners.guarddog]\ncommand = \"g\"\n";
   EXPECT_EQ(refusal(kOci),
             "config.toml:3: scanners.guarddog.image: scanner 'guarddog' has no image to run from under "
-            "runtime 'oci': set image on the scanner or in [worker.sandbox.oci], or start the worker "
-            "from an image that sets BATLEHUB_IMAGE");
-  // The worker's own image, from the environment.
+            "runtime 'oci': set image on the scanner or in [worker.sandbox.oci] (or BATLEHUB_IMAGE in "
+            "the worker's environment) to an image made like its room: the scanner and the agent, no "
+            "shell, no batlehub");
+  // An image named by the environment (BATLEHUB_IMAGE).
   Loaded l = loads(kOci, env_of({{"BATLEHUB_IMAGE", "ghcr.io/batleforc/batlehub-worker:1"}}));
   EXPECT_EQ(image_for(l.config, l.config.scanners[0], env_of({{"BATLEHUB_IMAGE", "own"}})), "own");
   // The runtime table's image.

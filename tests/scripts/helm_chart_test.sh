@@ -306,6 +306,12 @@ check("runtime none: BATLEHUB_UNSAFE_NO_SANDBOX=1 in the worker's environment",
 for r in ("bwrap", "oci", "kubernetes"):
     check(f"runtime {r}: no BATLEHUB_UNSAFE_NO_SANDBOX",
           not [e for e in worker_container(rendered[r])["env"] if e["name"] == "BATLEHUB_UNSAFE_NO_SANDBOX"])
+# The worker image holds batlehub, which fails no_shell in any sandbox: it is never a run's
+# image, so it is not exported as the fallback (docs/architecture.md, departure 20).
+for r in RUNTIMES:
+    check(f"runtime {r}: no BATLEHUB_IMAGE (the worker image is never a run's)",
+          not [e for e in worker_container(rendered[r])["env"] if e["name"] == "BATLEHUB_IMAGE"],
+          worker_container(rendered[r])["env"])
 for r in RUNTIMES:
     spec = deployment(rendered[r])["spec"]["template"]["spec"]
     want = r == "kubernetes"

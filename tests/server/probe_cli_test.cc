@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "agent/version.h"
 #include "base/kernel_identity.h"
 #include "engines.h"
 #include "harness.h"
@@ -67,6 +68,9 @@ TEST_F(ProbeCli, passes_for_a_proper_room_and_prints_every_assertion) {
   for (std::size_t i = 1; i <= 16; ++i) EXPECT_EQ(r.out[i].substr(0, 8), "  pass  ") << r.out[i];
   EXPECT_NE(r.err.find("INFO sandbox: probing runtime \"bwrap\""), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("INFO sandbox: probe passed in"), std::string::npos) << r.err;
+  // RFC §1: the line ends with the agent's version, as the agent inside reported it.
+  EXPECT_NE(r.err.find(" command(s) hashed, agent " + std::string(agent::kAgentVersion) + "\n"), std::string::npos)
+      << r.err;
   // bwrap's walls are namespaces: the scanner ran on this host's kernel, and both say so.
   const std::string kernel = "the scanner ran on the worker's own kernel, " + base::kernel_identity();
   EXPECT_NE(std::find(r.out.begin(), r.out.end(), "  kernel " + kernel), r.out.end()) << r.out.back();
@@ -179,7 +183,12 @@ TEST_F(ProbeCli, a_host_that_refuses_user_namespaces_fails_on_a_result_at_all) {
   ASSERT_GE(r.out.size(), 2u) << r.err;
   std::cout << "  batlehub probe said: " << r.out[0] << "\n";
   EXPECT_EQ(r.out[0].rfind("a result at all: bwrap exited 1 and no result came back: \"bwrap: ", 0), 0u) << r.out[0];
-  EXPECT_EQ(r.out[1].rfind("bwrap needs unprivileged user namespaces", 0), 0u) << r.out[1];
+  // RFC §1's third line: what this host's own settings say, read where the worker runs.
+  EXPECT_EQ(r.out[1].rfind("user.max_user_namespaces=0 on this host: it forbids the user namespace bwrap makes. "
+                           "bwrap needs unprivileged user namespaces",
+                           0),
+            0u)
+      << r.out[1];
   EXPECT_NE(r.err.find("ERROR sandbox: probe failed for runtime \"bwrap\" in room hostile: a result at all"),
             std::string::npos)
       << r.err;

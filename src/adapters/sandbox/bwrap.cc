@@ -14,6 +14,7 @@
 #include "adapters/sandbox/run_dir.h"
 #include "adapters/sandbox/run_frame.h"
 #include "base/command_path.h"
+#include "base/fd.h"
 #include "base/spawn.h"
 #include "wire/caps.h"
 #include "wire/sandbox_layout.h"
@@ -244,18 +245,53 @@ Expected<core::ProbeReport, SandboxError> BwrapRuntime::probe(const core::ProbeT
   return done();
 }
 
+std::string userns_settings_of_this_host() {
+  // Whether an unprivileged process may make a user namespace, as these settings say it on
+  // this host: Ubuntu's AppArmor switch (1 forbids), Debian's older patch (0 forbids), the
+  // kernel's own count (0 forbids). A file this kernel does not have says nothing.
+  struct Setting {
+    const char* file;  // under /proc/sys
+    long forbids;
+  };
+  static constexpr Setting kSettings[] = {{"kernel/apparmor_restrict_unprivileged_userns", 1},
+                                          {"kernel/unprivileged_userns_clone", 0},
+                                          {"user/max_user_namespaces", 0}};
+  std::string allowed;
+  for (const Setting& s : kSettings) {
+    const std::string path = std::string("/proc/sys/") + s.file;
+    base::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) continue;
+    char buf[32] = {};
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
+    if (n <= 0) continue;
+    char* end = nullptr;
+    const long value = std::strtol(buf, &end, 10);
+    if (end == buf) continue;
+    std::string name = s.file;
+    std::replace(name.begin(), name.end(), '/', '.');
+    const std::string said = name + "=" + std::to_string(value);
+    if (value == s.forbids) return said + " on this host: it forbids the user namespace bwrap makes.";
+    allowed += (allowed.empty() ? "" : ", ") + said;
+  }
+  if (allowed.empty()) return "";
+  return "This host allows unprivileged user namespaces (" + allowed + "), so look at bwrap's own words above.";
+}
+
 // One hint per way the probe can fail, as docs/operations/bwrap.md's table of first lines
 // gives them: an operator who sees "no_shell" is told about the room, not about namespaces.
 std::string BwrapRuntime::hint(std::optional<wire::Check> failed) const {
   using wire::Check;
   auto see = [](std::string what) { return what + " See docs/operations/bwrap.md"; };
   if (!failed) {
-    return see(
-        "bwrap needs unprivileged user namespaces: `sysctl user.max_user_namespaces` must be > 0, "
-        "kernel.unprivileged_userns_clone=1 on Debian-derived kernels, "
-        "kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04 (or an AppArmor profile for "
-        "bwrap); [worker.sandbox.bwrap] binary must be bubblewrap, and each room must exist and hold "
-        "this release's agent (scripts/build-room.py).");
+    // The sandbox never started: first what this host's own settings say (RFC §1's third
+    // line), then every setting that could be the cause.
+    const std::string here = userns_settings_of_this_host();
+    return see((here.empty() ? "" : here + " ") +
+               "bwrap needs unprivileged user namespaces: `sysctl user.max_user_namespaces` must be > 0, "
+               "kernel.unprivileged_userns_clone=1 on Debian-derived kernels, "
+               "kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04 (or an AppArmor profile for "
+               "bwrap); [worker.sandbox.bwrap] binary must be bubblewrap, and each room must exist and hold "
+               "this release's agent (scripts/build-room.py).");
   }
   switch (*failed) {
     case Check::kWireVersion:

@@ -95,4 +95,10 @@ class BwrapRuntime final : public core::SandboxRuntime {
   std::optional<Expected<CgroupSite, std::string>> site_;
 };
 
+// What this host's sysctls say about unprivileged user namespaces, read from /proc/sys: the
+// first that forbids one ("kernel.apparmor_restrict_unprivileged_userns=1 on this host: …"),
+// else the values that allow them, else "" (the kernel has none of these files). The first
+// words of the hint when the sandbox never started.
+std::string userns_settings_of_this_host();
+
 }  // namespace batlehub::adapters

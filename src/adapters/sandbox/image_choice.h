@@ -1,7 +1,7 @@
 // Which image a run or a probe of an image runtime (oci, kubernetes) is opened from: the
 // one the run names, else its scanner's (config::image_for), else the runtime's default
-// (its table's `image`, else the worker's own BATLEHUB_IMAGE); none is a refusal, never a
-// guess.
+// (its table's `image`, else BATLEHUB_IMAGE's); none is a refusal, never a guess (and never the
+// worker's own image, which holds batlehub: docs/architecture.md, departure 20).
 #pragma once
 
 #include <map>
@@ -21,7 +21,7 @@ inline Expected<std::string, core::SandboxError> choose_image(const std::map<std
   if (!default_image.empty()) return default_image;
   return Unexpected(core::SandboxError{core::SandboxError::Kind::kConfig,
                                        "no image for '" + room + "': set image on the scanner or in " + table +
-                                           ", or start the worker from an image that sets BATLEHUB_IMAGE"});
+                                           " (or BATLEHUB_IMAGE in the worker's environment)"});
 }
 
 }  // namespace batlehub::adapters

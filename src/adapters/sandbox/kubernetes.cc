@@ -39,6 +39,13 @@ SandboxError api_error(const std::string& what, const Expected<KubeResponse, std
 
 }  // namespace
 
+SandboxError KubernetesRuntime::start_timeout_error(const PodEnd& end, const std::string& scanner) const {
+  return SandboxError{Kind::kStartTimeout,
+                      "the pod " + end.name + " of " + scanner + " did not start its container within " +
+                          std::to_string(options_.start_timeout.count()) + " s (start_timeout_secs; it was " +
+                          (end.state.waiting.empty() ? "pending" : end.state.waiting) + ") and was deleted"};
+}
+
 KubernetesRuntime::KubernetesRuntime(KubernetesOptions o) : options_(std::move(o)), worker_(this_worker_label()) {
   namespace_ = !options_.namespace_.empty() ? options_.namespace_
                : options_.api               ? options_.api->credentials().namespace_
@@ -57,23 +64,32 @@ void KubernetesRuntime::delete_pod(const std::string& pod) const {
 }
 
 Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::watch_to_end(
-    const std::string& pod, std::string resource_version, std::chrono::steady_clock::time_point until) {
+    const std::string& pod, std::string resource_version, std::chrono::steady_clock::time_point start_until,
+    std::chrono::steady_clock::time_point until) {
   PodEnd end;
   end.name = pod;
   const std::string get = pods_path() + "/" + kube_escape(pod);
+  bool started = false;
   for (;;) {
-    if (std::chrono::steady_clock::now() >= until) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!started && now >= start_until && start_until < until) {
+      end.start_timed_out = true;
+      return end;
+    }
+    if (now >= until) {
       end.timed_out = true;
       return end;
     }
+    // Until the container has started, the watch ends at start_until; after, at the deadline.
+    const auto bound = started ? until : std::min(start_until, until);
     std::optional<PodState> done;
     bool gone = false;
-    const auto secs = std::chrono::ceil<std::chrono::seconds>(until - std::chrono::steady_clock::now()).count();
+    const auto secs = std::chrono::ceil<std::chrono::seconds>(bound - now).count();
     const std::string path =
         pods_path() + "?watch=true&allowWatchBookmarks=false&fieldSelector=" + kube_escape("metadata.name=" + pod) +
         "&resourceVersion=" + kube_escape(resource_version) +
         "&timeoutSeconds=" + std::to_string(std::max<long>(1, secs));
-    auto w = options_.api->watch(path, until, [&](const std::string& type, const json& obj) {
+    auto w = options_.api->watch(path, bound, [&](const std::string& type, const json& obj) {
       if (type == "ERROR") {
         resource_version.clear();  // 410 Gone and the like: read the pod again, then watch from there
         return false;
@@ -84,10 +100,12 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::watch_to_en
       }
       resource_version = pod_field(pod_object(obj, "metadata"), "resourceVersion");
       PodState s = pod_state(obj);
+      started = started || s.started;
       if (s.where != PodState::Where::kRunning) {
         done = s;
         return false;
       }
+      end.state = std::move(s);  // the last word, should start_timeout come first
       return true;
     });
     if (done) {
@@ -109,10 +127,12 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::watch_to_en
       auto obj = json::parse(r->body, nullptr, false);
       if (!obj.is_object()) return Unexpected(SandboxError{Kind::kIo, "reading pod " + pod + ": not JSON"});
       PodState s = pod_state(obj);
+      started = started || s.started;
       if (s.where != PodState::Where::kRunning) {
         end.state = s;
         return end;
       }
+      end.state = std::move(s);
       resource_version = pod_field(pod_object(obj, "metadata"), "resourceVersion");
     }
   }
@@ -143,7 +163,8 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::contain(con
   json pod = pod_manifest(in);
   if (edit_pod_for_tests_) edit_pod_for_tests_(pod);
 
-  const auto until = std::chrono::steady_clock::now() + deadline;
+  const auto created_at = std::chrono::steady_clock::now();
+  const auto until = created_at + deadline;
   {
     // A pod exists on the server before its name is known here: until it is in flight,
     // the sweep must not take a pod of this worker's for a previous life's.
@@ -163,7 +184,7 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::contain(con
     return Unexpected(api_error("creating a pod for " + label.scanner + " in namespace " + namespace_, created));
   }
   if (name.empty()) return Unexpected(SandboxError{Kind::kIo, "the API server created a pod and named none"});
-  auto ended = watch_to_end(name, pod_field(meta, "resourceVersion"), until);
+  auto ended = watch_to_end(name, pod_field(meta, "resourceVersion"), created_at + options_.start_timeout, until);
   delete_pod(name);
   {
     std::lock_guard lock(mu_);
@@ -188,6 +209,7 @@ Expected<core::RunOutput, SandboxError> KubernetesRuntime::run(const core::RunSp
   auto ended = contain(spec.label, *image, spec.network, spec.limits, deadline, *staged);
   if (!ended) return Unexpected(ended.error());
   const PodState& s = ended->state;
+  if (ended->start_timed_out) return Unexpected(start_timeout_error(*ended, spec.label.scanner));
   if (ended->timed_out || s.reason == "DeadlineExceeded") {
     return Unexpected(SandboxError{Kind::kRunTimeout, "the pod " + ended->name + " of " + spec.label.scanner +
                                                           " ran past " + std::to_string(deadline.count()) +
@@ -233,6 +255,10 @@ Expected<core::ProbeReport, SandboxError> KubernetesRuntime::probe(const core::P
   FinishOnExit finish(*options_.bundles, *staged);
   auto ended = contain(label, *image, false, target.limits, deadline, *staged);
   if (!ended) return Unexpected(ended.error());
+  if (ended->start_timed_out) {
+    rep.no_result_reason = start_timeout_error(*ended, target.room).message;
+    return done();
+  }
   const PodState& s = ended->state;
   const std::string how = ended->timed_out ? "the pod " + ended->name + " ran past its deadline"
                                            : "the pod " + ended->name + " ended " + s.phase + " (" + s.reason + ")";

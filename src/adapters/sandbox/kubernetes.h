@@ -67,6 +67,9 @@ class KubernetesRuntime final : public core::SandboxRuntime {
     std::string name;
     PodState state;
     bool timed_out = false;  // the deadline came first
+    // start_timeout came first and the sandbox's container had not started: an image
+    // still pulling, a pod nobody schedules, an init container that never ends.
+    bool start_timed_out = false;
   };
   // Creates the pod for `staged` and watches it to its end or `deadline`; deletes it however
   // it ended (before returning).
@@ -74,8 +77,10 @@ class KubernetesRuntime final : public core::SandboxRuntime {
                                                const core::Limits& limits, std::chrono::milliseconds deadline,
                                                const StagedRun& staged);
   Expected<PodEnd, core::SandboxError> watch_to_end(const std::string& pod, std::string resource_version,
+                                                    std::chrono::steady_clock::time_point start_until,
                                                     std::chrono::steady_clock::time_point until);
   void delete_pod(const std::string& pod) const;
+  core::SandboxError start_timeout_error(const PodEnd& end, const std::string& scanner) const;
   std::string pods_path() const;
 
   friend class KubernetesRuntimePeer;

@@ -162,6 +162,7 @@ PodState pod_state(const json& pod) {
     for (const auto& cs : *statuses) {
       if (!cs.is_object()) continue;
       const json& state = pod_object(cs, "state");
+      if (!pod_object(state, "running").is_null() || !pod_object(state, "terminated").is_null()) s.started = true;
       if (const json& t = pod_object(state, "terminated"); !t.is_null()) {
         if (s.reason.empty()) s.reason = pod_field(t, "reason");
         std::string code;
@@ -172,6 +173,7 @@ PodState pod_state(const json& pod) {
         if (s.detail.empty()) s.detail = code + (msg.empty() ? "" : (code.empty() ? "" : ": ") + msg);
       } else if (const json& w = pod_object(state, "waiting"); !w.is_null()) {
         const std::string reason = pod_field(w, "reason");
+        s.waiting = tame(reason + (pod_field(w, "message").empty() ? "" : ": " + pod_field(w, "message")));
         if (cannot_start(reason)) {
           s.where = PodState::Where::kCannotStart;
           s.reason = reason;
@@ -182,6 +184,7 @@ PodState pod_state(const json& pod) {
     }
   }
   if (s.phase == "Succeeded" || s.phase == "Failed") s.where = PodState::Where::kEnded;
+  if (s.waiting.empty() && !s.started) s.waiting = s.phase.empty() ? "not yet scheduled" : s.phase;
   return s;
 }
 

@@ -57,6 +57,12 @@ struct PodState {
   std::string phase;
   std::string reason;  // the pod's (DeadlineExceeded), else the container's (OOMKilled, ErrImageNeverPull…)
   std::string detail;  // the pod's or the container's message, its exit code
+  // The sandbox's container has started (running or terminated): the pod is past its
+  // image pull, its scheduling and its init containers.
+  bool started = false;
+  // While not started, what it waits on: the container's waiting reason
+  // (ContainerCreating, PodInitializing), else the pod's phase and condition.
+  std::string waiting;
 };
 PodState pod_state(const nlohmann::json& pod);
 

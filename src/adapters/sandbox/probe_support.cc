@@ -78,6 +78,7 @@ void fill_probe_report(core::ProbeReport& rep, Expected<wire::RunResult, Sandbox
     return;
   }
   rep.result_at_all = true;
+  rep.agent_version = result->agent_version;
   if (result->failure) {
     rep.agent.assertions.push_back(
         {result->failure->kind == wire::FailureKind::kWireVersion ? wire::Check::kWireVersion : wire::Check::kCommandsExist,

@@ -224,8 +224,8 @@ std::vector<core::ProbeTarget> probe_targets(const config::Config& c, const conf
       out.push_back(core::ProbeTarget{sc.name, std::nullopt, {command_in_room(room, sc.command)}, limits});
       continue;
     }
-    // An image is proven once, however many scanners run from it (the worker's own image
-    // holds them all): its one probe stats every one of their commands. The worker cannot
+    // An image is proven once, however many scanners run from it (one made like a room for
+    // them all): its one probe stats every one of their commands. The worker cannot
     // look inside an image, so a bare command is resolved there by the agent.
     const std::string image = config::image_for(c, sc, env);
     auto same = std::find_if(out.begin(), out.end(), [&](const core::ProbeTarget& t) { return t.image == image; });

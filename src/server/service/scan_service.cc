@@ -30,10 +30,11 @@ void log_passed(const core::ProbeReport& r, const std::string& room) {
   }
   log->info(
       "probe passed in {} — room {}: no network, read-only root, one writable dir, empty environment, "
-      "unprivileged, no shell, seccomp filter, {}, the agent out of the scanner's reach, {}, {} command(s) hashed",
+      "unprivileged, no shell, seccomp filter, {}, the agent out of the scanner's reach, {}, {} command(s) hashed, "
+      "agent {}",
       elapsed_text(r.elapsed_ms), room, landlock ? "Landlock" : "no Landlock (the kernel has none)",
       whole ? "memory and processes bounded as a whole" : "memory and processes bounded per process only",
-      r.agent.commands.size());
+      r.agent.commands.size(), r.agent_version.empty() ? "of unknown version" : r.agent_version);
   log->info("room {}: {}", room, kernel_text(r.agent.kernel, base::kernel_identity()));
 }
 
