@@ -296,11 +296,12 @@ class Conn {
     return mbedtls_error(rc);
   }
 
-  // A failed TLS read or write is as transient as the socket error under it.
-  Unexpected<HttpError> tls_io_err(const char* what, int rc) const {
+  // A failed TLS read, write or handshake is as transient as the socket error under it (a
+  // peer's alert, `note`, is none).
+  Unexpected<HttpError> tls_io_err(const char* what, int rc, const std::string& note = "") const {
     const bool socket =
         rc == MBEDTLS_ERR_NET_RECV_FAILED || rc == MBEDTLS_ERR_NET_SEND_FAILED || rc == MBEDTLS_ERR_NET_CONN_RESET;
-    return Unexpected(HttpError{what + io_reason(rc), false, socket && transient_errno(tls_->io_errno)});
+    return Unexpected(HttpError{what + io_reason(rc) + note, false, socket && transient_errno(tls_->io_errno)});
   }
 
   // The alert a peer refused the handshake with, where it says something to act on.
@@ -368,8 +369,7 @@ class Conn {
       if (rc == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED || (v != 0 && v != static_cast<std::uint32_t>(-1))) {
         return err("TLS: the server's certificate is refused: " + verify_reason(v));
       }
-      if (alert_note(rc).empty()) return tls_io_err("TLS handshake failed: ", rc);
-      return err("TLS handshake failed: " + io_reason(rc) + alert_note(rc));
+      return tls_io_err("TLS handshake failed: ", rc, alert_note(rc));
     }
     return Ok{};
   }

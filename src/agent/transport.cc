@@ -44,7 +44,7 @@ constexpr std::chrono::milliseconds kPauses[] = {std::chrono::milliseconds(250),
 // `attempt` until it succeeds, fails for good, or has been tried after every pause; the
 // last failure says how many attempts it took.
 template <class Attempt>
-Expected<std::uint64_t, HttpError> with_retries(const Attempt& attempt) {
+auto with_retries(const Attempt& attempt) -> decltype(attempt()) {
   for (std::size_t i = 0;; ++i) {
     auto r = attempt();
     if (r || !r.error().transient) return r;
@@ -125,11 +125,7 @@ Expected<base::Fd, FetchError> fetch_input(const Url& url, std::uint64_t declare
 
 Expected<Ok, std::string> put_result(const Url& url, std::string_view bytes) {
   if (url.scheme != Url::Scheme::kFile) {
-    auto r = with_retries([&]() -> Expected<std::uint64_t, HttpError> {
-      auto put = http_put(url, bytes);
-      if (!put) return Unexpected(std::move(put).error());
-      return std::uint64_t{bytes.size()};
-    });
+    auto r = with_retries([&] { return http_put(url, bytes); });
     if (!r) return Unexpected("PUT " + url.authority + ": " + r.error().message);
     return Ok{};
   }
