@@ -106,6 +106,7 @@ TIMEOUT="${K8S_PEER_TIMEOUT:-120}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 NODE=batlehub-node
 BRIDGE=bhsbx0
+BRIDGE_MAC=02:62:68:00:64:01
 NETWORK=batlehub-storage
 # The pods' network (see "The pod network" above): RFC 2544's benchmarking range, never routed.
 POD_SUBNET=198.18.100.0/24
@@ -622,7 +623,15 @@ EOF
   # The bridge and its gateway address before any pod (the bridge plugin takes it as it is), so
   # that the gateway is this machine's from the start: the storage door listens there, and a
   # request to it never follows a default route out.
+  # Its MAC address is set, never left to the kernel: a bridge whose address was not set takes
+  # the lowest of its ports' addresses, so it changed each time a pod with a lower veth address
+  # came or went, and every other pod's cached neighbour entry for the gateway then pointed at a
+  # MAC that no longer existed: their new connections to the storage door had their SYNs
+  # black-holed until the entry expired (15-45 s, then probes), seen as a sandbox's result PUT
+  # timing out (4 attempts over 44 s) while pods of other tests came and went. A set address
+  # (addr_assign_type 3) is one the kernel keeps. Locally administered, "bh" then 100.1.
   ip link show "$BRIDGE" >/dev/null 2>&1 || ip link add "$BRIDGE" type bridge || die "could not make the bridge $BRIDGE"
+  ip link set "$BRIDGE" address "$BRIDGE_MAC" || die "could not set the bridge $BRIDGE's address $BRIDGE_MAC"
   ip addr replace "$POD_GATEWAY/${POD_SUBNET#*/}" dev "$BRIDGE" && ip link set "$BRIDGE" up ||
     die "could not give the bridge $BRIDGE the gateway's address $POD_GATEWAY"
   launch netns-relay "$D/storage-door.log" "$relay" /proc/self/ns/net "$s3_port" "$s3_port" "$POD_GATEWAY"

@@ -6,6 +6,7 @@
 # connection, and an HTTP answer from versitygw itself, 403 to an unsigned GET — not just the
 # door's listener); the other, at the API server's 127.0.0.1:6443, is refused: 127.0.0.1 in
 # a pod is its own loopback, and the host's loopback services are not in a pod's reach.
+# The gateway keeps its link address while pods come and go (pods cache it).
 # Also: a ServiceAccount token minted with `kubectl create token` authenticates, and a
 # container's output reads back through the API (`kubectl logs`).
 #
@@ -109,6 +110,12 @@ outcome() {
 }
 
 door=$(cat "$dir/storage-door") || fail "the cluster wrote no storage door ($dir/storage-door)"
+# The gateway's link address must not move while pods come and go: a bridge left to choose takes
+# its lowest port's, and every pod that cached the old one then black-holes its new connections to
+# the door for up to 45 s (scripts/k8s-peer.sh, where the bridge is made).
+bridge=$(ip -o -4 addr show to "$door/32" | awk '{print $2; exit}')
+[[ -n $bridge ]] || fail "no interface on this host holds the storage door's address $door"
+mac_before=$(cat "/sys/class/net/$bridge/address")
 t0=$(date +%s.%N)
 pod storage "connect, \"$door\", \"$s3_port\"" | "${k[@]}" create -f - >/dev/null
 pod apiserver 'connect, "127.0.0.1", "6443"' | "${k[@]}" create -f - >/dev/null
@@ -130,4 +137,9 @@ logs=$("${k[@]}" -n "$ns" logs storage) || fail "kubectl logs"
 [[ $s3http == Succeeded\|0\|* ]] || fail "GET / of $door:$s3_port from a pod: $s3http"
 logs=$("${k[@]}" -n "$ns" logs s3http) || fail "kubectl logs"
 [[ $logs == "HTTP/1.1 403 Forbidden" ]] || fail "GET / of $door:$s3_port from a pod: '$logs', not the S3 server's 403"
+mac_after=$(cat "/sys/class/net/$bridge/address")
+[[ $mac_after == "$mac_before" ]] ||
+  fail "the gateway $door ($bridge) changed its link address from $mac_before to $mac_after while three pods came"
+[[ $(cat "/sys/class/net/$bridge/addr_assign_type") == 3 ]] ||
+  fail "the gateway's bridge $bridge has an address the kernel may change (addr_assign_type $(cat "/sys/class/net/$bridge/addr_assign_type"), not 3: set)"
 echo "PASS"
