@@ -73,6 +73,11 @@ constexpr base::Names<SandboxError::Kind, 9> kSandboxErrorNames{{{SandboxError::
                                                                  {SandboxError::Kind::kUnsupported, "unsupported"},
                                                                  {SandboxError::Kind::kConfig, "config"},
                                                                  {SandboxError::Kind::kIo, "io"}}};
+constexpr base::Names<OrphanKind, 5> kOrphanKindNames{{{OrphanKind::kPod, "pod"},
+                                                       {OrphanKind::kContainer, "container"},
+                                                       {OrphanKind::kBundle, "bundle"},
+                                                       {OrphanKind::kRunDir, "run_dir"},
+                                                       {OrphanKind::kCgroup, "cgroup"}}};
 constexpr base::Names<ScannerError::Kind, 6> kScannerErrorNames{{{ScannerError::Kind::kTimeout, "Timeout"},
                                                                  {ScannerError::Kind::kCrashed, "Crashed"},
                                                                  {ScannerError::Kind::kOutput, "Output"},
@@ -84,6 +89,42 @@ constexpr base::Names<ScannerError::Kind, 6> kScannerErrorNames{{{ScannerError::
 
 std::string_view to_string(SandboxError::Kind k) {
   return base::name_of(kSandboxErrorNames, k);
+}
+
+std::string_view to_string(OrphanKind k) {
+  return base::name_of(kOrphanKindNames, k);
+}
+
+std::size_t Swept::of(OrphanKind k) const {
+  auto it = removed.find(k);
+  return it == removed.end() ? 0 : it->second;
+}
+
+std::size_t Swept::total() const {
+  std::size_t n = 0;
+  for (const auto& [k, v] : removed) n += v;
+  return n;
+}
+
+std::string Swept::describe() const {
+  std::string s;
+  for (const auto& [k, v] : removed) {
+    if (v == 0) continue;
+    if (!s.empty()) s += ", ";
+    s += std::to_string(v) + " " + std::string(to_string(k));
+    if (v > 1) s += "s";
+  }
+  return s.empty() ? "nothing" : s;
+}
+
+void trace_sandbox(RunTrace* trace, std::string sandbox, std::string image) {
+  if (trace == nullptr) return;
+  trace->sandbox = std::move(sandbox);
+  trace->image = std::move(image);
+}
+
+void trace_ended(RunTrace* trace) {
+  if (trace != nullptr) trace->ended = std::chrono::steady_clock::now();
 }
 
 std::string_view outcome_label(const Expected<RunOutput, SandboxError>& r) {

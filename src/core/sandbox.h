@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,6 +81,18 @@ struct RunLabel {
   int attempt = 1;
 };
 
+// What a runtime tells of one run while it happens, whether the run ends in an output or an
+// error: the run's span and the phase metric read it (RFC 0022 §6.6). The caller that wants it
+// (SandboxPool) points RunSpec::trace at one; a runtime writes through trace_sandbox and
+// trace_ended, which do nothing on nullptr (no one asked).
+struct RunTrace {
+  std::string sandbox;  // the container's or the pod's name; under none and bwrap, the run directory's
+  std::string image;    // the image runtimes': the image the run was opened from
+  // When the sandbox ended (the process, the container, the pod): what follows is the collect
+  // phase (the result read, the sandbox removed). Unset when it never started.
+  std::optional<std::chrono::steady_clock::time_point> ended;
+};
+
 struct RunSpec {
   Bundle bundle;
   std::vector<std::string> argv;
@@ -88,7 +101,11 @@ struct RunSpec {
   Limits limits;
   std::optional<std::string> image;  // the image runtimes' override
   RunLabel label;
+  RunTrace* trace = nullptr;  // not owned; nullptr = nobody asked
 };
+
+void trace_sandbox(RunTrace* trace, std::string sandbox, std::string image = "");
+void trace_ended(RunTrace* trace);
 
 struct RunOutput {
   // The scanner's exit code. A run whose scanner was killed, timed out or left no result is
@@ -198,6 +215,26 @@ struct ProbeReport {
 // through it (server::prove_walls).
 void hold_to_target(ProbeReport& report, const ProbeTarget& target);
 
+// What a sweep removes, by kind: RFC 0022 §6.6's pod, container and bundle (one run's
+// staged keys), and what runs leave on the worker's own host: a run directory, a run's
+// cgroup (departure 23 in docs/architecture.md).
+enum class OrphanKind { kPod, kContainer, kBundle, kRunDir, kCgroup };
+std::string_view to_string(OrphanKind k);
+
+// A sweep's count per kind. Every kind the runtime looked for is there, 0 when it found none,
+// so that the metric's series exist from the first sweep, not from the first leftover.
+struct Swept {
+  std::map<OrphanKind, std::size_t> removed;
+
+  void looked_for(OrphanKind k) { removed.try_emplace(k, 0); }
+  void add(OrphanKind k, std::size_t n) { removed[k] += n; }
+  std::size_t of(OrphanKind k) const;
+  std::size_t total() const;
+  // "1 container, 2 bundles" (kinds with none left out); "nothing" when all are 0.
+  std::string describe() const;
+  bool operator==(const Swept&) const = default;
+};
+
 class SandboxRuntime {
  public:
   virtual ~SandboxRuntime() = default;
@@ -208,8 +245,9 @@ class SandboxRuntime {
   virtual Expected<RunOutput, SandboxError> run(const RunSpec& spec) = 0;
   // The startup probe, once per room or image the config names.
   virtual Expected<ProbeReport, SandboxError> probe(const ProbeTarget& target) = 0;
-  // Remove what a previous worker left behind; returns how many things were removed.
-  virtual Expected<std::size_t, SandboxError> sweep(std::chrono::seconds older_than) = 0;
+  // Remove what a previous worker left behind, or what is older than `older_than` past its
+  // deadline; says how many of each kind it looked for were removed.
+  virtual Expected<Swept, SandboxError> sweep(std::chrono::seconds older_than) = 0;
   // The job's last run is over: what its runs shared (the storage transport's per-job copy
   // of an uncached artifact) is released. Nothing to release on most runtimes.
   virtual void close_job(const std::string& /*job*/) {}

@@ -224,7 +224,10 @@ TEST_F(BwrapCgroupTest, the_sweep_removes_what_a_worker_killed_with_minus_nine_l
   BwrapRuntime next(options());
   auto swept = next.sweep(std::chrono::hours(1));
   ASSERT_TRUE(swept) << swept.error().message;
-  EXPECT_EQ(*swept, 2u) << "one run's cgroup (in every hierarchy) and its run dir";
+  // One run's cgroup (in every hierarchy) and its run dir, each under its metric's kind.
+  EXPECT_EQ(swept->of(core::OrphanKind::kCgroup), 1u) << swept->describe();
+  EXPECT_EQ(swept->of(core::OrphanKind::kRunDir), 1u) << swept->describe();
+  EXPECT_EQ(swept->total(), 2u) << swept->describe();
   EXPECT_EQ(run_cgroups_of(worker), std::vector<std::string>{});
   const std::string run_dir = "batlehub-run-" + std::to_string(worker) + "-";
   for (const auto& e : std::filesystem::directory_iterator(s_.work())) {

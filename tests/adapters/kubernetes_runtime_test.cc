@@ -129,6 +129,21 @@ TEST_F(KubernetesRuntimeTest, the_scanner_sees_only_home_path_and_what_the_kubel
   EXPECT_EQ(o->stdout_bytes.find("X-Amz"), std::string::npos);
 }
 
+TEST_F(KubernetesRuntimeTest, a_runs_trace_names_the_pod_the_scanner_ran_in_and_its_image) {
+  KubernetesRuntime k(options());
+  core::RunSpec spec = fixture_run_spec();
+  spec.argv = {"hostile", "hostname"};
+  core::RunTrace trace;
+  spec.trace = &trace;
+  auto o = k.run(spec);
+  ASSERT_TRUE(o) << o.error().message;
+  // From inside, the pod's host name is the pod's name: the one the span names (RFC 0022 §6.6).
+  EXPECT_EQ(o->stdout_bytes, trace.sandbox + "\n");
+  EXPECT_TRUE(trace.sandbox.starts_with("batlehub-sbx-hostile-")) << trace.sandbox;
+  EXPECT_EQ(trace.image, image_);
+  EXPECT_TRUE(trace.ended.has_value());
+}
+
 TEST_F(KubernetesRuntimeTest, the_probe_passes_in_a_pod_and_proves_the_work_dir_without_nosuid_and_nodev) {
   KubernetesRuntime k(options());
   auto r = k.probe(target());
@@ -673,7 +688,10 @@ TEST_F(KubernetesRuntimeTest, a_killed_worker_leaves_a_pod_and_keys_that_the_nex
   KubernetesRuntime next(options());
   auto swept = next.sweep(std::chrono::seconds(0));
   ASSERT_TRUE(swept) << swept.error().message;
-  EXPECT_GE(*swept, 2u);  // the pod, and its manifest key at least
+  EXPECT_EQ(swept->of(core::OrphanKind::kPod), 1u) << swept->describe();
+  // The run's staged keys are one bundle; the job's uploaded artifact, when there is one, another.
+  EXPECT_GE(swept->of(core::OrphanKind::kBundle), 1u) << swept->describe();
+  EXPECT_LE(swept->of(core::OrphanKind::kBundle), 2u) << swept->describe();
   std::string left = pods_of(worker);
   for (int i = 0; i < 150 && !left.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -700,7 +718,10 @@ TEST_F(KubernetesRuntimeTest, a_sweep_while_this_worker_runs_leaves_its_pod_alon
   run.join();
   ASSERT_NE(pods, "") << "the run's pod never appeared";
   ASSERT_TRUE(swept) << swept.error().message;
-  EXPECT_EQ(*swept, 0u);
+  EXPECT_EQ(swept->total(), 0u) << swept->describe();
+  // What it looked for is said, at 0: the metric's series exist before anything is left.
+  EXPECT_TRUE(swept->removed.contains(core::OrphanKind::kPod));
+  EXPECT_TRUE(swept->removed.contains(core::OrphanKind::kBundle));
   // Its pod lived to write a result: the agent's own timeout, not the pod's deletion.
   ASSERT_FALSE(ran);
   EXPECT_EQ(ran.error().kind, Kind::kRunTimeout);

@@ -77,8 +77,15 @@ class OciRuntimeTest : public ::testing::TestWithParam<TestEngine> {
 TEST_P(OciRuntimeTest, a_run_over_a_fixture_archive_gives_the_same_output_as_none_and_bwrap) {
   core::RunSpec spec = fixture_run_spec();
   OciRuntime oci(options());
+  core::RunTrace trace;
+  spec.trace = &trace;
   auto o = oci.run(spec);
+  spec.trace = nullptr;
   ASSERT_TRUE(o) << o.error().message;
+  // The span's names: the container (the name the sweep and `ps` see), the image.
+  EXPECT_TRUE(trace.sandbox.starts_with("batlehub-sbx-" + spec.label.job + "-")) << trace.sandbox;
+  EXPECT_EQ(trace.image, image_);
+  EXPECT_TRUE(trace.ended.has_value());
   EXPECT_EQ(o->status, 0);
   EXPECT_EQ(o->stdout_bytes, "module.exports = 42;\n");
   EXPECT_EQ(o->report.extract.refused_by_type, 1u);
@@ -86,8 +93,16 @@ TEST_P(OciRuntimeTest, a_run_over_a_fixture_archive_gives_the_same_output_as_non
     BwrapOptions bo;
     bo.rooms_dir = rooms_.string();
     bo.scratch_dir = s_.work().string();
+    core::RunTrace bwrap_trace;
+    spec.trace = &bwrap_trace;
     auto b = BwrapRuntime(bo).run(spec);
+    spec.trace = nullptr;
     ASSERT_TRUE(b) << b.error().message;
+    // Under bwrap the run is its directory, gone by now; there is no image.
+    EXPECT_TRUE(bwrap_trace.sandbox.starts_with(s_.work().string() + "/batlehub-run-")) << bwrap_trace.sandbox;
+    EXPECT_FALSE(fs::exists(bwrap_trace.sandbox));
+    EXPECT_EQ(bwrap_trace.image, "");
+    EXPECT_TRUE(bwrap_trace.ended.has_value());
     EXPECT_EQ(o->status, b->status);
     EXPECT_EQ(o->stdout_bytes, b->stdout_bytes);
     EXPECT_EQ(o->stderr_tail, b->stderr_tail);
@@ -241,7 +256,8 @@ TEST_P(OciRuntimeTest, a_worker_killed_mid_run_leaves_a_container_that_the_next_
   OciRuntime next(options());
   auto removed = next.sweep(std::chrono::seconds(3600));
   ASSERT_TRUE(removed) << removed.error().message;
-  EXPECT_GE(*removed, 1u);
+  EXPECT_EQ(removed->of(core::OrphanKind::kContainer), 1u) << removed->describe();
+  EXPECT_EQ(removed->of(core::OrphanKind::kRunDir), 1u) << removed->describe();
   EXPECT_EQ(containers_of(worker), "");
   // And what the dead worker left on this host: its run directory (under docker, with the
   // nosuid,nodev bind of its /bundle still mounted), gone too.

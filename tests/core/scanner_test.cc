@@ -23,7 +23,7 @@ class ScriptedRuntime final : public SandboxRuntime {
   Expected<ProbeReport, SandboxError> probe(const ProbeTarget&) override {
     return Unexpected(SandboxError{SandboxError::Kind::kConfig, "no probe"});
   }
-  Expected<std::size_t, SandboxError> sweep(std::chrono::seconds) override { return std::size_t{0}; }
+  Expected<Swept, SandboxError> sweep(std::chrono::seconds) override { return Swept{}; }
   std::string hint(std::optional<wire::Check> /*failed*/) const override { return ""; }
 
   std::vector<RunSpec> asked;

@@ -1,6 +1,7 @@
 // hostile: a test scanner that reports what it can see and do from inside the walls.
 //
 //   hostile env                 print the environment, one NAME=value a line
+//   hostile hostname            print the host name (the UTS namespace's: a pod's is its name)
 //   hostile limits              print RLIMIT_DATA, RLIMIT_CPU, RLIMIT_CORE (soft hard)
 //   hostile nproc               print RLIMIT_NPROC (soft hard)
 //   hostile fds                 print the open file descriptors
@@ -324,6 +325,12 @@ int main(int argc, char** argv) {
   }
   if (mode == "env") {
     for (char** e = environ; *e; ++e) std::printf("%s\n", *e);
+    return 0;
+  }
+  if (mode == "hostname") {  // the UTS namespace's name: a pod's is the pod's own name
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0) return 1;
+    std::printf("%s\n", name);
     return 0;
   }
   if (mode == "limits") {

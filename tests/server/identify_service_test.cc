@@ -134,7 +134,7 @@ class Recording final : public core::SandboxRuntime {
   Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget&) override {
     return core::ProbeReport{};
   }
-  Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds) override { return std::size_t{0}; }
+  Expected<core::Swept, core::SandboxError> sweep(std::chrono::seconds) override { return core::Swept{}; }
   std::string hint(std::optional<wire::Check> /*failed*/) const override { return ""; }
   core::RunSpec spec;
   Expected<core::RunOutput, core::SandboxError> out = core::RunOutput{0, "", "", {}};

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/service/sandbox_pool.h"
 #include "server/service/status_listener.h"
 
 namespace batlehub::server {
@@ -32,13 +33,39 @@ void expect_family(const std::string& text, const std::string& name, const std::
   EXPECT_LINE(text, "# TYPE " + name + " " + type);
 }
 
+// RFC 0022 §6.6's phases, from the agent's own timings and the runtime's trace: start is what
+// the sandbox took before the agent's fetch, run the agent's fetch, extraction and scanner,
+// collect what came after the sandbox ended.
+TEST(RunPhases, start_run_and_collect_come_from_the_agents_timings_and_the_sandboxs_end) {
+  using namespace std::chrono_literals;
+  core::RunOutput out;
+  out.report.timings = wire::Timings{100, 200, 700};
+  const auto began = std::chrono::steady_clock::time_point{} + 10s;
+  core::RunTrace trace;
+  trace.ended = began + 1300ms;
+  const auto returned = *trace.ended + 250ms;
+  auto p = phases_of(out, trace, began, returned);
+  ASSERT_TRUE(p);
+  EXPECT_NEAR(p->start, 0.3, 1e-9);
+  EXPECT_NEAR(p->run, 1.0, 1e-9);
+  EXPECT_NEAR(p->collect, 0.25, 1e-9);
+
+  // The agent's clock is not ours: a run it timed longer than the sandbox lasted starts at 0.
+  out.report.timings = wire::Timings{0, 0, 1400};
+  EXPECT_EQ(phases_of(out, trace, began, returned)->start, 0.0);
+  // A run with no report (a timeout, a crash) or a sandbox that never ended is in no phase.
+  EXPECT_FALSE(
+      phases_of(Unexpected(core::SandboxError{core::SandboxError::Kind::kRunTimeout, "late"}), trace, began, returned));
+  EXPECT_FALSE(phases_of(out, core::RunTrace{}, began, returned));
+}
+
 TEST(Metrics, SandboxSeries) {
   Metrics m;
   m.set_ready("bwrap", true);
   m.set_ready("oci", false);
-  m.run_finished("bwrap", "yara", "ok", 0.2);
-  m.run_finished("bwrap", "yara", "ok", 3);
-  m.run_finished("bwrap", "trivy", "run_timeout", 600);
+  m.run_finished("bwrap", "yara", "ok", Metrics::Phases{0.01, 0.2, 0.03});
+  m.run_finished("bwrap", "yara", "ok", Metrics::Phases{0.02, 3, 0.04});
+  m.run_finished("bwrap", "trivy", "run_timeout", std::nullopt);  // no agent report: in no phase
   m.probe_failed("oci", "no_network");
   m.rlimit_lowered("bwrap", "RLIMIT_NPROC");
   m.rlimit_lowered("bwrap", "RLIMIT_NPROC");
@@ -59,13 +86,17 @@ TEST(Metrics, SandboxSeries) {
   EXPECT_LINE(text, R"(batlehub_sandbox_runs_total{outcome="run_timeout",runtime="bwrap",scanner="trivy"} 1)");
 
   expect_family(text, "batlehub_sandbox_run_seconds", "histogram");
-  EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_count{phase="run",runtime="bwrap"} 3)");
-  EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_sum{phase="run",runtime="bwrap"} 603.2)");
+  // RFC 0022 §6.6's three phases, each its own series.
+  EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_count{phase="run",runtime="bwrap"} 2)");
+  EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_sum{phase="run",runtime="bwrap"} 3.2)");
   EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_bucket{phase="run",runtime="bwrap",le="0.05"} 0)");
   EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_bucket{phase="run",runtime="bwrap",le="0.25"} 1)");
   EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_bucket{phase="run",runtime="bwrap",le="5"} 2)");
-  EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_bucket{phase="run",runtime="bwrap",le="600"} 3)");
-  EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_bucket{phase="run",runtime="bwrap",le="+Inf"} 3)");
+  EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_bucket{phase="run",runtime="bwrap",le="+Inf"} 2)");
+  EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_count{phase="start",runtime="bwrap"} 2)");
+  EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_bucket{phase="start",runtime="bwrap",le="0.05"} 2)");
+  EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_count{phase="collect",runtime="bwrap"} 2)");
+  EXPECT_LINE(text, R"(batlehub_sandbox_run_seconds_bucket{phase="collect",runtime="bwrap",le="0.05"} 2)");
 
   expect_family(text, "batlehub_sandbox_probe_failures_total", "counter");
   EXPECT_LINE(text, R"(batlehub_sandbox_probe_failures_total{assertion="no_network",runtime="oci"} 1)");
@@ -151,7 +182,7 @@ TEST(Metrics, ConcurrentCallsAllCount) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&m] {
       for (int i = 0; i < 500; ++i) {
-        m.run_finished("bwrap", "yara", "ok", 0.1);
+        m.run_finished("bwrap", "yara", "ok", Metrics::Phases{0.01, 0.1, 0.01});
         core::QueueCounts c;
         c.queued[{"npm", "rescan"}] = i;
         m.set_queue(c);
@@ -226,8 +257,8 @@ std::unique_ptr<StatusListener> start_or_fail(std::uint16_t port, const Metrics&
 
 TEST(StatusListener, ServesMetricsAndLivez) {
   Metrics m;
-  m.run_finished("bwrap", "yara", "ok", 1);
-  m.run_finished("bwrap", "yara", "ok", 1);
+  m.run_finished("bwrap", "yara", "ok", Metrics::Phases{0.1, 1, 0.1});
+  m.run_finished("bwrap", "yara", "ok", Metrics::Phases{0.1, 1, 0.1});
   auto listener = start_or_fail(0, m);
   ASSERT_NE(listener, nullptr);
   ASSERT_NE(listener->port(), 0);

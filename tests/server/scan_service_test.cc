@@ -44,7 +44,7 @@ class CountingRuntime final : public core::SandboxRuntime {
     }
     return r;
   }
-  Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds) override { return std::size_t{0}; }
+  Expected<core::Swept, core::SandboxError> sweep(std::chrono::seconds) override { return core::Swept{}; }
   std::string hint(std::optional<wire::Check> /*failed*/) const override { return "the counting runtime's hint"; }
 
   std::atomic<int> inside_{0}, most_{0}, probes_{0};

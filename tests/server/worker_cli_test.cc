@@ -203,10 +203,23 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
   EXPECT_EQ(series(scrape,
                    "batlehub_verdicts_total{registry=\"" + registry_ + "\",state=\"allowed\",trigger=\"first_seen\"}"),
             1.0);
+  // Both runs in RFC 0022 §6.6's three phases.
+  for (const char* phase : {"start", "run", "collect"}) {
+    EXPECT_EQ(
+        series(scrape, std::string("batlehub_sandbox_run_seconds_count{phase=\"") + phase + "\",runtime=\"bwrap\"}"),
+        2.0)
+        << phase << "\n"
+        << scrape;
+  }
+  // The sweep at start found nothing, and says so: the series is there at 0, not absent.
+  EXPECT_EQ(series(scrape, "batlehub_sandbox_orphans_swept_total{kind=\"run_dir\",runtime=\"bwrap\"}"), 0.0) << scrape;
   EXPECT_NE(http_get(port, "/livez").find("200 OK"), std::string::npos);
   // Each run and each job left a span line.
   EXPECT_TRUE(
       w->logged("INFO span: run job=" + (*jobs)[0].id + " scanner=postmortem attempt=1 runtime=bwrap outcome=ok"))
+      << w->err();
+  // …naming where it ran: under bwrap, its run directory.
+  EXPECT_TRUE(w->logged(" sandbox=" + tmp_.string() + "/batlehub-run-" + std::to_string(w->pid()) + "-postmortem-"))
       << w->err();
   EXPECT_TRUE(w->logged("INFO span: job job=" + (*jobs)[0].id + " coordinate=" + coord("leftpad", "1.3.0")));
 
@@ -343,6 +356,13 @@ TEST_P(WorkerCli, a_worker_killed_mid_scan_loses_its_lease_to_another_which_reco
   ASSERT_TRUE(b->wait_for_log("INFO security worker: ready (")) << b->err();
   EXPECT_TRUE(b->logged("sweep at start: removed")) << b->err();
   EXPECT_TRUE(left_behind().empty());
+  // Counted under its kind (RFC 0022 §6.6): the killed run's directory.
+  const std::uint16_t port = listening_port(*b);
+  ASSERT_NE(port, 0) << b->err();
+  EXPECT_EQ(
+      series(http_get(port, "/metrics"), "batlehub_sandbox_orphans_swept_total{kind=\"run_dir\",runtime=\"bwrap\"}"),
+      1.0)
+      << b->err();
   Ran done = cli({"wait", "--config", cfg.string(), "--timeout", "60s", "--interval", "200ms", coord("slow", "1.0.0")});
   EXPECT_EQ(done.status, 0) << done.out << b->err();
 

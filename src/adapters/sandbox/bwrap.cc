@@ -117,11 +117,12 @@ Expected<std::optional<RunCgroup>, SandboxError> BwrapRuntime::run_cgroup(const 
   return std::optional<RunCgroup>(std::move(rc).value());
 }
 
-Expected<std::size_t, SandboxError> BwrapRuntime::sweep(std::chrono::seconds older_than) {
-  std::size_t removed = sweep_run_dirs(options_.scratch_dir, older_than);
-  const auto& site = cgroup_site();
-  if (!site) return removed;
-  return removed + sweep_run_cgroups(*site, older_than);
+Expected<core::Swept, SandboxError> BwrapRuntime::sweep(std::chrono::seconds older_than) {
+  core::Swept swept;
+  swept.add(core::OrphanKind::kRunDir, sweep_run_dirs(options_.scratch_dir, older_than));
+  // Without a cgroup site runs have no cgroup to leave.
+  if (const auto& site = cgroup_site()) swept.add(core::OrphanKind::kCgroup, sweep_run_cgroups(*site, older_than));
+  return swept;
 }
 
 Expected<Launched, SandboxError> BwrapRuntime::start(const std::string& room, const std::string& work, bool network,
@@ -171,6 +172,7 @@ Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& s
   }
   auto dir = TempDir::create_owned(options_.scratch_dir, "run", spec.label.scanner);
   if (!dir) return Unexpected(SandboxError{Kind::kIo, dir.error()});
+  core::trace_sandbox(spec.trace, dir->path());
   auto m = write_bundle(spec, RunDirView{dir->path(), wire::kWorkDir});
   if (!m) return Unexpected(m.error());
   auto cgroup = run_cgroup(spec.limits, room);
@@ -179,6 +181,7 @@ Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& s
   const auto deadline = run_deadline(spec, options_.start_timeout);
   auto started = start(room, dir->path(), spec.network, spec.limits, deadline, rc, /*show_cgroup=*/false);
   if (!started) return Unexpected(started.error());
+  core::trace_ended(spec.trace);
   // A run the OOM killer touched is reported as that, not as a crash of unknown cause —
   // and whatever the scanner said afterwards is no answer: a scan whose worker process was
   // killed half-way may well exit 0 on what it did not read (fail closed).

@@ -70,7 +70,7 @@ class BwrapRuntime final : public core::SandboxRuntime {
   // A run's processes die with it (--die-with-parent) and its TempDir with its RunCgroup;
   // what a worker killed with -9 leaves is its runs' cgroups: removed here, with whatever
   // still runs in them, when their worker is gone or they are older than `older_than`.
-  Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds older_than) override;
+  Expected<core::Swept, core::SandboxError> sweep(std::chrono::seconds older_than) override;
   std::string hint(std::optional<wire::Check> failed) const override;
 
   std::string room_path(const std::string& scanner) const { return options_.rooms_dir + "/" + scanner; }

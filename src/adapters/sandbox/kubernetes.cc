@@ -138,11 +138,9 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::watch_to_en
   }
 }
 
-Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::contain(const core::RunLabel& label,
-                                                                             const std::string& image, bool network,
-                                                                             const core::Limits& limits,
-                                                                             std::chrono::milliseconds deadline,
-                                                                             const StagedRun& staged) {
+Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::contain(
+    const core::RunLabel& label, const std::string& image, bool network, const core::Limits& limits,
+    std::chrono::milliseconds deadline, const StagedRun& staged, core::RunTrace* trace) {
   if (!options_.api) return Unexpected(SandboxError{Kind::kConfig, "the kubernetes runtime has no API server"});
   PodManifestInput in;
   in.namespace_ = namespace_;
@@ -184,7 +182,9 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::contain(con
     return Unexpected(api_error("creating a pod for " + label.scanner + " in namespace " + namespace_, created));
   }
   if (name.empty()) return Unexpected(SandboxError{Kind::kIo, "the API server created a pod and named none"});
+  core::trace_sandbox(trace, name, image);
   auto ended = watch_to_end(name, pod_field(meta, "resourceVersion"), created_at + options_.start_timeout, until);
+  core::trace_ended(trace);
   delete_pod(name);
   {
     std::lock_guard lock(mu_);
@@ -206,7 +206,7 @@ Expected<core::RunOutput, SandboxError> KubernetesRuntime::run(const core::RunSp
   auto staged = options_.bundles->stage(spec, std::chrono::ceil<std::chrono::seconds>(deadline));
   if (!staged) return Unexpected(staged.error());
   FinishOnExit finish(*options_.bundles, *staged);
-  auto ended = contain(spec.label, *image, spec.network, spec.limits, deadline, *staged);
+  auto ended = contain(spec.label, *image, spec.network, spec.limits, deadline, *staged, spec.trace);
   if (!ended) return Unexpected(ended.error());
   const PodState& s = ended->state;
   if (ended->start_timed_out) return Unexpected(start_timeout_error(*ended, spec.label.scanner));
@@ -268,7 +268,7 @@ Expected<core::ProbeReport, SandboxError> KubernetesRuntime::probe(const core::P
   return done();
 }
 
-Expected<std::size_t, SandboxError> KubernetesRuntime::sweep(std::chrono::seconds older_than) {
+Expected<core::Swept, SandboxError> KubernetesRuntime::sweep(std::chrono::seconds older_than) {
   if (!options_.api) return Unexpected(SandboxError{Kind::kConfig, "the kubernetes runtime has no API server"});
   const std::string selector = "app.kubernetes.io/component=sandbox," + std::string(kPodWorkerLabel);
   auto r = options_.api->call("GET", pods_path() + "?labelSelector=" + kube_escape(selector));
@@ -282,7 +282,8 @@ Expected<std::size_t, SandboxError> KubernetesRuntime::sweep(std::chrono::second
   const std::string here = "_" + label_value(worker_hostname());
   const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
   const std::int64_t grace = std::max(older_than, options_.orphan_after).count();
-  std::size_t removed = 0;
+  core::Swept swept;
+  swept.looked_for(core::OrphanKind::kPod);
   for (const auto& pod : *items) {
     if (!pod.is_object()) continue;
     const json& meta = pod_object(pod, "metadata");
@@ -312,15 +313,14 @@ Expected<std::size_t, SandboxError> KubernetesRuntime::sweep(std::chrono::second
     if (!orphan) continue;
     auto d = options_.api->call("DELETE", pods_path() + "/" + kube_escape(name) + "?gracePeriodSeconds=0",
                                 R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})");
-    if (d && (d->status == 200 || d->status == 202)) ++removed;
+    if (d && (d->status == 200 || d->status == 202)) swept.add(core::OrphanKind::kPod, 1);
   }
   if (options_.bundles) {
-    // Bundle keys listed on the leaf backend itself, never through the router (§4.2).
-    auto keys = options_.bundles->sweep(std::max(older_than, options_.orphan_after));
-    if (!keys) return Unexpected(SandboxError{Kind::kIo, "sweeping bundle keys: " + keys.error().message});
-    removed += *keys;
+    auto bundles = sweep_bundles(*options_.bundles, std::max(older_than, options_.orphan_after));
+    if (!bundles) return Unexpected(bundles.error());
+    swept.add(core::OrphanKind::kBundle, *bundles);
   }
-  return removed;
+  return swept;
 }
 
 void KubernetesRuntime::close_job(const std::string& job) {

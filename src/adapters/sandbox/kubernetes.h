@@ -54,7 +54,7 @@ class KubernetesRuntime final : public core::SandboxRuntime {
   // Deletes the pods (labelled io.batlehub/worker) of a worker gone — this worker's own
   // from before a restart, or a dead worker's of this host — and any whose deadline passed
   // more than `older_than` (or orphan_after) ago, then the bundle keys the same way.
-  Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds older_than) override;
+  Expected<core::Swept, core::SandboxError> sweep(std::chrono::seconds older_than) override;
   void close_job(const std::string& job) override;
   std::string hint(std::optional<wire::Check> failed) const override;
 
@@ -75,7 +75,7 @@ class KubernetesRuntime final : public core::SandboxRuntime {
   // it ended (before returning).
   Expected<PodEnd, core::SandboxError> contain(const core::RunLabel& label, const std::string& image, bool network,
                                                const core::Limits& limits, std::chrono::milliseconds deadline,
-                                               const StagedRun& staged);
+                                               const StagedRun& staged, core::RunTrace* trace = nullptr);
   Expected<PodEnd, core::SandboxError> watch_to_end(const std::string& pod, std::string resource_version,
                                                     std::chrono::steady_clock::time_point start_until,
                                                     std::chrono::steady_clock::time_point until);

@@ -22,12 +22,14 @@ Expected<core::RunOutput, SandboxError> NoneRuntime::run(const core::RunSpec& sp
   if (auto refused = refuse_run(spec)) return Unexpected(std::move(*refused));
   auto dir = TempDir::create(options_.scratch_dir, "batlehub-" + (spec.label.scanner.empty() ? "run" : spec.label.scanner));
   if (!dir) return Unexpected(SandboxError{SandboxError::Kind::kIo, dir.error()});
+  core::trace_sandbox(spec.trace, dir->path());
   auto m = write_bundle(spec, RunDirView{dir->path(), dir->path()});
   if (!m) return Unexpected(m.error());
   agent::AgentOptions o;
   o.work_dir = dir->path();
   o.scanner_path = options_.scanner_path;
   auto rc = agent::run("file://" + dir->path() + "/manifest.json", "file://" + dir->path() + "/out.tar", o);
+  core::trace_ended(spec.trace);
   if (rc != agent::AgentExit::kResultWritten) {
     return Unexpected(SandboxError{SandboxError::Kind::kCrashed, "the agent wrote no result (exit " + std::to_string(static_cast<int>(rc)) + ")"});
   }

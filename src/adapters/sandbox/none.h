@@ -27,7 +27,8 @@ class NoneRuntime final : public core::SandboxRuntime {
   Expected<core::RunOutput, core::SandboxError> run(const core::RunSpec& spec) override;
   // Skips: there are no walls to prove. The report says so; the caller logs it.
   Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget& target) override;
-  Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds) override { return std::size_t{0}; }
+  // Nothing of a run outlives it: its scratch directory goes with the process that made it.
+  Expected<core::Swept, core::SandboxError> sweep(std::chrono::seconds) override { return core::Swept{}; }
   std::string hint(std::optional<wire::Check> failed) const override;
 
  private:

@@ -246,12 +246,14 @@ OciBundleDir::~OciBundleDir() {
 
 Expected<Launched, SandboxError> OciRuntime::contain(const core::RunLabel& label, const std::string& dir,
                                                      const std::string& image, bool network, const core::Limits& limits,
-                                                     std::chrono::milliseconds deadline, const StagedRun* staged) {
+                                                     std::chrono::milliseconds deadline, const StagedRun* staged,
+                                                     core::RunTrace* trace) {
   static std::atomic<unsigned> serial{0};
   OciArgvInput in;
   in.engine = options_.engine;
   in.binary = binary_;
   in.name = oci_container_name(label, std::to_string(::getpid()) + "-" + std::to_string(serial++));
+  core::trace_sandbox(trace, in.name, image);
   in.worker = worker_;
   in.job = label.job;
   in.deadline_epoch = now_epoch() + std::chrono::duration_cast<std::chrono::seconds>(deadline).count() + 1;
@@ -278,6 +280,7 @@ Expected<Launched, SandboxError> OciRuntime::contain(const core::RunLabel& label
   s.stdout_cap = 64 * 1024;  // the agent prints nothing; what the engine prints is bounded
 
   auto ran = launch(engine_name(options_.engine), s);
+  core::trace_ended(trace);
   // A client that exited has had --rm remove its container. One killed at the deadline has
   // not: a signal to `run` does not stop the container (the agent is its pid 1, and the
   // client only forwards it), so the engine itself kills and removes it.
@@ -298,7 +301,7 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run(const core::RunSpec& spe
   auto m = write_bundle(spec, RunDirView{bundle->path(), wire::kBundleDir});
   if (!m) return Unexpected(m.error());
   const auto deadline = run_deadline(spec, options_.start_timeout);
-  auto ran = contain(spec.label, bundle->path(), *image, spec.network, spec.limits, deadline);
+  auto ran = contain(spec.label, bundle->path(), *image, spec.network, spec.limits, deadline, nullptr, spec.trace);
   return outcome(spec, ran, deadline, [&] { return collect(bundle->path(), spec.argv[0]); });
 }
 
@@ -333,7 +336,7 @@ Expected<core::RunOutput, SandboxError> OciRuntime::run_through_storage(const co
   auto staged = options_.bundles->stage(spec, std::chrono::ceil<std::chrono::seconds>(deadline));
   if (!staged) return Unexpected(staged.error());
   FinishOnExit finish(*options_.bundles, *staged);
-  auto ran = contain(spec.label, "", image, spec.network, spec.limits, deadline, &*staged);
+  auto ran = contain(spec.label, "", image, spec.network, spec.limits, deadline, &*staged, spec.trace);
   return outcome(spec, ran, deadline, [&]() -> Expected<core::RunOutput, SandboxError> {
     auto tar = options_.bundles->read_result(*staged);
     if (!tar) return Unexpected(tar.error());
@@ -391,7 +394,7 @@ bool gone_already(std::string_view err) {
 }
 }  // namespace
 
-Expected<std::size_t, SandboxError> OciRuntime::sweep(std::chrono::seconds older_than) {
+Expected<core::Swept, SandboxError> OciRuntime::sweep(std::chrono::seconds older_than) {
   // podman's .Labels is a map; docker's is a string, read with its .Label function.
   auto label = [&](const char* key) {
     return options_.engine == OciEngineKind::kPodman ? "{{index .Labels \"" + std::string(key) + "\"}}"
@@ -406,7 +409,8 @@ Expected<std::size_t, SandboxError> OciRuntime::sweep(std::chrono::seconds older
   const std::string here = "@" + worker_hostname();
   const std::int64_t now = now_epoch();
   const std::int64_t grace = std::max(older_than, options_.orphan_after).count();
-  std::size_t removed = 0;
+  core::Swept swept;
+  swept.looked_for(core::OrphanKind::kContainer);
   std::istringstream lines(ps.out);
   for (std::string line; std::getline(lines, line);) {
     std::istringstream f(line);
@@ -437,16 +441,15 @@ Expected<std::size_t, SandboxError> OciRuntime::sweep(std::chrono::seconds older
     // Runs are `run --rm`: the kill above makes the engine remove the container itself, and
     // an `rm` that lands while it does so is told "already in progress" (docker) or "no such
     // container". Either way the orphan is gone by our doing, and counts as swept.
-    if ((rm.exit_code && *rm.exit_code == 0) || gone_already(rm.err)) ++removed;
+    if ((rm.exit_code && *rm.exit_code == 0) || gone_already(rm.err)) swept.add(core::OrphanKind::kContainer, 1);
   }
-  removed += sweep_run_dirs(options_.scratch_dir, older_than);
+  swept.add(core::OrphanKind::kRunDir, sweep_run_dirs(options_.scratch_dir, older_than));
   if (options_.bundles) {
-    // Bundle keys listed on the leaf backend itself, never through the router (§4.2).
-    auto keys = options_.bundles->sweep(std::max(older_than, options_.orphan_after));
-    if (!keys) return Unexpected(SandboxError{Kind::kIo, "sweeping bundle keys: " + keys.error().message});
-    removed += *keys;
+    auto bundles = sweep_bundles(*options_.bundles, std::max(older_than, options_.orphan_after));
+    if (!bundles) return Unexpected(bundles.error());
+    swept.add(core::OrphanKind::kBundle, *bundles);
   }
-  return removed;
+  return swept;
 }
 
 void OciRuntime::close_job(const std::string& job) {

@@ -122,7 +122,7 @@ class OciRuntime final : public core::SandboxRuntime {
   // Removes the containers (labelled io.batlehub.worker) whose worker on this host is gone,
   // and any whose deadline passed more than `older_than` (or orphan_after) ago, then the run
   // directories dead workers left.
-  Expected<std::size_t, core::SandboxError> sweep(std::chrono::seconds older_than) override;
+  Expected<core::Swept, core::SandboxError> sweep(std::chrono::seconds older_than) override;
   void close_job(const std::string& job) override;
   std::string hint(std::optional<wire::Check> failed) const override;
 
@@ -135,7 +135,8 @@ class OciRuntime final : public core::SandboxRuntime {
   // `staged` instead of `dir` with the storage transport.
   Expected<Launched, core::SandboxError> contain(const core::RunLabel& label, const std::string& dir,
                                                  const std::string& image, bool network, const core::Limits& limits,
-                                                 std::chrono::milliseconds deadline, const StagedRun* staged = nullptr);
+                                                 std::chrono::milliseconds deadline, const StagedRun* staged = nullptr,
+                                                 core::RunTrace* trace = nullptr);
   Expected<core::RunOutput, core::SandboxError> run_through_storage(const core::RunSpec& spec,
                                                                     const std::string& image);
   // What a contained run came to on either transport (`collect_result` reads its result).

@@ -14,6 +14,13 @@ std::string worker_hostname() {
 
 std::string this_worker_label() { return std::to_string(::getpid()) + "@" + worker_hostname(); }
 
+Expected<std::size_t, core::SandboxError> sweep_bundles(BundleStore& bundles, std::chrono::seconds older_than) {
+  auto n = bundles.sweep(older_than);
+  if (!n)
+    return Unexpected(core::SandboxError{core::SandboxError::Kind::kIo, "sweeping bundle keys: " + n.error().message});
+  return *n;
+}
+
 std::optional<core::SandboxError> refuse_run(const core::RunSpec& spec) {
   if (spec.argv.empty()) return core::SandboxError{core::SandboxError::Kind::kConfig, "a run needs an argv"};
   return std::nullopt;

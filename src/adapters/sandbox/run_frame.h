@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "adapters/storage/bundle.h"
 #include "core/sandbox.h"
 
 namespace batlehub::adapters {
@@ -19,6 +20,11 @@ std::string worker_hostname();
 // path of every bundle key it stages, so that a sweep can tell a dead worker's from a live
 // one's.
 std::string this_worker_label();
+
+// The storage transport's part of a sweep (oci and kubernetes): the bundles listed on the leaf
+// backend itself, never through the router (RFC 0022 §4.2), left by a dead worker of this host
+// or older than `older_than`; how many were removed.
+Expected<std::size_t, core::SandboxError> sweep_bundles(BundleStore& bundles, std::chrono::seconds older_than);
 
 // Why `spec` cannot be run by any runtime (kConfig), or nothing.
 std::optional<core::SandboxError> refuse_run(const core::RunSpec& spec);

@@ -211,7 +211,8 @@ Expected<std::size_t, StorageError> BundleStore::sweep(std::chrono::seconds olde
     return bundle_key_segment(at == std::string::npos ? "" : options_.worker.substr(at + 1));
   }();
   const auto now = std::chrono::system_clock::now();
-  std::size_t removed = 0;
+  std::set<std::string> runs;  // the run prefixes a key was removed from
+  std::size_t artifacts = 0;
   for (const core::ObjectInfo& o : *keys) {
     const std::string_view rel = std::string_view(o.key).substr(options_.prefix.size());
     const auto parts = split(rel);
@@ -229,10 +230,15 @@ Expected<std::size_t, StorageError> BundleStore::sweep(std::chrono::seconds olde
     if (ours_in_flight) continue;
     if (parts.size() == 5) dead = staged_by_a_dead_worker(parts[3], host);
     if (dead || now - o.last_modified > older_than) {
-      if (leaf_->remove(o.key)) ++removed;
+      if (!leaf_->remove(o.key)) continue;
+      if (parts.size() == 5) {
+        runs.insert(std::string(rel.substr(0, rel.size() - parts[4].size())));
+      } else {
+        ++artifacts;
+      }
     }
   }
-  return removed;
+  return runs.size() + artifacts;
 }
 
 }  // namespace batlehub::adapters

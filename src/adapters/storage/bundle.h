@@ -71,6 +71,7 @@ class BundleStore {
 
   // Deletes bundle keys listed on the leaf backend: those staged by a worker of this host
   // that no longer runs, and any older than `older_than`, except the runs in flight here.
+  // Counts bundles, not keys: a run's keys are one bundle, an uploaded artifact another.
   Expected<std::size_t, core::StorageError> sweep(std::chrono::seconds older_than);
 
   const core::StorageBackend& leaf() const { return *leaf_; }

@@ -104,7 +104,9 @@ Expected<std::shared_ptr<Generation>, std::string> build_generation(config::Conf
       *g->runtime, g->budget.size,
       [&metrics, runtime_name, lowered_seen](const RunRecord& r) {
         const std::string_view outcome = core::outcome_label(r.result);
-        metrics.run_finished(runtime_name, r.spec.label.scanner, outcome, r.seconds);
+        std::optional<Metrics::Phases> phases;
+        if (r.phases) phases = Metrics::Phases{r.phases->start, r.phases->run, r.phases->collect};
+        metrics.run_finished(runtime_name, r.spec.label.scanner, outcome, phases);
         if (r.result) {
           for (const auto& l : r.result->report.rlimits_lowered) {
             metrics.rlimit_lowered(runtime_name, l.resource);
@@ -117,9 +119,17 @@ Expected<std::shared_ptr<Generation>, std::string> build_generation(config::Conf
                 r.spec.label.scanner, l.resource, l.applied, l.asked);
           }
         }
-        // The run's span, as a structured line: enough to find a stuck run from the log.
-        logger("span")->info("run job={} scanner={} attempt={} runtime={} outcome={} seconds={:.3f}", r.spec.label.job,
-                             r.spec.label.scanner, r.spec.label.attempt, runtime_name, outcome, r.seconds);
+        // The run's span, as a structured line: enough to find a stuck run from the log — the
+        // container or pod it ran in and the image it was opened from (RFC 0022 §6.6).
+        std::string phase_text;
+        if (r.phases) {
+          phase_text =
+              fmt::format(" start={:.3f} run={:.3f} collect={:.3f}", r.phases->start, r.phases->run, r.phases->collect);
+        }
+        logger("span")->info("run job={} scanner={} attempt={} runtime={} outcome={} seconds={:.3f}{} sandbox={}{}",
+                             r.spec.label.job, r.spec.label.scanner, r.spec.label.attempt, runtime_name, outcome,
+                             r.seconds, phase_text, r.trace.sandbox.empty() ? "-" : r.trace.sandbox,
+                             r.trace.image.empty() ? "" : " image=" + r.trace.image);
       },
       [&metrics](int delta) { delta > 0 ? metrics.permit_taken() : metrics.permit_returned(); });
   g->cfg = std::move(cfg);
@@ -264,14 +274,17 @@ void Worker::reload() {
 void Worker::sweep(Generation& g, const char* when) {
   // A run's own bound is job_timeout; anything of a live worker older than twice that is
   // stuck, and what a dead worker left goes whatever its age.
-  auto n = g.runtime->sweep(std::chrono::seconds(2 * g.cfg.worker.job_timeout_secs));
-  if (!n) {
-    logger("sandbox")->warn("sweep {} failed: {}", when, n.error().message);
+  auto swept = g.runtime->sweep(std::chrono::seconds(2 * g.cfg.worker.job_timeout_secs));
+  if (!swept) {
+    logger("sandbox")->warn("sweep {} failed: {}", when, swept.error().message);
     return;
   }
-  if (*n > 0) {
-    metrics_.orphans_swept(g.runtime->name(), "sandbox", *n);
-    logger("sandbox")->info("sweep {}: removed {} orphan(s) left by workers that are gone", when, *n);
+  // Every kind the runtime looked for is counted, 0 included: its series exist from the first sweep.
+  for (const auto& [kind, n] : swept->removed) metrics_.orphans_swept(g.runtime->name(), core::to_string(kind), n);
+  if (swept->total() > 0) {
+    logger("sandbox")->info(
+        "sweep {}: removed {} orphan(s) left by workers that are gone or runs past their deadline: {}", when,
+        swept->total(), swept->describe());
   }
 }
 

@@ -110,10 +110,16 @@ void Metrics::set_ready(std::string_view runtime, bool ready) {
 }
 
 void Metrics::run_finished(std::string_view runtime, std::string_view scanner, std::string_view outcome,
-                           double seconds) {
+                           std::optional<Phases> phases) {
   impl_->sandbox_runs.Add({{"runtime", str(runtime)}, {"scanner", str(scanner)}, {"outcome", str(outcome)}})
       .Increment();
-  impl_->sandbox_run_seconds.Add({{"runtime", str(runtime)}, {"phase", "run"}}, duration_buckets()).Observe(seconds);
+  if (!phases) return;
+  auto observe = [&](const char* phase, double seconds) {
+    impl_->sandbox_run_seconds.Add({{"runtime", str(runtime)}, {"phase", phase}}, duration_buckets()).Observe(seconds);
+  };
+  observe("start", phases->start);
+  observe("run", phases->run);
+  observe("collect", phases->collect);
 }
 
 void Metrics::probe_failed(std::string_view runtime, std::string_view assertion) {

@@ -12,9 +12,12 @@
 //       1 while the runtime's last probe passed. 0 means the worker refuses to lease.
 //   batlehub_sandbox_runs_total{runtime, scanner, outcome}  counter
 //       Sandboxed scanner runs by how they ended: ok, start_timeout, run_timeout, crashed,
-//       result_invalid, out_of_memory, …. A rate of anything but ok is the alert.
+//       result_invalid, out_of_memory, …. A rate of anything but ok is the alert. `scanner`
+//       is ours (departure 23): which scanner's runs fail.
 //   batlehub_sandbox_run_seconds{runtime, phase}            histogram, 0.05 s … 600 s
-//       How long a run's phase took (phase="run": the scanner inside the walls).
+//       How long each phase of a run whose agent reported took: start (to the agent's bundle
+//       fetch), run (fetch, extraction and scanner, as the agent timed them), collect (the
+//       result read, the sandbox removed). A run that timed out or crashed is in none.
 //   batlehub_sandbox_probe_failures_total{runtime, assertion}  counter
 //       Which probe assertion failed (no_network, no_shell, …): why a runtime is not ready.
 //   batlehub_sandbox_orphans_swept_total{runtime, kind}     counter
@@ -42,6 +45,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -58,7 +62,14 @@ class Metrics {
 
   // Sandbox runtimes (RFC 0022 §6.6).
   void set_ready(std::string_view runtime, bool ready);
-  void run_finished(std::string_view runtime, std::string_view scanner, std::string_view outcome, double seconds);
+  // `start`, `run`, `collect`: the run's phases (RunPhases) when its agent reported, else none.
+  struct Phases {
+    double start = 0;
+    double run = 0;
+    double collect = 0;
+  };
+  void run_finished(std::string_view runtime, std::string_view scanner, std::string_view outcome,
+                    std::optional<Phases> phases);
   void probe_failed(std::string_view runtime, std::string_view assertion);
   void orphans_swept(std::string_view runtime, std::string_view kind, std::size_t n);
   // A run whose scanner ran under `resource` lowered to the host's hard limit (RFC 0022 §4.2:

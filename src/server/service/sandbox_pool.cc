@@ -89,12 +89,30 @@ std::size_t SandboxPool::in_use() const {
   return in_use_;
 }
 
+std::optional<RunPhases> phases_of(const Expected<core::RunOutput, core::SandboxError>& result,
+                                   const core::RunTrace& trace, std::chrono::steady_clock::time_point began,
+                                   std::chrono::steady_clock::time_point returned) {
+  if (!result || !trace.ended) return std::nullopt;
+  using Seconds = std::chrono::duration<double>;
+  const wire::Timings& t = result->report.timings;
+  RunPhases p;
+  p.run = static_cast<double>(t.fetch_ms + t.extract_ms + t.run_ms) / 1000.0;
+  // The agent's clock and ours are two clocks: a start that comes out below zero is rounding.
+  p.start = std::max(0.0, Seconds(*trace.ended - began).count() - p.run);
+  p.collect = std::max(0.0, Seconds(returned - *trace.ended).count());
+  return p;
+}
+
 Expected<core::RunOutput, core::SandboxError> SandboxPool::run(const core::RunSpec& spec) {
   Permit permit(*this);
-  const auto start = std::chrono::steady_clock::now();
-  auto r = inner_.run(spec);
-  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-  if (on_run_) on_run_(RunRecord{spec, r, took.count()});
+  core::RunTrace trace;
+  core::RunSpec traced = spec;
+  traced.trace = &trace;
+  const auto began = std::chrono::steady_clock::now();
+  auto r = inner_.run(traced);
+  const auto returned = std::chrono::steady_clock::now();
+  const std::chrono::duration<double> took = returned - began;
+  if (on_run_) on_run_(RunRecord{spec, r, took.count(), trace, phases_of(r, trace, began, returned)});
   return r;
 }
 
@@ -103,7 +121,7 @@ Expected<core::ProbeReport, core::SandboxError> SandboxPool::probe(const core::P
   return inner_.probe(target);
 }
 
-Expected<std::size_t, core::SandboxError> SandboxPool::sweep(std::chrono::seconds older_than) {
+Expected<core::Swept, core::SandboxError> SandboxPool::sweep(std::chrono::seconds older_than) {
   return inner_.sweep(older_than);
 }
 
