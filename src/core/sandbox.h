@@ -240,6 +240,9 @@ class SandboxRuntime {
   virtual ~SandboxRuntime() = default;
   // none, bwrap, oci, kubernetes: the `runtime` label of the metrics.
   virtual std::string_view name() const = 0;
+  // Where its runs are made, for the probing line (RFC 0022 §1): "namespace batlehub-sandbox,
+  // runtime class gvisor, bundles on s3://cache/sandbox/".
+  virtual std::string where() const { return ""; }
   // One run: create the sandbox, get the bundle to the agent, wait for the sandbox to end,
   // bring the result back.
   virtual Expected<RunOutput, SandboxError> run(const RunSpec& spec) = 0;

@@ -46,6 +46,10 @@ Expected<std::uint64_t, StorageError> StorageBackend::get_to_fd(const std::strin
   return static_cast<std::uint64_t>(bytes->size());
 }
 
+std::string StorageBackend::location(const std::string& key_prefix) const {
+  return std::string(type()) + " backend " + name() + ", keys " + key_prefix;
+}
+
 Expected<std::string, StorageError> StorageBackend::presign_get(const std::string& /*key*/,
                                                                 std::chrono::seconds /*ttl*/) const {
   return Unexpected(cannot_presign(name(), type()));

@@ -49,6 +49,9 @@ class StorageBackend {
   virtual const std::string& name() const = 0;
   // "filesystem", "in_memory", "s3".
   virtual std::string_view type() const = 0;
+  // Where keys under `key_prefix` live, for an operator's log line: "s3://cache/sandbox/",
+  // "/var/cache/batlehub/sandbox/". The default names the backend and its type.
+  virtual std::string location(const std::string& key_prefix) const;
 
   virtual Expected<Ok, StorageError> put(const std::string& key, std::string_view bytes) = 0;
   // The blob's bytes streamed, never held whole: an artifact may be hundreds of MiB.

@@ -783,6 +783,9 @@ TEST_F(KubernetesRuntimeTest, the_operators_config_builds_a_runtime_whose_probe_
   auto runtime = server::build_sandbox_runtime(loaded->config, env);
   ASSERT_TRUE(runtime) << runtime.error();
   EXPECT_EQ((*runtime)->name(), "kubernetes");
+  // RFC 0022 §1's probing line names this: the namespace (the kubeconfig's), the bundles' place.
+  EXPECT_EQ((*runtime)->where(), "namespace " + ns_->sandbox() + ", bundles on s3://" +
+                                     std::string(BATLEHUB_TEST_S3_BUCKET) + "/" + prefix_);
   auto r = (*runtime)->probe(target());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_TRUE(r->passed()) << r->first_failure().value_or("");

@@ -66,7 +66,11 @@ TEST_F(ProbeCli, passes_for_a_proper_room_and_prints_every_assertion) {
   ASSERT_GE(r.out.size(), 17u);
   EXPECT_EQ(r.out[0], "room hostile (runtime bwrap, " + r.out[0].substr(29));
   for (std::size_t i = 1; i <= 16; ++i) EXPECT_EQ(r.out[i].substr(0, 8), "  pass  ") << r.out[i];
-  EXPECT_NE(r.err.find("INFO sandbox: probing runtime \"bwrap\""), std::string::npos) << r.err;
+  // RFC §1: where the runtime makes its runs, then what this probe opens.
+  EXPECT_NE(r.err.find("INFO sandbox: probing runtime \"bwrap\" (rooms in " + rooms_.string() + ", runs under "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("; room " + rooms_.string() + "/hostile)\n"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("INFO sandbox: probe passed in"), std::string::npos) << r.err;
   // RFC §1: the line ends with the agent's version, as the agent inside reported it.
   EXPECT_NE(r.err.find(" command(s) hashed, agent " + std::string(agent::kAgentVersion) + "\n"), std::string::npos)
@@ -291,9 +295,10 @@ TEST_F(ProbeCli, on_oci_each_distinct_image_is_probed_once_for_all_the_scanners_
   Ran r = probe(cfg);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(room_lines(r), (std::vector<std::string>{"room first+second", "room third"}));
-  EXPECT_NE(r.err.find("INFO sandbox: probing runtime \"oci\" (image " + shared + ", for first+second)"),
+  EXPECT_NE(r.err.find("INFO sandbox: probing runtime \"oci\" (podman, network none, bundles bound from "),
             std::string::npos)
       << r.err;
+  EXPECT_NE(r.err.find("; image " + shared + ", for first+second)\n"), std::string::npos) << r.err;
   // The bare command, found by the agent on the image's PATH, hashed once per image.
   EXPECT_EQ(std::count_if(r.out.begin(), r.out.end(),
                           [](const std::string& l) {
@@ -322,7 +327,7 @@ TEST_F(ProbeCli, on_oci_with_no_image_configured_the_workers_own_image_is_probed
   Ran r = probe(cfg, {"BATLEHUB_IMAGE=" + own});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(room_lines(r), std::vector<std::string>{"room hostile"});
-  EXPECT_NE(r.err.find("(image " + own + ", for hostile)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; image " + own + ", for hostile)"), std::string::npos) << r.err;
 }
 
 // RFC 0022 §4.2 falls back to the worker's own image, and §10 has the probe refuse a room

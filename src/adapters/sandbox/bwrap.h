@@ -65,6 +65,9 @@ class BwrapRuntime final : public core::SandboxRuntime {
   BwrapRuntime& operator=(const BwrapRuntime&) = delete;
 
   std::string_view name() const override { return "bwrap"; }
+  std::string where() const override {
+    return "rooms in " + options_.rooms_dir + ", runs under " + options_.scratch_dir;
+  }
   Expected<core::RunOutput, core::SandboxError> run(const core::RunSpec& spec) override;
   Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget& target) override;
   // A run's processes die with it (--die-with-parent) and its TempDir with its RunCgroup;

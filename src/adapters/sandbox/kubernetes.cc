@@ -323,6 +323,13 @@ Expected<core::Swept, SandboxError> KubernetesRuntime::sweep(std::chrono::second
   return swept;
 }
 
+std::string KubernetesRuntime::where() const {
+  std::string s = "namespace " + namespace_;
+  if (!options_.runtime_class.empty()) s += ", runtime class " + options_.runtime_class;
+  if (options_.bundles) s += ", bundles on " + options_.bundles->location();
+  return s;
+}
+
 void KubernetesRuntime::close_job(const std::string& job) {
   if (options_.bundles) options_.bundles->close_job(job);
 }

@@ -49,6 +49,7 @@ class KubernetesRuntime final : public core::SandboxRuntime {
   explicit KubernetesRuntime(KubernetesOptions o);
 
   std::string_view name() const override { return "kubernetes"; }
+  std::string where() const override;
   Expected<core::RunOutput, core::SandboxError> run(const core::RunSpec& spec) override;
   Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget& target) override;
   // Deletes the pods (labelled io.batlehub/worker) of a worker gone — this worker's own

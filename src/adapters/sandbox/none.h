@@ -24,6 +24,7 @@ class NoneRuntime final : public core::SandboxRuntime {
   static Expected<std::unique_ptr<NoneRuntime>, core::SandboxError> create(NoneOptions options, const core::Env& env);
 
   std::string_view name() const override { return "none"; }
+  std::string where() const override { return "no walls: the scanner runs on this host as the worker"; }
   Expected<core::RunOutput, core::SandboxError> run(const core::RunSpec& spec) override;
   // Skips: there are no walls to prove. The report says so; the caller logs it.
   Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget& target) override;

@@ -452,6 +452,15 @@ Expected<core::Swept, SandboxError> OciRuntime::sweep(std::chrono::seconds older
   return swept;
 }
 
+std::string OciRuntime::where() const {
+  // The engine, and its CLI only when the operator named one of its own.
+  const std::string engine = engine_name(options_.engine);
+  std::string s = options_.binary == engine ? engine : engine + " (" + options_.binary + ")";
+  if (options_.bundles)
+    return s + ", network " + options_.storage_network + ", bundles on " + options_.bundles->location();
+  return s + ", network none, bundles bound from " + options_.scratch_dir;
+}
+
 void OciRuntime::close_job(const std::string& job) {
   if (options_.bundles) options_.bundles->close_job(job);
 }

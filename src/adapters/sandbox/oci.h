@@ -117,6 +117,7 @@ class OciRuntime final : public core::SandboxRuntime {
   explicit OciRuntime(OciOptions o);
 
   std::string_view name() const override { return "oci"; }
+  std::string where() const override;
   Expected<core::RunOutput, core::SandboxError> run(const core::RunSpec& spec) override;
   Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget& target) override;
   // Removes the containers (labelled io.batlehub.worker) whose worker on this host is gone,

@@ -75,6 +75,8 @@ class BundleStore {
   Expected<std::size_t, core::StorageError> sweep(std::chrono::seconds older_than);
 
   const core::StorageBackend& leaf() const { return *leaf_; }
+  // Where the bundles go: "s3://cache/sandbox/".
+  std::string location() const { return leaf_->location(options_.prefix); }
   const std::string& prefix() const { return options_.prefix; }
 
  private:

@@ -32,6 +32,7 @@ class FilesystemBackend final : public core::StorageBackend {
 
   const std::string& name() const override { return name_; }
   std::string_view type() const override { return "filesystem"; }
+  std::string location(const std::string& key_prefix) const override { return root_ + "/" + key_prefix; }
 
   Expected<Ok, StorageError> put(const std::string& key, std::string_view bytes) override {
     return write(key, [&](int fd) -> Expected<Ok, std::string> {

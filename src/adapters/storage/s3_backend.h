@@ -60,6 +60,10 @@ class S3Backend final : public core::StorageBackend {
   // Which link of the credential chain signs this backend's requests.
   const std::string& credentials_source() const { return credentials_->source(); }
   std::string_view type() const override { return "s3"; }
+  // s3://<bucket>/<prefix><key_prefix>, as the aws CLI names it.
+  std::string location(const std::string& key_prefix) const override {
+    return "s3://" + bucket_ + "/" + prefix_ + key_prefix;
+  }
 
   Expected<Ok, core::StorageError> put(const std::string& key, std::string_view bytes) override;
   Expected<Ok, core::StorageError> put_blob(const std::string& key, const core::Blob& blob) override;

@@ -67,6 +67,7 @@ class SandboxPool final : public core::SandboxRuntime {
   SandboxPool(core::SandboxRuntime& inner, std::size_t size, Observer on_run = {}, PermitObserver on_permit = {});
 
   std::string_view name() const override { return inner_.name(); }
+  std::string where() const override { return inner_.where(); }
   Expected<core::RunOutput, core::SandboxError> run(const core::RunSpec& spec) override;
   // The probe and the sweep hold a permit too: a probe is a run.
   Expected<core::ProbeReport, core::SandboxError> probe(const core::ProbeTarget& target) override;

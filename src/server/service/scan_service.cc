@@ -75,11 +75,14 @@ WallsProof prove_walls(core::SandboxRuntime& rt, const std::vector<core::ProbeTa
                       "worker and need no room",
                       "", "result_at_all"};
   }
+  const std::string where = rt.where();
+  const std::string in = where.empty() ? "" : where + "; ";
   for (const auto& t : targets) {
+    // RFC 0022 §1's line, where the runtime makes its runs first; then what this probe opens.
     if (t.image) {
-      log->info("probing runtime \"{}\" (image {}, for {})", rt.name(), *t.image, t.room);
+      log->info("probing runtime \"{}\" ({}image {}, for {})", rt.name(), in, *t.image, t.room);
     } else {
-      log->info("probing runtime \"{}\" (room {}/{})", rt.name(), rooms_dir, t.room);
+      log->info("probing runtime \"{}\" ({}room {}/{})", rt.name(), in, rooms_dir, t.room);
     }
     auto r = rt.probe(t);
     if (!r) {
