@@ -1,4 +1,4 @@
-// The agent's HTTP client: one GET or one PUT per connection, HTTP/1.1, plain or TLS.
+// The agent's HTTP client: one GET, PUT or form POST per connection, HTTP/1.1, plain or TLS.
 //
 // Written here rather than taken from a library because the agent must link statically and
 // Debian ships neither a static cpp-httplib (only its shared build) nor a libcurl.a whose
@@ -37,6 +37,11 @@ Expected<std::uint64_t, HttpError> http_get(const Url& url, std::uint64_t max_bo
 
 // PUT `body` to `url` with a Content-Length; any 2xx is success.
 Expected<Ok, HttpError> http_put(const Url& url, std::string_view body);
+
+// POST a post+ URL's form (url.form, in order) with `file` last as the field "file"
+// (filename out.tar), multipart/form-data with a Content-Length; any 2xx is success. A
+// server that refuses the size (S3's EntityTooLarge, 400) is a refusal, not retried.
+Expected<Ok, HttpError> http_post_form(const Url& url, std::string_view file);
 
 // The PEM roots HTTPS verifies against, linked in from one of the roots libraries.
 std::string_view tls_roots_pem();

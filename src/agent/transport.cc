@@ -125,8 +125,9 @@ Expected<base::Fd, FetchError> fetch_input(const Url& url, std::uint64_t declare
 
 Expected<Ok, std::string> put_result(const Url& url, std::string_view bytes) {
   if (url.scheme != Url::Scheme::kFile) {
-    auto r = with_retries([&] { return http_put(url, bytes); });
-    if (!r) return Unexpected("PUT " + url.authority + ": " + r.error().message);
+    const char* verb = url.post_form ? "POST" : "PUT";
+    auto r = with_retries([&] { return url.post_form ? http_post_form(url, bytes) : http_put(url, bytes); });
+    if (!r) return Unexpected(std::string(verb) + " " + url.authority + ": " + r.error().message);
     return Ok{};
   }
   // A result file the runtime made for the agent is written in place: oci binds one file,

@@ -1,6 +1,7 @@
 #include "agent/url.h"
 
 #include "base/percent_encode.h"
+#include "wire/post_form.h"
 
 namespace batlehub::agent {
 
@@ -12,6 +13,47 @@ bool printable_ascii(std::string_view s) {
     if (static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) >= 0x7f) return false;
   }
   return true;
+}
+
+Expected<std::string, std::string> percent_decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out += s[i];
+      continue;
+    }
+    if (i + 2 >= s.size() || hex_digit(s[i + 1]) < 0 || hex_digit(s[i + 2]) < 0) {
+      return Unexpected(std::string("bad percent-escape in the form's fields"));
+    }
+    out += static_cast<char>(hex_digit(s[i + 1]) * 16 + hex_digit(s[i + 2]));
+    i += 2;
+  }
+  return out;
+}
+
+// The fields of a post+ URL's query. Each goes into a multipart part as it is, so none may
+// break one: no CR, LF or NUL anywhere, no quote in a name, no empty name.
+Expected<std::vector<std::pair<std::string, std::string>>, std::string> form_fields(std::string_view query) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    const std::size_t eq = pair.find('=');
+    if (eq == std::string_view::npos) return Unexpected(std::string("a form field without '='"));
+    auto name = percent_decode(pair.substr(0, eq));
+    if (!name) return Unexpected(name.error());
+    auto value = percent_decode(pair.substr(eq + 1));
+    if (!value) return Unexpected(value.error());
+    if (name->empty() || name->find_first_of(std::string_view("\r\n\0\"", 4)) != std::string::npos ||
+        value->find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
+      return Unexpected(std::string("a form field that would break its part (empty name, a quote, CR, LF or NUL)"));
+    }
+    fields.emplace_back(std::move(*name), std::move(*value));
+  }
+  if (fields.empty()) return Unexpected(std::string("a post+ URL with no form fields"));
+  return fields;
 }
 }  // namespace
 
@@ -38,6 +80,21 @@ Expected<Url, std::string> parse_url(std::string_view text) {
     }
     u.scheme = Url::Scheme::kFile;
     return u;
+  }
+  if (text.starts_with(wire::kPostFormPrefix)) {
+    auto u2 = parse_url(text.substr(wire::kPostFormPrefix.size()));
+    if (!u2) return u2;
+    if (u2->scheme == Url::Scheme::kFile || u2->post_form) {
+      return Unexpected(std::string("a post+ URL must be post+http or post+https"));
+    }
+    const std::size_t q = u2->target.find('?');
+    if (q == std::string::npos) return Unexpected(std::string("a post+ URL with no form fields"));
+    auto fields = form_fields(std::string_view(u2->target).substr(q + 1));
+    if (!fields) return Unexpected(fields.error());
+    u2->target.resize(q);
+    u2->post_form = true;
+    u2->form = std::move(*fields);
+    return u2;
   }
   std::string_view rest;
   if (text.starts_with("https://")) {

@@ -55,6 +55,12 @@ Expected<std::string, StorageError> StorageBackend::presign_get(const std::strin
   return Unexpected(cannot_presign(name(), type()));
 }
 
+Expected<PresignedPost, StorageError> StorageBackend::presign_post(const std::string& /*key*/,
+                                                                   std::chrono::seconds /*ttl*/,
+                                                                   std::uint64_t /*max_bytes*/) const {
+  return Unexpected(cannot_presign(name(), type()));
+}
+
 Expected<std::string, StorageError> StorageBackend::presign_put(const std::string& /*key*/,
                                                                 std::chrono::seconds /*ttl*/,
                                                                 std::uint64_t /*max_bytes*/) const {

@@ -42,6 +42,14 @@ struct ObjectInfo {
   bool operator==(const ObjectInfo&) const = default;
 };
 
+// A presigned POST (S3's browser-based upload): the URL to POST a multipart/form-data body
+// to, and the form's fields in the order they are sent — the signed policy among them —
+// before the file, which goes last.
+struct PresignedPost {
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> fields;
+};
+
 class StorageBackend {
  public:
   virtual ~StorageBackend() = default;
@@ -77,6 +85,11 @@ class StorageBackend {
   // before reading (BundleStore::read_result), whatever the backend accepted.
   virtual Expected<std::string, StorageError> presign_put(const std::string& key, std::chrono::seconds ttl,
                                                           std::uint64_t max_bytes) const;
+  // A form a holder can POST `key` with, valid for `ttl`, whose body the server itself
+  // refuses past `max_bytes` (the policy's content-length-range): the bound a presigned PUT
+  // cannot carry. What the sandbox writes its result with (RFC 0022 §5.2).
+  virtual Expected<PresignedPost, StorageError> presign_post(const std::string& key, std::chrono::seconds ttl,
+                                                             std::uint64_t max_bytes) const;
 };
 
 // The RFC's §4.3 wording, for every backend that cannot presign.

@@ -1,5 +1,5 @@
 // The agent over http:// and https:// against a real local server (tests/agent/http_peer.py):
-// GET for the manifest and inputs, PUT with a Content-Length for the result, and the
+// GET for the manifest and inputs, PUT with a Content-Length or a form POST for the result, and the
 // refusals — a body longer than declared, a redirect, a certificate no compiled-in root
 // vouches for, a certificate that does not name the host (an address is checked against
 // the certificate's IP SANs, a name against its DNS SANs).
@@ -13,6 +13,7 @@
 
 #include "archive_builder.h"
 #include "harness.h"
+#include "wire/post_form.h"
 
 namespace batlehub::agent {
 namespace {
@@ -198,6 +199,24 @@ TEST_F(AgentHttp, a_busy_server_or_a_dropped_connection_is_tried_again) {
   EXPECT_EQ(Scratch::read(served_ / "manifest.json.attempts"), "3");
   EXPECT_EQ(Scratch::read(served_ / "artifact.tgz.attempts"), "2");
   EXPECT_EQ(Scratch::read(served_ / "out.tar.attempts"), "3");
+}
+
+// The storage transport's result: a post+ URL (wire/post_form.h) is POSTed as a form, its
+// fields as parts in the order given, out.tar last as the part "file", one Content-Length.
+TEST_F(AgentHttp, a_post_form_result_is_sent_as_its_fields_in_order_then_out_tar) {
+  Scratch::write(served_ / "manifest.json", wire::serialize(scan_manifest({hostile(), "exit", "0"})));
+  const std::string out = wire::post_form_url(
+      peer().url("/form/out.tar"), {{"key", "sandbox/j 1/out.tar"}, {"policy", "eyJ+/="}, {"x-amz-signature", "0a"}});
+  std::string err;
+  const int rc =
+      run_process({BATLEHUB_AGENT_BIN, "--in", peer().url("/f/manifest.json"), "--out", out}, s_.work(), {}, &err);
+  Outcome o = outcome(rc);
+  ASSERT_TRUE(o.have_result) << o.error << agent_stderr(err);
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(Scratch::read(served_ / "out.tar.fields"), "key=sandbox/j 1/out.tar\npolicy=eyJ+/=\nx-amz-signature=0a\n");
+  const std::string headers = Scratch::read(served_ / "out.tar.headers");
+  EXPECT_NE(headers.find("Content-Type: multipart/form-data; boundary=batlehub-"), std::string::npos) << headers;
+  EXPECT_NE(headers.find("Content-Length: "), std::string::npos) << headers;
 }
 
 // Four attempts and no more: the last failure is the reason, with the count.

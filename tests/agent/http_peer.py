@@ -9,6 +9,10 @@
   PUT  /put/NAME            requires Content-Length, refuses chunked; stores the body as
                             NAME and the request headers as NAME.headers
   PUT  /deny/NAME           403
+  POST /form/NAME           a multipart/form-data form (what a post+ result URL sends): requires
+                            Content-Length, refuses chunked; stores the part named "file" as
+                            NAME, every other part as "name=value" lines in NAME.fields, in
+                            the order sent, and the request headers as NAME.headers
   GET or PUT /busy/K/NAME   the first K requests for it answer 503 (S3's SlowDown), then as
                             /f/ or /put/ do
   GET or PUT /drop/K/NAME   the first K requests for it are dropped: the connection closed
@@ -127,6 +131,16 @@ def main():
             else:
                 self.send_error(404)
 
+        def _body(self):
+            """An upload's body, read by its Content-Length; None (answered) for a chunked one or one without."""
+            if self.headers.get("Transfer-Encoding"):
+                self.send_error(400, "chunked uploads are refused")
+                return None
+            if self.headers.get("Content-Length") is None:
+                self.send_error(411)
+                return None
+            return self.rfile.read(int(self.headers["Content-Length"]))
+
         def do_PUT(self):
             if self._faulty():
                 return
@@ -135,14 +149,9 @@ def main():
                 self.send_error(404)
                 return
             kind, name = parts[1], os.path.basename(parts[2])
-            if self.headers.get("Transfer-Encoding"):
-                self.send_error(400, "chunked uploads are refused")
+            body = self._body()
+            if body is None:
                 return
-            if self.headers.get("Content-Length") is None:
-                self.send_error(411)
-                return
-            n = int(self.headers["Content-Length"])
-            body = self.rfile.read(n)
             if kind == "deny":
                 self.send_error(403)
                 return
@@ -153,6 +162,52 @@ def main():
                     f.write("%s: %s\n" % (k, v))
             self.send_response(200)
             self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def do_POST(self):
+            parts = self.path.split("?")[0].split("/", 2)
+            if len(parts) < 3 or parts[1] != "form":
+                self.send_error(404)
+                return
+            name = os.path.basename(parts[2])
+            body = self._body()
+            if body is None:
+                return
+            ctype = self.headers.get("Content-Type", "")
+            prefix = "multipart/form-data; boundary="
+            if not ctype.startswith(prefix):
+                self.send_error(400, "not multipart/form-data")
+                return
+            dash = b"--" + ctype[len(prefix):].encode()
+            if not body.startswith(dash) or not body.endswith(b"\r\n" + dash + b"--\r\n"):
+                self.send_error(400, "the body does not open and close with its boundary")
+                return
+            fields, file = [], None
+            for part in body[len(dash):-len(dash) - 6].split(b"\r\n" + dash):
+                if not part.startswith(b"\r\n"):
+                    self.send_error(400, "a part that does not start on its own line")
+                    return
+                head, _, content = part[2:].partition(b"\r\n\r\n")
+                disposition = [h for h in head.split(b"\r\n") if h.lower().startswith(b"content-disposition:")]
+                if len(disposition) != 1 or b' name="' not in disposition[0]:
+                    self.send_error(400, "a part without its name")
+                    return
+                field = disposition[0].split(b' name="', 1)[1].split(b'"', 1)[0].decode()
+                if field == "file":
+                    file = content
+                else:
+                    fields.append("%s=%s" % (field, content.decode()))
+            if file is None:
+                self.send_error(400, "no file part")
+                return
+            with open(os.path.join(root, name), "wb") as f:
+                f.write(file)
+            with open(os.path.join(root, name + ".fields"), "w") as f:
+                f.write("".join(line + "\n" for line in fields))
+            with open(os.path.join(root, name + ".headers"), "w") as f:
+                for k, v in self.headers.items():
+                    f.write("%s: %s\n" % (k, v))
+            self.send_response(204)
             self.end_headers()
 
     srv = http.server.ThreadingHTTPServer((args.bind, 0), Handler)

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "wire/post_form.h"
+
 namespace batlehub::agent {
 namespace {
 
@@ -33,6 +35,36 @@ TEST(Url, HttpUrlsKeepTheTargetAsSigned) {
   ASSERT_TRUE(w);
   EXPECT_EQ(w->port, 80);
   EXPECT_EQ(w->target, "/");
+}
+
+// The result's form (wire/post_form.h): what the worker encodes is what the agent reads back,
+// field for field and in order, and the form's own URL without them.
+TEST(Url, APostFormComesBackFieldForFieldInOrder) {
+  const std::vector<std::pair<std::string, std::string>> fields = {
+      {"key", "sandbox/job 1/yara/1/7@h-1/out.tar"},
+      {"x-amz-credential", "AKID/20261206/us-east-1/s3/aws4_request"},
+      {"policy", "eyJleHBpcmF0aW9uIjoi+/=="},
+      {"x-amz-signature", "0a1b"}};
+  auto u = parse_url(wire::post_form_url("http://127.0.0.1:9000/bucket", fields));
+  ASSERT_TRUE(u) << u.error();
+  EXPECT_TRUE(u->post_form);
+  EXPECT_EQ(u->scheme, Url::Scheme::kHttp);
+  EXPECT_EQ(u->authority, "127.0.0.1:9000");
+  EXPECT_EQ(u->target, "/bucket");
+  EXPECT_EQ(u->form, fields);
+  auto s = parse_url(wire::post_form_url("https://bucket.s3.example/", {{"key", "k"}}));
+  ASSERT_TRUE(s) << s.error();
+  EXPECT_EQ(s->target, "/");
+  EXPECT_EQ(s->port, 443);
+  EXPECT_FALSE(parse_url("http://host/bucket?key=k")->post_form) << "a plain URL is never a form";
+}
+
+TEST(Url, RefusesAFormThatWouldBreakItsParts) {
+  for (const char* bad : {"post+http://host/b", "post+http://host/b?", "post+http://host/b?key", "post+file:///x?k=v",
+                          "post+post+http://host/b?k=v", "post+http://host/b?k=a%0D%0Ab", "post+http://host/b?k%22=v",
+                          "post+http://host/b?=v", "post+http://host/b?k=%0", "post+http://host/b?k=a%00"}) {
+    EXPECT_FALSE(parse_url(bad)) << bad;
+  }
 }
 
 TEST(Url, RefusesWhatItDoesNotSpeak) {

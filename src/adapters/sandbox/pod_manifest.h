@@ -33,7 +33,7 @@ struct PodManifestInput {
   std::vector<std::string> image_pull_secrets;
   std::string image;
   std::string in_url;   // the manifest's presigned GET
-  std::string out_url;  // out.tar's presigned PUT
+  std::string out_url;  // out.tar's presigned POST form (wire/post_form.h)
   std::uint64_t memory_mb = 2048;
   std::uint64_t work_mb = 512;  // /work's memory emptyDir: max_extracted_mb
 };

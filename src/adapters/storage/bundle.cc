@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "wire/caps.h"
+#include "wire/post_form.h"
 
 namespace batlehub::adapters {
 
@@ -147,10 +148,12 @@ Expected<StagedRun, SandboxError> BundleStore::write_and_presign(const wire::Man
   staged.bytes_uploaded += json.size();
   auto get = leaf_->presign_get(staged.manifest_key, ttl);
   if (!get) return fail("presigning the manifest", get.error());
-  auto put = leaf_->presign_put(staged.out_key, ttl, wire::kOutTarMaxBytes);
-  if (!put) return fail("presigning out.tar", put.error());
+  // A POST policy, not a PUT: the storage itself refuses an out.tar past kOutTarMaxBytes, so a
+  // sandbox cannot fill the bucket with what the worker would refuse to read anyway.
+  auto post = leaf_->presign_post(staged.out_key, ttl, wire::kOutTarMaxBytes);
+  if (!post) return fail("presigning out.tar", post.error());
   staged.manifest_url = std::move(*get);
-  staged.out_url = std::move(*put);
+  staged.out_url = wire::post_form_url(post->url, post->fields);
   return staged;
 }
 

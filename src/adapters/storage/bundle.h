@@ -42,7 +42,7 @@ struct StagedRun {
   std::string manifest_key;
   std::string out_key;
   std::string manifest_url;          // presigned GET
-  std::string out_url;               // presigned PUT, its length bounded by kOutTarMaxBytes
+  std::string out_url;               // a presigned POST (wire/post_form.h), bounded by kOutTarMaxBytes
   std::uint64_t bytes_uploaded = 0;  // what staging wrote: the manifest, any uploaded input
   std::uint64_t bytes_in_place = 0;  // cached inputs presigned where they lie
 };

@@ -380,9 +380,8 @@ Expected<std::vector<core::ObjectInfo>, StorageError> S3Backend::list(const std:
   return all;
 }
 
-Expected<std::string, StorageError> S3Backend::presign(const char* method, const std::string& key,
-                                                       std::chrono::seconds ttl) const {
-  const std::string op = std::string("presign ") + method;
+Expected<sigv4::Credentials, StorageError> S3Backend::presignable(const std::string& op, const std::string& key,
+                                                                  std::chrono::seconds ttl) const {
   if (auto ok = core::check_key(name_, key); !ok) return Unexpected(ok.error());
   if (prefix_.size() + key.size() > kMaxObjectKeyBytes) {
     return Unexpected(error(Kind::kBadKey, op, key.substr(0, 64), "longer than S3's 1024 bytes with the prefix"));
@@ -393,6 +392,14 @@ Expected<std::string, StorageError> S3Backend::presign(const char* method, const
   }
   auto keys = credentials_->current();
   if (!keys) return Unexpected(error(Kind::kIo, op, key, "no credentials: " + keys.error()));
+  return *keys;
+}
+
+Expected<std::string, StorageError> S3Backend::presign(const char* method, const std::string& key,
+                                                       std::chrono::seconds ttl) const {
+  const std::string op = std::string("presign ") + method;
+  auto keys = presignable(op, key, ttl);
+  if (!keys) return Unexpected(keys.error());
   const std::string uri = object_uri(key);
   const sigv4::Request req{method, uri, {}, {{"host", host_}}};
   const sigv4::Presigned p = sigv4::presign(req, ttl, *keys, region_, options_.clock());
@@ -447,6 +454,18 @@ Expected<std::string, StorageError> S3Backend::presign_put(const std::string& ke
                                                            std::uint64_t /*max_bytes*/) const {
   // max_bytes is the worker's to enforce by HEAD (s3_backend.h says why the URL cannot).
   return presign("PUT", key, ttl);
+}
+
+Expected<core::PresignedPost, StorageError> S3Backend::presign_post(const std::string& key, std::chrono::seconds ttl,
+                                                                    std::uint64_t max_bytes) const {
+  auto keys = presignable("presign POST", key, ttl);
+  if (!keys) return Unexpected(keys.error());
+  core::PresignedPost post;
+  // The form goes to the bucket itself: /<bucket> path-style, / on the bucket's own host.
+  post.url = scheme_ + "://" + host_ + bucket_uri();
+  post.fields =
+      sigv4::post_form(sigv4::PostPolicy{bucket_, prefix_ + key, max_bytes}, ttl, *keys, region_, options_.clock());
+  return post;
 }
 
 }  // namespace batlehub::adapters

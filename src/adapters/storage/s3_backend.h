@@ -14,9 +14,10 @@
 // Presigning. presign_get signs `host` only. presign_put signs `host` only too, and so does
 // NOT bound the body: a query presign can sign a Content-Length, but only an exact one, and
 // the agent's out.tar length is not known when the URL is made; "at most N" exists only in
-// a POST policy (content-length-range), which is not a PUT. `max_bytes` is therefore not
-// enforced by the URL: the worker HEADs the result and refuses one above the ceiling (the
-// RFC's own defence, which holds whatever the endpoint does). TTLs above S3's 7 days are
+// a POST policy (content-length-range), which is not a PUT. presign_post makes that policy,
+// and the server refuses a larger body (EntityTooLarge): the sandbox writes its result with
+// it. The worker still HEADs the result and refuses one above the ceiling (the RFC's own
+// defence, which holds whatever the endpoint does). TTLs above S3's 7 days are
 // refused. A URL signed with temporary keys carries their session token and lives no longer
 // than they do, whatever its TTL says.
 #pragma once
@@ -78,6 +79,8 @@ class S3Backend final : public core::StorageBackend {
                                                         std::chrono::seconds ttl) const override;
   Expected<std::string, core::StorageError> presign_put(const std::string& key, std::chrono::seconds ttl,
                                                         std::uint64_t max_bytes) const override;
+  Expected<core::PresignedPost, core::StorageError> presign_post(const std::string& key, std::chrono::seconds ttl,
+                                                                 std::uint64_t max_bytes) const override;
 
   // HeadBucket, as upstream issues it at start: Ok when the bucket answers to these keys.
   // Otherwise "storage backend '<name>' (<endpoint>): S3 bucket '<bucket>' is not
@@ -102,6 +105,10 @@ class S3Backend final : public core::StorageBackend {
   Expected<Response, core::StorageError> perform(const Call& call) const;
   Expected<std::string, core::StorageError> presign(const char* method, const std::string& key,
                                                     std::chrono::seconds ttl) const;
+  // What every presign checks first (the key, its length with the prefix, the TTL), and the
+  // credentials it signs with.
+  Expected<sigv4::Credentials, core::StorageError> presignable(const std::string& op, const std::string& key,
+                                                               std::chrono::seconds ttl) const;
   core::StorageError error(core::StorageError::Kind kind, std::string_view op, std::string_view key,
                            std::string_view why) const;
 

@@ -7,6 +7,8 @@
 #include <ctime>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "base/percent_encode.h"
 
 namespace batlehub::adapters::sigv4 {
@@ -96,6 +98,15 @@ std::string scope_of(std::string_view date8, std::string_view region) {
   return std::string(date8) + '/' + std::string(region) + "/s3/aws4_request";
 }
 
+// The day's key for `region`'s S3: what both a request's string to sign and a POST policy
+// are signed with.
+std::string signing_key(const Credentials& c, std::string_view date8, std::string_view region) {
+  std::string key = hmac("AWS4" + c.secret_access_key, date8);
+  key = hmac(key, region);
+  key = hmac(key, "s3");
+  return hmac(key, "aws4_request");
+}
+
 Signature signature_of(const Request& r, std::string_view query, const CanonicalHeaders& h,
                        std::string_view payload_hash, const Credentials& c, std::string_view region,
                        std::string_view date) {
@@ -105,11 +116,7 @@ Signature signature_of(const Request& r, std::string_view query, const Canonical
   const std::string_view date8 = date.substr(0, 8);
   s.string_to_sign = std::string(kAlgorithm) + '\n' + std::string(date) + '\n' + scope_of(date8, region) + '\n' +
                      sha256_hex(s.canonical_request);
-  std::string key = hmac("AWS4" + c.secret_access_key, date8);
-  key = hmac(key, region);
-  key = hmac(key, "s3");
-  key = hmac(key, "aws4_request");
-  const std::string mac = hmac(key, s.string_to_sign);
+  const std::string mac = hmac(signing_key(c, date8, region), s.string_to_sign);
   s.signature = to_hex(reinterpret_cast<const unsigned char*>(mac.data()), mac.size());
   return s;
 }
@@ -172,6 +179,42 @@ Presigned presign(const Request& r, std::chrono::seconds expires, const Credenti
   out.detail = signature_of(r, canonical, h, kUnsignedPayload, c, region, date);
   out.query = canonical + "&X-Amz-Signature=" + out.detail.signature;
   return out;
+}
+
+Pairs post_form(const PostPolicy& p, std::chrono::seconds expires, const Credentials& c, std::string_view region,
+                std::chrono::system_clock::time_point now) {
+  const std::string date = amz_date(now);
+  const std::string date8 = date.substr(0, 8);
+  const std::string credential = c.access_key_id + '/' + scope_of(date8, region);
+  // The expiration in ISO 8601 with Z, whole seconds.
+  const std::time_t until = std::chrono::system_clock::to_time_t(now + expires);
+  std::tm tm{};
+  ::gmtime_r(&until, &tm);
+  char expiration[32];
+  std::strftime(expiration, sizeof expiration, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+  Pairs fields{{"key", p.key},
+               {"x-amz-algorithm", std::string(kAlgorithm)},
+               {"x-amz-credential", credential},
+               {"x-amz-date", date}};
+  if (!c.session_token.empty()) fields.emplace_back("x-amz-security-token", c.session_token);
+  // Every field but the policy and its signature is a condition, matched exactly; the body's
+  // size is bounded by content-length-range.
+  nlohmann::json conditions = nlohmann::json::array();
+  conditions.push_back({{"bucket", p.bucket}});
+  for (const auto& [name, value] : fields) conditions.push_back({{name, value}});
+  conditions.push_back(nlohmann::json::array({"content-length-range", 0, p.max_bytes}));
+  const nlohmann::json policy = {{"expiration", expiration}, {"conditions", conditions}};
+  const std::string text = policy.dump();
+
+  std::string b64(4 * ((text.size() + 2) / 3), '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()),
+                                reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
+  b64.resize(static_cast<std::size_t>(n));
+  const std::string mac = hmac(signing_key(c, date8, region), b64);
+  fields.emplace_back("policy", b64);
+  fields.emplace_back("x-amz-signature", to_hex(reinterpret_cast<const unsigned char*>(mac.data()), mac.size()));
+  return fields;
 }
 
 }  // namespace batlehub::adapters::sigv4

@@ -82,4 +82,19 @@ struct Presigned {
 Presigned presign(const Request& r, std::chrono::seconds expires, const Credentials& c, std::string_view region,
                   std::chrono::system_clock::time_point now);
 
+// A POST policy (S3's browser-based upload, "Creating a POST Policy" and "Calculating a
+// Signature" of the S3 API reference): the form's fields, in the order they are sent, the
+// file last. Unlike a presigned PUT, the policy can bound the upload's size
+// (content-length-range), and S3 refuses a larger body itself.
+struct PostPolicy {
+  std::string bucket;
+  std::string key;  // the whole object key, the backend's prefix included
+  std::uint64_t max_bytes = 0;
+};
+// The fields: key, x-amz-algorithm, x-amz-credential, x-amz-date, x-amz-security-token (with
+// a session token), policy (base64 of the JSON) and x-amz-signature (the policy's base64
+// signed with the day's signing key), valid for `expires`.
+Pairs post_form(const PostPolicy& p, std::chrono::seconds expires, const Credentials& c, std::string_view region,
+                std::chrono::system_clock::time_point now);
+
 }  // namespace batlehub::adapters::sigv4

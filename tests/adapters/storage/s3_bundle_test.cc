@@ -104,6 +104,10 @@ class Counting final : public core::StorageBackend {
                                                   std::uint64_t max) const override {
     return inner_->presign_put(k, ttl, max);
   }
+  Expected<core::PresignedPost, StorageError> presign_post(const std::string& k, std::chrono::seconds ttl,
+                                                           std::uint64_t max) const override {
+    return inner_->presign_post(k, ttl, max);
+  }
   std::atomic<int> gets = 0;
 
  private:
@@ -291,31 +295,39 @@ TEST_F(S3BundleTest, a_cached_artifact_is_presigned_in_place_and_only_manifests_
   EXPECT_EQ(s3_->head(blob_key(sha)).error().kind, StorageError::Kind::kNotFound);
 }
 
-TEST_F(S3BundleTest, the_result_comes_back_through_the_presigned_put_and_one_over_the_ceiling_is_refused_unread) {
+TEST_F(S3BundleTest, the_result_comes_back_through_the_presigned_post_and_the_storage_refuses_one_over_the_ceiling) {
   BundleStore s = store();
   auto run = s.stage(inline_only("yara", "job-1"), 60s);
   ASSERT_TRUE(run) << run.error().message;
-  EXPECT_TRUE(run->out_url.starts_with(endpoint_ + "/")) << run->out_url;
+  EXPECT_TRUE(run->out_url.starts_with("post+" + endpoint_ + "/")) << run->out_url;
 
   auto none = s.read_result(*run);
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().reason, core::SandboxError::Reason::kNoResult) << none.error().message;
 
   const std::string small = "a small out.tar, " + prefix_;
-  const HttpAnswer put = http("PUT", run->out_url, small);
-  ASSERT_EQ(put.status, 200) << put.body;
+  const HttpAnswer put = post(run->out_url, small);
+  ASSERT_EQ(put.status, 204) << put.error << put.body;
   auto got = s.read_result(*run);
   ASSERT_TRUE(got) << got.error().message;
   EXPECT_EQ(*got, small);
 
-  // One byte over the ceiling: the server takes it (the URL cannot bound a length)...
+  // One byte over the ceiling: the storage refuses it itself (the policy's
+  // content-length-range), and what was there stays.
   const std::string over(wire::kOutTarMaxBytes + 1, 'x');
-  const HttpAnswer big = http("PUT", run->out_url, over);
-  ASSERT_EQ(big.status, 200) << big.body;
+  const HttpAnswer big = post(run->out_url, over);
+  EXPECT_EQ(big.status, 400) << big.error << big.body;
+  EXPECT_EQ(s3::parse_error_code(big.body), "EntityTooLarge") << big.body;
+  auto kept = s3_->head(run->out_key);
+  ASSERT_TRUE(kept) << kept.error().message;
+  EXPECT_EQ(kept->size, small.size());
+
+  // An endpoint that did not hold to the policy would still not be read: written here with the
+  // worker's own keys, read_result refuses it from the HEAD, never asking for the body.
+  ASSERT_TRUE(s3_->put(run->out_key, over));
   auto info = s3_->head(run->out_key);
   ASSERT_TRUE(info) << info.error().message;
   ASSERT_EQ(info->size, wire::kOutTarMaxBytes + 1);
-  // ...and read_result refuses it from the HEAD, never asking for the body.
   const int gets_before = leaf_->gets.load();
   auto refused = s.read_result(*run);
   ASSERT_FALSE(refused);
@@ -341,9 +353,14 @@ TEST_F(S3BundleTest, each_url_does_one_thing_on_one_key_while_the_key_lives) {
   EXPECT_EQ(tampered.status, 403) << tampered.body;
   EXPECT_EQ(s3::parse_error_code(tampered.body), "SignatureDoesNotMatch") << tampered.body;
 
-  const HttpAnswer out_read = http("GET", run->out_url);
-  EXPECT_EQ(out_read.status, 403) << "a PUT URL cannot read: " << out_read.body;
-  EXPECT_EQ(s3::parse_error_code(out_read.body), "SignatureDoesNotMatch") << out_read.body;
+  // The result's form reads nothing (its URL is the bucket's, unsigned) and writes only its
+  // own key: a form whose key was changed is refused by the policy.
+  const HttpAnswer out_read = http("GET", post_form_of(run->out_url).url);
+  EXPECT_EQ(out_read.status, 403) << "a POST form cannot read: " << out_read.body;
+  const std::string elsewhere = prefix_ + "job-1/guarddog/1/elsewhere/out.tar";
+  const HttpAnswer moved = post(run->out_url, "t", {"key", elsewhere});
+  EXPECT_EQ(moved.status, 403) << "a POST form cannot write another key: " << moved.body;
+  EXPECT_EQ(s3_->head(elsewhere).error().kind, StorageError::Kind::kNotFound);
 
   const std::string manifest_before = http("GET", run->manifest_url).body;
   const HttpAnswer write = http("PUT", run->manifest_url, "{\"wire\":1,\"argv\":[\"evil\"]}");
@@ -366,7 +383,7 @@ TEST_F(S3BundleTest, the_sweep_removes_a_dead_workers_run_from_the_leaf_and_neve
   ASSERT_TRUE(orphan) << orphan.error().message;
   EXPECT_NE(orphan->run_prefix.find("/" + dead_worker + "-"), std::string::npos) << orphan->run_prefix;
   // The sandbox wrote back, and then the worker died without finishing the run.
-  ASSERT_EQ(http("PUT", orphan->out_url, "t").status, 200);
+  ASSERT_EQ(post(orphan->out_url, "t").status, 204);
   EXPECT_EQ(listed(orphan->run_prefix).size(), 2u);
 
   // Another host's recent run, written through a presigned PUT as well.
@@ -408,13 +425,13 @@ TEST_F(S3BundleTest, the_bundle_urls_expire_after_valid_for_plus_the_bundle_ttl)
   auto run = s.stage(inline_only("trivy", "job-1"), 1s);
   ASSERT_TRUE(run) << run.error().message;
   EXPECT_NE(run->manifest_url.find("X-Amz-Expires=2&"), std::string::npos) << run->manifest_url;
-  EXPECT_NE(run->out_url.find("X-Amz-Expires=2&"), std::string::npos) << run->out_url;
+  // The result's form carries its deadline in the signed policy.
   EXPECT_EQ(http("GET", run->manifest_url).status, 200);
   std::this_thread::sleep_for(2500ms);
   const HttpAnswer late = http("GET", run->manifest_url);
   EXPECT_EQ(late.status, 403) << late.body;
   EXPECT_EQ(s3::parse_error_code(late.body), "AccessDenied") << late.body;
-  EXPECT_EQ(http("PUT", run->out_url, "late").status, 403);
+  EXPECT_EQ(post(run->out_url, "late").status, 403);
   EXPECT_EQ(s3_->head(run->out_key).error().kind, StorageError::Kind::kNotFound);
   s.finish(*run);
   EXPECT_TRUE(listed().empty());

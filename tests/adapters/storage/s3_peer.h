@@ -17,9 +17,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "adapters/sandbox/blob.h"
 #include "config/config.h"
@@ -123,17 +127,13 @@ struct HttpOptions {
   bool https_only = false;  // refuse any other protocol
 };
 
-// A request without credentials: what a sandbox holding a presigned URL is. `body` is
-// what a PUT sends.
-inline HttpAnswer http(const std::string& method, const std::string& url, const std::string& body = "",
-                       const HttpOptions& o = {}) {
+// One request through libcurl: `setup` adds what the method needs (a body, a form) to what
+// every request here has — no signal, a timeout, the options' TLS, the answer's body kept,
+// no "Expect: 100-continue".
+inline HttpAnswer perform(const std::string& url, const HttpOptions& o, const std::function<void(CURL*)>& setup) {
   HttpAnswer a;
   char errbuf[CURL_ERROR_SIZE] = {};
   CURL* e = curl_easy_init();
-  struct Up {
-    const std::string* body;
-    std::size_t sent = 0;
-  } up{&body};
   curl_easy_setopt(e, CURLOPT_URL, url.c_str());
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_TIMEOUT, o.timeout_seconds);
@@ -148,7 +148,28 @@ inline HttpAnswer http(const std::string& method, const std::string& url, const 
   curl_easy_setopt(e, CURLOPT_WRITEDATA, &a.body);
   curl_slist* headers = curl_slist_append(nullptr, "Expect:");
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
-  if (method == "PUT") {
+  if (setup) setup(e);
+  a.rc = curl_easy_perform(e);
+  if (a.rc == CURLE_OK) {
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &a.status);
+  } else {
+    a.error = std::string(curl_easy_strerror(a.rc)) + ": " + errbuf;
+  }
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(e);
+  return a;
+}
+
+// A request without credentials: what a sandbox holding a presigned URL is. `body` is
+// what a PUT sends.
+inline HttpAnswer http(const std::string& method, const std::string& url, const std::string& body = "",
+                       const HttpOptions& o = {}) {
+  struct Up {
+    const std::string* body;
+    std::size_t sent = 0;
+  } up{&body};
+  return perform(url, o, [&](CURL* e) {
+    if (method != "PUT") return;
     curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(body.size()));
     curl_easy_setopt(e, CURLOPT_READDATA, &up);
@@ -160,15 +181,65 @@ inline HttpAnswer http(const std::string& method, const std::string& url, const 
           p->sent += len;
           return len;
         });
+  });
+}
+
+// A post+ URL (wire/post_form.h) taken apart by this test's own hand: the form's URL, and its
+// fields decoded, in order.
+struct PostForm {
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> fields;
+};
+inline PostForm post_form_of(const std::string& post_url) {
+  auto decode = [](std::string_view s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '%' && i + 2 < s.size()) {
+        out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+        i += 2;
+      } else {
+        out += s[i];
+      }
+    }
+    return out;
+  };
+  PostForm f;
+  const std::string rest = post_url.substr(post_url.find("post+") == 0 ? 5 : 0);
+  const std::size_t q = rest.find('?');
+  f.url = rest.substr(0, q);
+  std::string_view query = q == std::string::npos ? std::string_view{} : std::string_view(rest).substr(q + 1);
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    const std::size_t eq = pair.find('=');
+    f.fields.emplace_back(decode(pair.substr(0, eq)), decode(pair.substr(eq + 1)));
   }
-  a.rc = curl_easy_perform(e);
-  if (a.rc == CURLE_OK) {
-    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &a.status);
-  } else {
-    a.error = std::string(curl_easy_strerror(a.rc)) + ": " + errbuf;
-  }
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(e);
+  return f;
+}
+
+// POSTs a post+ URL's form with `body` as its file, through libcurl's own multipart encoder
+// (not the agent's), as a sandbox holding it would; `field`, when set, replaces that field's
+// value (a tampered form).
+inline HttpAnswer post(const std::string& post_url, const std::string& body,
+                       const std::pair<std::string, std::string>& field = {}) {
+  const PostForm f = post_form_of(post_url);
+  curl_mime* mime = nullptr;
+  HttpAnswer a = perform(f.url, HttpOptions{.timeout_seconds = 60}, [&](CURL* e) {
+    mime = curl_mime_init(e);
+    for (const auto& [name, value] : f.fields) {
+      curl_mimepart* part = curl_mime_addpart(mime);
+      curl_mime_name(part, name.c_str());
+      const std::string& v = name == field.first ? field.second : value;
+      curl_mime_data(part, v.data(), v.size());
+    }
+    curl_mimepart* file = curl_mime_addpart(mime);
+    curl_mime_name(file, "file");
+    curl_mime_filename(file, "out.tar");
+    curl_mime_data(file, body.data(), body.size());
+    curl_easy_setopt(e, CURLOPT_MIMEPOST, mime);
+  });
+  curl_mime_free(mime);
   return a;
 }
 

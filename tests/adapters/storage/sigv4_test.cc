@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "wire/base64.h"
+
 #include <chrono>
 #include <ctime>
 
@@ -99,6 +103,36 @@ TEST(SigV4, AwsExamplePresignedGet) {
             "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2F"
             "aws4_request&X-Amz-Date=20130524T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&"
             "X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404");
+}
+
+// The POST policy's form: its fields in the order they are sent, and a policy that pins the
+// bucket, the key and every field, bounds the body and expires. Its signature is proven by
+// versitygw itself (S3BundleTest: a good form stores, a tampered or late one is refused).
+TEST(SigV4, APostPolicyPinsEveryFieldAndBoundsTheBody) {
+  const Credentials temporary{"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "a-session-token"};
+  const Pairs f = post_form(PostPolicy{"examplebucket", "cache/sandbox/j/yara/1/r/out.tar", 33554432},
+                            std::chrono::seconds(660), temporary, "us-east-1", example_time());
+  std::vector<std::string> names;
+  for (const auto& [n, v] : f) names.push_back(n);
+  EXPECT_EQ(names, (std::vector<std::string>{"key", "x-amz-algorithm", "x-amz-credential", "x-amz-date",
+                                             "x-amz-security-token", "policy", "x-amz-signature"}));
+  EXPECT_EQ(f[0].second, "cache/sandbox/j/yara/1/r/out.tar");
+  EXPECT_EQ(f[2].second, "AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request");
+  EXPECT_EQ(f[3].second, "20130524T000000Z");
+  EXPECT_EQ(f[6].second.size(), 64u);
+  auto text = wire::base64_decode(f[5].second);
+  ASSERT_TRUE(text);
+  const auto policy = nlohmann::json::parse(*text);
+  EXPECT_EQ(policy["expiration"], "2013-05-24T00:11:00Z");
+  const auto& c = policy["conditions"];
+  EXPECT_EQ(c[0], (nlohmann::json{{"bucket", "examplebucket"}}));
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(c[i + 1], (nlohmann::json{{f[i].first, f[i].second}})) << i;
+  EXPECT_EQ(c[6], (nlohmann::json::array({"content-length-range", 0, 33554432})));
+  EXPECT_EQ(c.size(), 7u);
+  // Without a session token there is no such field, nor condition.
+  const Pairs plain =
+      post_form(PostPolicy{"b", "k", 1}, std::chrono::seconds(60), kExample, "eu-west-1", example_time());
+  for (const auto& [n, v] : plain) EXPECT_NE(n, "x-amz-security-token");
 }
 
 // Not AWS's examples: what the backend relies on around them.

@@ -13,6 +13,7 @@
 #include "adapters/storage/bundle.h"
 #include "adapters/storage/local_backends.h"
 #include "adapters/storage/router.h"
+#include "base/percent_encode.h"
 #include "run_specs.h"
 #include "wire/caps.h"
 #include "wire/manifest.h"
@@ -53,6 +54,11 @@ class PresigningMemory final : public core::StorageBackend {
   Expected<std::string, StorageError> presign_put(const std::string& k, seconds ttl, std::uint64_t max) const override {
     return "http://127.0.0.1/stub/" + name() + "/" + k + "?put&ttl=" + std::to_string(ttl.count()) +
            "&max=" + std::to_string(max);
+  }
+  Expected<core::PresignedPost, StorageError> presign_post(const std::string& k, seconds ttl,
+                                                           std::uint64_t max) const override {
+    return core::PresignedPost{"http://127.0.0.1/stub/" + name(),
+                               {{"key", k}, {"ttl", std::to_string(ttl.count())}, {"max", std::to_string(max)}}};
   }
   std::size_t puts = 0;
   std::uint64_t put_bytes = 0;
@@ -265,8 +271,9 @@ TEST_F(BundleFixture, a_cached_artifact_is_presigned_where_it_lies_and_nothing_i
     EXPECT_EQ(m.entries[0].size, 3u);
     EXPECT_EQ(m.entries[1].bytes, "{}");
     EXPECT_EQ(run->manifest_url, "http://127.0.0.1/stub/bundles/" + run->manifest_key + "?get&ttl=660");
-    EXPECT_EQ(run->out_url, "http://127.0.0.1/stub/bundles/" + run->out_key +
-                                "?put&ttl=660&max=" + std::to_string(wire::kOutTarMaxBytes));
+    // A form to POST (wire/post_form.h), its fields percent-encoded in order, bounded by the ceiling.
+    EXPECT_EQ(run->out_url, "post+http://127.0.0.1/stub/bundles?key=" + base::percent_encode(run->out_key, false) +
+                                "&ttl=660&max=" + std::to_string(wire::kOutTarMaxBytes));
     EXPECT_EQ(run->manifest_key.rfind(std::string("sandbox/job-1/") + scanner + "/1/4242@host-a-", 0), 0u)
         << run->manifest_key;
     store.finish(*run);
