@@ -315,11 +315,8 @@ Expected<core::Swept, SandboxError> KubernetesRuntime::sweep(std::chrono::second
                                 R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})");
     if (d && (d->status == 200 || d->status == 202)) swept.add(core::OrphanKind::kPod, 1);
   }
-  if (options_.bundles) {
-    auto bundles = sweep_bundles(*options_.bundles, std::max(older_than, options_.orphan_after));
-    if (!bundles) return Unexpected(bundles.error());
-    swept.add(core::OrphanKind::kBundle, *bundles);
-  }
+  const auto bundle_age = std::max(older_than, options_.orphan_after);
+  if (auto b = sweep_bundles(options_.bundles.get(), bundle_age, swept); !b) return Unexpected(b.error());
   return swept;
 }
 

@@ -444,11 +444,8 @@ Expected<core::Swept, SandboxError> OciRuntime::sweep(std::chrono::seconds older
     if ((rm.exit_code && *rm.exit_code == 0) || gone_already(rm.err)) swept.add(core::OrphanKind::kContainer, 1);
   }
   swept.add(core::OrphanKind::kRunDir, sweep_run_dirs(options_.scratch_dir, older_than));
-  if (options_.bundles) {
-    auto bundles = sweep_bundles(*options_.bundles, std::max(older_than, options_.orphan_after));
-    if (!bundles) return Unexpected(bundles.error());
-    swept.add(core::OrphanKind::kBundle, *bundles);
-  }
+  const auto bundle_age = std::max(older_than, options_.orphan_after);
+  if (auto b = sweep_bundles(options_.bundles.get(), bundle_age, swept); !b) return Unexpected(b.error());
   return swept;
 }
 

@@ -14,11 +14,14 @@ std::string worker_hostname() {
 
 std::string this_worker_label() { return std::to_string(::getpid()) + "@" + worker_hostname(); }
 
-Expected<std::size_t, core::SandboxError> sweep_bundles(BundleStore& bundles, std::chrono::seconds older_than) {
-  auto n = bundles.sweep(older_than);
+Expected<Ok, core::SandboxError> sweep_bundles(BundleStore* bundles, std::chrono::seconds older_than,
+                                               core::Swept& swept) {
+  if (bundles == nullptr) return Ok{};
+  auto n = bundles->sweep(older_than);
   if (!n)
     return Unexpected(core::SandboxError{core::SandboxError::Kind::kIo, "sweeping bundle keys: " + n.error().message});
-  return *n;
+  swept.add(core::OrphanKind::kBundle, *n);
+  return Ok{};
 }
 
 std::optional<core::SandboxError> refuse_run(const core::RunSpec& spec) {

@@ -23,8 +23,10 @@ std::string this_worker_label();
 
 // The storage transport's part of a sweep (oci and kubernetes): the bundles listed on the leaf
 // backend itself, never through the router (RFC 0022 §4.2), left by a dead worker of this host
-// or older than `older_than`; how many were removed.
-Expected<std::size_t, core::SandboxError> sweep_bundles(BundleStore& bundles, std::chrono::seconds older_than);
+// or older than `older_than`, counted into `swept`. Nothing when there is no bundle store (oci's
+// mount transport).
+Expected<Ok, core::SandboxError> sweep_bundles(BundleStore* bundles, std::chrono::seconds older_than,
+                                               core::Swept& swept);
 
 // Why `spec` cannot be run by any runtime (kConfig), or nothing.
 std::optional<core::SandboxError> refuse_run(const core::RunSpec& spec);
