@@ -221,6 +221,7 @@ TEST(OciHint, each_failed_check_gets_the_hint_for_it_on_each_engine) {
     EXPECT_NE(oci.hint(wire::Check::kNoNetwork).find("--network"), std::string::npos);
     EXPECT_NE(oci.hint(wire::Check::kNoCredentials).find("-e/--env"), std::string::npos);
     EXPECT_NE(oci.hint(wire::Check::kCommandsExist).find("rebuild the image"), std::string::npos);
+    EXPECT_NE(oci.hint(wire::Check::kCommandsExist).find("(or [worker.sandbox.oci] image,"), std::string::npos);
   }
   OciOptions p;
   p.engine = OciEngineKind::kPodman;

@@ -132,6 +132,11 @@ TEST(KubernetesHint, each_failed_check_gets_the_hint_for_it) {
   EXPECT_NE(k8s.hint(wire::Check::kUnprivileged).find("mutating admission webhook"), std::string::npos);
   EXPECT_NE(k8s.hint(wire::Check::kNoCredentials).find("'batlehub-sandbox'"), std::string::npos);
   EXPECT_EQ(k8s.hint(wire::Check::kNoShell).rfind("the image holds a shell", 0), 0u);
+  // The keys a hint names are the loader's: `image`, never an `images` that does not exist.
+  const std::string missing = k8s.hint(wire::Check::kCommandsExist);
+  EXPECT_NE(missing.find("[scanners.<name>] image (or [worker.sandbox.kubernetes] image,"), std::string::npos)
+      << missing;
+  EXPECT_EQ(missing.find("images"), std::string::npos) << missing;
 }
 
 }  // namespace

@@ -368,14 +368,8 @@ std::string KubernetesRuntime::hint(std::optional<wire::Check> failed) const {
           "the image's agent is of another release: rebuild the image with this release's agent and push "
           "it where the nodes pull from (scripts/build-image.py).");
     case Check::kNoShell:
-      return see(
-          "the image holds a shell: rebuild it from its room's definition (scripts/build-image.py); never "
-          "base a scanner's image on a distribution's image.");
     case Check::kCommandsExist:
-      return see(
-          "the scanner's command is missing from its image, or not executable there: add it to the room's "
-          "definition and rebuild the image, or point [worker.sandbox.kubernetes] images at the image that "
-          "holds it.");
+      return see(image_hint(*failed, "[worker.sandbox.kubernetes]"));
     case Check::kSeccompFilter:
     case Check::kNoNewPrivs:
     case Check::kCanarySyscall:

@@ -495,14 +495,8 @@ std::string OciRuntime::hint(std::optional<wire::Check> failed) const {
           "the image's agent is of another release: rebuild the image with this release's agent "
           "(scripts/build-image.py, or make images).");
     case Check::kNoShell:
-      return see(
-          "the image holds a shell: rebuild it from its room's definition (scripts/build-image.py); never "
-          "base a scanner's image on a distribution's image.");
     case Check::kCommandsExist:
-      return see(
-          "the scanner's command is missing from its image, or not executable there: add it to the room's "
-          "definition and rebuild the image (scripts/build-image.py), or point the scanner's "
-          "[scanners.<name>] image at the image that holds it.");
+      return see(image_hint(*failed, "[worker.sandbox.oci]"));
     case Check::kSeccompFilter:
     case Check::kNoNewPrivs:
     case Check::kCanarySyscall:

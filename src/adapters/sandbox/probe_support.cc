@@ -29,6 +29,17 @@ CanaryListener::~CanaryListener() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+std::string image_hint(wire::Check failed, std::string_view table) {
+  if (failed == wire::Check::kNoShell) {
+    return "the image holds a shell: rebuild it from its room's definition (scripts/build-image.py); never base a "
+           "scanner's image on a distribution's image.";
+  }
+  return "the scanner's command is missing from its image, or not executable there: add it to the room's "
+         "definition and rebuild the image (scripts/build-image.py), or point the scanner's [scanners.<name>] "
+         "image (or " +
+         std::string(table) + " image, for every scanner without one) at an image that holds it.";
+}
+
 std::vector<std::string> canaries_for(int port, const std::vector<std::string>& configured) {
   std::vector<std::string> c;
   if (port > 0) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/sandbox.h"
@@ -26,6 +27,11 @@ class CanaryListener {
 
 // The worker's own listener, on loopback and on the host's first non-loopback IPv4 address
 // (found now, never written down), then the configured ones.
+// The image runtimes' hint when an image fails no_shell or commands_exist: what is wrong with
+// the image is the same on oci and kubernetes; `table` names where the runtime's own default
+// image is set.
+std::string image_hint(wire::Check failed, std::string_view table);
+
 std::vector<std::string> canaries_for(int port, const std::vector<std::string>& configured);
 
 // The probe's bundle: a manifest with no argv and no input, the target's limits and
