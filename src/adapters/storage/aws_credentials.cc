@@ -47,15 +47,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string format_time(TimePoint t) {
-  const std::time_t tt = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // A file of the chain's: a regular file, its size checked before it is read. nullopt when
 // it does not exist and `absent_ok`.
 Expected<std::optional<std::string>, std::string> read_file(const std::string& path, const std::string& what,
@@ -164,8 +155,9 @@ class Refreshing final : public CredentialsProvider {
     if (cached_ && (!cached_->expiration || now < *cached_->expiration - kRefreshWindow)) return cached_->keys;
     auto fresh = fetch_();
     if (fresh && fresh->expiration && *fresh->expiration <= now) {
-      fresh = Unexpected("the keys it gave (" + fresh->keys.access_key_id + ") expired at " +
-                         format_time(*fresh->expiration) + ", before they were used (now " + format_time(now) + ")");
+      fresh =
+          Unexpected("the keys it gave (" + fresh->keys.access_key_id + ") expired at " +
+                     format_iso8601(*fresh->expiration) + ", before they were used (now " + format_iso8601(now) + ")");
     }
     if (!fresh) {
       // Keys that still work are better than none; the next request tries again.

@@ -4,6 +4,15 @@
 
 namespace batlehub::adapters {
 
+std::string format_iso8601(std::chrono::system_clock::time_point t) {
+  const std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  ::gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 std::optional<std::chrono::system_clock::time_point> parse_iso8601(std::string_view s) {
   auto num = [&](std::size_t pos, std::size_t n) -> int {
     if (pos + n > s.size()) return -1;

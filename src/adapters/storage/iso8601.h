@@ -6,10 +6,15 @@
 
 #include <chrono>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace batlehub::adapters {
 
 std::optional<std::chrono::system_clock::time_point> parse_iso8601(std::string_view s);
+
+// "2026-12-04T10:00:00Z": UTC, whole seconds, as a POST policy's expiration and the messages
+// about expiring credentials write it.
+std::string format_iso8601(std::chrono::system_clock::time_point t);
 
 }  // namespace batlehub::adapters

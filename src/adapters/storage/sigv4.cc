@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "adapters/storage/iso8601.h"
 #include "base/percent_encode.h"
+#include "wire/base64.h"
 
 namespace batlehub::adapters::sigv4 {
 
@@ -186,12 +188,7 @@ Pairs post_form(const PostPolicy& p, std::chrono::seconds expires, const Credent
   const std::string date = amz_date(now);
   const std::string date8 = date.substr(0, 8);
   const std::string credential = c.access_key_id + '/' + scope_of(date8, region);
-  // The expiration in ISO 8601 with Z, whole seconds.
-  const std::time_t until = std::chrono::system_clock::to_time_t(now + expires);
-  std::tm tm{};
-  ::gmtime_r(&until, &tm);
-  char expiration[32];
-  std::strftime(expiration, sizeof expiration, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  const std::string expiration = format_iso8601(now + expires);
 
   Pairs fields{{"key", p.key},
                {"x-amz-algorithm", std::string(kAlgorithm)},
@@ -207,10 +204,7 @@ Pairs post_form(const PostPolicy& p, std::chrono::seconds expires, const Credent
   const nlohmann::json policy = {{"expiration", expiration}, {"conditions", conditions}};
   const std::string text = policy.dump();
 
-  std::string b64(4 * ((text.size() + 2) / 3), '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
-  b64.resize(static_cast<std::size_t>(n));
+  const std::string b64 = wire::base64_encode(text);
   const std::string mac = hmac(signing_key(c, date8, region), b64);
   fields.emplace_back("policy", b64);
   fields.emplace_back("x-amz-signature", to_hex(reinterpret_cast<const unsigned char*>(mac.data()), mac.size()));
