@@ -104,6 +104,16 @@ struct RunSpec {
   RunTrace* trace = nullptr;  // not owned; nullptr = nobody asked
 };
 
+// RFC 0022 §6.6's phases of a run, in seconds: start (from the run's beginning to the agent's
+// bundle fetch), run (the agent's fetch, extraction and scanner, as the agent timed them) and
+// collect (from the sandbox's end: the result read, the sandbox and its keys removed). What
+// the pool derives from a RunTrace (server::phases_of) and the metric observes.
+struct RunPhases {
+  double start = 0;
+  double run = 0;
+  double collect = 0;
+};
+
 void trace_sandbox(RunTrace* trace, std::string sandbox, std::string image = "");
 void trace_ended(RunTrace* trace);
 

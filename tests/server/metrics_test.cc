@@ -63,8 +63,8 @@ TEST(Metrics, SandboxSeries) {
   Metrics m;
   m.set_ready("bwrap", true);
   m.set_ready("oci", false);
-  m.run_finished("bwrap", "yara", "ok", Metrics::Phases{0.01, 0.2, 0.03});
-  m.run_finished("bwrap", "yara", "ok", Metrics::Phases{0.02, 3, 0.04});
+  m.run_finished("bwrap", "yara", "ok", core::RunPhases{0.01, 0.2, 0.03});
+  m.run_finished("bwrap", "yara", "ok", core::RunPhases{0.02, 3, 0.04});
   m.run_finished("bwrap", "trivy", "run_timeout", std::nullopt);  // no agent report: in no phase
   m.probe_failed("oci", "no_network");
   m.rlimit_lowered("bwrap", "RLIMIT_NPROC");
@@ -182,7 +182,7 @@ TEST(Metrics, ConcurrentCallsAllCount) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&m] {
       for (int i = 0; i < 500; ++i) {
-        m.run_finished("bwrap", "yara", "ok", Metrics::Phases{0.01, 0.1, 0.01});
+        m.run_finished("bwrap", "yara", "ok", core::RunPhases{0.01, 0.1, 0.01});
         core::QueueCounts c;
         c.queued[{"npm", "rescan"}] = i;
         m.set_queue(c);
@@ -257,8 +257,8 @@ std::unique_ptr<StatusListener> start_or_fail(std::uint16_t port, const Metrics&
 
 TEST(StatusListener, ServesMetricsAndLivez) {
   Metrics m;
-  m.run_finished("bwrap", "yara", "ok", Metrics::Phases{0.1, 1, 0.1});
-  m.run_finished("bwrap", "yara", "ok", Metrics::Phases{0.1, 1, 0.1});
+  m.run_finished("bwrap", "yara", "ok", core::RunPhases{0.1, 1, 0.1});
+  m.run_finished("bwrap", "yara", "ok", core::RunPhases{0.1, 1, 0.1});
   auto listener = start_or_fail(0, m);
   ASSERT_NE(listener, nullptr);
   ASSERT_NE(listener->port(), 0);

@@ -104,9 +104,7 @@ Expected<std::shared_ptr<Generation>, std::string> build_generation(config::Conf
       *g->runtime, g->budget.size,
       [&metrics, runtime_name, lowered_seen](const RunRecord& r) {
         const std::string_view outcome = core::outcome_label(r.result);
-        std::optional<Metrics::Phases> phases;
-        if (r.phases) phases = Metrics::Phases{r.phases->start, r.phases->run, r.phases->collect};
-        metrics.run_finished(runtime_name, r.spec.label.scanner, outcome, phases);
+        metrics.run_finished(runtime_name, r.spec.label.scanner, outcome, r.phases);
         if (r.result) {
           for (const auto& l : r.result->report.rlimits_lowered) {
             metrics.rlimit_lowered(runtime_name, l.resource);

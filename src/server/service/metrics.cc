@@ -110,7 +110,7 @@ void Metrics::set_ready(std::string_view runtime, bool ready) {
 }
 
 void Metrics::run_finished(std::string_view runtime, std::string_view scanner, std::string_view outcome,
-                           std::optional<Phases> phases) {
+                           const std::optional<core::RunPhases>& phases) {
   impl_->sandbox_runs.Add({{"runtime", str(runtime)}, {"scanner", str(scanner)}, {"outcome", str(outcome)}})
       .Increment();
   if (!phases) return;

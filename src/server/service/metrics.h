@@ -50,6 +50,7 @@
 #include <string_view>
 
 #include "core/queue.h"
+#include "core/sandbox.h"
 
 namespace batlehub::server {
 
@@ -62,14 +63,9 @@ class Metrics {
 
   // Sandbox runtimes (RFC 0022 §6.6).
   void set_ready(std::string_view runtime, bool ready);
-  // `start`, `run`, `collect`: the run's phases (RunPhases) when its agent reported, else none.
-  struct Phases {
-    double start = 0;
-    double run = 0;
-    double collect = 0;
-  };
+  // `phases`: when the run's agent reported, else none (server::phases_of).
   void run_finished(std::string_view runtime, std::string_view scanner, std::string_view outcome,
-                    std::optional<Phases> phases);
+                    const std::optional<core::RunPhases>& phases);
   void probe_failed(std::string_view runtime, std::string_view assertion);
   void orphans_swept(std::string_view runtime, std::string_view kind, std::size_t n);
   // A run whose scanner ran under `resource` lowered to the host's hard limit (RFC 0022 §4.2:

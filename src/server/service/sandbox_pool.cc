@@ -89,13 +89,13 @@ std::size_t SandboxPool::in_use() const {
   return in_use_;
 }
 
-std::optional<RunPhases> phases_of(const Expected<core::RunOutput, core::SandboxError>& result,
-                                   const core::RunTrace& trace, std::chrono::steady_clock::time_point began,
-                                   std::chrono::steady_clock::time_point returned) {
+std::optional<core::RunPhases> phases_of(const Expected<core::RunOutput, core::SandboxError>& result,
+                                         const core::RunTrace& trace, std::chrono::steady_clock::time_point began,
+                                         std::chrono::steady_clock::time_point returned) {
   if (!result || !trace.ended) return std::nullopt;
   using Seconds = std::chrono::duration<double>;
   const wire::Timings& t = result->report.timings;
-  RunPhases p;
+  core::RunPhases p;
   p.run = static_cast<double>(t.fetch_ms + t.extract_ms + t.run_ms) / 1000.0;
   // The agent's clock and ours are two clocks: a start that comes out below zero is rounding.
   p.start = std::max(0.0, Seconds(*trace.ended - began).count() - p.run);

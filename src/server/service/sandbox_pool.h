@@ -35,27 +35,18 @@ struct PoolBudget {
 PoolBudget pool_budget(const config::WorkerConfig& w);
 
 // What a finished run was: for the metrics and the span.
-// RFC 0022 §6.6's phases of a run, in seconds: start (from the run's beginning to the agent's
-// bundle fetch), run (the agent's fetch, extraction and scanner, as the agent timed them) and
-// collect (from the sandbox's end: the result read, the sandbox and its keys removed).
-struct RunPhases {
-  double start = 0;
-  double run = 0;
-  double collect = 0;
-};
-
 // The phases of a run whose agent reported; nullopt for one whose agent said nothing (a
 // timeout, a crash, a sandbox that never started: their time is in no phase).
-std::optional<RunPhases> phases_of(const Expected<core::RunOutput, core::SandboxError>& result,
-                                   const core::RunTrace& trace, std::chrono::steady_clock::time_point began,
-                                   std::chrono::steady_clock::time_point returned);
+std::optional<core::RunPhases> phases_of(const Expected<core::RunOutput, core::SandboxError>& result,
+                                         const core::RunTrace& trace, std::chrono::steady_clock::time_point began,
+                                         std::chrono::steady_clock::time_point returned);
 
 struct RunRecord {
   const core::RunSpec& spec;
   const Expected<core::RunOutput, core::SandboxError>& result;
   double seconds = 0;  // the whole run(), permit wait excluded
   const core::RunTrace& trace;  // the container or pod, the image
-  std::optional<RunPhases> phases;
+  std::optional<core::RunPhases> phases;
 };
 
 class SandboxPool final : public core::SandboxRuntime {
