@@ -15,7 +15,8 @@ bool printable_ascii(std::string_view s) {
   return true;
 }
 
-Expected<std::string, std::string> percent_decode(std::string_view s) {
+// `where` names the part of the URL for the error: "file URL", "the form's fields".
+Expected<std::string, std::string> percent_decode(std::string_view s, std::string_view where) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -24,7 +25,7 @@ Expected<std::string, std::string> percent_decode(std::string_view s) {
       continue;
     }
     if (i + 2 >= s.size() || hex_digit(s[i + 1]) < 0 || hex_digit(s[i + 2]) < 0) {
-      return Unexpected(std::string("bad percent-escape in the form's fields"));
+      return Unexpected("bad percent-escape in " + std::string(where));
     }
     out += static_cast<char>(hex_digit(s[i + 1]) * 16 + hex_digit(s[i + 2]));
     i += 2;
@@ -42,9 +43,9 @@ Expected<std::vector<std::pair<std::string, std::string>>, std::string> form_fie
     query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
     const std::size_t eq = pair.find('=');
     if (eq == std::string_view::npos) return Unexpected(std::string("a form field without '='"));
-    auto name = percent_decode(pair.substr(0, eq));
+    auto name = percent_decode(pair.substr(0, eq), "the form's fields");
     if (!name) return Unexpected(name.error());
-    auto value = percent_decode(pair.substr(eq + 1));
+    auto value = percent_decode(pair.substr(eq + 1), "the form's fields");
     if (!value) return Unexpected(value.error());
     if (name->empty() || name->find_first_of(std::string_view("\r\n\0\"", 4)) != std::string::npos ||
         value->find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
@@ -65,19 +66,10 @@ Expected<Url, std::string> parse_url(std::string_view text) {
     if (rest.find_first_of("?#") != std::string_view::npos) {
       return Unexpected(std::string("a file URL may not carry a query or a fragment"));
     }
-    for (std::size_t i = 0; i < rest.size(); ++i) {
-      if (rest[i] == '%') {
-        if (i + 2 >= rest.size() || hex_digit(rest[i + 1]) < 0 || hex_digit(rest[i + 2]) < 0) {
-          return Unexpected(std::string("bad percent-escape in file URL"));
-        }
-        char c = static_cast<char>(hex_digit(rest[i + 1]) * 16 + hex_digit(rest[i + 2]));
-        if (c == '\0') return Unexpected(std::string("file URL decodes to a NUL"));
-        u.path += c;
-        i += 2;
-      } else {
-        u.path += rest[i];
-      }
-    }
+    auto path = percent_decode(rest, "file URL");
+    if (!path) return Unexpected(path.error());
+    if (path->find('\0') != std::string::npos) return Unexpected(std::string("file URL decodes to a NUL"));
+    u.path = std::move(*path);
     u.scheme = Url::Scheme::kFile;
     return u;
   }
