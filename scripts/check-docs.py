@@ -7,7 +7,9 @@ alerts from: a key the loader does not read is refused at start, a check that do
 exist never fails, a metric that is not exported is an alert that never fires. Nothing
 ties the prose to the code but this guard. It takes the names from the code, and checks:
 
-* keys, against what src/config/load.cc asks its Table accessors for: `[table] key` or
+* keys, against what src/config/load.cc asks its Table accessors for, and what each sandbox
+  runtime's registration (`<name>_registration()` in src/adapters/sandbox/*.cc) asks its
+  TableReader for in [worker.sandbox.<name>]: `[table] key` or
   `[table] key = value` in one inline-code span, and each `key = value` line of a ```toml
   block under its nearest `[table]`/`[[table]]`. Only the worker's tables: worker.*,
   scanners.<name> (any name, `<name>` too), storage.*. A scanner's keys are its type's
@@ -51,7 +53,7 @@ RUN_RESULT_CC, METRICS_CC = "src/wire/run_result.cc", "src/server/service/metric
 # The Table accessors (config/toml_reader.h) that mark a key as read. A public method of
 # Table that takes a key and is in neither set fails the run, until it is sorted here.
 ACCESSORS = {"str", "required_str", "integer", "required_integer", "strings", "required_strings", "boolean",
-             "string_map", "table", "choice", "required_choice", "known"}
+             "string_map", "table", "choice", "required_choice", "known", "one_of"}
 NOT_ACCESSORS = {"refuse", "key_path"}
 # read_document dispatches on the top-level name, read_scanners on every sub-table, and
 # read_storage reads [[storage.backends]] through an array: these roots are named here; what
@@ -141,7 +143,31 @@ def load_schemas(root, problems):
     funcs, schemas = functions(read(root, LOAD_CC)), {}
     for path, name in ROOTS.items():
         read_function(schemas, path, name, funcs, enum_names, network)
+    runtime_schemas(root, schemas, problems)
     return schemas
+
+
+def runtime_schemas(root, schemas, problems):
+    """[worker.sandbox.<name>]: the keys each runtime's registration reads (its `schema.read`)."""
+    headers = "".join(read(root, h) for h in sorted(glob.glob("src/adapters/sandbox/*.h", root_dir=root)))
+    table_names = dict(re.findall(r"struct (\w+) \{\s*static constexpr std::string_view kName = \"(\w+)\"", headers))
+    for cc in sorted(glob.glob("src/adapters/sandbox/*.cc", root_dir=root)):
+        src = read(root, cc)
+        for m in re.finditer(r"^RuntimeRegistration \w+_registration\(\) \{\n(.*?)\n\}\n", src, re.M | re.S):
+            body = m.group(1)
+            named = re.search(r"r\.schema\.name = (?:\"(\w+)\"|std::string\((\w+)::kName\))|"
+                              r"image_runtime_registration<(\w+)>\(\)", body)
+            if not named:
+                problems.append(f"{cc}:1: a registration whose runtime's name this script cannot read")
+                continue
+            name = named.group(1) or table_names[named.group(2) or named.group(3)]
+            read_fn = re.search(r"r\.schema\.read = (.*?)\n  \};", body, re.S)
+            if not read_fn:
+                continue  # no table (none)
+            path = f"worker.sandbox.{name}"
+            schemas.setdefault(path, Schema()).common |= keys_in(read_fn.group(1))
+            for sub in keys_in(read_fn.group(1), {"string_map"}):
+                schemas[f"{path}.{sub}"] = Schema(any_key=True)
 
 
 def find_schema(schemas, path):
@@ -217,10 +243,10 @@ def check_keys(doc, schemas, problems, seen):
         if type_ is None and parts[0] == "scanners" and len(parts) == 2:
             type_ = parts[1]  # [scanners.guarddog] is a guarddog scanner
         if schema is None:
-            problems.append(f"{doc.rel}:{n}: [{path}] is not a table {LOAD_CC} reads")
+            problems.append(f"{doc.rel}:{n}: [{path}] is not a table {LOAD_CC} or a runtime registration reads")
         elif not schema.allows(key, type_):
             of = f" for type {type_}" if type_ in schema.typed else ""
-            problems.append(f"{doc.rel}:{n}: [{path}] {key}: not a key {LOAD_CC} reads{of}")
+            problems.append(f"{doc.rel}:{n}: [{path}] {key}: not a key {LOAD_CC} or a runtime registration reads{of}")
 
 
 def check_names(doc, checks, problems, seen):

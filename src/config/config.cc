@@ -17,13 +17,6 @@ using base::name_of;
 using base::Names;
 using base::value_of;
 
-constexpr Names<RuntimeKind, 4> kRuntimeNames{{{RuntimeKind::kNone, "none"},
-                                               {RuntimeKind::kBwrap, "bwrap"},
-                                               {RuntimeKind::kOci, "oci"},
-                                               {RuntimeKind::kKubernetes, "kubernetes"}}};
-constexpr Names<OciEngine, 2> kEngineNames{{{OciEngine::kPodman, "podman"}, {OciEngine::kDocker, "docker"}}};
-constexpr Names<OciTransport, 2> kTransportNames{
-    {{OciTransport::kMount, "mount"}, {OciTransport::kStorage, "storage"}}};
 constexpr Names<ScannerType, 8> kScannerTypeNames{{{ScannerType::kPostmortem, "postmortem"},
                                                    {ScannerType::kGuarddog, "guarddog"},
                                                    {ScannerType::kTrivy, "trivy"},
@@ -37,23 +30,11 @@ constexpr Names<StorageType, 3> kStorageTypeNames{
 
 }  // namespace
 
-std::string_view to_string(RuntimeKind r) {
-  return name_of(kRuntimeNames, r);
-}
-std::optional<RuntimeKind> parse_runtime(std::string_view s) {
-  return value_of(kRuntimeNames, s);
+bool is_image_runtime(std::string_view runtime) {
+  const RuntimeSchema* r = find_runtime_schema(runtime);
+  return r != nullptr && r->image_runtime;
 }
 
-bool is_image_runtime(RuntimeKind r) {
-  return r == RuntimeKind::kOci || r == RuntimeKind::kKubernetes;
-}
-
-std::string_view to_string(OciEngine e) {
-  return name_of(kEngineNames, e);
-}
-std::string_view to_string(OciTransport t) {
-  return name_of(kTransportNames, t);
-}
 std::string_view to_string(ScannerType t) {
   return name_of(kScannerTypeNames, t);
 }
@@ -134,8 +115,8 @@ const StorageBackendConfig* bundle_backend(const Config& c) {
 }
 
 bool uses_storage_transport(const SandboxConfig& s) {
-  return s.runtime == RuntimeKind::kKubernetes ||
-         (s.runtime == RuntimeKind::kOci && s.oci.transport == OciTransport::kStorage);
+  const RuntimeSchema* r = find_runtime_schema(s.runtime);
+  return r != nullptr && r->storage_transport && r->storage_transport(s).has_value();
 }
 
 Env process_env() {
@@ -157,9 +138,10 @@ Env env_of(std::map<std::string, std::string, std::less<>> vars) {
 
 std::string image_for(const Config& c, const ScannerConfig& s, const Env& env) {
   const SandboxConfig& sb = c.worker.sandbox;
-  if (!is_image_runtime(sb.runtime)) return "";
+  const RuntimeSchema* r = find_runtime_schema(sb.runtime);
+  if (r == nullptr || !r->image_runtime) return "";
   if (!s.image.empty()) return s.image;
-  const std::string& runtime_image = sb.runtime == RuntimeKind::kOci ? sb.oci.image : sb.kubernetes.image;
+  const std::string runtime_image = r->image ? r->image(sb) : std::string();
   if (!runtime_image.empty()) return runtime_image;
   if (env) {
     if (auto own = env("BATLEHUB_IMAGE")) return *own;

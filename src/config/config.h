@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/expected.h"
+#include "config/runtime_table.h"
 #include "core/env.h"
 #include "core/findings.h"
 
@@ -29,17 +30,9 @@ namespace batlehub::config {
 // Enumerations. Each has to_string (the spelling in the file) and a parse that accepts
 // exactly those spellings.
 
-enum class RuntimeKind { kNone, kBwrap, kOci, kKubernetes };
-std::string_view to_string(RuntimeKind r);
-std::optional<RuntimeKind> parse_runtime(std::string_view s);
-// oci and kubernetes: a run is opened from an image and /work is memory-backed.
-bool is_image_runtime(RuntimeKind r);
-
-enum class OciEngine { kPodman, kDocker };
-std::string_view to_string(OciEngine e);
-
-enum class OciTransport { kMount, kStorage };
-std::string_view to_string(OciTransport t);
+// Whether runs of the runtime named `runtime` are opened from an image, /work memory-backed
+// (its registration says: config/runtime_table.h). false for a name nothing registered.
+bool is_image_runtime(std::string_view runtime);
 
 // Every scanner type of upstream's [scanners.<name>] (upstream-today.md §5.2), so that an
 // upstream file loads unchanged (RFC 0022 §9).
@@ -61,48 +54,11 @@ std::string_view to_string(StorageType t);
 bool can_presign(StorageType t);
 
 // ---------------------------------------------------------------------------------------
-// [worker.sandbox] and its runtime tables.
-
-struct BwrapConfig {
-  std::string binary = "bwrap";
-  // Where each run's cgroup is made, as a path from each cgroup hierarchy's root: "" = under
-  // "<the worker's own cgroup>/batlehub-sandbox" (on cgroup v2 the worker then moves itself
-  // into a leaf "batlehub-worker" beside it). A delegated subtree's path otherwise.
-  std::string cgroup_parent;
-  bool operator==(const BwrapConfig&) const = default;
-};
-
-struct OciConfig {
-  OciEngine engine = OciEngine::kPodman;
-  // When the key is absent the loader sets it to the engine's name ("podman", "docker").
-  std::string binary = "podman";
-  std::string image;  // "" = BATLEHUB_IMAGE's, else none (config::image_for)
-  OciTransport transport = OciTransport::kMount;
-  // transport = "storage": the engine network a run without network joins, whose only
-  // destination is the storage endpoint (`--network <this>`); required there, and neither
-  // "none" (the fetch could not happen) nor "host" (no wall at all).
-  std::string storage_network;
-  std::vector<std::string> extra_args;  // appended verbatim to `<binary> run`
-  bool operator==(const OciConfig&) const = default;
-};
-
-struct KubernetesConfig {
-  std::string namespace_;  // "" = the worker's own namespace; the TOML key is `namespace`
-  std::string service_account = "batlehub-sandbox";
-  std::string image;  // "" = BATLEHUB_IMAGE's, else none (config::image_for)
-  std::string runtime_class;
-  std::map<std::string, std::string> node_selector;
-  std::vector<std::string> image_pull_secrets;
-  std::int64_t orphan_after_secs = 900;
-  // Ours: a worker outside the cluster names a kubeconfig (its current context, or
-  // `context`); "" = the in-cluster service account's token and CA, as the RFC has it.
-  std::string kubeconfig;
-  std::string context;
-  bool operator==(const KubernetesConfig&) const = default;
-};
+// [worker.sandbox]. Its runtime tables are the runtimes' own (config/runtime_table.h).
 
 struct SandboxConfig {
-  RuntimeKind runtime = RuntimeKind::kBwrap;
+  // A registered runtime's name (config/runtime_table.h); the loader refuses any other.
+  std::string runtime = "bwrap";
   std::int64_t memory_limit_mb = 2048;
   std::int64_t cpu_seconds = 300;
   std::int64_t max_extracted_mb = 512;
@@ -128,14 +84,10 @@ struct SandboxConfig {
   // <rooms_dir>/<scanner name> (RFC 0022 §5.3 hard-codes /opt/sandbox).
   std::string rooms_dir = "/opt/sandbox";
 
-  BwrapConfig bwrap;
-  OciConfig oci;
-  KubernetesConfig kubernetes;
-  // Whether the file had [worker.sandbox.bwrap] / .oci / .kubernetes at all: a table
-  // for another runtime than the one chosen is inert, and the loader warns about it.
-  bool has_bwrap_table = false;
-  bool has_oci_table = false;
-  bool has_kubernetes_table = false;
+  // [worker.sandbox.<runtime>] of each runtime the file has a table for, each read by its
+  // registration and opaque here: `tables.get<adapters::OciTable>()`. A table for another
+  // runtime than the one chosen is inert, and validate warns about it.
+  RuntimeTables tables;
 
   bool operator==(const SandboxConfig&) const = default;
 };

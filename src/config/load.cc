@@ -26,48 +26,37 @@ namespace {
 
 using namespace toml_reader;
 
-constexpr std::array kRuntimes = {RuntimeKind::kNone, RuntimeKind::kBwrap, RuntimeKind::kOci, RuntimeKind::kKubernetes};
-constexpr std::array kEngines = {OciEngine::kPodman, OciEngine::kDocker};
-constexpr std::array kTransports = {OciTransport::kMount, OciTransport::kStorage};
 constexpr std::array kScannerTypes = {ScannerType::kPostmortem, ScannerType::kGuarddog, ScannerType::kTrivy,
                                       ScannerType::kYara,       ScannerType::kOsv,      ScannerType::kMlab,
                                       ScannerType::kSigstore,   ScannerType::kSocket};
 constexpr std::array kSeverities = {Severity::kLow, Severity::kMedium, Severity::kHigh, Severity::kCritical};
 constexpr std::array kStorageTypes = {StorageType::kFilesystem, StorageType::kS3, StorageType::kInMemory};
 
-void read_bwrap(Table t, BwrapConfig& out) {
-  if (auto v = t.str("binary")) out.binary = *v;
-  if (auto v = t.str("cgroup_parent")) out.cgroup_parent = *v;
-  t.finish();
-}
+// A runtime's registration reads its own table through this (config/runtime_table.h).
+class RuntimeTableReader final : public TableReader {
+ public:
+  explicit RuntimeTableReader(Table& t) : t_(t) {}
+  std::optional<std::string> str(std::string_view key) override { return t_.str(key); }
+  std::optional<std::int64_t> integer(std::string_view key) override { return t_.integer(key); }
+  std::optional<bool> boolean(std::string_view key) override { return t_.boolean(key); }
+  std::optional<std::vector<std::string>> strings(std::string_view key) override { return t_.strings(key); }
+  std::optional<std::map<std::string, std::string>> string_map(std::string_view key) override {
+    return t_.string_map(key);
+  }
+  std::optional<std::string> one_of(std::string_view key, const std::vector<std::string_view>& names) override {
+    std::string listed;
+    for (auto n : names) listed += (listed.empty() ? "" : ", ") + std::string(n);
+    return t_.one_of(key, names, listed);
+  }
 
-void read_oci(Table t, OciConfig& out) {
-  if (auto v = t.choice("engine", kEngines)) out.engine = *v;
-  // The CLI defaults to the engine's own name, so `engine = "docker"` alone runs docker.
-  out.binary = std::string(to_string(out.engine));
-  if (auto v = t.str("binary")) out.binary = *v;
-  if (auto v = t.str("image")) out.image = *v;
-  if (auto v = t.choice("transport", kTransports)) out.transport = *v;
-  if (auto v = t.str("storage_network")) out.storage_network = *v;
-  if (auto v = t.strings("extra_args")) out.extra_args = *v;
-  t.finish();
-}
-
-void read_kubernetes(Table t, KubernetesConfig& out) {
-  if (auto v = t.str("namespace")) out.namespace_ = *v;
-  if (auto v = t.str("service_account")) out.service_account = *v;
-  if (auto v = t.str("image")) out.image = *v;
-  if (auto v = t.str("runtime_class")) out.runtime_class = *v;
-  if (auto v = t.string_map("node_selector")) out.node_selector = *v;
-  if (auto v = t.strings("image_pull_secrets")) out.image_pull_secrets = *v;
-  if (auto v = t.integer("orphan_after_secs")) out.orphan_after_secs = *v;
-  if (auto v = t.str("kubeconfig")) out.kubeconfig = *v;
-  if (auto v = t.str("context")) out.context = *v;
-  t.finish();
-}
+ private:
+  Table& t_;
+};
 
 void read_sandbox(Loader& l, Table t, SandboxConfig& out) {
-  if (auto v = t.choice("runtime", kRuntimes)) out.runtime = *v;
+  std::vector<std::string_view> runtimes;
+  for (const RuntimeSchema* r : runtime_schemas()) runtimes.push_back(r->name);
+  if (auto v = t.one_of("runtime", runtimes, runtime_names())) out.runtime = *v;
   if (auto v = t.integer("memory_limit_mb")) out.memory_limit_mb = *v;
   if (auto v = t.integer("cpu_seconds")) out.cpu_seconds = *v;
   if (auto v = t.integer("max_extracted_mb")) out.max_extracted_mb = *v;
@@ -81,17 +70,19 @@ void read_sandbox(Loader& l, Table t, SandboxConfig& out) {
   if (auto v = t.str("bundle_prefix")) out.bundle_prefix = *v;
   if (auto v = t.integer("bundle_ttl_secs")) out.bundle_ttl_secs = *v;
   if (auto v = t.str("rooms_dir")) out.rooms_dir = *v;
-  if (const auto* b = t.table("bwrap")) {
-    out.has_bwrap_table = true;
-    read_bwrap(Table(l, *b, t.key_path("bwrap")), out.bwrap);
-  }
-  if (const auto* o = t.table("oci")) {
-    out.has_oci_table = true;
-    read_oci(Table(l, *o, t.key_path("oci")), out.oci);
-  }
-  if (const auto* k = t.table("kubernetes")) {
-    out.has_kubernetes_table = true;
-    read_kubernetes(Table(l, *k, t.key_path("kubernetes")), out.kubernetes);
+  // Each registered runtime reads its own table; a table no runtime claims is an unknown key.
+  for (const RuntimeSchema* r : runtime_schemas()) {
+    if (!r->read) continue;
+    const toml::table* sub = t.table(r->name);
+    if (sub == nullptr) continue;
+    Table table(l, *sub, t.key_path(r->name));
+    RuntimeTableReader reader(table);
+    r->read(reader, out.tables);
+    if (!out.tables.has(r->name)) {
+      l.refuse(table.line(), t.key_path(r->name), "the " + r->name + " runtime's registration did not keep its table");
+    }
+    out.tables.set_keys(r->name, table.keys_in_file());
+    table.finish();
   }
   t.finish();
 }

@@ -208,6 +208,22 @@ class Table {
     refuse(key, std::string(key) + " = " + quoted(*s) + " is not one of " + names_of(all));
   }
 
+  // A string among `names` (a registry's, not an enum's).
+  std::optional<std::string> one_of(std::string_view key, const std::vector<std::string_view>& names,
+                                    std::string_view listed) {
+    auto s = str(key);
+    if (!s) return std::nullopt;
+    if (std::find(names.begin(), names.end(), *s) != names.end()) return s;
+    refuse(key, std::string(key) + " = " + quoted(*s) + " is not one of " + std::string(listed));
+  }
+
+  // The keys the file set here, in file order.
+  std::vector<std::string> keys_in_file() const {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : in_file_order(t_)) out.emplace_back(k->str());
+    return out;
+  }
+
   template <class E, std::size_t N>
   E required_choice(std::string_view key, const std::array<E, N>& all, std::string_view why) {
     auto v = choice(key, all);

@@ -57,8 +57,21 @@ bool one_of(std::string_view v, const std::array<std::string_view, N>& names) {
   return std::find(names.begin(), names.end(), v) != names.end();
 }
 
-std::string runtime_name(RuntimeKind r) {
-  return "'" + std::string(to_string(r)) + "'";
+std::string runtime_name(std::string_view r) {
+  return "'" + std::string(r) + "'";
+}
+
+// "oci and kubernetes": the registered runtimes that read a scanner's `image`.
+std::string image_runtime_names() {
+  std::vector<std::string> names;
+  for (const RuntimeSchema* r : runtime_schemas()) {
+    if (r->image_runtime) names.push_back(r->name);
+  }
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  }
+  return out;
 }
 
 class Validator {
@@ -72,6 +85,7 @@ class Validator {
     bundle_prefix();
     storage();
     bundle_backend_rules();
+    runtime_in_use();
     memory_backed_work();
     for (const auto& s : c_.scanners) scanner(s);
     inert_tables();
@@ -132,18 +146,23 @@ class Validator {
     }
   }
 
-  // The runtime is an enum by now (the loader refused a name outside the set); what is
-  // left is RFC 0018's rule for none, applied always (docs/configuration.md says why).
+  // The runtime is a registered one by now when the config was loaded from a file; a Config
+  // built in code may still name another.
   void runtime() {
-    if (c_.worker.sandbox.runtime != RuntimeKind::kNone) return;
-    const std::optional<std::string> unsafe = env_ ? env_("BATLEHUB_UNSAFE_NO_SANDBOX") : std::nullopt;
-    if (!unsafe || *unsafe != "1") {
-      refuse("worker.sandbox.runtime",
-             "[worker.sandbox] runtime = \"none\" is refused outside tests unless BATLEHUB_UNSAFE_NO_SANDBOX=1 is set");
+    const std::string& name = c_.worker.sandbox.runtime;
+    if (find_runtime_schema(name) == nullptr) {
+      refuse("worker.sandbox.runtime", "runtime = " + quoted(name) + " is not one of " + runtime_names());
     }
-    warn("worker.sandbox.runtime",
-         "runtime = \"none\": scanners run in the worker's own process, with no sandbox around them "
-         "(BATLEHUB_UNSAFE_NO_SANDBOX=1 is set)");
+  }
+
+  // The rules a runtime's registration applies when it is the one in use (RFC 0018's rule for
+  // none, oci's storage_network), after every rule of [worker.sandbox] and [storage].
+  void runtime_in_use() {
+    const RuntimeSchema* r = find_runtime_schema(c_.worker.sandbox.runtime);
+    if (r != nullptr && r->check_in_use) {
+      Check check(*this);
+      r->check_in_use(c_.worker.sandbox, check);
+    }
   }
 
   // Each entry becomes a manifest canary, so the wire's rule is the rule here; the two the
@@ -165,28 +184,6 @@ class Validator {
     }
   }
 
-  // A path below each hierarchy's root: absolute, no "." or ".." segment, no control
-  // character — the runtime joins it to /sys/fs/cgroup/<hierarchy> and creates cgroups there.
-  void cgroup_parent(const std::string& p) {
-    if (p.empty()) return;
-    bool ok = p.front() == '/' && p.size() < 1024;
-    std::size_t start = 1;
-    while (ok && start <= p.size()) {
-      std::size_t end = p.find('/', start);
-      if (end == std::string::npos) end = p.size();
-      std::string_view seg(p.data() + start, end - start);
-      if (seg == "." || seg == ".." || (seg.empty() && end != p.size())) ok = false;
-      start = end + 1;
-    }
-    for (char c : p) ok = ok && static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
-    if (!ok) {
-      refuse("worker.sandbox.bwrap.cgroup_parent",
-             "cgroup_parent = " + quoted(p) +
-                 " must be an absolute path below each cgroup hierarchy's root, like \"/batlehub.slice/sandbox\", "
-                 "with no '.' or '..' segment");
-    }
-  }
-
   void sandbox_values() {
     const SandboxConfig& s = c_.worker.sandbox;
     range("worker.sandbox.memory_limit_mb", s.memory_limit_mb, 1, kMaxMemoryLimitMb);
@@ -202,29 +199,11 @@ class Validator {
                                              " must be an absolute path (bwrap's root for a scanner is "
                                              "<rooms_dir>/<scanner name>)");
     }
-    cgroup_parent(s.bwrap.cgroup_parent);
-    not_empty("worker.sandbox.bwrap.binary", s.bwrap.binary);
-    not_empty("worker.sandbox.oci.binary", s.oci.binary);
-    not_empty("worker.sandbox.kubernetes.service_account", s.kubernetes.service_account);
-    for (const auto& [k, v] : s.kubernetes.node_selector) {
-      if (k.empty()) refuse("worker.sandbox.kubernetes.node_selector", "a node_selector label must not be empty");
-    }
-    for (std::size_t i = 0; i < s.kubernetes.image_pull_secrets.size(); ++i) {
-      if (s.kubernetes.image_pull_secrets[i].empty()) {
-        refuse("worker.sandbox.kubernetes.image_pull_secrets[" + std::to_string(i) + "]",
-               "an image pull secret's name must not be empty");
-      }
-    }
-    range("worker.sandbox.kubernetes.orphan_after_secs", s.kubernetes.orphan_after_secs, 1, kInt32Max);
-    if (!s.kubernetes.kubeconfig.empty() && s.kubernetes.kubeconfig.front() != '/') {
-      refuse("worker.sandbox.kubernetes.kubeconfig",
-             "kubeconfig = " + quoted(s.kubernetes.kubeconfig) + " must be an absolute path");
-    }
-    if (!s.kubernetes.context.empty() && s.kubernetes.kubeconfig.empty()) {
-      refuse("worker.sandbox.kubernetes.context",
-             "context = " + quoted(s.kubernetes.context) +
-                 " names a kubeconfig context, and no kubeconfig is set (in the cluster the worker uses its "
-                 "service account)");
+    // Each table the file has, by its own runtime's rules, whichever runtime is in use.
+    for (const RuntimeSchema* r : runtime_schemas()) {
+      if (!r->check || !s.tables.has(r->name)) continue;
+      Check check(*this);
+      r->check(s, check);
     }
   }
 
@@ -353,37 +332,13 @@ class Validator {
     if (!uses_storage_transport(s)) return;
     const StorageBackendConfig* b = bundle_backend(c_);
     if (b == nullptr) return;  // refused in storage()
-    if (can_presign(b->type)) {
-      storage_network_rule();
-      return;
-    }
-    const std::string who = s.runtime == RuntimeKind::kKubernetes
-                                ? std::string("the kubernetes runtime")
-                                : std::string("the oci runtime with transport = \"storage\"");
+    if (can_presign(b->type)) return;
+    const std::string who = find_runtime_schema(s.runtime)->storage_transport(s).value_or(s.runtime);
     refuse(s.bundle_backend.empty() ? "worker.sandbox.runtime" : "worker.sandbox.bundle_backend",
            who + " moves bundles through the storage backend and '" + std::string(to_string(b->type)) +
                "' cannot presign a URL; configure an S3-compatible backend, or name one in bundle_backend "
                "(bundle backend: '" +
                b->name + "')");
-  }
-
-  // oci's storage transport: the network its runs join instead of none (docs/operations/oci.md).
-  void storage_network_rule() {
-    const SandboxConfig& s = c_.worker.sandbox;
-    if (s.runtime == RuntimeKind::kOci) {
-      const std::string& net = s.oci.storage_network;
-      if (net.empty()) {
-        refuse("worker.sandbox.oci.storage_network",
-               "transport = \"storage\" needs storage_network: the engine network a run joins, whose only "
-               "destination is the storage endpoint (docs/operations/oci.md#the-storage-transport)");
-      } else if (net == "none" || net == "host" || net.starts_with("ns:/proc/1/") || net == "ns:/proc/self/ns/net") {
-        refuse("worker.sandbox.oci.storage_network",
-               "storage_network = " + quoted(net) +
-                   (net == "none" ? " leaves the container no way to fetch its bundle"
-                                  : " is the host's own network: no wall at all") +
-                   "; name a network whose only destination is the storage endpoint");
-      }
-    }
   }
 
   // On the image runtimes /work is memory-backed and charged to the memory limit (§4.2).
@@ -413,7 +368,7 @@ class Validator {
                        " must be 1 to 63 characters among A-Z, a-z, 0-9, '_' and '-', beginning and ending with a "
                        "letter or a digit: it names the scanner's room (<rooms_dir>/<name>) and labels its sandboxes");
     }
-    const RuntimeKind runtime = c_.worker.sandbox.runtime;
+    const std::string& runtime = c_.worker.sandbox.runtime;
     switch (s.type) {
       case ScannerType::kPostmortem:
       case ScannerType::kGuarddog:
@@ -480,10 +435,11 @@ class Validator {
     if (!runs_in_sandbox(s.type)) return;
     if (!s.image.empty() && !is_image_runtime(runtime)) {
       refuse(join_key(base, "image"), "image on scanner " + who + " has no effect under runtime " +
-                                          runtime_name(runtime) + "; it is read by the oci and kubernetes runtimes");
+                                          runtime_name(runtime) + "; it is read by the " + image_runtime_names() +
+                                          " runtimes");
     }
     if (is_image_runtime(runtime) && image_for(c_, s, env_).empty()) {
-      const std::string table = runtime == RuntimeKind::kOci ? "[worker.sandbox.oci]" : "[worker.sandbox.kubernetes]";
+      const std::string table = "[worker.sandbox." + runtime + "]";
       refuse(join_key(base, "image"), "scanner " + who + " has no image to run from under runtime " +
                                           runtime_name(runtime) + ": set image on the scanner or in " + table +
                                           " (or BATLEHUB_IMAGE in the worker's environment) to an image made "
@@ -527,31 +483,35 @@ class Validator {
     range(join_key(key, "count"), e.count, 1, kInt32Max);
   }
 
-  // A table for another runtime is inert: a warning, not a refusal (§4.3). One exception:
-  // oci's sweep reads [worker.sandbox.kubernetes] orphan_after_secs (how long past its
-  // deadline a container and its bundle keys are left), so under oci a kubernetes table
-  // that sets that alone is not inert, and one that sets more says which key is read.
+  // A table for another runtime is inert: a warning, not a refusal (§4.3). Unless the runtime
+  // in use reads some of its keys too (its registration's also_reads: oci's sweep reads
+  // [worker.sandbox.kubernetes] orphan_after_secs): a table that sets only those is read, and
+  // one that sets more says which are.
   void inert_tables() {
     const SandboxConfig& s = c_.worker.sandbox;
-    auto inert = [&](bool present, RuntimeKind owner, const char* table, const std::string& but = "") {
-      if (!present || s.runtime == owner) return;
-      warn(std::string("worker.sandbox.") + table,
-           std::string("[worker.sandbox.") + table + "] has no effect under runtime " + runtime_name(s.runtime) + but +
-               (but.empty() ? "; it is" : "; the rest is") + " read by the " + table + " runtime only");
-    };
-    inert(s.has_bwrap_table, RuntimeKind::kBwrap, "bwrap");
-    inert(s.has_oci_table, RuntimeKind::kOci, "oci");
-    if (s.runtime == RuntimeKind::kOci) {
-      KubernetesConfig rest = s.kubernetes;
-      rest.orphan_after_secs = KubernetesConfig{}.orphan_after_secs;
-      const bool orphan_age_alone = rest == KubernetesConfig{} && s.kubernetes != KubernetesConfig{};
-      if (!orphan_age_alone) {
-        inert(s.has_kubernetes_table, RuntimeKind::kKubernetes, "kubernetes",
-              " but for orphan_after_secs, which oci's sweep reads too");
+    const RuntimeSchema* in_use = find_runtime_schema(s.runtime);
+    for (const RuntimeSchema* r : runtime_schemas()) {
+      if (r->name == s.runtime || !s.tables.has(r->name)) continue;
+      std::vector<std::string> read_too;
+      if (in_use != nullptr) {
+        for (const auto& [table, key] : in_use->also_reads) {
+          if (table == r->name) read_too.push_back(key);
+        }
       }
-      return;
+      const std::vector<std::string> set = s.tables.keys_of(r->name);
+      const bool only_read_too = !set.empty() && std::all_of(set.begin(), set.end(), [&](const std::string& k) {
+        return std::find(read_too.begin(), read_too.end(), k) != read_too.end();
+      });
+      if (only_read_too) continue;
+      std::string but;
+      for (std::size_t i = 0; i < read_too.size(); ++i) {
+        but += (i == 0 ? " but for " : ", ") + read_too[i];
+      }
+      if (!but.empty()) but += ", which " + s.runtime + "'s sweep reads too";
+      warn("worker.sandbox." + r->name,
+           "[worker.sandbox." + r->name + "] has no effect under runtime " + runtime_name(s.runtime) + but +
+               (but.empty() ? "; it is" : "; the rest is") + " read by the " + r->name + " runtime only");
     }
-    inert(s.has_kubernetes_table, RuntimeKind::kKubernetes, "kubernetes");
   }
 
   // What each registry's security table asks of the scanners, said once at start: a
@@ -581,6 +541,20 @@ class Validator {
       }
     }
   }
+
+  // How a runtime's registration refuses and warns: as the validator does, with the line.
+  class Check final : public TableCheck {
+   public:
+    explicit Check(Validator& v) : v_(v) {}
+    [[noreturn]] void refuse(const std::string& key, std::string message) override {
+      v_.refuse(key, std::move(message));
+    }
+    void warn(const std::string& key, std::string message) override { v_.warn(key, std::move(message)); }
+    const core::Env& env() const override { return v_.env_; }
+
+   private:
+    Validator& v_;
+  };
 
   const Config& c_;
   const Env& env_;

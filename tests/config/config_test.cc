@@ -17,6 +17,10 @@
 
 #include <gtest/gtest.h>
 
+#include "adapters/sandbox/bwrap.h"
+#include "adapters/sandbox/kubernetes.h"
+#include "adapters/sandbox/oci.h"
+
 namespace batlehub::config {
 namespace {
 
@@ -95,7 +99,7 @@ TEST(Defaults, EveryValueIsTheRfcs) {
   EXPECT_EQ(c.worker.max_attempts, 3);
   EXPECT_TRUE(c.worker.registries.empty());
 
-  EXPECT_EQ(s.runtime, RuntimeKind::kBwrap);
+  EXPECT_EQ(s.runtime, "bwrap");
   EXPECT_EQ(s.memory_limit_mb, 2048);
   EXPECT_EQ(s.cpu_seconds, 300);
   EXPECT_EQ(s.max_extracted_mb, 512);
@@ -109,23 +113,23 @@ TEST(Defaults, EveryValueIsTheRfcs) {
   EXPECT_EQ(s.bundle_ttl_secs, 60);
   EXPECT_EQ(s.rooms_dir, "/opt/sandbox");
 
-  EXPECT_EQ(s.bwrap.binary, "bwrap");
-  EXPECT_EQ(s.bwrap.cgroup_parent, "");
-  EXPECT_EQ(s.oci.engine, OciEngine::kPodman);
-  EXPECT_EQ(s.oci.binary, "podman");
-  EXPECT_EQ(s.oci.image, "");
-  EXPECT_EQ(s.oci.transport, OciTransport::kMount);
-  EXPECT_TRUE(s.oci.extra_args.empty());
-  EXPECT_EQ(s.kubernetes.namespace_, "");
-  EXPECT_EQ(s.kubernetes.service_account, "batlehub-sandbox");
-  EXPECT_EQ(s.kubernetes.image, "");
-  EXPECT_EQ(s.kubernetes.runtime_class, "");
-  EXPECT_TRUE(s.kubernetes.node_selector.empty());
-  EXPECT_TRUE(s.kubernetes.image_pull_secrets.empty());
-  EXPECT_EQ(s.kubernetes.orphan_after_secs, 900);
-  EXPECT_FALSE(s.has_bwrap_table);
-  EXPECT_FALSE(s.has_oci_table);
-  EXPECT_FALSE(s.has_kubernetes_table);
+  EXPECT_EQ(s.tables.get<adapters::BwrapTable>().binary, "bwrap");
+  EXPECT_EQ(s.tables.get<adapters::BwrapTable>().cgroup_parent, "");
+  EXPECT_EQ(s.tables.get<adapters::OciTable>().engine, adapters::OciEngineKind::kPodman);
+  EXPECT_EQ(s.tables.get<adapters::OciTable>().binary, "podman");
+  EXPECT_EQ(s.tables.get<adapters::OciTable>().image, "");
+  EXPECT_EQ(s.tables.get<adapters::OciTable>().transport, adapters::OciTransport::kMount);
+  EXPECT_TRUE(s.tables.get<adapters::OciTable>().extra_args.empty());
+  EXPECT_EQ(s.tables.get<adapters::KubernetesTable>().namespace_, "");
+  EXPECT_EQ(s.tables.get<adapters::KubernetesTable>().service_account, "batlehub-sandbox");
+  EXPECT_EQ(s.tables.get<adapters::KubernetesTable>().image, "");
+  EXPECT_EQ(s.tables.get<adapters::KubernetesTable>().runtime_class, "");
+  EXPECT_TRUE(s.tables.get<adapters::KubernetesTable>().node_selector.empty());
+  EXPECT_TRUE(s.tables.get<adapters::KubernetesTable>().image_pull_secrets.empty());
+  EXPECT_EQ(s.tables.get<adapters::KubernetesTable>().orphan_after_secs, 900);
+  EXPECT_FALSE(s.tables.has("bwrap"));
+  EXPECT_FALSE(s.tables.has("oci"));
+  EXPECT_FALSE(s.tables.has("kubernetes"));
 
   EXPECT_TRUE(c.scanners.empty());
   EXPECT_FALSE(c.has_security_registry);
@@ -205,9 +209,13 @@ rules = "/etc/batlehub/rules.yar"
 }
 
 TEST(Defaults, OciBinaryFollowsTheEngine) {
-  EXPECT_EQ(loads("[worker.sandbox.oci]\nengine = \"docker\"\n").config.worker.sandbox.oci.binary, "docker");
+  EXPECT_EQ(loads("[worker.sandbox.oci]\nengine = \"docker\"\n")
+                .config.worker.sandbox.tables.get<adapters::OciTable>()
+                .binary,
+            "docker");
   EXPECT_EQ(loads("[worker.sandbox.oci]\nengine = \"docker\"\nbinary = \"/usr/local/bin/docker\"\n")
-                .config.worker.sandbox.oci.binary,
+                .config.worker.sandbox.tables.get<adapters::OciTable>()
+                .binary,
             "/usr/local/bin/docker");
 }
 
@@ -292,7 +300,7 @@ type = "in_memory"
   EXPECT_EQ(c.worker.max_attempts, 1);
   EXPECT_EQ(c.worker.registries, (std::vector<std::string>{"npm", "pypi"}));
   const SandboxConfig& s = c.worker.sandbox;
-  EXPECT_EQ(s.runtime, RuntimeKind::kOci);
+  EXPECT_EQ(s.runtime, "oci");
   EXPECT_EQ(s.memory_limit_mb, 4096);
   EXPECT_EQ(s.cpu_seconds, 60);
   EXPECT_EQ(s.max_extracted_mb, 1024);
@@ -304,13 +312,14 @@ type = "in_memory"
   EXPECT_EQ(s.bundle_prefix, "runs/");
   EXPECT_EQ(s.bundle_ttl_secs, 120);
   EXPECT_EQ(s.rooms_dir, "/srv/rooms");
-  EXPECT_TRUE(s.has_oci_table);
-  EXPECT_EQ(s.oci.engine, OciEngine::kDocker);
-  EXPECT_EQ(s.oci.binary, "/usr/bin/docker");
-  EXPECT_EQ(s.oci.image, "registry.local/batlehub-worker:1");
-  EXPECT_EQ(s.oci.transport, OciTransport::kStorage);
-  EXPECT_EQ(s.oci.storage_network, "batlehub-storage");
-  EXPECT_EQ(s.oci.extra_args, (std::vector<std::string>{"--runtime=runsc", "--cgroup-parent=batlehub"}));
+  EXPECT_TRUE(s.tables.has("oci"));
+  EXPECT_EQ(s.tables.get<adapters::OciTable>().engine, adapters::OciEngineKind::kDocker);
+  EXPECT_EQ(s.tables.get<adapters::OciTable>().binary, "/usr/bin/docker");
+  EXPECT_EQ(s.tables.get<adapters::OciTable>().image, "registry.local/batlehub-worker:1");
+  EXPECT_EQ(s.tables.get<adapters::OciTable>().transport, adapters::OciTransport::kStorage);
+  EXPECT_EQ(s.tables.get<adapters::OciTable>().storage_network, "batlehub-storage");
+  EXPECT_EQ(s.tables.get<adapters::OciTable>().extra_args,
+            (std::vector<std::string>{"--runtime=runsc", "--cgroup-parent=batlehub"}));
   EXPECT_TRUE(uses_storage_transport(s));
 
   // Scanners in file order, not by name.
@@ -383,8 +392,8 @@ node_selector = { "kubernetes.io/arch" = "amd64", pool = "sandbox" }
 image_pull_secrets = ["ghcr"]
 orphan_after_secs = 1800
 )"));
-  const KubernetesConfig& k = l.config.worker.sandbox.kubernetes;
-  EXPECT_TRUE(l.config.worker.sandbox.has_kubernetes_table);
+  const adapters::KubernetesTable& k = l.config.worker.sandbox.tables.get<adapters::KubernetesTable>();
+  EXPECT_TRUE(l.config.worker.sandbox.tables.has("kubernetes"));
   EXPECT_EQ(k.namespace_, "batlehub-sandbox");
   EXPECT_EQ(k.service_account, "scan");
   EXPECT_EQ(k.image, "ghcr.io/batleforc/batlehub-worker:1");
@@ -402,8 +411,8 @@ TEST(Load, AWorkerOutsideTheClusterNamesAnAbsoluteKubeconfigAndMayNameItsContext
       loads(with_s3("[worker.sandbox]\nruntime = \"kubernetes\"\n[worker.sandbox.kubernetes]\nkubeconfig = "
                     "\"/etc/batlehub/kubeconfig\"\n"
                     "context = \"scan\"\n"));
-  EXPECT_EQ(l.config.worker.sandbox.kubernetes.kubeconfig, "/etc/batlehub/kubeconfig");
-  EXPECT_EQ(l.config.worker.sandbox.kubernetes.context, "scan");
+  EXPECT_EQ(l.config.worker.sandbox.tables.get<adapters::KubernetesTable>().kubeconfig, "/etc/batlehub/kubeconfig");
+  EXPECT_EQ(l.config.worker.sandbox.tables.get<adapters::KubernetesTable>().context, "scan");
   EXPECT_NE(refusal(with_s3("[worker.sandbox]\nruntime = \"kubernetes\"\n[worker.sandbox.kubernetes]\n"
                             "kubeconfig = \"kube/config\"\n"))
                 .find("worker.sandbox.kubernetes.kubeconfig: kubeconfig = \"kube/config\" must be an absolute path"),
@@ -665,12 +674,12 @@ TEST(RfcExamples, BeforeLoadsAsToday) {
 TEST(RfcExamples, AfterLoadsOnKubernetes) {
   Loaded l = load_fixture("rfc-1-after.toml");
   const SandboxConfig& s = l.config.worker.sandbox;
-  EXPECT_EQ(s.runtime, RuntimeKind::kKubernetes);
+  EXPECT_EQ(s.runtime, "kubernetes");
   EXPECT_EQ(s.memory_limit_mb, 2048);
   EXPECT_EQ(s.cpu_seconds, 300);
-  EXPECT_EQ(s.kubernetes.namespace_, "batlehub-sandbox");
-  EXPECT_EQ(s.kubernetes.runtime_class, "gvisor");
-  EXPECT_EQ(s.kubernetes.image, "ghcr.io/batleforc/batlehub-sandbox-postmortem@sha256:…");
+  EXPECT_EQ(s.tables.get<adapters::KubernetesTable>().namespace_, "batlehub-sandbox");
+  EXPECT_EQ(s.tables.get<adapters::KubernetesTable>().runtime_class, "gvisor");
+  EXPECT_EQ(s.tables.get<adapters::KubernetesTable>().image, "ghcr.io/batleforc/batlehub-sandbox-postmortem@sha256:…");
   ASSERT_EQ(l.config.scanners.size(), 1u);
   const ScannerConfig& gd = l.config.scanners[0];
   EXPECT_EQ(gd.name, "guarddog");
@@ -697,9 +706,12 @@ TEST(RfcExamples, AfterWithoutTheStorageWeAddedIsRefusedForItThenByThePresignRul
 TEST(RfcExamples, TheFullBlockOf41LoadsWithTheDefaultsAndTwoWarnings) {
   Loaded l = load_fixture("rfc-4.1.toml");
   Config expected = defaults();
-  expected.worker.sandbox.has_bwrap_table = true;
-  expected.worker.sandbox.has_oci_table = true;
-  expected.worker.sandbox.has_kubernetes_table = true;
+  // The three tables, each at its defaults, with the keys the RFC's block sets.
+  expected.worker.sandbox.tables.set(adapters::BwrapTable{}, {"binary"});
+  expected.worker.sandbox.tables.set(adapters::OciTable{}, {"engine", "binary", "image", "transport", "extra_args"});
+  expected.worker.sandbox.tables.set(adapters::KubernetesTable{},
+                                     {"namespace", "service_account", "image", "runtime_class", "node_selector",
+                                      "image_pull_secrets", "orphan_after_secs"});
   ScannerConfig pm;
   pm.name = "postmortem";
   pm.type = ScannerType::kPostmortem;
@@ -959,7 +971,7 @@ TEST(DocExamples, TheBwrapExampleLoadsWithoutAWarning) {
   auto r = load_string(doc_example("## Worked example: bwrap"), "bwrap-example.toml", no_env());
   ASSERT_TRUE(r) << r.error().describe();
   EXPECT_TRUE(r->warnings.empty());
-  EXPECT_EQ(r->config.worker.sandbox.runtime, RuntimeKind::kBwrap);
+  EXPECT_EQ(r->config.worker.sandbox.runtime, "bwrap");
   EXPECT_EQ(r->config.scanners.size(), 4u);
 }
 
@@ -967,7 +979,7 @@ TEST(DocExamples, TheKubernetesExampleLoadsWithoutAWarning) {
   auto r = load_string(doc_example("## Worked example: kubernetes"), "kubernetes-example.toml", no_env());
   ASSERT_TRUE(r) << r.error().describe();
   EXPECT_TRUE(r->warnings.empty());
-  EXPECT_EQ(r->config.worker.sandbox.runtime, RuntimeKind::kKubernetes);
+  EXPECT_EQ(r->config.worker.sandbox.runtime, "kubernetes");
   EXPECT_EQ(bundle_backend(r->config)->name, "s3");
   // Switched back to bwrap, every image is refused (the page says so).
   std::string text = doc_example("## Worked example: kubernetes");
@@ -996,7 +1008,7 @@ TEST_P(TheNoneRule, OnlyExactlyOneLetsItThrough) {
   auto r = load("[worker.sandbox]\nruntime = \"none\"\n", env_of(vars));
   if (c.loads) {
     ASSERT_TRUE(r) << r.error().describe();
-    EXPECT_EQ(r->config.worker.sandbox.runtime, RuntimeKind::kNone);
+    EXPECT_EQ(r->config.worker.sandbox.runtime, "none");
     EXPECT_EQ(r->warnings, (std::vector<std::string>{
                                "config.toml:2: worker.sandbox.runtime: runtime = \"none\": scanners run in the "
                                "worker's own process, with no sandbox around them (BATLEHUB_UNSAFE_NO_SANDBOX=1 is "
@@ -1070,7 +1082,7 @@ force_path_style = true
   EXPECT_NE(error_of(head + "storage_network = \"none\"\n" + std::string(kS3)).message.find("no way to fetch"),
             std::string::npos);
   Loaded l = loads(head + "storage_network = \"container:batlehub-storage\"\n" + std::string(kS3));
-  EXPECT_EQ(l.config.worker.sandbox.oci.storage_network, "container:batlehub-storage");
+  EXPECT_EQ(l.config.worker.sandbox.tables.get<adapters::OciTable>().storage_network, "container:batlehub-storage");
   EXPECT_TRUE(uses_storage_transport(l.config.worker.sandbox));
 }
 
@@ -1104,7 +1116,7 @@ TEST(TheS3Backend, ItsEndpointBucketAndKeysAreCheckedAtLoad) {
 
 TEST(ThePresignRule, OciWithTheMountTransportNeedsNoPresigning) {
   Loaded l = loads("[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\n");
-  EXPECT_EQ(l.config.worker.sandbox.runtime, RuntimeKind::kOci);
+  EXPECT_EQ(l.config.worker.sandbox.runtime, "oci");
   EXPECT_FALSE(uses_storage_transport(l.config.worker.sandbox));
 }
 
@@ -1241,7 +1253,7 @@ TEST(TheInertTableRule, UnderOciAKubernetesTableSettingOnlyTheOrphanAgeIsRead) {
       "[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\n"
       "[worker.sandbox.kubernetes]\norphan_after_secs = 3600\n");
   EXPECT_TRUE(l.warnings.empty());
-  EXPECT_EQ(l.config.worker.sandbox.kubernetes.orphan_after_secs, 3600);
+  EXPECT_EQ(l.config.worker.sandbox.tables.get<adapters::KubernetesTable>().orphan_after_secs, 3600);
   EXPECT_EQ(loads("[worker.sandbox]\nruntime = \"oci\"\n[worker.sandbox.oci]\nimage = \"i\"\n"
                   "[worker.sandbox.kubernetes]\norphan_after_secs = 3600\nnamespace = \"n\"\n")
                 .warnings,
@@ -1477,7 +1489,7 @@ TEST(TheCgroupKeys, AreReadAndACgroupParentMustBeAPathBelowEachHierarchysRoot) {
       "[worker.sandbox]\naccept_per_process_limits = true\n[worker.sandbox.bwrap]\n"
       "cgroup_parent = \"/batlehub.slice/runs\"\n");
   EXPECT_TRUE(l.config.worker.sandbox.accept_per_process_limits);
-  EXPECT_EQ(l.config.worker.sandbox.bwrap.cgroup_parent, "/batlehub.slice/runs");
+  EXPECT_EQ(l.config.worker.sandbox.tables.get<adapters::BwrapTable>().cgroup_parent, "/batlehub.slice/runs");
   EXPECT_EQ(refusal("[worker.sandbox.bwrap]\ncgroup_parent = \"/a/../b\"\n"),
             "config.toml:2: worker.sandbox.bwrap.cgroup_parent: cgroup_parent = \"/a/../b\" must be an absolute path "
             "below each cgroup hierarchy's root, like \"/batlehub.slice/sandbox\", with no '.' or '..' segment");
@@ -1506,8 +1518,10 @@ TEST(TheStorageRules, OnlyS3CanPresign) {
 
 TEST(Validate, AConfigBuiltInCodeIsRefusedWithoutALine) {
   Config c = defaults();
-  c.worker.sandbox.runtime = RuntimeKind::kKubernetes;
-  c.worker.sandbox.kubernetes.image = "i";
+  c.worker.sandbox.runtime = "kubernetes";
+  adapters::KubernetesTable k;
+  k.image = "i";
+  c.worker.sandbox.tables.set(k);
   auto v = validate(c, no_env());
   ASSERT_FALSE(v);
   EXPECT_EQ(v.error().line, 0);

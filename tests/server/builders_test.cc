@@ -1,6 +1,7 @@
 // What the probe is asked to prove, per runtime (server/root/builders.h): a room per scanner on
 // bwrap, an image once however many scanners run from it on the image runtimes.
 #include "server/root/builders.h"
+#include "adapters/sandbox/bwrap.h"
 #include "server/commands/scan_command.h"
 #include "storage_table.h"
 
@@ -104,6 +105,8 @@ TEST(IdentifyPlace, on_oci_is_the_first_sandboxed_scanner_whose_image_the_probe_
 // bwrap's run dirs: the operator's TMPDIR first; else a tmpfs /dev/shm open to all with room
 // for every slot's extraction; else /tmp (a container's 64 MiB /dev/shm, a disk).
 TEST(BwrapScratchDir, tmpdir_wins_then_a_roomy_shared_tmpfs_then_tmp) {
+  using adapters::bwrap_scratch_dir;
+  using adapters::ScratchCandidate;
   const ScratchCandidate roomy{"/dev/shm", true, true, 8 * 1024};
   EXPECT_EQ(bwrap_scratch_dir(env_of({{"TMPDIR", "/var/scratch"}}), roomy, 4, 512), "/var/scratch");
   EXPECT_EQ(bwrap_scratch_dir(env_of({{"TMPDIR", ""}}), roomy, 4, 512), "/dev/shm");

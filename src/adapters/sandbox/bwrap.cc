@@ -1,7 +1,9 @@
 #include "adapters/sandbox/bwrap.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,11 +13,13 @@
 #include <cstring>
 
 #include "adapters/sandbox/probe_support.h"
+#include "adapters/sandbox/registry.h"
 #include "adapters/sandbox/run_dir.h"
 #include "adapters/sandbox/run_frame.h"
 #include "base/command_path.h"
 #include "base/fd.h"
 #include "base/spawn.h"
+#include "config/text.h"
 #include "wire/caps.h"
 #include "wire/sandbox_layout.h"
 
@@ -358,6 +362,89 @@ std::string BwrapRuntime::hint(std::optional<wire::Check> failed) const {
       "bwrap's own argv sets this wall and nothing in the configuration removes it: "
       "[worker.sandbox.bwrap] binary must be bubblewrap itself, not a wrapper that changes its "
       "arguments or its environment.");
+}
+
+ScratchCandidate scratch_candidate(const std::string& path) {
+  ScratchCandidate c{path};
+  struct statfs sfs {};
+  struct stat st {};
+  if (::statfs(path.c_str(), &sfs) != 0 || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return c;
+  c.tmpfs = sfs.f_type == TMPFS_MAGIC;
+  c.open_to_all = (st.st_mode & 07777) == 01777;
+  c.free_mb = static_cast<std::uint64_t>(sfs.f_bavail) * static_cast<std::uint64_t>(sfs.f_bsize) / (1024 * 1024);
+  return c;
+}
+
+std::string bwrap_scratch_dir(const core::Env& env, const ScratchCandidate& shm, std::uint64_t slots,
+                              std::uint64_t max_extracted_mb) {
+  // TMPDIR, when set, wins. A container's /dev/shm is often 64 MiB: a tmpfs too small for the
+  // runs at once would turn a large package into a write failure, so it is taken only with
+  // room for all of them.
+  const std::string tmpdir = env("TMPDIR").value_or("");
+  if (!tmpdir.empty()) return tmpdir;
+  if (shm.tmpfs && shm.open_to_all && shm.free_mb >= std::max<std::uint64_t>(slots, 1) * max_extracted_mb) {
+    return shm.path;
+  }
+  return "/tmp";
+}
+
+namespace {
+
+// A path below each hierarchy's root: absolute, no "." or ".." segment, no control
+// character — the runtime joins it to /sys/fs/cgroup/<hierarchy> and creates cgroups there.
+bool valid_cgroup_parent(const std::string& p) {
+  bool ok = p.front() == '/' && p.size() < 1024;
+  std::size_t start = 1;
+  while (ok && start <= p.size()) {
+    std::size_t end = p.find('/', start);
+    if (end == std::string::npos) end = p.size();
+    std::string_view seg(p.data() + start, end - start);
+    if (seg == "." || seg == ".." || (seg.empty() && end != p.size())) ok = false;
+    start = end + 1;
+  }
+  for (char c : p) ok = ok && static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+  return ok;
+}
+
+}  // namespace
+
+RuntimeRegistration bwrap_registration() {
+  RuntimeRegistration r;
+  r.schema.name = std::string(BwrapTable::kName);
+  r.schema.read = [](config::TableReader& t, config::RuntimeTables& into) {
+    BwrapTable b;
+    if (auto v = t.str("binary")) b.binary = *v;
+    if (auto v = t.str("cgroup_parent")) b.cgroup_parent = *v;
+    into.set(std::move(b));
+  };
+  r.schema.check = [](const config::SandboxConfig& s, config::TableCheck& check) {
+    const BwrapTable& b = s.tables.get<BwrapTable>();
+    if (!b.cgroup_parent.empty() && !valid_cgroup_parent(b.cgroup_parent)) {
+      check.refuse("worker.sandbox.bwrap.cgroup_parent",
+                   "cgroup_parent = " + config::quoted(b.cgroup_parent) +
+                       " must be an absolute path below each cgroup hierarchy's root, like "
+                       "\"/batlehub.slice/sandbox\", with no '.' or '..' segment");
+    }
+    check.not_empty("worker.sandbox.bwrap.binary", b.binary);
+  };
+  r.build = [](const RuntimeContext& ctx) -> Expected<std::unique_ptr<core::SandboxRuntime>, std::string> {
+    const config::SandboxConfig& s = ctx.config.worker.sandbox;
+    const BwrapTable& b = s.tables.get<BwrapTable>();
+    BwrapOptions o;
+    o.binary = b.binary;
+    o.rooms_dir = s.rooms_dir;
+    o.scratch_dir = bwrap_scratch_dir(ctx.env, scratch_candidate("/dev/shm"), ctx.slots,
+                                      static_cast<std::uint64_t>(s.max_extracted_mb));
+    o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
+    o.probe_canaries = s.probe_canaries;
+    o.cgroup_parent = b.cgroup_parent;
+    o.accept_per_process_limits = s.accept_per_process_limits;
+    return std::unique_ptr<core::SandboxRuntime>(std::make_unique<BwrapRuntime>(o));
+  };
+  r.hint =
+      "bwrap needs bubblewrap, unprivileged user namespaces and a room per scanner under rooms_dir "
+      "(docs/operations/bwrap.md)";
+  return r;
 }
 
 }  // namespace batlehub::adapters

@@ -15,6 +15,7 @@
 
 #include "adapters/sandbox/cgroup.h"
 #include "adapters/sandbox/launcher.h"
+#include "core/env.h"
 #include "core/sandbox.h"
 
 namespace batlehub::adapters {
@@ -39,6 +40,38 @@ struct BwrapArgvInput {
 
 // The whole argv, program first. A pure function: tested as data, and used by the runtime.
 std::vector<std::string> bwrap_argv(const BwrapArgvInput& in);
+
+// [worker.sandbox.bwrap], read and checked by bwrap_registration (docs/configuration.md).
+struct BwrapTable {
+  static constexpr std::string_view kName = "bwrap";
+  std::string binary = "bwrap";
+  // Where each run's cgroup is made, as a path from each cgroup hierarchy's root: "" = under
+  // "<the worker's own cgroup>/batlehub-sandbox" (on cgroup v2 the worker then moves itself
+  // into a leaf "batlehub-worker" beside it). A delegated subtree's path otherwise.
+  std::string cgroup_parent;
+  bool operator==(const BwrapTable&) const = default;
+};
+
+struct RuntimeRegistration;
+RuntimeRegistration bwrap_registration();
+
+// A directory the bwrap runtime could keep its run dirs in, as statfs sees it.
+struct ScratchCandidate {
+  std::string path;
+  bool tmpfs = false;        // statfs f_type is TMPFS_MAGIC
+  bool open_to_all = false;  // a world-writable sticky directory (1777), as /tmp is
+  std::uint64_t free_mb = 0;
+};
+ScratchCandidate scratch_candidate(const std::string& path);
+
+// Where bwrap's run dirs go: $TMPDIR when it is set (the operator's choice, as before); else
+// `shm` when it is a tmpfs open to all with room for every slot's extraction at once
+// (`slots` x max_extracted_mb); else /tmp. A run dir holds the extracted package the scanner
+// then walks, so on a disk the extraction and the removal cost what the scan costs
+// (bench/README.md, bench_scan); on tmpfs its pages are charged to the run's memory cgroup,
+// whose bound already counts max_extracted_mb, as oci's and kubernetes' memory-backed /work are.
+std::string bwrap_scratch_dir(const core::Env& env, const ScratchCandidate& shm, std::uint64_t slots,
+                              std::uint64_t max_extracted_mb);
 
 struct BwrapOptions {
   std::string binary = "bwrap";

@@ -7,11 +7,14 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <limits>
 
 #include "adapters/sandbox/image_choice.h"
 #include "adapters/sandbox/probe_support.h"
+#include "adapters/sandbox/registry.h"
 #include "adapters/sandbox/run_dir.h"
 #include "adapters/sandbox/run_frame.h"
+#include "config/text.h"
 
 namespace batlehub::adapters {
 
@@ -423,6 +426,84 @@ std::string KubernetesRuntime::hint(std::optional<wire::Check> failed) const {
              "(runAsNonRoot and runAsUser 65532, readOnlyRootFilesystem, allowPrivilegeEscalation: "
              "false, no hostPID or shareProcessNamespace), and label the namespace "
              "pod-security.kubernetes.io/enforce=restricted so that such a pod is refused.");
+}
+
+RuntimeRegistration kubernetes_registration() {
+  RuntimeRegistration r = image_runtime_registration<KubernetesTable>();
+  r.schema.read = [](config::TableReader& t, config::RuntimeTables& into) {
+    KubernetesTable k;
+    if (auto v = t.str("namespace")) k.namespace_ = *v;
+    if (auto v = t.str("service_account")) k.service_account = *v;
+    if (auto v = t.str("image")) k.image = *v;
+    if (auto v = t.str("runtime_class")) k.runtime_class = *v;
+    if (auto v = t.string_map("node_selector")) k.node_selector = *v;
+    if (auto v = t.strings("image_pull_secrets")) k.image_pull_secrets = *v;
+    if (auto v = t.integer("orphan_after_secs")) k.orphan_after_secs = *v;
+    if (auto v = t.str("kubeconfig")) k.kubeconfig = *v;
+    if (auto v = t.str("context")) k.context = *v;
+    into.set(std::move(k));
+  };
+  r.schema.check = [](const config::SandboxConfig& s, config::TableCheck& check) {
+    const KubernetesTable& k = s.tables.get<KubernetesTable>();
+    const std::string base = "worker.sandbox.kubernetes.";
+    check.not_empty(base + "service_account", k.service_account);
+    for (const auto& [label, value] : k.node_selector) {
+      if (label.empty()) check.refuse(base + "node_selector", "a node_selector label must not be empty");
+    }
+    for (std::size_t i = 0; i < k.image_pull_secrets.size(); ++i) {
+      if (k.image_pull_secrets[i].empty()) {
+        check.refuse(base + "image_pull_secrets[" + std::to_string(i) + "]",
+                     "an image pull secret's name must not be empty");
+      }
+    }
+    check.range(base + "orphan_after_secs", k.orphan_after_secs, 1, std::numeric_limits<std::int32_t>::max());
+    if (!k.kubeconfig.empty() && k.kubeconfig.front() != '/') {
+      check.refuse(base + "kubeconfig", "kubeconfig = " + config::quoted(k.kubeconfig) + " must be an absolute path");
+    }
+    if (!k.context.empty() && k.kubeconfig.empty()) {
+      check.refuse(base + "context", "context = " + config::quoted(k.context) +
+                                         " names a kubeconfig context, and no kubeconfig is set (in the cluster the "
+                                         "worker uses its service account)");
+    }
+  };
+  r.schema.storage_transport = [](const config::SandboxConfig&) -> std::optional<std::string> {
+    return "the kubernetes runtime";
+  };
+  r.schema.shared_integer = [](const config::SandboxConfig& s, std::string_view key) -> std::optional<std::int64_t> {
+    if (key == "orphan_after_secs") return s.tables.get<KubernetesTable>().orphan_after_secs;
+    return std::nullopt;
+  };
+  r.build = [](const RuntimeContext& ctx) -> Expected<std::unique_ptr<core::SandboxRuntime>, std::string> {
+    const config::SandboxConfig& s = ctx.config.worker.sandbox;
+    const KubernetesTable& k = s.tables.get<KubernetesTable>();
+    auto creds = k.kubeconfig.empty() ? in_cluster_credentials(ctx.env) : load_kubeconfig(k.kubeconfig, k.context);
+    if (!creds) return Unexpected("the kubernetes runtime cannot reach its API server: " + creds.error());
+    KubernetesOptions o;
+    o.api = std::make_shared<KubeApi>(std::move(*creds));
+    o.namespace_ = k.namespace_;
+    if (o.namespace_.empty() && o.api->credentials().namespace_.empty()) {
+      return Unexpected("the kubernetes runtime has no namespace: set [worker.sandbox.kubernetes] namespace (" +
+                        o.api->credentials().source + " names none)");
+    }
+    o.service_account = k.service_account;
+    o.runtime_class = k.runtime_class;
+    o.node_selector = k.node_selector;
+    o.image_pull_secrets = k.image_pull_secrets;
+    o.images = ctx.images;
+    o.default_image = !k.image.empty() ? k.image : ctx.env("BATLEHUB_IMAGE").value_or("");
+    o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
+    o.probe_canaries = s.probe_canaries;
+    o.orphan_after = std::chrono::seconds(k.orphan_after_secs);
+    auto bundles = ctx.bundles();
+    if (!bundles) return Unexpected(bundles.error());
+    o.bundles = std::move(*bundles);
+    return std::unique_ptr<core::SandboxRuntime>(std::make_unique<KubernetesRuntime>(std::move(o)));
+  };
+  r.hint =
+      "kubernetes needs the worker's credentials (in-cluster, or [worker.sandbox.kubernetes] kubeconfig), a "
+      "namespace labelled pod-security.kubernetes.io/enforce=restricted and an S3-compatible bundle backend "
+      "(docs/operations/kubernetes.md)";
+  return r;
 }
 
 }  // namespace batlehub::adapters

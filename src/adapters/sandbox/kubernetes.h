@@ -27,6 +27,27 @@
 
 namespace batlehub::adapters {
 
+// [worker.sandbox.kubernetes], read and checked by kubernetes_registration
+// (docs/configuration.md).
+struct KubernetesTable {
+  static constexpr std::string_view kName = "kubernetes";
+  std::string namespace_;  // "" = the worker's own namespace; the TOML key is `namespace`
+  std::string service_account = "batlehub-sandbox";
+  std::string image;  // "" = BATLEHUB_IMAGE's, else none (config::image_for)
+  std::string runtime_class;
+  std::map<std::string, std::string> node_selector;
+  std::vector<std::string> image_pull_secrets;
+  std::int64_t orphan_after_secs = 900;
+  // Ours: a worker outside the cluster names a kubeconfig (its current context, or
+  // `context`); "" = the in-cluster service account's token and CA, as the RFC has it.
+  std::string kubeconfig;
+  std::string context;
+  bool operator==(const KubernetesTable&) const = default;
+};
+
+struct RuntimeRegistration;
+RuntimeRegistration kubernetes_registration();
+
 struct KubernetesOptions {
   std::shared_ptr<const KubeApi> api;
   std::string namespace_;  // where pods are created ("" = the credentials' own namespace)

@@ -1,5 +1,6 @@
 #include "adapters/sandbox/none.h"
 
+#include "adapters/sandbox/registry.h"
 #include "adapters/sandbox/run_dir.h"
 #include "adapters/sandbox/run_frame.h"
 #include "agent/agent.h"
@@ -8,12 +9,37 @@ namespace batlehub::adapters {
 
 using core::SandboxError;
 
+namespace {
+constexpr const char* kNoneRefused =
+    "[worker.sandbox] runtime = \"none\" is refused outside tests unless BATLEHUB_UNSAFE_NO_SANDBOX=1 is set";
+}  // namespace
+
+RuntimeRegistration none_registration() {
+  RuntimeRegistration r;
+  r.schema.name = "none";
+  // RFC 0018's rule, applied always (docs/configuration.md says why).
+  r.schema.check_in_use = [](const config::SandboxConfig&, config::TableCheck& check) {
+    const std::optional<std::string> unsafe = check.env() ? check.env()("BATLEHUB_UNSAFE_NO_SANDBOX") : std::nullopt;
+    if (!unsafe || *unsafe != "1") check.refuse("worker.sandbox.runtime", kNoneRefused);
+    check.warn("worker.sandbox.runtime",
+               "runtime = \"none\": scanners run in the worker's own process, with no sandbox around them "
+               "(BATLEHUB_UNSAFE_NO_SANDBOX=1 is set)");
+  };
+  r.build = [](const RuntimeContext& ctx) -> Expected<std::unique_ptr<core::SandboxRuntime>, std::string> {
+    NoneOptions o;
+    o.scratch_dir = ctx.scratch_dir;
+    auto made = NoneRuntime::create(o, ctx.env);
+    if (!made) return Unexpected(made.error().message);
+    return std::unique_ptr<core::SandboxRuntime>(std::move(made).value());
+  };
+  r.hint = "none needs BATLEHUB_UNSAFE_NO_SANDBOX=1 in the worker's environment, and belongs in tests only";
+  return r;
+}
+
 Expected<std::unique_ptr<NoneRuntime>, SandboxError> NoneRuntime::create(NoneOptions options, const core::Env& env) {
   auto v = env("BATLEHUB_UNSAFE_NO_SANDBOX");
   if (!v || *v != "1") {
-    return Unexpected(SandboxError{SandboxError::Kind::kConfig,
-                                   "[worker.sandbox] runtime = \"none\" is refused outside tests unless "
-                                   "BATLEHUB_UNSAFE_NO_SANDBOX=1 is set"});
+    return Unexpected(SandboxError{SandboxError::Kind::kConfig, kNoneRefused});
   }
   return std::unique_ptr<NoneRuntime>(new NoneRuntime(std::move(options)));
 }

@@ -19,6 +19,10 @@ struct NoneOptions {
   std::string scanner_path = "/usr/local/bin:/usr/bin:/bin";
 };
 
+struct RuntimeRegistration;
+// runtime = "none": no table; refused unless BATLEHUB_UNSAFE_NO_SANDBOX=1 (registry.h).
+RuntimeRegistration none_registration();
+
 class NoneRuntime final : public core::SandboxRuntime {
  public:
   static Expected<std::unique_ptr<NoneRuntime>, core::SandboxError> create(NoneOptions options, const core::Env& env);

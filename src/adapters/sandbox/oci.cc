@@ -19,11 +19,13 @@
 #include "adapters/sandbox/image_choice.h"
 #include "adapters/sandbox/launcher.h"
 #include "adapters/sandbox/probe_support.h"
+#include "adapters/sandbox/registry.h"
 #include "adapters/sandbox/run_dir.h"
 #include "adapters/sandbox/run_frame.h"
 #include "base/command_path.h"
 #include "base/fd.h"
 #include "base/spawn.h"
+#include "config/text.h"
 #include "wire/caps.h"
 #include "wire/sandbox_layout.h"
 
@@ -560,6 +562,85 @@ std::string OciRuntime::hint(std::optional<wire::Check> failed) const {
   return see(
       "the engine's own flags set this wall and nothing in the configuration should remove it: no --pid host "
       "or other namespace flag in [worker.sandbox.oci] extra_args.");
+}
+
+RuntimeRegistration oci_registration() {
+  RuntimeRegistration r = image_runtime_registration<OciTable>();
+  r.schema.read = [](config::TableReader& t, config::RuntimeTables& into) {
+    OciTable o;
+    if (auto v = t.one_of("engine", {"podman", "docker"})) {
+      o.engine = *v == "docker" ? OciEngineKind::kDocker : OciEngineKind::kPodman;
+    }
+    // The CLI defaults to the engine's own name, so `engine = "docker"` alone runs docker.
+    o.binary = engine_name(o.engine);
+    if (auto v = t.str("binary")) o.binary = *v;
+    if (auto v = t.str("image")) o.image = *v;
+    if (auto v = t.one_of("transport", {"mount", "storage"})) {
+      o.transport = *v == "storage" ? OciTransport::kStorage : OciTransport::kMount;
+    }
+    if (auto v = t.str("storage_network")) o.storage_network = *v;
+    if (auto v = t.strings("extra_args")) o.extra_args = *v;
+    into.set(std::move(o));
+  };
+  r.schema.check = [](const config::SandboxConfig& s, config::TableCheck& check) {
+    check.not_empty("worker.sandbox.oci.binary", s.tables.get<OciTable>().binary);
+  };
+  // The storage transport: the network its runs join instead of none (docs/operations/oci.md).
+  r.schema.check_in_use = [](const config::SandboxConfig& s, config::TableCheck& check) {
+    const OciTable& o = s.tables.get<OciTable>();
+    if (o.transport != OciTransport::kStorage) return;
+    const std::string& net = o.storage_network;
+    if (net.empty()) {
+      check.refuse("worker.sandbox.oci.storage_network",
+                   "transport = \"storage\" needs storage_network: the engine network a run joins, whose only "
+                   "destination is the storage endpoint (docs/operations/oci.md#the-storage-transport)");
+    }
+    if (net == "none" || net == "host" || net.starts_with("ns:/proc/1/") || net == "ns:/proc/self/ns/net") {
+      check.refuse("worker.sandbox.oci.storage_network",
+                   "storage_network = " + config::quoted(net) +
+                       (net == "none" ? " leaves the container no way to fetch its bundle"
+                                      : " is the host's own network: no wall at all") +
+                       "; name a network whose only destination is the storage endpoint");
+    }
+  };
+  r.schema.storage_transport = [](const config::SandboxConfig& s) -> std::optional<std::string> {
+    if (s.tables.get<OciTable>().transport != OciTransport::kStorage) return std::nullopt;
+    return "the oci runtime with transport = \"storage\"";
+  };
+  r.schema.also_reads = {{"kubernetes", "orphan_after_secs"}};
+  r.build = [](const RuntimeContext& ctx) -> Expected<std::unique_ptr<core::SandboxRuntime>, std::string> {
+    const config::SandboxConfig& s = ctx.config.worker.sandbox;
+    const OciTable& t = s.tables.get<OciTable>();
+    OciOptions o;
+    if (t.transport == OciTransport::kStorage) {
+      auto bundles = ctx.bundles();
+      if (!bundles) return Unexpected(bundles.error());
+      o.bundles = std::move(*bundles);
+      o.storage_network = t.storage_network;
+    }
+    o.engine = t.engine;
+    o.binary = t.binary;
+    o.images = ctx.images;
+    o.default_image = !t.image.empty() ? t.image : ctx.env("BATLEHUB_IMAGE").value_or("");
+    o.extra_args = t.extra_args;
+    o.scratch_dir = ctx.scratch_dir;
+    o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
+    o.probe_canaries = s.probe_canaries;
+    if (auto age = config::shared_integer(s, "kubernetes", "orphan_after_secs")) {
+      o.orphan_after = std::chrono::seconds(*age);
+    }
+    // The engine CLI's environment: how to reach the engine, nothing of the worker's secrets.
+    o.engine_env = {"PATH=" + ctx.env("PATH").value_or(std::string(wire::kSandboxPath))};
+    for (const char* k :
+         {"DOCKER_HOST", "DOCKER_CONFIG", "CONTAINERS_CONF", "CONTAINER_HOST", "XDG_RUNTIME_DIR", "HOME"}) {
+      if (auto v = ctx.env(k); v && !v->empty()) o.engine_env.push_back(std::string(k) + "=" + *v);
+    }
+    return std::unique_ptr<core::SandboxRuntime>(std::make_unique<OciRuntime>(o));
+  };
+  r.hint =
+      "oci needs podman or docker on the worker's PATH (rootless podman, or a docker daemon the worker may "
+      "use) and each scanner's image in its store (docs/operations/oci.md)";
+  return r;
 }
 
 }  // namespace batlehub::adapters

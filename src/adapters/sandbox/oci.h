@@ -21,6 +21,28 @@
 namespace batlehub::adapters {
 
 enum class OciEngineKind { kPodman, kDocker };
+// How a run's bundle reaches its container: a host directory bound at /bundle, or presigned
+// URLs on the storage backend (RFC 0022 §5.2).
+enum class OciTransport { kMount, kStorage };
+
+// [worker.sandbox.oci], read and checked by oci_registration (docs/configuration.md).
+struct OciTable {
+  static constexpr std::string_view kName = "oci";
+  OciEngineKind engine = OciEngineKind::kPodman;
+  // When the key is absent the registration sets it to the engine's name ("podman", "docker").
+  std::string binary = "podman";
+  std::string image;  // "" = BATLEHUB_IMAGE's, else none (config::image_for)
+  OciTransport transport = OciTransport::kMount;
+  // transport = "storage": the engine network a run without network joins, whose only
+  // destination is the storage endpoint (`--network <this>`); required there, and neither
+  // "none" (the fetch could not happen) nor "host" (no wall at all).
+  std::string storage_network;
+  std::vector<std::string> extra_args;  // appended verbatim to `<binary> run`
+  bool operator==(const OciTable&) const = default;
+};
+
+struct RuntimeRegistration;
+RuntimeRegistration oci_registration();
 
 // Labels every container carries, so that a sweep can tell whose it is and when it is due.
 inline constexpr const char* kOciWorkerLabel = "io.batlehub.worker";
@@ -104,7 +126,8 @@ struct OciOptions {
   // environment says of the engine (DOCKER_HOST, CONTAINERS_CONF, XDG_RUNTIME_DIR, HOME).
   std::vector<std::string> engine_env;
   // A container still there this long past its deadline label is an orphan, whoever ran it
-  // ([worker.sandbox.kubernetes] orphan_after_secs is the RFC's knob for pods; 900 s here).
+  // ([worker.sandbox.kubernetes] orphan_after_secs, the RFC's knob for pods, read through
+  // config::shared_integer).
   std::chrono::seconds orphan_after{900};
   // transport = "storage" when set: every run's bundle goes through presigned URLs on this
   // store's leaf backend, and runs without network join `storage_network`.

@@ -13,10 +13,7 @@
 
 #include "adapters/queue/postgres_queue.h"
 #include "adapters/queue/sqlite_queue.h"
-#include "adapters/sandbox/bwrap.h"
-#include "adapters/sandbox/kubernetes.h"
-#include "adapters/sandbox/none.h"
-#include "adapters/sandbox/oci.h"
+#include "adapters/sandbox/registry.h"
 #include "adapters/sandbox/run_frame.h"
 #include "adapters/storage/local_backends.h"
 #include "adapters/storage/s3_backend.h"
@@ -44,30 +41,7 @@ std::string scratch_dir(const config::Env& env) {
   return t && !t->empty() ? *t : "/tmp";
 }
 
-ScratchCandidate scratch_candidate(const std::string& path) {
-  ScratchCandidate c{path};
-  struct statfs sfs {};  // not `fs`: that names std::filesystem here
-  struct stat st {};
-  if (::statfs(path.c_str(), &sfs) != 0 || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return c;
-  c.tmpfs = sfs.f_type == TMPFS_MAGIC;
-  c.open_to_all = (st.st_mode & 07777) == 01777;
-  c.free_mb = static_cast<std::uint64_t>(sfs.f_bavail) * static_cast<std::uint64_t>(sfs.f_bsize) / (1024 * 1024);
-  return c;
-}
 }  // namespace
-
-std::string bwrap_scratch_dir(const config::Env& env, const ScratchCandidate& shm, std::uint64_t slots,
-                              std::uint64_t max_extracted_mb) {
-  // TMPDIR, when set, wins. A container's /dev/shm is often 64 MiB: a tmpfs too small for the
-  // runs at once would turn a large package into a write failure, so it is taken only with
-  // room for all of them.
-  const bool tmpdir_set = !env("TMPDIR").value_or("").empty();
-  if (!tmpdir_set && shm.tmpfs && shm.open_to_all &&
-      shm.free_mb >= std::max<std::uint64_t>(slots, 1) * max_extracted_mb) {
-    return shm.path;
-  }
-  return scratch_dir(env);
-}
 
 Expected<std::shared_ptr<adapters::StorageRouter>, std::string> build_storage(const config::Config& c,
                                                                               const config::Env& env) {
@@ -122,84 +96,22 @@ Expected<std::shared_ptr<adapters::BundleStore>, std::string> build_bundle_store
 Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runtime(const config::Config& c,
                                                                                    const config::Env& env) {
   const auto& s = c.worker.sandbox;
-  switch (s.runtime) {
-    case config::RuntimeKind::kNone: {
-      adapters::NoneOptions o;
-      o.scratch_dir = scratch_dir(env);
-      auto r = adapters::NoneRuntime::create(o, env);
-      if (!r) return Unexpected(r.error().message);
-      return std::unique_ptr<core::SandboxRuntime>(std::move(r).value());
-    }
-    case config::RuntimeKind::kBwrap: {
-      adapters::BwrapOptions o;
-      o.binary = s.bwrap.binary;
-      o.rooms_dir = s.rooms_dir;
-      o.scratch_dir = bwrap_scratch_dir(env, scratch_candidate("/dev/shm"), pool_budget(c.worker).size,
-                                        static_cast<std::uint64_t>(s.max_extracted_mb));
-      o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
-      o.probe_canaries = s.probe_canaries;
-      o.cgroup_parent = s.bwrap.cgroup_parent;
-      o.accept_per_process_limits = s.accept_per_process_limits;
-      return std::unique_ptr<core::SandboxRuntime>(std::make_unique<adapters::BwrapRuntime>(o));
-    }
-    case config::RuntimeKind::kOci: {
-      adapters::OciOptions o;
-      if (s.oci.transport == config::OciTransport::kStorage) {
-        auto bundles = build_bundle_store(c, env, adapters::this_worker_label());
-        if (!bundles) return Unexpected(bundles.error());
-        o.bundles = std::move(*bundles);
-        o.storage_network = s.oci.storage_network;
-      }
-      o.engine = s.oci.engine == config::OciEngine::kDocker ? adapters::OciEngineKind::kDocker
-                                                            : adapters::OciEngineKind::kPodman;
-      o.binary = s.oci.binary;
-      for (const auto& sc : c.scanners) {
-        if (config::runs_in_sandbox(sc.type)) o.images[sc.name] = config::image_for(c, sc, env);
-      }
-      o.default_image = !s.oci.image.empty() ? s.oci.image : env("BATLEHUB_IMAGE").value_or("");
-      o.extra_args = s.oci.extra_args;
-      o.scratch_dir = scratch_dir(env);
-      o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
-      o.probe_canaries = s.probe_canaries;
-      o.orphan_after = std::chrono::seconds(s.kubernetes.orphan_after_secs);
-      // The engine CLI's environment: how to reach the engine, nothing of the worker's secrets.
-      o.engine_env = {"PATH=" + env("PATH").value_or(std::string(wire::kSandboxPath))};
-      for (const char* k :
-           {"DOCKER_HOST", "DOCKER_CONFIG", "CONTAINERS_CONF", "CONTAINER_HOST", "XDG_RUNTIME_DIR", "HOME"}) {
-        if (auto v = env(k); v && !v->empty()) o.engine_env.push_back(std::string(k) + "=" + *v);
-      }
-      return std::unique_ptr<core::SandboxRuntime>(std::make_unique<adapters::OciRuntime>(o));
-    }
-    case config::RuntimeKind::kKubernetes: {
-      const auto& k = s.kubernetes;
-      auto creds = k.kubeconfig.empty() ? adapters::in_cluster_credentials(env)
-                                        : adapters::load_kubeconfig(k.kubeconfig, k.context);
-      if (!creds) return Unexpected("the kubernetes runtime cannot reach its API server: " + creds.error());
-      adapters::KubernetesOptions o;
-      o.api = std::make_shared<adapters::KubeApi>(std::move(*creds));
-      o.namespace_ = k.namespace_;
-      if (o.namespace_.empty() && o.api->credentials().namespace_.empty()) {
-        return Unexpected("the kubernetes runtime has no namespace: set [worker.sandbox.kubernetes] namespace (" +
-                          o.api->credentials().source + " names none)");
-      }
-      o.service_account = k.service_account;
-      o.runtime_class = k.runtime_class;
-      o.node_selector = k.node_selector;
-      o.image_pull_secrets = k.image_pull_secrets;
-      for (const auto& sc : c.scanners) {
-        if (config::runs_in_sandbox(sc.type)) o.images[sc.name] = config::image_for(c, sc, env);
-      }
-      o.default_image = !k.image.empty() ? k.image : env("BATLEHUB_IMAGE").value_or("");
-      o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
-      o.probe_canaries = s.probe_canaries;
-      o.orphan_after = std::chrono::seconds(k.orphan_after_secs);
-      auto bundles = build_bundle_store(c, env, adapters::this_worker_label());
-      if (!bundles) return Unexpected(bundles.error());
-      o.bundles = std::move(*bundles);
-      return std::unique_ptr<core::SandboxRuntime>(std::make_unique<adapters::KubernetesRuntime>(std::move(o)));
+  const adapters::RuntimeRegistration* r = adapters::find_runtime(s.runtime);
+  if (r == nullptr) {
+    return Unexpected("runtime = \"" + s.runtime + "\" is not one of " + config::runtime_names());
+  }
+  adapters::RuntimeContext ctx{.config = c, .env = env};
+  ctx.scratch_dir = scratch_dir(env);
+  ctx.slots = pool_budget(c.worker).size;
+  if (r->schema.image_runtime) {
+    for (const auto& sc : c.scanners) {
+      if (config::runs_in_sandbox(sc.type)) ctx.images[sc.name] = config::image_for(c, sc, env);
     }
   }
-  return Unexpected(std::string("unknown runtime"));
+  ctx.bundles = [&c, &env] { return build_bundle_store(c, env, adapters::this_worker_label()); };
+  auto built = r->build(ctx);
+  if (!built) return Unexpected(built.error() + (r->hint.empty() ? "" : "\n  hint: " + r->hint));
+  return built;
 }
 
 namespace {

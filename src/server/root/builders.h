@@ -1,4 +1,6 @@
-// Wiring the configuration to implementations: the one match on the runtime (RFC 0022 §6.4).
+// Wiring the configuration to implementations. The runtime is looked up by name among the
+// registered ones (adapters/sandbox/registry.h): RFC 0022 §6.4's one match arm is a line
+// of adapters/sandbox/runtimes.cc.
 #pragma once
 
 #include <cstdint>
@@ -42,23 +44,6 @@ Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runti
 std::vector<core::ProbeTarget> probe_targets(const config::Config& c, const config::Env& env);
 
 core::Limits limits_of(const config::SandboxConfig& s);
-
-// A directory the bwrap runtime could keep its run dirs in, as statfs sees it.
-struct ScratchCandidate {
-  std::string path;
-  bool tmpfs = false;        // statfs f_type is TMPFS_MAGIC
-  bool open_to_all = false;  // a world-writable sticky directory (1777), as /tmp is
-  std::uint64_t free_mb = 0;
-};
-
-// Where bwrap's run dirs go: $TMPDIR when it is set (the operator's choice, as before); else
-// `shm` when it is a tmpfs open to all with room for every slot's extraction at once
-// (`slots` x max_extracted_mb); else /tmp. A run dir holds the extracted package the scanner
-// then walks, so on a disk the extraction and the removal cost what the scan costs
-// (bench/README.md, bench_scan); on tmpfs its pages are charged to the run's memory cgroup,
-// whose bound already counts max_extracted_mb, as oci's and kubernetes' memory-backed /work are.
-std::string bwrap_scratch_dir(const config::Env& env, const ScratchCandidate& shm, std::uint64_t slots,
-                              std::uint64_t max_extracted_mb);
 
 // Where a package whose file name does not name it is identified (scan_service.h): the room
 // of the first configured scanner whose room exists under rooms_dir — a room the probe has

@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
       std::cout << loaded.error().describe() << "\n";
       return 2;
     }
-    std::cout << "runtime " << batlehub::config::to_string(loaded->config.worker.sandbox.runtime) << "\nscanners";
+    std::cout << "runtime " << loaded->config.worker.sandbox.runtime << "\nscanners";
     for (const auto& s : loaded->config.scanners) std::cout << " " << s.name;
     std::cout << "\n";
     batlehub::server::describe_storage(loaded->config.storage, std::cout);
