@@ -16,6 +16,9 @@
 #   containerd-shim-runsc-v1 (gVisor v0.0.0-20221203005347-703fd9b7fbc0)
 #                     the test cluster's RuntimeClass gvisor (scripts/install-gvisor-shim.sh):
 #                     /opt/batlehub/peers/gvisor-shim-20221203005347-703fd9b7fbc0-bh1/
+#   otelcol 0.165.0   an OpenTelemetry Collector (Apache-2.0; otlp receiver, debug exporter) that
+#                     the worker's OTLP/HTTP spans are sent to (scripts/install-otelcol.sh, from
+#                     tests/peers/otelcol): /opt/batlehub/peers/otelcol-0.165.0/otelcol
 #
 # Environment: GO (default: `go` on PATH, else /usr/local/go/bin/go); NPM (default: `npm`).
 set -euo pipefail
@@ -103,6 +106,8 @@ fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 "$here/install-kube-router.sh"
 "$here/install-gvisor-shim.sh"
+# The tracing tests' OTLP peer, built from tests/peers/otelcol (pinned by go.mod and go.sum).
+"$here/install-otelcol.sh"
 
 say "installed:"
 printf '  %-15s %-8s %s\n' versitygw "$VERSITYGW_VERSION" "$versitygw_bin"

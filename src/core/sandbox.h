@@ -79,6 +79,10 @@ struct RunLabel {
   std::string job = "adhoc";
   std::string scanner;
   int attempt = 1;
+  // The trace the run belongs to and the span it is a child of (its job's), as the worker's
+  // spans carry them (server/service/tracing.h); "" = none: the run's span starts a trace.
+  std::string trace_id;
+  std::string parent_span_id;
 };
 
 // What a runtime tells of one run while it happens, whether the run ends in an output or an

@@ -12,6 +12,8 @@ Expected<std::vector<Finding>, ScannerError> scan_with(const Scanner& scanner, S
     // The job and attempt are the caller's to know; the scanner plans only its own part.
     spec.label.job = in.job;
     spec.label.attempt = in.attempt;
+    spec.label.trace_id = in.trace_id;
+    spec.label.parent_span_id = in.parent_span_id;
     results.push_back(runtime.run(spec));
   }
   if (components != nullptr) *components = scanner.components(results);

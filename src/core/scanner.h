@@ -26,6 +26,9 @@ struct ScanInput {
   int attempt = 1;
   // The job's budget: no network scanner's request outlives it (retries included).
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // The job's trace and span, stamped on each run's label beside the job and attempt.
+  std::string trace_id;
+  std::string parent_span_id;
 };
 
 // What one planned run came back as.

@@ -228,6 +228,115 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
   EXPECT_TRUE(w->logged("stopped: every running scan finished")) << w->err();
 }
 
+// RFC 0022 §6.6's spans over OTLP/HTTP to a real OpenTelemetry Collector (tests/peers/otelcol,
+// built by scripts/install-otelcol.sh): a job is a trace, its span the root, each run a child
+// naming the runtime, the scanner, the outcome and the run directory it ran in; the trace id
+// the collector prints is the one in the worker's log lines.
+TEST_P(WorkerCli, spans_reach_an_opentelemetry_collector_as_a_job_trace_with_its_runs) {
+  if (!fs::exists(BATLEHUB_OTELCOL_BIN)) {
+    GTEST_SKIP() << "no OpenTelemetry Collector at " << BATLEHUB_OTELCOL_BIN
+                 << ": scripts/install-otelcol.sh builds it (make test's peers step runs it)";
+  }
+  // A port of loopback's, free when asked; the collector binds it at once.
+  std::uint16_t port = 0;
+  {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+    port = ntohs(a.sin_port);
+    ::close(fd);
+  }
+  const std::string endpoint = "127.0.0.1:" + std::to_string(port);
+  const fs::path yaml = s_.root() / "otelcol.yaml";
+  // OTLP/HTTP only, on loopback; the debug exporter prints every span; the collector's own
+  // telemetry opens no listener of its own.
+  Scratch::write(
+      yaml, "receivers:\n  otlp:\n    protocols:\n      http:\n        endpoint: " + endpoint +
+                "\nexporters:\n  debug:\n    verbosity: detailed\nservice:\n  telemetry:\n    metrics:\n"
+                "      level: none\n  pipelines:\n    traces:\n      receivers: [otlp]\n      exporters: [debug]\n");
+  Process collector({BATLEHUB_OTELCOL_BIN, "--config=file:" + yaml.string()}, {"PATH=/usr/bin:/bin"},
+                    s_.root() / "otelcol.out", s_.root() / "otelcol.err");
+  ASSERT_TRUE(collector.wait_for_log("Everything is ready.")) << collector.err();
+
+  std::vector<std::string> traced = env();
+  traced.push_back("OTEL_EXPORTER_OTLP_ENDPOINT=http://" + endpoint);
+  Process w({BATLEHUB_BIN, "worker", "--config", config().string()}, traced, s_.root() / "w.out", s_.root() / "w.err");
+  ASSERT_TRUE(w.wait_for_log("INFO security worker: ready (")) << w.err();
+  EXPECT_TRUE(w.logged("spans go to http://" + endpoint + "/v1/traces over OTLP/HTTP (service.name batlehub-worker)"))
+      << w.err();
+  Ran sub = cli({"submit", "--config", config().string(), "--registry", registry_, package("leftpad-1.3.0.tgz")});
+  ASSERT_EQ(sub.status, 0) << sub.out << sub.err;
+  Ran ok = cli(
+      {"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms", coord("leftpad", "1.3.0")});
+  ASSERT_EQ(ok.status, 0) << ok.out << ok.err << w.err();
+  // SIGTERM sends what is queued before the worker exits.
+  w.signal(SIGTERM);
+  ASSERT_EQ(w.wait_exit(30s), 0) << w.err();
+
+  std::smatch job_line, run_line;
+  const std::string log = w.err();
+  ASSERT_TRUE(std::regex_search(log, job_line,
+                                std::regex("INFO span: job job=(\\S+) coordinate=\\S+ attempt=1 runtime=bwrap "
+                                           "outcome=allowed seconds=\\S+ trace_id=([0-9a-f]{32})")))
+      << log;
+  const std::string trace = job_line[2];
+  ASSERT_TRUE(std::regex_search(log, run_line,
+                                std::regex("INFO span: run job=" + std::string(job_line[1]) +
+                                           " scanner=postmortem attempt=1 runtime=bwrap outcome=ok .* sandbox=(\\S+) "
+                                           "trace_id=" +
+                                           trace)))
+      << log;
+  const std::string sandbox = run_line[1];
+
+  // The collector's debug exporter prints each span as a block: "Span #N", its ids, its
+  // name, its status, its attributes.
+  ASSERT_TRUE(eventually([&] { return collector.logged("Trace ID       : " + trace); }, 10s)) << collector.err();
+  const std::string printed = collector.err();
+  auto blocks_named = [&](const std::string& name) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while ((at = printed.find("Span #", at)) != std::string::npos) {
+      std::size_t end = printed.find("Span #", at + 6);
+      std::string block = printed.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      if (block.find("Trace ID       : " + trace) != std::string::npos &&
+          block.find("Name           : " + name + "\n") != std::string::npos) {
+        out.push_back(block);
+      }
+      at += 6;
+    }
+    return out;
+  };
+  const auto jobs = blocks_named("job");
+  ASSERT_EQ(jobs.size(), 1u) << printed;
+  EXPECT_NE(jobs[0].find("Parent ID      : \n"), std::string::npos) << jobs[0];  // the trace's root
+  EXPECT_NE(jobs[0].find("-> batlehub.outcome: Str(allowed)"), std::string::npos) << jobs[0];
+  EXPECT_NE(jobs[0].find("-> batlehub.coordinate: Str(" + coord("leftpad", "1.3.0") + ")"), std::string::npos)
+      << jobs[0];
+  std::smatch id;
+  ASSERT_TRUE(std::regex_search(jobs[0], id, std::regex("\n    ID             : ([0-9a-f]{16})\n"))) << jobs[0];
+  const auto runs = blocks_named("run");
+  ASSERT_FALSE(runs.empty()) << printed;
+  for (const std::string& run : runs) {
+    EXPECT_NE(run.find("Parent ID      : " + std::string(id[1]) + "\n"), std::string::npos) << run;
+    EXPECT_NE(run.find("Status code    : Ok"), std::string::npos) << run;
+    EXPECT_NE(run.find("-> batlehub.runtime: Str(bwrap)"), std::string::npos) << run;
+    EXPECT_NE(run.find("-> batlehub.scanner: Str(postmortem)"), std::string::npos) << run;
+    EXPECT_NE(run.find("-> batlehub.outcome: Str(ok)"), std::string::npos) << run;
+    EXPECT_NE(run.find("-> batlehub.phase.run_seconds: Double("), std::string::npos) << run;
+  }
+  // The run the log line names is among them, by the run directory it ran in.
+  EXPECT_TRUE(std::any_of(runs.begin(), runs.end(), [&](const std::string& run) {
+    return run.find("-> batlehub.sandbox: Str(" + sandbox + ")") != std::string::npos;
+  })) << printed;
+  EXPECT_FALSE(w.logged("not exported")) << w.err();
+  collector.signal(SIGTERM);
+  EXPECT_EQ(collector.wait_exit(10s), 0) << collector.err();
+}
+
 // upstream-today.md §7: upstream's image and chart start the worker as `batlehub --config
 // /etc/batlehub/config.toml --roles worker`; here that is `batlehub worker`, the file found
 // the same way (--config, else BATLEHUB_CONFIG), and a start that asks for the proxy is

@@ -20,14 +20,15 @@
 #include <utility>
 
 #include "core/queue.h"
-#include "server/service/artifact_cache.h"
 #include "server/root/builders.h"
 #include "server/root/log.h"
+#include "server/root/scanners.h"
+#include "server/service/artifact_cache.h"
 #include "server/service/metrics.h"
 #include "server/service/sandbox_pool.h"
 #include "server/service/scan_service.h"
-#include "server/root/scanners.h"
 #include "server/service/status_listener.h"
+#include "server/service/tracing.h"
 // After the server's headers: caps.h first would make run_result.h's enumerators shadow
 // wire::kWireVersion (-Wshadow), an include-order trap of the wire's own.
 #include "wire/caps.h"
@@ -74,8 +75,38 @@ std::string livez_canary(const config::ServerConfig& server, std::uint16_t port)
   return wire::is_canary_address(canary) ? canary : "";
 }
 
+// A run's span: what §6.6 asks a trace to carry, and its phases.
+Span run_span(const RunRecord& r, std::string_view runtime, std::string_view outcome) {
+  Span s;
+  s.trace_id = r.spec.label.trace_id.empty() ? new_trace_id() : r.spec.label.trace_id;
+  s.span_id = new_span_id();
+  s.parent_span_id = r.spec.label.parent_span_id;
+  s.name = "run";
+  s.end = std::chrono::system_clock::now();
+  s.start =
+      s.end - std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::duration<double>(r.seconds));
+  s.attributes = {{"batlehub.runtime", std::string(runtime), std::nullopt},
+                  {"batlehub.scanner", r.spec.label.scanner, std::nullopt},
+                  {"batlehub.outcome", std::string(outcome), std::nullopt},
+                  {"batlehub.job", r.spec.label.job, std::nullopt},
+                  {"batlehub.attempt", std::to_string(r.spec.label.attempt), std::nullopt},
+                  {"batlehub.sandbox", r.trace.sandbox, std::nullopt},
+                  {"batlehub.image", r.trace.image, std::nullopt}};
+  if (r.phases) {
+    s.attributes.push_back({"batlehub.phase.start_seconds", "", r.phases->start});
+    s.attributes.push_back({"batlehub.phase.run_seconds", "", r.phases->run});
+    s.attributes.push_back({"batlehub.phase.collect_seconds", "", r.phases->collect});
+  }
+  if (!r.result) {
+    s.error = true;
+    s.status_message = r.result.error().message;
+  }
+  return s;
+}
+
 Expected<std::shared_ptr<Generation>, std::string> build_generation(config::Config cfg, const config::Env& env,
-                                                                    Metrics& metrics, const std::string& livez) {
+                                                                    Metrics& metrics, const std::string& livez,
+                                                                    std::shared_ptr<SpanExporter> spans) {
   auto& canaries = cfg.worker.sandbox.probe_canaries;
   if (!livez.empty() && canaries.size() < wire::kMaxProbeCanaries - 2 &&
       std::find(canaries.begin(), canaries.end(), livez) == canaries.end()) {
@@ -102,7 +133,7 @@ Expected<std::shared_ptr<Generation>, std::string> build_generation(config::Conf
   auto lowered_seen = std::make_shared<std::pair<std::mutex, std::set<std::string>>>();
   g->pool = std::make_unique<SandboxPool>(
       *g->runtime, g->budget.size,
-      [&metrics, runtime_name, lowered_seen](const RunRecord& r) {
+      [&metrics, runtime_name, lowered_seen, spans](const RunRecord& r) {
         const std::string_view outcome = core::outcome_label(r.result);
         metrics.run_finished(runtime_name, r.spec.label.scanner, outcome, r.phases);
         if (r.result) {
@@ -124,10 +155,13 @@ Expected<std::shared_ptr<Generation>, std::string> build_generation(config::Conf
           phase_text =
               fmt::format(" start={:.3f} run={:.3f} collect={:.3f}", r.phases->start, r.phases->run, r.phases->collect);
         }
-        logger("span")->info("run job={} scanner={} attempt={} runtime={} outcome={} seconds={:.3f}{} sandbox={}{}",
-                             r.spec.label.job, r.spec.label.scanner, r.spec.label.attempt, runtime_name, outcome,
-                             r.seconds, phase_text, r.trace.sandbox.empty() ? "-" : r.trace.sandbox,
-                             r.trace.image.empty() ? "" : " image=" + r.trace.image);
+        Span span = run_span(r, runtime_name, outcome);
+        logger("span")->info(
+            "run job={} scanner={} attempt={} runtime={} outcome={} seconds={:.3f}{} sandbox={}{} trace_id={}",
+            r.spec.label.job, r.spec.label.scanner, r.spec.label.attempt, runtime_name, outcome, r.seconds, phase_text,
+            r.trace.sandbox.empty() ? "-" : r.trace.sandbox, r.trace.image.empty() ? "" : " image=" + r.trace.image,
+            span.trace_id);
+        if (spans) spans->add(std::move(span));
       },
       [&metrics](int delta) { delta > 0 ? metrics.permit_taken() : metrics.permit_returned(); });
   g->cfg = std::move(cfg);
@@ -176,6 +210,7 @@ class Worker {
   std::unique_ptr<core::ScanQueue> queue_;
   std::mutex queue_mu_;  // a ScanQueue is one connection: one caller at a time
   std::shared_ptr<adapters::StorageRouter> storage_;
+  std::shared_ptr<SpanExporter> spans_;  // null: no OTEL_EXPORTER_OTLP_* endpoint
 
   std::mutex mu_;
   std::condition_variable wake_;
@@ -255,7 +290,7 @@ void Worker::reload() {
       cfg->worker.state_dir != old->cfg.worker.state_dir) {
     logger("config")->warn("[database], [server] and [worker] state_dir take effect at the next start, not on reload");
   }
-  auto g = build_generation(std::move(*cfg), env_, metrics_, livez_);
+  auto g = build_generation(std::move(*cfg), env_, metrics_, livez_, spans_);
   if (!g) {
     logger("config")->error("reload refused, the configuration in use is kept: {}", g.error());
     return;
@@ -331,9 +366,26 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
   const auto start = Clock::now();
   const std::string coord = job.coordinate.coordinate();
   const std::string rt(g->runtime->name());
+  // The job is a trace; its span, the root, is sent once the job ends, its runs' as each ends.
+  const std::string trace_id = new_trace_id();
+  const std::string job_span_id = new_span_id();
+  const auto started = std::chrono::system_clock::now();
   auto span = [&](std::string_view outcome) {
-    logger("span")->info("job job={} coordinate={} attempt={} runtime={} outcome={} seconds={:.3f}", job.id, coord,
-                         job.attempts, rt, outcome, seconds_since(start));
+    logger("span")->info("job job={} coordinate={} attempt={} runtime={} outcome={} seconds={:.3f} trace_id={}", job.id,
+                         coord, job.attempts, rt, outcome, seconds_since(start), trace_id);
+    if (!spans_) return;
+    Span s;
+    s.trace_id = trace_id;
+    s.span_id = job_span_id;
+    s.name = "job";
+    s.start = started;
+    s.end = std::chrono::system_clock::now();
+    s.attributes = {{"batlehub.job", job.id, std::nullopt},
+                    {"batlehub.coordinate", coord, std::nullopt},
+                    {"batlehub.attempt", std::to_string(job.attempts), std::nullopt},
+                    {"batlehub.runtime", rt, std::nullopt},
+                    {"batlehub.outcome", std::string(outcome), std::nullopt}};
+    spans_->add(std::move(s));
   };
   auto release = [&](const std::string& why) {
     std::lock_guard lock(queue_mu_);
@@ -374,7 +426,9 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
                      std::nullopt,
                      job.id,
                      static_cast<int>(job.attempts),
-                     std::chrono::steady_clock::now() + std::chrono::seconds(g->cfg.worker.job_timeout_secs)};
+                     std::chrono::steady_clock::now() + std::chrono::seconds(g->cfg.worker.job_timeout_secs),
+                     trace_id,
+                     job_span_id};
   const ScannerSet chosen = scanners_for(g->cfg, g->scanners, g->network, job.coordinate.registry, artifact->kind);
   const std::string names = chosen.names();
   log_->info("job {}: {} (attempt {}): scanning with {}", job.id, coord, job.attempts,
@@ -576,6 +630,15 @@ WorkerExit Worker::run(config::Config cfg) {
     return WorkerExit::kConfig;
   }
   queue_ = std::move(*queue);
+  std::string trace_error;
+  if (auto where = trace_export_from(env_, &trace_error)) {
+    spans_ = std::make_shared<SpanExporter>(*where, id_);
+    log_->info("spans go to {} over OTLP/HTTP (service.name {})", where->url, where->service_name);
+  } else if (!trace_error.empty()) {
+    out_ << trace_error << "\n";
+    log_->error("{}", trace_error);
+    return WorkerExit::kConfig;
+  }
   // [storage] is built now, as upstream builds it at start: an S3 bucket that does not
   // answer stops the worker here, with the backend, the endpoint and the S3 error, rather
   // than at the first job that needs it.
@@ -604,7 +667,7 @@ WorkerExit Worker::run(config::Config cfg) {
   log_->info("worker-only: listening for /livez and /metrics on {}:{}", cfg.server.host, listener_->port());
 
   livez_ = livez_canary(cfg.server, listener_->port());
-  auto built = build_generation(std::move(cfg), env_, metrics_, livez_);
+  auto built = build_generation(std::move(cfg), env_, metrics_, livez_, spans_);
   if (!built) {
     out_ << built.error() << "\n";
     log_->error("{}", built.error());
