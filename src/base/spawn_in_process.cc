@@ -55,26 +55,35 @@ class ChildPipes {
     out_open_ = err_open_ = false;
     exec_done_ = true;
   }
-  // Appends the pipes still open to `pfd`; returns how many entries it now has.
-  int add_to(pollfd* pfd, int n) {
-    idx_out_ = idx_err_ = idx_exec_ = -1;
+  // Polls the pipes still open and, unless `also` is -1, one more descriptor the supervisor
+  // waits on (the keeper's signalfd, the thread child's pidfd), for up to wait_ms. poll's
+  // answer; ready(also_index()) says whether that descriptor woke it.
+  int poll(int also, std::int64_t wait_ms) {
+    int n = 0;
+    idx_out_ = idx_err_ = idx_exec_ = idx_also_ = -1;
     if (out_open_) {
       idx_out_ = n;
-      pfd[n++] = {out_r_.get(), POLLIN, 0};
+      pfd_[n++] = {out_r_.get(), POLLIN, 0};
     }
     if (err_open_) {
       idx_err_ = n;
-      pfd[n++] = {err_r_.get(), POLLIN, 0};
+      pfd_[n++] = {err_r_.get(), POLLIN, 0};
     }
     if (!exec_done_) {
       idx_exec_ = n;
-      pfd[n++] = {exec_r_.get(), POLLIN, 0};
+      pfd_[n++] = {exec_r_.get(), POLLIN, 0};
     }
-    return n;
+    if (also >= 0) {
+      idx_also_ = n;
+      pfd_[n++] = {also, POLLIN, 0};
+    }
+    return ::poll(pfd_, static_cast<nfds_t>(n), static_cast<int>(wait_ms));
   }
-  // Reads what poll found ready in the entries add_to made; true when stdout went over its
-  // cap with these bytes.
-  bool read_ready(const pollfd* pfd, const SpawnSpec& spec, SpawnResult& res) {
+  bool also_ready() const { return readable(pfd_, idx_also_); }
+  // Reads what the last poll found ready in the pipes; true when stdout went over its cap
+  // with these bytes.
+  bool read_ready(const SpawnSpec& spec, SpawnResult& res) {
+    const pollfd* pfd = pfd_;
     bool over_cap = false;
     if (readable(pfd, idx_out_)) {
       ssize_t k = ::read(out_r_.get(), buf_, sizeof buf_);
@@ -121,7 +130,8 @@ class ChildPipes {
   sock_fprog fprog_{};
   ChildPlan plan_{};
   bool out_open_ = true, err_open_ = true, exec_done_ = false;
-  int idx_out_ = -1, idx_err_ = -1, idx_exec_ = -1;
+  int idx_out_ = -1, idx_err_ = -1, idx_exec_ = -1, idx_also_ = -1;
+  pollfd pfd_[4] = {};  // the last poll's set: the three pipes and one descriptor of the supervisor's
   WallFailure wall_{};
   char buf_[65536];
 };
@@ -229,11 +239,7 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
       wait_ms = ms_until(drain_until);
       if (wait_ms <= 0) break;
     }
-    pollfd pfd[4];
-    int n = pipes->add_to(pfd, 0);
-    const int idx_sig = tree_gone ? -1 : n;
-    if (!tree_gone) pfd[n++] = {sig.get(), POLLIN, 0};
-    int r = ::poll(pfd, static_cast<nfds_t>(n), static_cast<int>(wait_ms));
+    int r = pipes->poll(tree_gone ? -1 : sig.get(), wait_ms);
     if (r < 0) {
       if (errno == EINTR) continue;
       // Nothing can be read any more; what remains is to kill the tree, which needs no poll.
@@ -243,8 +249,8 @@ SpawnResult supervise_in_process(const SpawnSpec& spec) {
       ::nanosleep(&nap, nullptr);
       continue;
     }
-    if (pipes->read_ready(pfd, spec, res) && !killing) start_killing();  // the keeper's SIGTERM from its parent
-    if (readable(pfd, idx_sig)) {
+    if (pipes->read_ready(spec, res) && !killing) start_killing();  // the keeper's SIGTERM from its parent
+    if (pipes->also_ready()) {
       signalfd_siginfo info;
       while (::read(sig.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
       }
@@ -321,11 +327,7 @@ SpawnResult supervise_from_thread(const SpawnSpec& spec) {
         break;
       }
     }
-    pollfd pfd[4];
-    int n = pipes->add_to(pfd, 0);
-    const int idx_pid = reaped ? -1 : n;
-    if (!reaped) pfd[n++] = {pidfd.get(), POLLIN, 0};
-    int r = ::poll(pfd, static_cast<nfds_t>(n), static_cast<int>(wait_ms));
+    int r = pipes->poll(reaped ? -1 : pidfd.get(), wait_ms);
     if (r < 0) {
       if (errno == EINTR) continue;
       // Nothing can be read any more: end the child, reap it, and say what is known.
@@ -338,8 +340,8 @@ SpawnResult supervise_from_thread(const SpawnSpec& spec) {
       reaped = true;
       continue;
     }
-    if (pipes->read_ready(pfd, spec, res)) kill_child();
-    if (readable(pfd, idx_pid)) {
+    if (pipes->read_ready(spec, res)) kill_child();
+    if (pipes->also_ready()) {
       int st = 0;
       pid_t p;
       while ((p = ::waitpid(child, &st, WNOHANG)) < 0 && errno == EINTR) {
