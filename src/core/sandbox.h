@@ -28,7 +28,9 @@ class Blob {
  public:
   virtual ~Blob() = default;
   virtual std::uint64_t size() const = 0;
-  // Writes every byte to `fd`. The one I/O the port asks of a blob.
+  // Writes every byte to `fd`. The one I/O the port asks of a blob. A failed read names the
+  // blob ("reading …: …"); a failed write is the reason alone, then "(copying <blob>)", for
+  // the caller to put after the destination it knows.
   virtual Expected<Ok, std::string> copy_to(int fd) const = 0;
   // For messages: what this is ("artifact left-pad-1.3.0.tgz").
   virtual std::string describe() const = 0;

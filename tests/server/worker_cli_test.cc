@@ -3,6 +3,8 @@
 // fake_postmortem in its room), real HTTP scrapes, and the queue read back from the real
 // database — SQLite under the state directory, and PostgreSQL on loopback
 // (scripts/pg-peer.sh, started by the ctest fixture).
+#include <sys/mount.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -226,6 +228,116 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
   w->signal(SIGTERM);
   EXPECT_EQ(w->wait_exit(30s), 0) << w->err();
   EXPECT_TRUE(w->logged("stopped: every running scan finished")) << w->err();
+}
+
+// Issue 32's fault: the filesystem under the run directories fills up mid-service. The run
+// that meets it is a scanner error that names where it could not write, nothing of it is
+// left there, the job ends with one verdict, and the next job, once there is room again,
+// is scanned as usual: the worker never stopped leasing.
+TEST_P(WorkerCli, a_full_run_directory_filesystem_is_a_scanner_error_naming_it_and_the_worker_keeps_leasing) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs under the run directories needs root";
+  auto w = start_worker(config());
+  ASSERT_TRUE(w->wait_for_log("INFO security worker: ready (")) << w->err();
+  // The run directories' filesystem (TMPDIR), replaced now by one of 1 MiB, then filled.
+  ASSERT_EQ(::mount("tmpfs", tmp_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=1777"), 0)
+      << std::strerror(errno);
+  struct Unmount {
+    fs::path at;
+    ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
+  } unmount{tmp_};
+  const fs::path filler = tmp_ / "filler";
+  {
+    std::ofstream f(filler, std::ios::binary);
+    const std::string chunk(64 * 1024, 'x');
+    while (f.write(chunk.data(), static_cast<std::streamsize>(chunk.size()))) {
+    }
+  }
+  Ran sub = cli({"submit", "--config", config().string(), "--registry", registry_, package("leftpad-1.3.0.tgz")});
+  ASSERT_EQ(sub.status, 0) << sub.out << sub.err;
+  Ran full = cli(
+      {"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms", coord("leftpad", "1.3.0")});
+  EXPECT_EQ(full.status, 1) << full.out << full.err << w->err();
+  EXPECT_EQ(full.out, coord("leftpad", "1.3.0") + " is quarantined (SCANNER_ERROR). Run `batlehub why " +
+                          coord("leftpad", "1.3.0") + "` for details.\n");
+  // The finding says where the write failed (the run directory on the full filesystem), why,
+  // and what was being copied there.
+  Ran why = cli({"why", "--config", config().string(), "--json", coord("leftpad", "1.3.0")});
+  ASSERT_EQ(why.status, 0) << why.out << why.err;
+  auto j = nlohmann::json::parse(why.out);
+  ASSERT_EQ(j["findings"].size(), 1u) << why.out;
+  EXPECT_EQ(j["findings"][0]["code"], "SCANNER_ERROR");
+  const std::string summary = j["findings"][0]["summary"];
+  const std::string run_dir = tmp_.string() + "/batlehub-run-" + std::to_string(w->pid()) + "-postmortem-";
+  EXPECT_EQ(summary.rfind("writing " + run_dir, 0), 0u) << summary;
+  EXPECT_NE(summary.find("/.batlehub-in/0: No space left on device (copying " + (s_.root() / "state/spool").string()),
+            std::string::npos)
+      << summary;
+  EXPECT_TRUE(w->logged("WARN scan: " + coord("leftpad", "1.3.0") + ": postmortem failed: writing " + run_dir))
+      << w->err();
+  // Nothing of the run is left on the full filesystem: only the filler.
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(tmp_)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, (std::vector<std::string>{"filler"}));
+
+  // Room again: the next job is scanned as any other.
+  fs::remove(filler);
+  Ran next = cli({"submit", "--config", config().string(), "--registry", registry_, package("rightpad-2.0.0.tgz")});
+  ASSERT_EQ(next.status, 0) << next.out << next.err;
+  Ran ok = cli(
+      {"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms", coord("rightpad", "2.0.0")});
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err << w->err();
+  EXPECT_EQ(ok.out, coord("rightpad", "2.0.0") + " is allowed (). Run `batlehub why " + coord("rightpad", "2.0.0") +
+                        "` for details.\n");
+  w->signal(SIGTERM);
+  EXPECT_EQ(w->wait_exit(30s), 0) << w->err();
+}
+
+// Issue 32's fault: state_dir (the SQLite queue) full when a package is submitted. The
+// submit is refused with the reason, nothing is queued, and once there is room the same
+// submit queues it: the queue was not damaged.
+TEST_P(WorkerCli, a_full_state_dir_refuses_a_submit_with_the_reason_and_queues_nothing) {
+  if (GetParam() == Backend::kPostgres) GTEST_SKIP() << "the queue is PostgreSQL's here: state_dir holds none of it";
+  if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs as state_dir needs root";
+  const fs::path state = s_.root() / "state";
+  fs::create_directories(state);
+  ASSERT_EQ(::mount("tmpfs", state.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755"), 0)
+      << std::strerror(errno);
+  struct Unmount {
+    fs::path at;
+    ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
+  } unmount{state};
+  Ran first = cli({"submit", "--config", config().string(), "--registry", registry_, package("leftpad-1.3.0.tgz")});
+  ASSERT_EQ(first.status, 0) << first.out << first.err;
+  const fs::path filler = state / "filler";
+  {
+    std::ofstream f(filler, std::ios::binary);
+    const std::string chunk(16 * 1024, 'x');
+    while (f.write(chunk.data(), static_cast<std::streamsize>(chunk.size()))) {
+    }
+  }
+  auto files_in = [](const fs::path& dir) {
+    std::size_t n = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) n += e.is_regular_file() ? 1 : 0;
+    return n;
+  };
+  const std::size_t cached = files_in(s_.root() / "cache");
+  Ran full = cli({"submit", "--config", config().string(), "--registry", registry_, package("rightpad-2.0.0.tgz")});
+  // Refused before anything is stored: the queue's own file says where, SQLite what, the
+  // system why.
+  EXPECT_EQ(full.status, 2) << full.out << full.err;
+  const std::string said = full.out + full.err;
+  EXPECT_EQ(said.rfind("sqlite " + (state / "queue.sqlite3").string() + ": ", 0), 0u) << said;
+  EXPECT_NE(said.find("(No space left on device)"), std::string::npos) << said;
+  EXPECT_EQ(files_in(s_.root() / "cache"), cached);
+  fs::remove(filler);
+  auto q = queue();
+  ASSERT_TRUE(q);
+  auto none = q->jobs(registry_, "rightpad", "2.0.0");
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+  Ran again = cli({"submit", "--config", config().string(), "--registry", registry_, s_.root() / "rightpad-2.0.0.tgz"});
+  EXPECT_EQ(again.status, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("queued " + coord("rightpad", "2.0.0") + " (job "), std::string::npos) << again.out;
 }
 
 // RFC 0022 §6.6's spans over OTLP/HTTP to a real OpenTelemetry Collector (tests/peers/otelcol,

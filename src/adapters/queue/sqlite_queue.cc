@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -183,6 +184,17 @@ std::string sql(std::initializer_list<std::string_view> parts) {
 
 class Stmt;
 
+// SQLite's message, and after a failed system call the system's reason with it: "disk I/O
+// error" alone does not tell a full disk from a failing one; "(No space left on device)" does.
+std::string reason(sqlite3* db, std::string message) {
+  const int primary = sqlite3_extended_errcode(db) & 0xff;
+  const int os = sqlite3_system_errno(db);
+  if (os != 0 && (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN)) {
+    message += " (" + std::string(std::strerror(os)) + ")";
+  }
+  return message;
+}
+
 // The connection and the file's name, for messages.
 class Session {
  public:
@@ -192,7 +204,9 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   // "sqlite /path: what: <SQLite's message>".
-  Unexpected<QueueError> failure(std::string_view what) const { return failure(what, sqlite3_errmsg(db_)); }
+  Unexpected<QueueError> failure(std::string_view what) const {
+    return failure(what, reason(db_, sqlite3_errmsg(db_)));
+  }
   Unexpected<QueueError> failure(std::string_view what, std::string_view detail) const {
     return Unexpected(QueueError{"sqlite " + path_ + ": " + std::string(what) + ": " + std::string(detail)});
   }
@@ -203,7 +217,7 @@ class Session {
     std::string text(constant_sql);
     char* err = nullptr;
     if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-      std::string msg = err ? err : sqlite3_errmsg(db_);
+      std::string msg = reason(db_, err ? err : sqlite3_errmsg(db_));
       sqlite3_free(err);
       return failure(first_words(constant_sql), msg);
     }
@@ -839,7 +853,7 @@ Expected<std::unique_ptr<core::ScanQueue>, QueueError> open_sqlite_queue(const s
   int rc =
       sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
-    std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    std::string msg = db ? reason(db, sqlite3_errmsg(db)) : sqlite3_errstr(rc);
     sqlite3_close_v2(db);
     return Unexpected(QueueError{"sqlite " + path + ": open: " + msg});
   }

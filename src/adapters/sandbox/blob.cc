@@ -29,7 +29,10 @@ class FileBlob final : public core::Blob {
       ssize_t n = ::pread(fd_, buf, sizeof buf, off);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return Unexpected("reading " + path_ + ": " + (n < 0 ? std::strerror(errno) : "it shrank"));
-      if (!base::write_all(out, std::string_view(buf, static_cast<std::size_t>(n)))) return Unexpected("copying " + path_ + ": " + std::strerror(errno));
+      // The destination is the caller's to name: a full disk is where the copy went, not this file.
+      if (!base::write_all(out, std::string_view(buf, static_cast<std::size_t>(n)))) {
+        return Unexpected(std::string(std::strerror(errno)) + " (copying " + path_ + ")");
+      }
       off += n;
     }
     return Ok{};
@@ -48,7 +51,8 @@ class MemoryBlob final : public core::Blob {
   std::uint64_t size() const override { return bytes_.size(); }
   std::string describe() const override { return name_; }
   Expected<Ok, std::string> copy_to(int out) const override {
-    if (!base::write_all(out, bytes_)) return Unexpected("writing " + name_ + ": " + std::strerror(errno));
+    if (!base::write_all(out, bytes_))
+      return Unexpected(std::string(std::strerror(errno)) + " (copying " + name_ + ")");
     return Ok{};
   }
 

@@ -157,7 +157,7 @@ Expected<wire::Manifest, SandboxError> write_bundle(const core::RunSpec& spec, c
     if (fd < 0) return io_error("creating " + host_path + ": " + std::strerror(errno));
     auto copied = e.blob->copy_to(fd);
     ::close(fd);
-    if (!copied) return io_error(copied.error());
+    if (!copied) return io_error("writing " + host_path + ": " + copied.error());
     return "file://" + view.sandbox + "/.batlehub-in/" + name;
   });
   if (!m) return m;
