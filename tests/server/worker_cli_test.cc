@@ -230,6 +230,36 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
   EXPECT_TRUE(w->logged("stopped: every running scan finished")) << w->err();
 }
 
+// `at` replaced by a 1 MiB tmpfs (root only), unmounted when this goes; fill() leaves it no
+// room, make_room() gives it back.
+class SmallTmpfs {
+ public:
+  SmallTmpfs(fs::path at, const char* mode) : at_(std::move(at)) {
+    const std::string options = std::string("size=1m,mode=") + mode;
+    mounted_ = ::mount("tmpfs", at_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) == 0;
+    if (!mounted_) error_ = std::strerror(errno);
+  }
+  ~SmallTmpfs() {
+    if (mounted_) ::umount2(at_.c_str(), MNT_DETACH);
+  }
+  SmallTmpfs(const SmallTmpfs&) = delete;
+  SmallTmpfs& operator=(const SmallTmpfs&) = delete;
+  bool mounted() const { return mounted_; }
+  const std::string& error() const { return error_; }
+  void fill() const {
+    std::ofstream f(at_ / "filler", std::ios::binary);
+    const std::string chunk(16 * 1024, 'x');
+    while (f.write(chunk.data(), static_cast<std::streamsize>(chunk.size()))) {
+    }
+  }
+  void make_room() const { fs::remove(at_ / "filler"); }
+
+ private:
+  fs::path at_;
+  bool mounted_ = false;
+  std::string error_;
+};
+
 // Issue 32's fault: the filesystem under the run directories fills up mid-service. The run
 // that meets it is a scanner error that names where it could not write, nothing of it is
 // left there, the job ends with one verdict, and the next job, once there is room again,
@@ -239,19 +269,9 @@ TEST_P(WorkerCli, a_full_run_directory_filesystem_is_a_scanner_error_naming_it_a
   auto w = start_worker(config());
   ASSERT_TRUE(w->wait_for_log("INFO security worker: ready (")) << w->err();
   // The run directories' filesystem (TMPDIR), replaced now by one of 1 MiB, then filled.
-  ASSERT_EQ(::mount("tmpfs", tmp_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=1777"), 0)
-      << std::strerror(errno);
-  struct Unmount {
-    fs::path at;
-    ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
-  } unmount{tmp_};
-  const fs::path filler = tmp_ / "filler";
-  {
-    std::ofstream f(filler, std::ios::binary);
-    const std::string chunk(64 * 1024, 'x');
-    while (f.write(chunk.data(), static_cast<std::streamsize>(chunk.size()))) {
-    }
-  }
+  SmallTmpfs runs(tmp_, "1777");
+  ASSERT_TRUE(runs.mounted()) << runs.error();
+  runs.fill();
   Ran sub = cli({"submit", "--config", config().string(), "--registry", registry_, package("leftpad-1.3.0.tgz")});
   ASSERT_EQ(sub.status, 0) << sub.out << sub.err;
   Ran full = cli(
@@ -280,7 +300,7 @@ TEST_P(WorkerCli, a_full_run_directory_filesystem_is_a_scanner_error_naming_it_a
   EXPECT_EQ(left, (std::vector<std::string>{"filler"}));
 
   // Room again: the next job is scanned as any other.
-  fs::remove(filler);
+  runs.make_room();
   Ran next = cli({"submit", "--config", config().string(), "--registry", registry_, package("rightpad-2.0.0.tgz")});
   ASSERT_EQ(next.status, 0) << next.out << next.err;
   Ran ok = cli(
@@ -300,21 +320,11 @@ TEST_P(WorkerCli, a_full_state_dir_refuses_a_submit_with_the_reason_and_queues_n
   if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs as state_dir needs root";
   const fs::path state = s_.root() / "state";
   fs::create_directories(state);
-  ASSERT_EQ(::mount("tmpfs", state.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755"), 0)
-      << std::strerror(errno);
-  struct Unmount {
-    fs::path at;
-    ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
-  } unmount{state};
+  SmallTmpfs small(state, "0755");
+  ASSERT_TRUE(small.mounted()) << small.error();
   Ran first = cli({"submit", "--config", config().string(), "--registry", registry_, package("leftpad-1.3.0.tgz")});
   ASSERT_EQ(first.status, 0) << first.out << first.err;
-  const fs::path filler = state / "filler";
-  {
-    std::ofstream f(filler, std::ios::binary);
-    const std::string chunk(16 * 1024, 'x');
-    while (f.write(chunk.data(), static_cast<std::streamsize>(chunk.size()))) {
-    }
-  }
+  small.fill();
   auto files_in = [](const fs::path& dir) {
     std::size_t n = 0;
     for (const auto& e : fs::recursive_directory_iterator(dir)) n += e.is_regular_file() ? 1 : 0;
@@ -329,7 +339,7 @@ TEST_P(WorkerCli, a_full_state_dir_refuses_a_submit_with_the_reason_and_queues_n
   EXPECT_EQ(said.rfind("sqlite " + (state / "queue.sqlite3").string() + ": ", 0), 0u) << said;
   EXPECT_NE(said.find("(No space left on device)"), std::string::npos) << said;
   EXPECT_EQ(files_in(s_.root() / "cache"), cached);
-  fs::remove(filler);
+  small.make_room();
   auto q = queue();
   ASSERT_TRUE(q);
   auto none = q->jobs(registry_, "rightpad", "2.0.0");
