@@ -459,6 +459,41 @@ TEST_P(WorkerCli, spans_reach_an_opentelemetry_collector_as_a_job_trace_with_its
   EXPECT_EQ(collector.wait_exit(10s), 0) << collector.err();
 }
 
+// A collector that is not there costs one warning, never a scan, and never the exit: the
+// spans are dropped, and said.
+TEST_P(WorkerCli, spans_to_a_collector_that_is_not_there_cost_a_warning_and_never_the_scan) {
+  std::uint16_t port = 0;  // a loopback port nothing listens on: bound, read, closed
+  {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+    port = ntohs(a.sin_port);
+    ::close(fd);
+  }
+  std::vector<std::string> traced = env();
+  traced.push_back("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:" + std::to_string(port) + "/v1/traces");
+  Process w({BATLEHUB_BIN, "worker", "--config", config().string()}, traced, s_.root() / "w.out", s_.root() / "w.err");
+  ASSERT_TRUE(w.wait_for_log("INFO security worker: ready (")) << w.err();
+  Ran sub = cli({"submit", "--config", config().string(), "--registry", registry_, package("leftpad-1.3.0.tgz")});
+  ASSERT_EQ(sub.status, 0) << sub.out << sub.err;
+  Ran ok = cli(
+      {"wait", "--config", config().string(), "--timeout", "60s", "--interval", "100ms", coord("leftpad", "1.3.0")});
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err << w.err();
+  ASSERT_TRUE(w.wait_for_log("span(s) not exported (logged once until an export succeeds): POST http://127.0.0.1:" +
+                             std::to_string(port) + "/v1/traces"))
+      << w.err();
+  w.signal(SIGTERM);
+  EXPECT_EQ(w.wait_exit(30s), 0) << w.err();
+  const std::string log = w.err();
+  std::size_t warnings = 0;
+  for (std::size_t at = 0; (at = log.find("not exported (logged once", at)) != std::string::npos; ++at) ++warnings;
+  EXPECT_EQ(warnings, 1u) << log;
+}
+
 // upstream-today.md §7: upstream's image and chart start the worker as `batlehub --config
 // /etc/batlehub/config.toml --roles worker`; here that is `batlehub worker`, the file found
 // the same way (--config, else BATLEHUB_CONFIG), and a start that asks for the proxy is

@@ -164,7 +164,16 @@ void SpanExporter::loop(std::stop_token stop) {
         batch.push_back(std::move(queued_.front()));
         queued_.pop_front();
       }
-      // On stop, what is left goes out in as many batches as it takes, then the thread ends.
+      // On stop, what is left goes out in as many batches as it takes, then the thread ends;
+      // unless the collector is not answering, when one try each would hold the worker's exit
+      // for a timeout per batch: what is left is dropped, and said.
+      if (stop.stop_requested() && failing_ && !batch.empty()) {
+        const std::size_t left = batch.size() + queued_.size();
+        dropped_ += left;
+        queued_.clear();
+        logger("trace")->warn("{} span(s) dropped at exit: the collector is not answering", left);
+        return;
+      }
       if (batch.empty() && stop.stop_requested()) return;
     }
     if (!batch.empty()) send(std::move(batch));

@@ -70,7 +70,8 @@ std::optional<TraceExport> trace_export_from(const core::Env& env, std::string* 
 // or at kBatch spans), so that a run never waits on the collector. The queue is bounded: past
 // kMaxQueued a span is dropped and counted, never a reason to block or to grow. A failed
 // POST is logged once per failing streak and its batch dropped. Destruction sends what is
-// queued, bounded by the request timeout.
+// queued, unless the last POST failed: then it is dropped (and said), so that a collector
+// that does not answer never holds the worker's exit for a timeout per batch.
 class SpanExporter {
  public:
   static constexpr std::size_t kBatch = 256;
