@@ -230,6 +230,23 @@ TEST_P(WorkerCli, a_submitted_package_is_scanned_by_the_worker_and_wait_and_why_
   EXPECT_TRUE(w->logged("stopped: every running scan finished")) << w->err();
 }
 
+// A loopback port the kernel chose and nothing listens on now: bound, read, closed. 0 when
+// the kernel gave none.
+std::uint16_t unused_loopback_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  std::uint16_t port = 0;
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  if (fd >= 0) ::close(fd);
+  return port;
+}
+
 // `at` replaced by a 1 MiB tmpfs (root only), unmounted when this goes; fill() leaves it no
 // room, make_room() gives it back.
 class SmallTmpfs {
@@ -362,18 +379,8 @@ TEST_P(WorkerCli, spans_reach_an_opentelemetry_collector_as_a_job_trace_with_its
                  << ": scripts/install-otelcol.sh builds it (make test's peers step runs it)";
   }
   // A port of loopback's, free when asked; the collector binds it at once.
-  std::uint16_t port = 0;
-  {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
-    port = ntohs(a.sin_port);
-    ::close(fd);
-  }
+  const std::uint16_t port = unused_loopback_port();
+  ASSERT_NE(port, 0);
   const std::string endpoint = "127.0.0.1:" + std::to_string(port);
   const fs::path yaml = s_.root() / "otelcol.yaml";
   // OTLP/HTTP only, on loopback; the debug exporter prints every span; the collector's own
@@ -464,18 +471,8 @@ TEST_P(WorkerCli, spans_reach_an_opentelemetry_collector_as_a_job_trace_with_its
 // A collector that is not there costs one warning, never a scan, and never the exit: the
 // spans are dropped, and said.
 TEST_P(WorkerCli, spans_to_a_collector_that_is_not_there_cost_a_warning_and_never_the_scan) {
-  std::uint16_t port = 0;  // a loopback port nothing listens on: bound, read, closed
-  {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
-    port = ntohs(a.sin_port);
-    ::close(fd);
-  }
+  const std::uint16_t port = unused_loopback_port();  // nothing listens on it
+  ASSERT_NE(port, 0);
   std::vector<std::string> traced = env();
   traced.push_back("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:" + std::to_string(port) + "/v1/traces");
   Process w({BATLEHUB_BIN, "worker", "--config", config().string()}, traced, s_.root() / "w.out", s_.root() / "w.err");
