@@ -17,12 +17,6 @@ void RuntimeTables::set_keys(std::string_view name, std::vector<std::string> key
   if (it != tables_.end()) it->second.keys = std::move(keys);
 }
 
-std::vector<std::string> RuntimeTables::names() const {
-  std::vector<std::string> out;
-  for (const auto& [name, entry] : tables_) out.push_back(name);
-  return out;
-}
-
 bool RuntimeTables::operator==(const RuntimeTables& o) const {
   if (tables_.size() != o.tables_.size()) return false;
   for (auto a = tables_.begin(), b = o.tables_.begin(); a != tables_.end(); ++a, ++b) {
@@ -32,10 +26,14 @@ bool RuntimeTables::operator==(const RuntimeTables& o) const {
   return true;
 }
 
-void TableCheck::range(const std::string& key, std::int64_t v, std::int64_t lo, std::int64_t hi) {
+void TableCheck::range(const std::string& key, std::int64_t v, std::int64_t lo, std::int64_t hi, std::string_view why) {
   const std::string name = key.substr(key.find_last_of('.') + 1);
   if (v < lo) refuse(key, name + " = " + std::to_string(v) + " must be at least " + std::to_string(lo));
-  if (v > hi) refuse(key, name + " = " + std::to_string(v) + " must be at most " + std::to_string(hi));
+  if (v > hi) {
+    std::string m = name + " = " + std::to_string(v) + " must be at most " + std::to_string(hi);
+    if (!why.empty()) m += " (" + std::string(why) + ")";
+    refuse(key, m);
+  }
 }
 
 void TableCheck::not_empty(const std::string& key, const std::string& v) {

@@ -49,7 +49,6 @@ class RuntimeTables {
   bool has(std::string_view name) const { return tables_.find(name) != tables_.end(); }
   // The keys the file set in it, in file order; empty when it had no such table.
   std::vector<std::string> keys_of(std::string_view name) const;
-  std::vector<std::string> names() const;
 
   bool operator==(const RuntimeTables& o) const;
 
@@ -92,8 +91,8 @@ class TableCheck {
   virtual void warn(const std::string& key, std::string message) = 0;
   virtual const core::Env& env() const = 0;
 
-  // `name = v must be at least lo` / `… at most hi`.
-  void range(const std::string& key, std::int64_t v, std::int64_t lo, std::int64_t hi);
+  // `name = v must be at least lo` / `… at most hi (why)`.
+  void range(const std::string& key, std::int64_t v, std::int64_t lo, std::int64_t hi, std::string_view why = "");
   // `name must not be empty`.
   void not_empty(const std::string& key, const std::string& v);
 };

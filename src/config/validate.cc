@@ -101,14 +101,9 @@ class Validator {
     warnings_.push_back(ConfigError{origin_.file, origin_.line_of(key), key, std::move(message)}.describe());
   }
 
+  // The runtimes' rules and these are worded by the one TableCheck.
   void range(const std::string& key, std::int64_t v, std::int64_t lo, std::int64_t hi, std::string_view why = "") {
-    const std::string name = key.substr(key.find_last_of('.') + 1);
-    if (v < lo) refuse(key, name + " = " + std::to_string(v) + " must be at least " + std::to_string(lo));
-    if (v > hi) {
-      std::string m = name + " = " + std::to_string(v) + " must be at most " + std::to_string(hi);
-      if (!why.empty()) m += " (" + std::string(why) + ")";
-      refuse(key, m);
-    }
+    check_.range(key, v, lo, hi, why);
   }
 
   // An API's base: http(s)://host[:port][/path], nothing after it ("" = the default).
@@ -122,9 +117,7 @@ class Validator {
     }
   }
 
-  void not_empty(const std::string& key, const std::string& v) {
-    if (v.empty()) refuse(key, key.substr(key.find_last_of('.') + 1) + " must not be empty");
-  }
+  void not_empty(const std::string& key, const std::string& v) { check_.not_empty(key, v); }
 
   void worker() {
     const WorkerConfig& w = c_.worker;
@@ -159,10 +152,7 @@ class Validator {
   // none, oci's storage_network), after every rule of [worker.sandbox] and [storage].
   void runtime_in_use() {
     const RuntimeSchema* r = find_runtime_schema(c_.worker.sandbox.runtime);
-    if (r != nullptr && r->check_in_use) {
-      Check check(*this);
-      r->check_in_use(c_.worker.sandbox, check);
-    }
+    if (r != nullptr && r->check_in_use) r->check_in_use(c_.worker.sandbox, check_);
   }
 
   // Each entry becomes a manifest canary, so the wire's rule is the rule here; the two the
@@ -201,9 +191,7 @@ class Validator {
     }
     // Each table the file has, by its own runtime's rules, whichever runtime is in use.
     for (const RuntimeSchema* r : runtime_schemas()) {
-      if (!r->check || !s.tables.has(r->name)) continue;
-      Check check(*this);
-      r->check(s, check);
+      if (r->check && s.tables.has(r->name)) r->check(s, check_);
     }
   }
 
@@ -560,6 +548,7 @@ class Validator {
   const Env& env_;
   const Origin& origin_;
   std::vector<std::string> warnings_;
+  Check check_{*this};
 };
 
 }  // namespace
