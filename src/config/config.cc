@@ -137,10 +137,14 @@ Env env_of(std::map<std::string, std::string, std::less<>> vars) {
 }
 
 std::string image_for(const Config& c, const ScannerConfig& s, const Env& env) {
+  if (!is_image_runtime(c.worker.sandbox.runtime)) return "";
+  return !s.image.empty() ? s.image : default_image(c, env);
+}
+
+std::string default_image(const Config& c, const Env& env) {
   const SandboxConfig& sb = c.worker.sandbox;
   const RuntimeSchema* r = find_runtime_schema(sb.runtime);
   if (r == nullptr || !r->image_runtime) return "";
-  if (!s.image.empty()) return s.image;
   const std::string runtime_image = r->image ? r->image(sb) : std::string();
   if (!runtime_image.empty()) return runtime_image;
   if (env) {

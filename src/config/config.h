@@ -327,6 +327,10 @@ Env env_of(std::map<std::string, std::string, std::less<>> vars);
 // room; never the worker's own, which holds batlehub: docs/architecture.md, departure 20).
 // "" when none of the three is set, and always "" under none and bwrap.
 std::string image_for(const Config& c, const ScannerConfig& s, const Env& env);
+// What image_for gives a scanner that names no image of its own: the runtime table's `image`,
+// else BATLEHUB_IMAGE's; "" under a runtime that runs no images. A run of a room no scanner
+// names (a probe, an identify run) is opened from it too.
+std::string default_image(const Config& c, const Env& env);
 
 // ---------------------------------------------------------------------------------------
 // Errors and where keys came from.

@@ -490,7 +490,7 @@ RuntimeRegistration kubernetes_registration() {
     o.node_selector = k.node_selector;
     o.image_pull_secrets = k.image_pull_secrets;
     o.images = ctx.images;
-    o.default_image = !k.image.empty() ? k.image : ctx.env("BATLEHUB_IMAGE").value_or("");
+    o.default_image = ctx.default_image;
     o.start_timeout = std::chrono::seconds(s.start_timeout_secs);
     o.probe_canaries = s.probe_canaries;
     o.orphan_after = std::chrono::seconds(k.orphan_after_secs);

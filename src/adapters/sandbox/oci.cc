@@ -621,7 +621,7 @@ RuntimeRegistration oci_registration() {
     o.engine = t.engine;
     o.binary = t.binary;
     o.images = ctx.images;
-    o.default_image = !t.image.empty() ? t.image : ctx.env("BATLEHUB_IMAGE").value_or("");
+    o.default_image = ctx.default_image;
     o.extra_args = t.extra_args;
     o.scratch_dir = ctx.scratch_dir;
     o.start_timeout = std::chrono::seconds(s.start_timeout_secs);

@@ -31,8 +31,10 @@ struct RuntimeContext {
   std::string scratch_dir;
   // How many runs may be in flight at once (the pool's budget).
   std::uint64_t slots = 1;
-  // Each sandboxed scanner's image (config::image_for); empty under a runtime without images.
+  // Each sandboxed scanner's image (config::image_for), and the image of a run of anything
+  // else (config::default_image); empty under a runtime without images.
   std::map<std::string, std::string> images;
+  std::string default_image;
   // The storage transport's bundle store ([worker.sandbox] bundle_backend, else [storage]'s
   // default), made on demand: only a runtime whose runs go through storage asks for it.
   std::function<Expected<std::shared_ptr<BundleStore>, std::string>()> bundles;

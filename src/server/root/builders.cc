@@ -107,6 +107,7 @@ Expected<std::unique_ptr<core::SandboxRuntime>, std::string> build_sandbox_runti
     for (const auto& sc : c.scanners) {
       if (config::runs_in_sandbox(sc.type)) ctx.images[sc.name] = config::image_for(c, sc, env);
     }
+    ctx.default_image = config::default_image(c, env);
   }
   ctx.bundles = [&c, &env] { return build_bundle_store(c, env, adapters::this_worker_label()); };
   auto built = r->build(ctx);
