@@ -76,9 +76,9 @@ std::string livez_canary(const config::ServerConfig& server, std::uint16_t port)
 }
 
 // A run's span: what §6.6 asks a trace to carry, and its phases.
-Span run_span(const RunRecord& r, std::string_view runtime, std::string_view outcome) {
+Span run_span(const RunRecord& r, std::string_view runtime, std::string_view outcome, std::string trace_id) {
   Span s;
-  s.trace_id = r.spec.label.trace_id.empty() ? new_trace_id() : r.spec.label.trace_id;
+  s.trace_id = std::move(trace_id);
   s.span_id = new_span_id();
   s.parent_span_id = r.spec.label.parent_span_id;
   s.name = "run";
@@ -155,13 +155,14 @@ Expected<std::shared_ptr<Generation>, std::string> build_generation(config::Conf
           phase_text =
               fmt::format(" start={:.3f} run={:.3f} collect={:.3f}", r.phases->start, r.phases->run, r.phases->collect);
         }
-        Span span = run_span(r, runtime_name, outcome);
+        // A run outside a job's trace (identify, version) starts one of its own.
+        const std::string trace_id = r.spec.label.trace_id.empty() ? new_trace_id() : r.spec.label.trace_id;
         logger("span")->info(
             "run job={} scanner={} attempt={} runtime={} outcome={} seconds={:.3f}{} sandbox={}{} trace_id={}",
             r.spec.label.job, r.spec.label.scanner, r.spec.label.attempt, runtime_name, outcome, r.seconds, phase_text,
             r.trace.sandbox.empty() ? "-" : r.trace.sandbox, r.trace.image.empty() ? "" : " image=" + r.trace.image,
-            span.trace_id);
-        if (spans) spans->add(std::move(span));
+            trace_id);
+        if (spans) spans->add(run_span(r, runtime_name, outcome, trace_id));
       },
       [&metrics](int delta) { delta > 0 ? metrics.permit_taken() : metrics.permit_returned(); });
   g->cfg = std::move(cfg);
