@@ -872,7 +872,8 @@ void bench(int argc, char** argv) {
               thousands(plan.files).c_str(), thousands(plan.bytes).c_str(), thousands(plan.dirs).c_str());
   std::printf("  (the agent: by its result.json and by the tree; bsdtar: by the tree)\n\n");
 
-  std::printf("  aim: ratio <= 1.0               %6.2f      %s\n", ratio, ratio <= 1.0 ? "PASS" : "MISS");
+  // Issue 32's aim, once the gzip layer became igzip's (src/agent/gunzip.h); RFC 0022's was 1.0.
+  std::printf("  aim: ratio <= 0.5               %6.2f      %s\n", ratio, ratio <= 0.5 ? "PASS" : "MISS");
   std::printf("  aim: agent peak RSS <= 32 MiB   %6.1f MiB  %s\n", a.rss_mib, a.rss_mib <= 32.0 ? "PASS" : "MISS");
 }
 

@@ -56,9 +56,11 @@ else
 fi
 
 # 3. The link line holds only what the fence allows: our four archives, libarchive and the
-#    decoders its readers reference, libseccomp, and mbedTLS (TLS and SHA-256; never
-#    OpenSSL, whose static libcrypto alone was 2.9 MiB of the agent: src/agent/http.cc).
-allowed='^(src/agent/libbatlehub_agent\.a|src/agent/libbatlehub_agent_roots_(system|test)\.a|src/wire/libbatlehub_wire\.a|src/base/libbatlehub_base\.a|-l(archive|z|bz2|lzma|zstd|nettle|seccomp|mbedtls|mbedx509|mbedcrypto))$'
+#    decoders its readers reference, ISA-L's igzip (the gzip inflater, src/agent/gunzip.h;
+#    the static archive scripts/install-isal.sh builds, named by its Debian version),
+#    libseccomp, and mbedTLS (TLS and SHA-256; never OpenSSL, whose static libcrypto alone
+#    was 2.9 MiB of the agent: src/agent/http.cc).
+allowed='^(src/agent/libbatlehub_agent\.a|/opt/batlehub/isal-[0-9.]+-[0-9]+/lib/libisal\.a|src/agent/libbatlehub_agent_roots_(system|test)\.a|src/wire/libbatlehub_wire\.a|src/base/libbatlehub_base\.a|-l(archive|z|bz2|lzma|zstd|nettle|seccomp|mbedtls|mbedx509|mbedcrypto))$'
 line=$(awk '/^build src\/agent\/batlehub-sandbox: /{f=1} f&&/LINK_LIBRARIES/{print; exit}' "$build/build.ninja" | sed 's/^ *LINK_LIBRARIES = //')
 if [ -z "$line" ]; then
   bad "cannot find batlehub-sandbox's link line in $build/build.ninja"
@@ -78,10 +80,10 @@ fi
 alone=$(awk '/^build tests\/scanners\/scanners_alone_test[ :]/{f=1} f&&/LINK_LIBRARIES/{print; exit}' "$build/build.ninja" | sed 's/^ *LINK_LIBRARIES = //')
 if [ -z "$alone" ]; then
   bad "cannot find scanners_alone_test's link line in $build/build.ninja"
-elif grep -qE 'libbatlehub_agent|libbatlehub_sandboxes|-l(archive|seccomp|mbedtls|mbedx509|mbedcrypto|ssl|crypto)\b' <<<"$alone"; then
+elif grep -qE 'libbatlehub_agent|libbatlehub_sandboxes|libisal|-l(archive|seccomp|mbedtls|mbedx509|mbedcrypto|ssl|crypto)\b' <<<"$alone"; then
   bad "the scanners link the agent or its libraries: $alone"
 else
-  ok "the scanners link: $(for w in $alone; do case $w in src/*) echo -n "$w ";; esac; done)(no agent, libarchive, libseccomp, mbedTLS or OpenSSL)"
+  ok "the scanners link: $(for w in $alone; do case $w in src/*) echo -n "$w ";; esac; done)(no agent, libarchive, ISA-L, libseccomp, mbedTLS or OpenSSL)"
 fi
 
 # 4. Static and stripped.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages listed in scripts/deps.txt (as root, on Debian 12), then
-# configures the container engines among them (scripts/setup-oci-engines.sh). Does nothing
+# configures the container engines among them (scripts/setup-oci-engines.sh) and builds ISA-L's
+# static archive from Debian's source package (scripts/install-isal.sh). Does nothing
 # when the packages are all present and the engines configured already.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -22,3 +23,4 @@ else
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 "$here/setup-oci-engines.sh"
+"$here/install-isal.sh"

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 
+#include "agent/gunzip.h"
 #include "base/fd.h"
 
 namespace batlehub::agent {
@@ -67,30 +68,62 @@ std::string format_name(ArchiveFormat f) {
   return "?";
 }
 
-ArchivePtr new_reader(ArchiveFormat f) {
-  ArchivePtr a(archive_read_new());
-  if (!a) return a;
+// A reader of `f`, from `fd` when it is not -1, else from `memory`. A gzip tar's gzip layer
+// is ours (gunzip.h says why), handed to libarchive's tar reader block by block; the other
+// compressed forms keep libarchive's filters.
+struct OpenArchive {
+  std::unique_ptr<Gunzip> gunzip;  // first: it outlives the reader that reads from it
+  ArchivePtr reader;
+};
+
+la_ssize_t read_inflated(archive* a, void* client, const void** block) {
+  auto next = static_cast<Gunzip*>(client)->next();
+  if (!next) {
+    archive_set_error(a, EINVAL, "%s", next.error().c_str());
+    return ARCHIVE_FATAL;
+  }
+  *block = next->data();
+  return static_cast<la_ssize_t>(next->size());
+}
+
+Expected<OpenArchive, ExtractError> open_archive(ArchiveFormat f, int fd, std::span<const unsigned char> memory) {
+  OpenArchive open;
+  open.reader.reset(archive_read_new());
+  archive* a = open.reader.get();
+  if (a == nullptr) return fail(FailureKind::kMalformed, "cannot open the archive: out of memory");
   switch (f) {
     case ArchiveFormat::kTarGz:
-      archive_read_support_filter_gzip(a.get());
-      archive_read_support_format_tar(a.get());
+      archive_read_support_format_tar(a);
       break;
     case ArchiveFormat::kTarXz:
-      archive_read_support_filter_xz(a.get());
-      archive_read_support_format_tar(a.get());
+      archive_read_support_filter_xz(a);
+      archive_read_support_format_tar(a);
       break;
     case ArchiveFormat::kTarBz2:
-      archive_read_support_filter_bzip2(a.get());
-      archive_read_support_format_tar(a.get());
+      archive_read_support_filter_bzip2(a);
+      archive_read_support_format_tar(a);
       break;
     case ArchiveFormat::kZip:
-      archive_read_support_format_zip(a.get());
+      archive_read_support_format_zip(a);
       break;
     case ArchiveFormat::kTar:
-      archive_read_support_format_tar(a.get());
+      archive_read_support_format_tar(a);
       break;
   }
-  return a;
+  int r = ARCHIVE_OK;
+  if (f == ArchiveFormat::kTarGz) {
+    open.gunzip = fd >= 0 ? Gunzip::from_fd(fd) : Gunzip::from_memory(memory);
+    r = archive_read_open2(a, open.gunzip.get(), nullptr, read_inflated, nullptr, nullptr);
+  } else if (fd >= 0) {
+    r = archive_read_open_fd(a, fd, 64 * 1024);
+  } else {
+    r = archive_read_open_memory(a, memory.data(), memory.size());
+  }
+  if (r != ARCHIVE_OK) {
+    return fail(FailureKind::kMalformed,
+                std::string("cannot open the archive: ") + (archive_error_string(a) ? archive_error_string(a) : "?"));
+  }
+  return open;
 }
 
 // The budget every entry is charged against.
@@ -319,13 +352,11 @@ std::optional<ExtractError> descend_member(WorkDir& work, const std::vector<std:
     return in_member(ExtractError{FailureKind::kUnrecognised,
                                   "archive format not recognised (not a tar — plain, gzip, xz or bzip2 — nor a zip)"});
   }
-  ArchivePtr a = new_reader(*format);
-  if (!a || archive_read_open_fd(a.get(), fd.get(), 64 * 1024) != ARCHIVE_OK) {
-    return in_member(ExtractError{FailureKind::kMalformed,
-                                  std::string("cannot open the archive: ") +
-                                      (a && archive_error_string(a.get()) ? archive_error_string(a.get()) : "?")});
+  auto open = open_archive(*format, fd.get(), {});
+  if (!open) return in_member(std::move(open.error()));
+  if (auto e = extract_entries(open->reader.get(), *format, work, parent, budget, report)) {
+    return in_member(std::move(*e));
   }
-  if (auto e = extract_entries(a.get(), *format, work, parent, budget, report)) return in_member(std::move(*e));
   return std::nullopt;
 }
 
@@ -361,24 +392,18 @@ Expected<ExtractReport, ExtractError> extract_fd(int fd, std::uint64_t size, con
   auto format = sniff(std::span(head.data(), static_cast<std::size_t>(n)));
   if (!format) return fail(FailureKind::kUnrecognised, "archive format not recognised (not a tar — plain, gzip, xz or bzip2 — nor a zip)");
   if (::lseek(fd, 0, SEEK_SET) != 0) return fail(FailureKind::kWrite, std::string("seek: ") + std::strerror(errno));
-  ArchivePtr a = new_reader(*format);
-  if (!a || archive_read_open_fd(a.get(), fd, 64 * 1024) != ARCHIVE_OK) {
-    return fail(FailureKind::kMalformed, std::string("cannot open the archive: ") +
-                                             (a && archive_error_string(a.get()) ? archive_error_string(a.get()) : "?"));
-  }
-  return extract_from(a.get(), *format, size, target, policy);
+  auto open = open_archive(*format, fd, {});
+  if (!open) return Unexpected(std::move(open.error()));
+  return extract_from(open->reader.get(), *format, size, target, policy);
 }
 
 Expected<ExtractReport, ExtractError> extract_memory(std::span<const unsigned char> bytes, const ExtractTarget& target,
                                                     const ExtractPolicy& policy) {
   auto format = sniff(bytes.first(std::min<std::size_t>(bytes.size(), 512)));
   if (!format) return fail(FailureKind::kUnrecognised, "archive format not recognised (not a tar — plain, gzip, xz or bzip2 — nor a zip)");
-  ArchivePtr a = new_reader(*format);
-  if (!a || archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
-    return fail(FailureKind::kMalformed, std::string("cannot open the archive: ") +
-                                             (a && archive_error_string(a.get()) ? archive_error_string(a.get()) : "?"));
-  }
-  return extract_from(a.get(), *format, bytes.size(), target, policy);
+  auto open = open_archive(*format, -1, bytes);
+  if (!open) return Unexpected(std::move(open.error()));
+  return extract_from(open->reader.get(), *format, bytes.size(), target, policy);
 }
 
 }  // namespace batlehub::agent

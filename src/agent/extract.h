@@ -1,7 +1,8 @@
 // Extraction of an untrusted archive under an ExtractPolicy (RFC 0022 §4.2, §6.2).
 //
-// Only libarchive's tar and zip readers and its gzip filter are registered: the other
-// readers (RAR above all) are where its recent CVEs are, and no package format needs them.
+// Only libarchive's tar and zip readers and its xz and bzip2 filters are registered: the
+// other readers (RAR above all) are where its recent CVEs are, and no package format needs
+// them. The gzip layer of a .tar.gz is inflated by ISA-L's igzip (gunzip.h), not libarchive.
 // The format is sniffed from the first bytes, never from a name.
 #pragma once
 

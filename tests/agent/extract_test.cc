@@ -343,6 +343,47 @@ TEST_F(Extract, a_gzip_that_is_not_a_tar_is_malformed) {
   EXPECT_EQ(r.error().kind, FailureKind::kMalformed);
 }
 
+// The gzip layer is igzip's (agent/gunzip.h): a tar gzipped in two members, as `cat a.gz
+// b.gz` or a parallel gzip writes it, extracts whole; a damaged trailer read before the
+// tar's end is refused, naming the member.
+TEST_F(Extract, a_tar_gzipped_in_two_members_extracts_whole_and_a_bad_trailer_is_refused) {
+  std::string text;
+  for (unsigned i = 0; text.size() < 100'000; ++i) text += std::to_string(i * 2654435761U) + (i % 7 ? " " : "\n");
+  text.resize(100'000);  // compressible as text is, well under the ratio
+  std::string tar = make_tar({file("pkg/a.txt", text), file("pkg/b.txt", "bee\n")});
+  auto gzip_member = [](const std::string& plain) {
+    std::string gz(compressBound(plain.size()) + 32, '\0');
+    z_stream zs{};
+    deflateInit2(&zs, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
+    zs.avail_in = static_cast<uInt>(plain.size());
+    zs.next_out = reinterpret_cast<Bytef*>(gz.data());
+    zs.avail_out = static_cast<uInt>(gz.size());
+    deflate(&zs, Z_FINISH);
+    gz.resize(zs.total_out);
+    deflateEnd(&zs);
+    return gz;
+  };
+  const std::size_t half = 50'000;
+  std::string two = gzip_member(tar.substr(0, half)) + gzip_member(tar.substr(half));
+  auto r = run(two);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(fs::file_size(out("pkg/a.txt")), 100'000U);
+  EXPECT_EQ(Scratch::read(out("pkg/b.txt")), "bee\n");
+
+  std::string damaged = two;
+  damaged[damaged.size() - 6] ^= 0x01;  // the second member's CRC-32
+  fs::remove_all(scratch_.work() / "pkg");
+  auto refused = run(damaged);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, FailureKind::kMalformed);
+  // Here at open: the whole stream is inflated in the first block libarchive asks for.
+  EXPECT_NE(refused.error().message.find("gzip member 2, at compressed byte"), std::string::npos)
+      << refused.error().message;
+  EXPECT_NE(refused.error().message.find("CRC-32 or length does not match"), std::string::npos)
+      << refused.error().message;
+}
+
 // --- a member descended (wire 2's `descend`): a gem's data.tar.gz ----------------------
 
 // A .gem as `gem build` writes it: a plain (ustar) tar of metadata.gz, data.tar.gz and

@@ -18,6 +18,7 @@ import json
 import shutil
 import tarfile
 import zipfile
+import zlib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -280,6 +281,24 @@ def gz(data):
     return buf.getvalue()
 
 
+def gz_member(data, level=6, extra=b"", name=b"", comment=b"", hcrc=False):
+    """One gzip member written field by field (RFC 1952), for the seeds of igzip's header
+    parser (src/agent/gunzip.h): FEXTRA, FNAME, FCOMMENT and FHCRC, at any deflate level."""
+    flags = (0x02 if hcrc else 0) | (0x04 if extra else 0) | (0x08 if name else 0) | (0x10 if comment else 0)
+    head = b"\x1f\x8b\x08" + bytes([flags]) + b"\0\0\0\0\0\x03"
+    if extra:
+        head += len(extra).to_bytes(2, "little") + extra
+    if name:
+        head += name + b"\0"
+    if comment:
+        head += comment + b"\0"
+    if hcrc:
+        head += (zlib.crc32(head) & 0xffff).to_bytes(2, "little")
+    c = zlib.compressobj(level, zlib.DEFLATED, -15)
+    body = c.compress(data) + c.flush()
+    return head + body + zlib.crc32(data).to_bytes(4, "little") + (len(data) & 0xffffffff).to_bytes(4, "little")
+
+
 def zip_bytes(members):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
@@ -349,6 +368,17 @@ def archives():
         "basic.tar.gz": gz(tar_bytes(basic)),
         "hostile.tar.gz": gz(tar_bytes(hostile)),
         "wrapper.tar.gz": gz(tar_bytes(wrapper, tarfile.PAX_FORMAT)),
+        # The gzip layer (igzip): members, header fields, every block type, and the ways a
+        # stream ends badly.
+        "two_members.tar.gz": gz_member(tar_bytes(basic)[:700]) + gz_member(tar_bytes(basic)[700:], 1),
+        "header_fields.tar.gz": gz_member(tar_bytes(wrapper), 6, extra=b"AB\x04\0wxyz", name=b"pkg.tar",
+                                          comment=b"seed", hcrc=True),
+        "stored.tar.gz": gz_member(tar_bytes(basic), 0),
+        "dynamic.tar.gz": gz_member(tar_bytes([("file", "pkg/src.js", b"module.exports = require('x');\n" * 300)]), 9),
+        "trailing_junk.tar.gz": gz_member(tar_bytes(basic)) + b"\0" * 64 + b"\x1f",
+        "bad_crc.tar.gz": (lambda g: g[:-8] + bytes([g[-8] ^ 1]) + g[-7:])(gz_member(tar_bytes(basic))),
+        "truncated.tar.gz": gz_member(tar_bytes(basic))[:-20],
+        "zeros.tar.gz": gz_member(tar_bytes([("file", "pkg/zeros.bin", b"\0" * 1_000_000)]), 9),
         "basic.zip": zip_bytes(basic),
         "hostile.zip": zip_bytes(basic + [("symlink", "pkg/link", "../../outside"),
                                           ("file", "../escape", b"never\n")]),
