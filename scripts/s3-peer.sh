@@ -5,11 +5,14 @@
 #   scripts/s3-peer.sh start DIR PORT                 # prints http://127.0.0.1:PORT
 #   scripts/s3-peer.sh start DIR PORT --tls CERT KEY  # serves TLS: prints https://127.0.0.1:PORT
 #   scripts/s3-peer.sh stop DIR
+#   scripts/s3-peer.sh restart DIR PORT               # stop, then start on the data it had
 #
 # DIR holds the server's pid file, its log (versitygw.log) and its data (data/<bucket>/…).
 # `start` first stops whatever DIR's pid file names and throws the old data away, then
 # creates the bucket with a signed PUT; `stop` is harmless when nothing runs. The keys and
-# the bucket are fixed: the server is for tests, and it is thrown away. With --tls the server
+# the bucket are fixed: the server is for tests, and it is thrown away. `restart` is the
+# fault tests' outage: the server stopped and started again, keeping its data and its bucket,
+# as a real S3 endpoint comes back. With --tls the server
 # presents CERT (PEM, for 127.0.0.1) with KEY; the script's own requests to it (the probe,
 # the bucket) trust exactly CERT (curl --cacert, a leaf as its own anchor), never -k.
 #
@@ -25,7 +28,7 @@ BUCKET=batlehub-test
 REGION=us-east-1
 
 usage() {
-  echo "usage: $0 start DIR PORT [--tls CERT KEY] | stop DIR" >&2
+  echo "usage: $0 start DIR PORT [--tls CERT KEY] | stop DIR | restart DIR PORT" >&2
   exit 2
 }
 
@@ -55,7 +58,7 @@ start_server() {
   fi
   stop_server "$dir"
   mkdir -p -- "$dir"
-  rm -rf -- "$dir/data"
+  [[ $keep_data == 1 ]] || rm -rf -- "$dir/data"
   mkdir -p -- "$dir/data"
   url="http://127.0.0.1:$port"
   if [[ -n $cert ]]; then
@@ -90,6 +93,10 @@ start_server() {
     stop_server "$dir"
     exit 1
   fi
+  if [[ $keep_data == 1 ]]; then
+    echo "$url"
+    return 0
+  fi
   # versitygw wants x-amz-content-sha256 on every signed request; this is the empty body's.
   curl -sS -f "${curl_tls[@]}" -o /dev/null -X PUT -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" \
     --aws-sigv4 "aws:amz:$REGION:s3" --user "$ACCESS_KEY:$SECRET_KEY" "$url/$BUCKET" || {
@@ -101,7 +108,13 @@ start_server() {
   echo "$url"
 }
 
+keep_data=0
 case ${1:-} in
+  restart)
+    [[ $# -eq 3 ]] || usage
+    keep_data=1
+    start_server "$2" "$3"
+    ;;
   start)
     if [[ $# -eq 6 && $4 == --tls ]]; then
       start_server "$2" "$3" "$5" "$6"

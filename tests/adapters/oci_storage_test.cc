@@ -20,7 +20,10 @@
 #include <fcntl.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <future>
+#include <iostream>
 #include <thread>
 
 #include "adapters/sandbox/blob.h"
@@ -315,6 +318,94 @@ TEST_P(OciStorageTest, a_worker_configured_for_the_storage_transport_proves_and_
   auto o = (*rt)->run(spec);
   ASSERT_TRUE(o) << o.error().message;
   EXPECT_EQ(o->stdout_bytes, "module.exports = 42;\n");
+  EXPECT_EQ(keys_under(prefix_), std::vector<std::string>{});
+}
+
+// Whether a process in the container `id` runs `hostile sleep`: the scanner has started, so
+// the agent has fetched its bundle. Both engines run the container's processes in a cgroup
+// whose path holds the container's id.
+bool scanner_sleeping_in(const std::string& id) {
+  namespace fs = std::filesystem;
+  auto read = [](const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmdline = read(e.path() / "cmdline");
+    if (cmdline.find("hostile") == std::string::npos ||
+        cmdline.find(std::string("\0sleep\0", 7)) == std::string::npos) {
+      continue;
+    }
+    if (read(e.path() / "cgroup").find(id) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Issue 32's S3 fault: the endpoint goes away before a run, and again while its scanner
+// runs, and comes back on the data it had. Each failed run is an error that says what failed
+// (the worker records it as the scanner's SCANNER_ERROR, never a verdict from a run that did
+// not finish), leaves no container, and the next run once the endpoint is back succeeds; the
+// failed runs' keys, which could not be deleted while it was down, are the sweep's.
+TEST_P(OciStorageTest, an_s3_endpoint_that_goes_away_fails_the_run_with_the_reason_and_the_next_run_passes) {
+  auto store = std::make_shared<BundleStore>(s3_, router_, bundle_options());
+  OciOptions o = options(store);
+  // A live worker's sweep leaves a bundle alone until it is orphan_after old (15 minutes by
+  // default): here, a second.
+  o.orphan_after = std::chrono::seconds(1);
+  OciRuntime oci(o);
+  const std::string me = this_worker_label();
+  const std::string endpoint = "127.0.0.1 port " + std::to_string(port_);
+  const std::string peer =
+      "VERSITYGW=" + std::string(BATLEHUB_TEST_S3_BIN) + " " + BATLEHUB_SOURCE_DIR + "/scripts/s3-peer.sh ";
+  const std::string stop = peer + "stop " + peer_dir_.string();
+  const std::string restart = peer + "restart " + peer_dir_.string() + " " + std::to_string(port_) + " >/dev/null";
+
+  // Down before the run: the bundle cannot be put, so no container is started.
+  ASSERT_EQ(std::system(stop.c_str()), 0);
+  auto before = oci.run(fixture_run_spec());
+  ASSERT_FALSE(before) << "a run whose bundle could not be stored cannot succeed";
+  std::cout << "S3 down before the run: " << before.error().message << "\n";
+  EXPECT_NE(before.error().message.find("PUT"), std::string::npos) << before.error().message;
+  EXPECT_NE(before.error().message.find("Couldn't connect to server: Failed to connect to " + endpoint),
+            std::string::npos)
+      << before.error().message;
+  EXPECT_EQ(containers_of(GetParam(), me), "");
+  ASSERT_EQ(std::system(restart.c_str()), 0);
+
+  // Down while the scanner runs: the agent has its bundle, and cannot deliver its result.
+  core::RunSpec sleeping = fixture_run_spec();
+  sleeping.argv = {"hostile", "sleep", "6"};
+  auto pending = std::async(std::launch::async, [&] { return oci.run(sleeping); });
+  bool running = false;
+  for (int i = 0; i < 600 && !running; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::string name = trim(containers_of(GetParam(), me));
+    if (name.empty() || name.find('\n') != std::string::npos) continue;
+    const std::string id = trim(engine_out(GetParam(), "inspect -f '{{.Id}}' " + name).value_or(""));
+    running = !id.empty() && scanner_sleeping_in(id);
+  }
+  ASSERT_TRUE(running) << "the scanner never started";
+  ASSERT_EQ(std::system(stop.c_str()), 0);
+  auto during = pending.get();
+  ASSERT_FALSE(during) << "a run whose result could not be delivered cannot succeed";
+  std::cout << "S3 down during the run: " << during.error().message << "\n";
+  EXPECT_NE(during.error().message.find("reading out.tar"), std::string::npos) << during.error().message;
+  EXPECT_NE(during.error().message.find(endpoint), std::string::npos) << during.error().message;
+  EXPECT_EQ(containers_of(GetParam(), me), "");
+
+  // Back, on the data it had: the same runtime runs again.
+  ASSERT_EQ(std::system(restart.c_str()), 0);
+  auto after = oci.run(fixture_run_spec());
+  ASSERT_TRUE(after) << after.error().message;
+  EXPECT_EQ(after->stdout_bytes, "module.exports = 42;\n");
+  EXPECT_EQ(containers_of(GetParam(), me), "");
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  auto swept = oci.sweep(std::chrono::seconds(0));
+  ASSERT_TRUE(swept) << swept.error().message;
+  EXPECT_EQ(swept->of(core::OrphanKind::kBundle), 1u) << swept->describe();  // the run cut off mid-way
   EXPECT_EQ(keys_under(prefix_), std::vector<std::string>{});
 }
 

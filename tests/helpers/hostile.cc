@@ -13,6 +13,7 @@
 //   hostile flood BYTES         write BYTES bytes of 'x' to stdout
 //   hostile stderr BYTES CODE   write BYTES bytes to stderr, then exit CODE
 //   hostile hang                sleep forever
+//   hostile sleep SECS          sleep SECS seconds, then print "slept SECS"
 //   hostile daemon              fork a daemon (double fork + setsid) that writes its pid to
 //                               ./daemon.pid and sleeps forever; then hang
 //   hostile daemon-exit         the same daemon, then exit 0 at once
@@ -404,6 +405,11 @@ int main(int argc, char** argv) {
   }
   if (mode == "hang") {
     for (;;) pause();
+  }
+  if (mode == "sleep" && argc > 2) {
+    ::sleep(static_cast<unsigned>(std::atoi(argv[2])));
+    std::printf("slept %s\n", argv[2]);
+    return 0;
   }
   if (mode == "daemon") {
     pid_t p = fork();

@@ -234,7 +234,12 @@ Expected<S3Backend::Response, S3Backend::Failure> S3Backend::transfer(const Call
   if (!got && got.error().kind == http::ErrorKind::kSink) {
     return Unexpected(Failure{Kind::kIo, std::string("writing the object out: ") + std::strerror(got.error().err)});
   }
-  if (call.blob != nullptr && !written) return Unexpected(Failure{Kind::kIo, written.error()});
+  // The writer stops with EPIPE whenever the transfer ended first (a refused connection, a
+  // reset): then the transfer's reason is the cause, and the pipe's is only its echo. The
+  // blob's own failure is the cause when the transfer succeeded or ran short of bytes.
+  if (call.blob != nullptr && !written && (got || got.error().kind == http::ErrorKind::kSource)) {
+    return Unexpected(Failure{Kind::kIo, written.error()});
+  }
   if (!got && got.error().kind == http::ErrorKind::kSource) {
     return Unexpected(Failure{
         Kind::kIo, call.blob->describe() + " gave fewer than its " + std::to_string(call.blob->size()) + " bytes"});
