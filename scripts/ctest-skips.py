@@ -24,7 +24,7 @@ WALL_SUITES = re.compile(
     r"^(?:storage\.|k8s\.)?(?:\w+/)?(AgentInBwrap|BwrapRuntimeTest|BwrapCgroupTest|RunCgroupOnThisMachine|Escape|ProbeCli|"
     r"ScanCli|GuardDogReal|TrivyReal|YaraReal|ScannersInImages|WorkerCli|WorkerCliSqlite|WorkerSoak|worker_tree|IdentifyRun|"
     r"OciRuntimeTest|OciStorageTest|S3BackendTest|S3BundleTest|S3TlsTest|SubmitToStorage|KubernetesRuntimeTest|"
-    r"ScannersInPods|SarifValidator)\.")
+    r"ScannersInPods|SarifValidator|WorkerCliDocker|soak)\.")
 
 
 def skip_reason(out):

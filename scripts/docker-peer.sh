@@ -4,6 +4,7 @@
 #
 #   scripts/docker-peer.sh start DIR [--userns-remap]   # prints unix://DIR/docker.sock once `docker info` answers
 #   scripts/docker-peer.sh stop DIR
+#   scripts/docker-peer.sh restart DIR [--userns-remap]  # stop the daemon, start it on the data it had
 #
 # --userns-remap: the daemon maps every container's uids ("userns-remap": "default" in its
 # daemon.json): uid 65532 inside is the user dockremap's subordinate range + 65532 on the
@@ -23,11 +24,13 @@
 # DOCKER_PEER_TIMEOUT seconds (default 60) for `docker -H unix://DIR/docker.sock info` to
 # answer, and on failure prints why with the tail of dockerd's log. `stop` stops the daemon
 # (its containers with it), waits for it to exit, and removes DIR's data and exec roots; it
-# is harmless when nothing runs. The log stays, for the record.
+# is harmless when nothing runs. The log stays, for the record. `restart` is the fault tests'
+# outage (`systemctl restart docker`): dockerd stopped with SIGTERM, as a service manager stops
+# it (its running containers stopped with it), and started again on its data root, images kept.
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 start DIR [--userns-remap] | stop DIR" >&2
+  echo "usage: $0 start DIR [--userns-remap] | stop DIR | restart DIR [--userns-remap]" >&2
   exit 2
 }
 
@@ -82,7 +85,7 @@ stop_daemon() {
   while read -r m; do
     umount -l "$m" 2>/dev/null || true
   done < <(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r)
-  rm -rf -- "$dir/data" "$dir/exec"
+  [[ $keep_data == 1 ]] || rm -rf -- "$dir/data" "$dir/exec"
   rm -f -- "$dir/docker.sock" "$dir/docker.pid"
 }
 
@@ -149,7 +152,13 @@ start_daemon() {
   echo "$host"
 }
 
+keep_data=0
 case ${1:-} in
+  restart)
+    [[ $# -eq 2 || ($# -eq 3 && $3 == --userns-remap) ]] || usage
+    keep_data=1
+    start_daemon "$2" "${3:-}"
+    ;;
   start)
     [[ $# -eq 2 || ($# -eq 3 && $3 == --userns-remap) ]] || usage
     start_daemon "$2" "${3:-}"

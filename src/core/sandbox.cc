@@ -168,6 +168,10 @@ std::string_view error_class(ScannerError::Kind k) {
 ScannerError to_scanner_error(const SandboxError& e) {
   using K = SandboxError::Kind;
   using S = ScannerError::Kind;
+  using R = SandboxError::Reason;
+  if (e.reason == R::kTransport || (e.kind == K::kCrashed && e.reason == R::kNoResult)) {
+    return {e.kind == K::kCrashed ? S::kCrashed : S::kOther, e.message, true};
+  }
   switch (e.kind) {
     case K::kStartTimeout:
     case K::kRunTimeout:

@@ -153,6 +153,8 @@ struct SandboxError {
     kUnspecified,
     kNoResult,          // the sandbox ended and no out.tar was there: the agent never wrote back
     kOtherWireVersion,  // a result came back in a wire version this worker does not speak
+    kTransport,         // the storage transport failed under the run: a bundle or its result
+                        // could not be moved (the endpoint unreachable, a reset)
   };
   Kind kind = Kind::kIo;
   std::string message;
@@ -176,6 +178,12 @@ struct ScannerError {
   enum class Kind { kTimeout, kCrashed, kOutput, kUnsupported, kUpstream, kOther };
   Kind kind = Kind::kOther;
   std::string message;
+  // The sandbox's own machinery failed under the run, not the scanner or its package: the
+  // agent never answered (its container or pod went with an engine or a node restarting), or
+  // the storage transport could not move the bundle or the result. The worker gives such a
+  // job another attempt rather than record it; attempts are bounded by max_attempts, after
+  // which the job closes with SCANNER_ERROR as any exhausted job does (fail closed).
+  bool transient = false;
 };
 
 std::string_view to_string(ScannerError::Kind k);

@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -133,6 +135,43 @@ inline std::string import_hostile_image(const TestEngine& e, const fs::path& roo
   if (!build_room(rooms_dir, "hostile")) return "build-room.py of hostile";
   image = test_image_tag("hostile");
   return import_room_image(e, rooms_dir / "hostile", image);
+}
+
+// Whether a process in the container `id` runs `hostile sleep`: the scanner has started, so
+// the agent has fetched its bundle. Both engines run a container's processes in a cgroup
+// whose path holds the container's id.
+inline bool scanner_sleeping_in(const std::string& id) {
+  auto read = [](const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmdline = read(e.path() / "cmdline");
+    if (cmdline.find("hostile") == std::string::npos ||
+        cmdline.find(std::string("\0sleep\0", 7)) == std::string::npos) {
+      continue;
+    }
+    if (read(e.path() / "cgroup").find(id) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Waits (up to a minute) until the one container labelled with `worker` runs `hostile sleep`.
+inline bool wait_for_a_sleeping_scanner(const TestEngine& e, const std::string& worker) {
+  for (int i = 0; i < 600; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::string name =
+        engine_out(e, "ps -a --filter label=io.batlehub.worker=" + worker + " --format '{{.Names}}'").value_or("");
+    while (!name.empty() && name.back() == '\n') name.pop_back();
+    if (name.empty() || name.find('\n') != std::string::npos) continue;
+    std::string id = engine_out(e, "inspect -f '{{.Id}}' " + name).value_or("");
+    while (!id.empty() && id.back() == '\n') id.pop_back();
+    if (!id.empty() && scanner_sleeping_in(id)) return true;
+  }
+  return false;
 }
 
 inline void remove_image(const TestEngine& e, const std::string& tag) {

@@ -321,29 +321,6 @@ TEST_P(OciStorageTest, a_worker_configured_for_the_storage_transport_proves_and_
   EXPECT_EQ(keys_under(prefix_), std::vector<std::string>{});
 }
 
-// Whether a process in the container `id` runs `hostile sleep`: the scanner has started, so
-// the agent has fetched its bundle. Both engines run the container's processes in a cgroup
-// whose path holds the container's id.
-bool scanner_sleeping_in(const std::string& id) {
-  namespace fs = std::filesystem;
-  auto read = [](const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-  };
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    const std::string pid = e.path().filename().string();
-    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string cmdline = read(e.path() / "cmdline");
-    if (cmdline.find("hostile") == std::string::npos ||
-        cmdline.find(std::string("\0sleep\0", 7)) == std::string::npos) {
-      continue;
-    }
-    if (read(e.path() / "cgroup").find(id) != std::string::npos) return true;
-  }
-  return false;
-}
-
 // Issue 32's S3 fault: the endpoint goes away before a run, and again while its scanner
 // runs, and comes back on the data it had. Each failed run is an error that says what failed
 // (the worker records it as the scanner's SCANNER_ERROR, never a verdict from a run that did
@@ -379,15 +356,7 @@ TEST_P(OciStorageTest, an_s3_endpoint_that_goes_away_fails_the_run_with_the_reas
   core::RunSpec sleeping = fixture_run_spec();
   sleeping.argv = {"hostile", "sleep", "6"};
   auto pending = std::async(std::launch::async, [&] { return oci.run(sleeping); });
-  bool running = false;
-  for (int i = 0; i < 600 && !running; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const std::string name = trim(containers_of(GetParam(), me));
-    if (name.empty() || name.find('\n') != std::string::npos) continue;
-    const std::string id = trim(engine_out(GetParam(), "inspect -f '{{.Id}}' " + name).value_or(""));
-    running = !id.empty() && scanner_sleeping_in(id);
-  }
-  ASSERT_TRUE(running) << "the scanner never started";
+  ASSERT_TRUE(wait_for_a_sleeping_scanner(GetParam(), me)) << "the scanner never started";
   ASSERT_EQ(std::system(stop.c_str()), 0);
   auto during = pending.get();
   ASSERT_FALSE(during) << "a run whose result could not be delivered cannot succeed";

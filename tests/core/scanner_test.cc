@@ -156,6 +156,27 @@ TEST(ScannerError, the_sandbox_errors_map_as_rfc_0022_section_6_1_says) {
   EXPECT_EQ(to_scanner_error({SK::kCrashed, "the agent wrote no result"}).message, "the agent wrote no result");
 }
 
+// Transient: the sandbox's machinery failed under the run (the worker retries the job); a
+// failure the agent reported, or any other kind of run, is the scanner's.
+TEST(ScannerError, a_sandbox_that_vanished_or_a_storage_transport_that_failed_is_transient_and_nothing_else) {
+  using SK = SandboxError::Kind;
+  using R = SandboxError::Reason;
+  using K = ScannerError::Kind;
+  const ScannerError gone = to_scanner_error({SK::kCrashed, "the container never answered", R::kNoResult});
+  EXPECT_TRUE(gone.transient);
+  EXPECT_EQ(gone.kind, K::kCrashed);
+  const ScannerError unreachable = to_scanner_error({SK::kIo, "uploading x.tgz: Couldn't connect", R::kTransport});
+  EXPECT_TRUE(unreachable.transient);
+  EXPECT_EQ(unreachable.kind, K::kOther);
+  EXPECT_EQ(unreachable.message, "uploading x.tgz: Couldn't connect");
+  // The OOM killer taking the agent is the package's doing (its scanner's memory), not an outage.
+  EXPECT_FALSE(to_scanner_error({SK::kOutOfMemory, "m", R::kNoResult}).transient);
+  EXPECT_FALSE(to_scanner_error({SK::kCrashed, "postmortem exited 3"}).transient);
+  EXPECT_FALSE(to_scanner_error({SK::kIo, "writing the run dir: No space left on device"}).transient);
+  EXPECT_FALSE(to_scanner_error({SK::kRunTimeout, "m"}).transient);
+  EXPECT_FALSE(to_scanner_error({SK::kResultInvalid, "m", R::kOtherWireVersion}).transient);
+}
+
 TEST(ScannerErrorFinding, unsupported_is_scanner_unsupported_everything_else_scanner_error) {
   using K = ScannerError::Kind;
   Finding u = scanner_error_finding("postmortem", {K::kUnsupported, "postmortem has no project layout for nuget"});

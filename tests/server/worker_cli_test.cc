@@ -373,6 +373,113 @@ TEST_P(WorkerCliSqlite, a_full_state_dir_refuses_a_submit_with_the_reason_and_qu
 // built by scripts/install-otelcol.sh): a job is a trace, its span the root, each run a child
 // naming the runtime, the scanner, the outcome and the run directory it ran in; the trace id
 // the collector prints is the one in the worker's log lines.
+// Issue 32's fault: the container engine's daemon restarted while a job's scanner runs in
+// its container. The run fails in the sandbox's own machinery, not the package: the job goes
+// back for another attempt (unrecorded), the worker proves its walls again at once, and the
+// second attempt, on the daemon once it is back, records the one verdict. No container and no
+// run directory is left. The daemon is the test's own (scripts/docker-peer.sh in a directory
+// of its own): restarting it reaches no other test. podman has no daemon to restart.
+class WorkerCliDocker : public WorkerCli {
+ protected:
+  void SetUp() override {
+    WorkerCli::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (!BATLEHUB_AGENT_STATIC) GTEST_SKIP() << "an image FROM scratch needs the static agent (the release build)";
+    if (::system("command -v dockerd >/dev/null") != 0)
+      GTEST_SKIP() << "no dockerd (scripts/install-deps.sh installs it)";
+    char tmpl[] = "/tmp/bh-dockerd-XXXXXX";  // short: the daemon's sockets live under it
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    daemon_dir_ = tmpl;
+    ASSERT_EQ(peer("start"), 0) << Scratch::read(daemon_dir_ / "peer.err");
+    host_ = "unix://" + daemon_dir_.string() + "/docker.sock";
+    image_ = "localhost/batlehub-test-postmortem:" + std::to_string(::getpid());
+    const std::string build = "python3 " + std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-image.py --room " +
+                              (rooms_ / "postmortem").string() + " --engine docker --docker-host " + host_ + " --tag " +
+                              image_ + " >/dev/null";
+    ASSERT_EQ(std::system(build.c_str()), 0) << build;
+  }
+  void TearDown() override {
+    if (!daemon_dir_.empty()) {
+      peer("stop");
+      std::error_code ec;
+      fs::remove_all(daemon_dir_, ec);
+    }
+  }
+  int peer(const std::string& verb) const {
+    return std::system((std::string(BATLEHUB_SOURCE_DIR) + "/scripts/docker-peer.sh " + verb + " " +
+                        daemon_dir_.string() + " >/dev/null 2>" + (daemon_dir_ / "peer.err").string())
+                           .c_str());
+  }
+  std::string docker(const std::string& args) const {
+    std::string out;
+    FILE* p = ::popen(("docker -H " + host_ + " " + args + " 2>/dev/null").c_str(), "r");
+    if (p == nullptr) return "(popen failed)";
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    ::pclose(p);
+    return out;
+  }
+  // The one running container's scanner is past its bundle fetch: `postmortem scan` runs in
+  // the container's cgroup, whose path holds the container's id.
+  bool scanner_running() const {
+    std::string id = docker("ps -q --no-trunc");
+    while (!id.empty() && id.back() == '\n') id.pop_back();
+    if (id.empty() || id.find('\n') != std::string::npos) return false;
+    for (const auto& e : fs::directory_iterator("/proc")) {
+      const std::string pid = e.path().filename().string();
+      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      if (slurp(e.path() / "cmdline").find(std::string("postmortem\0scan", 15)) == std::string::npos) continue;
+      if (slurp(e.path() / "cgroup").find(id) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+  fs::path daemon_dir_;
+  std::string host_, image_;
+};
+
+TEST_P(WorkerCliDocker, a_daemon_restarted_mid_run_gives_the_job_another_attempt_which_records_the_one_verdict) {
+  const fs::path cfg = config("max_attempts = 3\njob_timeout_secs = 60\n",
+                              "runtime = \"oci\"\nstart_timeout_secs = 60\n"
+                              "[worker.sandbox.oci]\nengine = \"docker\"\nimage = \"" +
+                                  image_ + "\"\n");
+  auto env = this->env();
+  env.push_back("DOCKER_HOST=" + host_);
+  Process w({BATLEHUB_BIN, "worker", "--config", cfg.string()}, env, s_.root() / "w.out", s_.root() / "w.err");
+  ASSERT_TRUE(w.wait_for_log("INFO security worker: ready (")) << w.err();
+  // Longer than dockerd's 10 s stop timeout: the daemon going down ends the container, it
+  // does not wait it out.
+  Ran sub = cli({"submit", "--config", cfg.string(), "--registry", registry_, package("slowpad-1.0.0.tgz", false, 15)});
+  ASSERT_EQ(sub.status, 0) << sub.out << sub.err;
+  ASSERT_TRUE(eventually([&] { return scanner_running(); }, 60s)) << w.err();
+  ASSERT_EQ(peer("restart"), 0) << Scratch::read(daemon_dir_ / "peer.err");
+
+  Ran done =
+      cli({"wait", "--config", cfg.string(), "--timeout", "120s", "--interval", "200ms", coord("slowpad", "1.0.0")});
+  EXPECT_EQ(done.status, 0) << done.out << done.err << w.err();
+  EXPECT_EQ(done.out, coord("slowpad", "1.0.0") + " is allowed (). Run `batlehub why " + coord("slowpad", "1.0.0") +
+                          "` for details.\n");
+  EXPECT_TRUE(
+      w.logged("released unrecorded for another attempt: the sandbox of postmortem failed under it: the "
+               "container never answered"))
+      << w.err();
+  EXPECT_TRUE(w.logged("re-probing now: a run failed in the sandbox's own machinery")) << w.err();
+  auto q = queue();
+  ASSERT_TRUE(q);
+  auto jobs = q->jobs(registry_, "slowpad", "1.0.0");
+  ASSERT_TRUE(jobs);
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].attempts, 2) << "the first attempt was cut off, the second recorded";
+  EXPECT_EQ(docker("ps -aq"), "") << "a container was left";
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(tmp_)) left.push_back(e.path().filename().string());
+  EXPECT_TRUE(left.empty()) << left.front();
+  w.signal(SIGTERM);
+  EXPECT_EQ(w.wait_exit(60s), 0) << w.err();
+}
+
+INSTANTIATE_TEST_SUITE_P(Sqlite, WorkerCliDocker, ::testing::Values(Backend::kSqlite), backend_name);
+
 TEST_P(WorkerCli, spans_reach_an_opentelemetry_collector_as_a_job_trace_with_its_runs) {
   if (!fs::exists(BATLEHUB_OTELCOL_BIN)) {
     GTEST_SKIP() << "no OpenTelemetry Collector at " << BATLEHUB_OTELCOL_BIN

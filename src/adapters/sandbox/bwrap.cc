@@ -202,8 +202,10 @@ Expected<core::RunOutput, SandboxError> BwrapRuntime::run(const core::RunSpec& s
   }
   auto out = collect(dir->path(), spec.argv[0]);
   if (!out && out.error().reason == SandboxError::Reason::kNoResult) {
-    return Unexpected(SandboxError{Kind::kCrashed, "the sandbox never started — " + started->how +
-                                                       " and no result came back: \"" + started->stderr_tail + "\""});
+    return Unexpected(SandboxError{
+        Kind::kCrashed,
+        "the sandbox never started — " + started->how + " and no result came back: \"" + started->stderr_tail + "\"",
+        SandboxError::Reason::kNoResult});
   }
   return out;
 }

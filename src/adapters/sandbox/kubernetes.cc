@@ -227,8 +227,10 @@ Expected<core::RunOutput, SandboxError> KubernetesRuntime::run(const core::RunSp
     if (tar.error().reason != SandboxError::Reason::kNoResult) return Unexpected(tar.error());
     // The agent itself went: under the container's memory limit that is the OOM killer.
     const Kind kind = s.reason == "OOMKilled" ? Kind::kOutOfMemory : Kind::kCrashed;
-    return Unexpected(SandboxError{kind, "the pod " + ended->name + " ended " + s.phase + " (" + s.reason +
-                                             (s.detail.empty() ? "" : ", " + s.detail) + ") and no result came back"});
+    return Unexpected(SandboxError{kind,
+                                   "the pod " + ended->name + " ended " + s.phase + " (" + s.reason +
+                                       (s.detail.empty() ? "" : ", " + s.detail) + ") and no result came back",
+                                   SandboxError::Reason::kNoResult});
   }
   return collect_tar(*tar, spec.argv[0]);
 }

@@ -37,6 +37,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// docker warns on every run that --dns 127.0.0.1 (ours: a run resolves nothing) "may fail in
+// containers". Quoted as the engine's last words it would read as the reason a run failed.
+std::string without_dns_warning(const std::string& tail) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < tail.size()) {
+    std::size_t end = tail.find('\n', at);
+    if (end == std::string::npos) end = tail.size();
+    const std::string_view line(tail.data() + at, end - at);
+    if (!line.starts_with("WARNING: Localhost DNS setting")) {
+      if (!out.empty()) out += '\n';
+      out += line;
+    }
+    at = end + 1;
+  }
+  return out;
+}
+
 constexpr const char* kOutTar = "out.tar";
 
 bool podman(const OciArgvInput& in) {
@@ -283,6 +301,7 @@ Expected<Launched, SandboxError> OciRuntime::contain(const core::RunLabel& label
 
   auto ran = launch(engine_name(options_.engine), s);
   core::trace_ended(trace);
+  if (ran) ran->stderr_tail = without_dns_warning(ran->stderr_tail);
   // A client that exited has had --rm remove its container. One killed at the deadline has
   // not: a signal to `run` does not stop the container (the agent is its pid 1, and the
   // client only forwards it), so the engine itself kills and removes it.
@@ -323,8 +342,10 @@ Expected<core::RunOutput, SandboxError> OciRuntime::outcome(
   if (!out && out.error().reason == SandboxError::Reason::kNoResult) {
     // 137 from the engine is its container's pid 1 killed by SIGKILL: the agent itself went,
     // which under --memory is the cgroup's OOM killer (the agent's children it reports).
-    return Unexpected(SandboxError{Kind::kCrashed, "the container never answered — " + ran->how +
-                                                       " and no result came back: \"" + ran->stderr_tail + "\""});
+    return Unexpected(SandboxError{
+        Kind::kCrashed,
+        "the container never answered — " + ran->how + " and no result came back: \"" + ran->stderr_tail + "\"",
+        SandboxError::Reason::kNoResult});
   }
   return out;
 }

@@ -16,8 +16,12 @@ using core::SandboxError;
 using core::StorageError;
 using Kind = SandboxError::Kind;
 
+// A transport failure (the endpoint unreachable, a reset) is the storage transport's, not the
+// run's: it says so, and the worker gives the job another attempt (core::ScannerError::transient).
 Unexpected<SandboxError> storage_failed(const std::string& what, const StorageError& e) {
-  return Unexpected(SandboxError{Kind::kIo, what + ": " + e.message});
+  return Unexpected(SandboxError{
+      Kind::kIo, what + ": " + e.message,
+      e.kind == StorageError::Kind::kIo ? SandboxError::Reason::kTransport : SandboxError::Reason::kUnspecified});
 }
 
 std::vector<std::string_view> split(std::string_view s) {

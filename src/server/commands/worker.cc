@@ -44,6 +44,10 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kIdlePoll = std::chrono::seconds(2);
 // How often an idle worker sweeps for what dead workers left.
 constexpr auto kIdleSweepEvery = std::chrono::seconds(60);
+// How often a worker whose re-probe failed proves its walls again (probe_interval_secs when
+// that is shorter): an outage of the engine, a node or storage ends within seconds of its
+// cause, and leasing with it.
+constexpr auto kUnreadyReprobeEvery = std::chrono::seconds(15);
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -219,6 +223,9 @@ class Worker {
   std::list<Running> running_;
   bool stop_ = false;
   bool hup_ = false;
+  // A job's run failed in the sandbox's own machinery (core::ScannerError::transient): the
+  // walls are proven again at once, and leasing waits on that probe rather than the interval.
+  bool reprobe_ = false;
   std::atomic<bool> ready_{false};
   // Bumped on every failed probe: a job leased before a failure is not recorded.
   std::atomic<std::uint64_t> walls_epoch_{0};
@@ -461,6 +468,23 @@ void Worker::run_job(std::shared_ptr<Generation> g, core::ScanJob job, std::uint
     span("released");
     return;
   }
+  // A run the sandbox itself failed (its container or pod went, the storage transport could
+  // not be reached) says nothing of the package: the job goes back for another attempt, and
+  // the walls are proven again before anything more is leased. max_attempts bounds it: an
+  // outage that outlasts them closes the job with SCANNER_ERROR, as any exhausted job.
+  for (const ScannerRun& run : scan.runs) {
+    if (!run.error || !run.error->transient) continue;
+    log_->warn("job {} ({}): released unrecorded for another attempt: the sandbox of {} failed under it: {}", job.id,
+               coord, run.scanner, run.error->message);
+    release("the sandbox of " + run.scanner + " failed under it: " + run.error->message);
+    {
+      std::lock_guard lock(mu_);
+      reprobe_ = true;
+    }
+    wake_.notify_all();
+    span("released");
+    return;
+  }
   const bool answered = !scan.verdict.scanners_done.empty();
   const std::int64_t now = unix_now();
   // Upstream's record step (B.4): an administrator's word (a stored soc_verdict, the flags
@@ -690,10 +714,12 @@ WorkerExit Worker::run(config::Config cfg) {
   auto last_sweep = Clock::now();
   for (;;) {
     bool hup = false;
+    bool reprobe = false;
     {
       std::lock_guard lock(mu_);
       if (stop_) break;
       hup = std::exchange(hup_, false);
+      reprobe = std::exchange(reprobe_, false);
     }
     auto g = generation();
     if (hup) {
@@ -701,9 +727,14 @@ WorkerExit Worker::run(config::Config cfg) {
       reload();
       g = generation();
     }
-    if (hup || Clock::now() >= next_probe) {
-      prove(*g, false);
-      next_probe = Clock::now() + std::chrono::seconds(g->cfg.worker.sandbox.probe_interval_secs);
+    if (hup || reprobe || Clock::now() >= next_probe) {
+      if (reprobe) log_->info("re-probing now: a run failed in the sandbox's own machinery");
+      // Not ready: proven again sooner than the interval, so that leasing resumes within
+      // seconds of an engine, a node or a storage endpoint coming back.
+      const auto every = prove(*g, false) ? std::chrono::seconds(g->cfg.worker.sandbox.probe_interval_secs)
+                                          : std::min(std::chrono::seconds(g->cfg.worker.sandbox.probe_interval_secs),
+                                                     kUnreadyReprobeEvery);
+      next_probe = Clock::now() + every;
     }
     reap();
     std::size_t before = 0;
@@ -726,7 +757,7 @@ WorkerExit Worker::run(config::Config cfg) {
     // Woken early by a finished job (a slot is free) or a signal.
     const auto until = std::min(Clock::now() + kIdlePoll, next_probe);
     wake_.wait_until(lock, until, [&] {
-      if (stop_ || hup_) return true;
+      if (stop_ || hup_ || reprobe_) return true;
       for (const auto& r : running_) {
         if (r.done) return true;
       }
