@@ -13,6 +13,8 @@
 #                       pod takes 2-3 s, a round three pods)
 #   BENCH_SCAN_REPS     repetitions of each measured run of bench_scan (default 5; a round is
 #                       two GuardDog scans of botocore, a probe and an extraction: ~15 s)
+#   BENCH_SOAK_JOBS     jobs of the soak, last (bench/soak/soak.py; default 10,000: hours on
+#                       2 cores; 0 leaves it out)
 #
 # bench_scan (a script) reads botocore's sdist from /var/cache/batlehub-corpus/scan, which a
 # separate, explicit step fetches (bench/scan-package.tsv says how); it skips, saying so, when
@@ -100,3 +102,10 @@ echo "== bench_kubernetes ($(date -u +%Y-%m-%dT%H:%MZ))"
 echo
 echo "== bench_worker ($(date -u +%Y-%m-%dT%H:%MZ))"
 "$(dirname "$0")/bench_worker.sh" "$build"
+
+soak_jobs=${BENCH_SOAK_JOBS:-10000}
+if [[ $soak_jobs != 0 ]]; then
+  echo
+  echo "== soak ($(date -u +%Y-%m-%dT%H:%MZ))"
+  python3 "$(dirname "$0")/soak/soak.py" "$build" --jobs "$soak_jobs"
+fi
