@@ -5,6 +5,9 @@
 #
 #   scripts/k8s-peer.sh start DIR --s3-port PORT [--relay PATH]   # prints DIR/kubeconfig once the node is Ready
 #   scripts/k8s-peer.sh stop DIR
+#   scripts/k8s-peer.sh restart DIR kube-apiserver|kubelet   # stop one component, start it again
+#                                   with the same command line; returns once it answers again
+#                                   (the API server's /readyz; the node Ready)
 #   scripts/k8s-peer.sh missing [--relay PATH]   # prints what `start` would lack, one per line; exit 1 if anything
 #   scripts/k8s-peer.sh missing --gvisor         # the same for the RuntimeClass gvisor alone (below)
 #
@@ -135,7 +138,7 @@ SYSCTLS=(net.ipv4.ip_forward kernel.panic kernel.panic_on_oops vm.overcommit_mem
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd netns-relay kubelet kube-router)
 
 usage() {
-  echo "usage: $0 start DIR --s3-port PORT [--relay PATH] | stop DIR | missing [--relay PATH] | missing --gvisor" >&2
+  echo "usage: $0 start DIR --s3-port PORT [--relay PATH] | stop DIR | restart DIR kube-apiserver|kubelet | missing [--relay PATH] | missing --gvisor" >&2
   exit 2
 }
 
@@ -392,6 +395,8 @@ wait_for() {
 launch() {
   local name=$1 log=$2
   shift 2
+  # Its command line, for `restart` (the fault tests' outage of one component).
+  printf '%q ' "$@" >"$D/run/$name.cmd"
   setsid "$@" </dev/null >"$log" 2>&1 &
   echo $! >"$D/run/$name.pid"
   LAST_PID=$!
@@ -742,6 +747,42 @@ relay_arg() {
   done
 }
 
+# restart DIR NAME: the component stopped as a service manager stops it (SIGTERM, then KILL)
+# and started again from its saved command line, its log appended to; then waited for as
+# `start` waits for it. The pods keep running meanwhile: they are containerd's, not the
+# kubelet's or the API server's.
+restart_component() {
+  local dir=$1 name=$2 pid
+  case $name in kube-apiserver | kubelet) ;; *) usage ;; esac
+  [[ -d $dir ]] || die "no cluster in $dir"
+  D=$(cd "$dir" && pwd -P)
+  [[ -f $D/run/$name.cmd ]] || die "$name was not started from $D (no $D/run/$name.cmd)"
+  pid=$(pid_of "$D" "$name")
+  [[ -n $pid ]] || die "$name is not running in $D"
+  terminate "$pid"
+  echo "--- k8s-peer: restarted $(date -u +%FT%TZ) ---" >>"$D/$name.log"
+  eval "set -- $(cat "$D/run/$name.cmd")"
+  setsid "$@" </dev/null >>"$D/$name.log" 2>&1 &
+  echo $! >"$D/run/$name.pid"
+  LAST_PID=$!
+  disown "$LAST_PID"
+  local ca=$D/pki/ca.crt K=("$K8S_BIN/kubectl" --kubeconfig="$D/admin.kubeconfig")
+  if [[ $name == kube-apiserver ]]; then
+    wait_for "kube-apiserver /readyz on 127.0.0.1:$API_PORT" "$D/kube-apiserver.log" "$LAST_PID" \
+      curl -sf --max-time 2 --cacert "$ca" --cert "$D/pki/admin.crt" --key "$D/pki/admin.key" \
+      "https://127.0.0.1:$API_PORT/readyz"
+  else
+    # Up again: the restarted kubelet's own health endpoint, then the node still Ready (its
+    # lease outlives a restart of seconds).
+    kubelet_up() {
+      curl -sf --max-time 2 "http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz" >/dev/null || return 1
+      [[ $("${K[@]}" get node "$NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}') == True ]]
+    }
+    wait_for "the kubelet's /healthz and node $NODE Ready after its restart" "$D/kubelet.log" "$LAST_PID" \
+      kubelet_up
+  fi
+}
+
 case ${1:-} in
   start)
     (($# >= 4)) || usage
@@ -755,6 +796,10 @@ case ${1:-} in
   stop)
     [[ $# -eq 2 ]] || usage
     stop_cluster "$2"
+    ;;
+  restart)
+    [[ $# -eq 3 ]] || usage
+    restart_component "$2" "$3"
     ;;
   missing)
     shift

@@ -153,8 +153,9 @@ struct SandboxError {
     kUnspecified,
     kNoResult,          // the sandbox ended and no out.tar was there: the agent never wrote back
     kOtherWireVersion,  // a result came back in a wire version this worker does not speak
-    kTransport,         // the storage transport failed under the run: a bundle or its result
-                        // could not be moved (the endpoint unreachable, a reset)
+    kTransport,         // what carries the run failed under it: the storage endpoint (a bundle
+                        // or its result could not be moved) or the API server (its pod could
+                        // not be followed) did not answer
   };
   Kind kind = Kind::kIo;
   std::string message;

@@ -15,7 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <future>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -705,6 +708,61 @@ TEST_F(KubernetesRuntimeTest, a_killed_worker_leaves_a_pod_and_keys_that_the_nex
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_EQ(again->of(core::OrphanKind::kPod), 0u) << again->describe();
   EXPECT_LE(again->of(core::OrphanKind::kBundle), 1u) << again->describe();
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
+// Issue 32's fault: the cluster's API server, then its kubelet, restarted (scripts/k8s-peer.sh
+// restart: stopped as a service manager stops them, started again on the same flags) while a
+// pod's scanner runs. A suite of its own, run alone (tests/adapters/CMakeLists.txt: RUN_SERIAL):
+// the cluster is every k8s test's.
+class KubernetesOutage : public KubernetesRuntimeTest {
+ protected:
+  static int restart(const std::string& component) {
+    return std::system((std::string(BATLEHUB_SOURCE_DIR) + "/scripts/k8s-peer.sh restart " + BATLEHUB_TEST_K8S_DIR +
+                        " " + component + " >/dev/null")
+                           .c_str());
+  }
+  // A process of this cluster's pods (their cgroups are under its root, batlehub-k8s) runs
+  // `hostile sleep`: the agent has fetched its bundle and started the scanner.
+  static bool scanner_sleeping() {
+    auto read = [](const fs::path& p) {
+      std::ifstream f(p, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(f), {});
+    };
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc", ec)) {
+      const std::string pid = e.path().filename().string();
+      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      const std::string cmdline = read(e.path() / "cmdline");
+      if (cmdline.find("hostile") == std::string::npos ||
+          cmdline.find(std::string("\0sleep\0", 7)) == std::string::npos) {
+        continue;
+      }
+      if (read(e.path() / "cgroup").find("batlehub-k8s") != std::string::npos) return true;
+    }
+    return false;
+  }
+};
+
+TEST_F(KubernetesOutage, the_api_server_and_the_kubelet_restarted_mid_pod) {
+  KubernetesRuntime k(options());
+  core::RunSpec spec = fixture_run_spec();
+  spec.argv = {"hostile", "sleep", "20"};
+  spec.timeout = std::chrono::seconds(120);
+  auto pending = std::async(std::launch::async, [&] { return k.run(spec); });
+  bool sleeping = false;
+  for (int i = 0; i < 900 && !sleeping; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    sleeping = scanner_sleeping();
+  }
+  ASSERT_TRUE(sleeping) << "the scanner never started";
+  ASSERT_EQ(restart("kube-apiserver"), 0) << "k8s-peer.sh restart kube-apiserver";
+  ASSERT_EQ(restart("kubelet"), 0) << "k8s-peer.sh restart kubelet";
+  auto r = pending.get();
+  std::cout << (r ? "the run passed: " + r->stdout_bytes : "the run failed: " + r.error().message) << "\n";
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->stdout_bytes, "slept 20\n");
+  EXPECT_EQ(pods_of(k.worker_label()), "");
   EXPECT_EQ(keys(), std::vector<std::string>{});
 }
 

@@ -245,7 +245,7 @@ Expected<KubeResponse, std::string> KubeApi::call(std::string_view method, const
 
 Expected<KubeApi::WatchEnd, std::string> KubeApi::watch(
     const std::string& path, std::chrono::steady_clock::time_point until,
-    const std::function<bool(const std::string&, const nlohmann::json&)>& on_event) const {
+    const std::function<bool(const std::string&, const nlohmann::json&)>& on_event, std::string* lost) const {
   auto token = bearer();
   if (!token) return Unexpected(token.error());
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
@@ -293,7 +293,10 @@ Expected<KubeApi::WatchEnd, std::string> KubeApi::watch(
   if (line_too_long) return Unexpected(what + ": an event longer than " + std::to_string(kMaxWatchLine) + " bytes");
   if (got && got->stopped) return WatchEnd::kStopped;
   if (!got && got.error().kind == http::ErrorKind::kTimeout) return WatchEnd::kDeadline;
-  if (!got) return Unexpected(what + ": " + got.error().detail);
+  if (!got) {
+    if (lost != nullptr) *lost = what + ": " + got.error().detail;
+    return WatchEnd::kLost;
+  }
   if (status != 200) {
     KubeResponse k{status, pending};
     return Unexpected(what + ": " + std::to_string(status) + " " + k.message());

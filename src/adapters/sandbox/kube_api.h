@@ -65,11 +65,14 @@ class KubeApi {
 
   // A watch (`path` with watch=true): every event to `on_event` (its type and object) until
   // it returns false, the server ends the stream, or `until` passes. An event line above
-  // 1 MiB ends the watch with an error.
-  enum class WatchEnd { kStopped, kServerClosed, kDeadline };
-  Expected<WatchEnd, std::string> watch(
-      const std::string& path, std::chrono::steady_clock::time_point until,
-      const std::function<bool(const std::string&, const nlohmann::json&)>& on_event) const;
+  // 1 MiB ends the watch with an error, as does a refusal (a status other than 200).
+  // kLost: no answer, or the stream broke before the server ended it (the API server
+  // restarting, a reset): nothing was refused, and the caller may watch again; `lost`, when
+  // given, says how.
+  enum class WatchEnd { kStopped, kServerClosed, kDeadline, kLost };
+  Expected<WatchEnd, std::string> watch(const std::string& path, std::chrono::steady_clock::time_point until,
+                                        const std::function<bool(const std::string&, const nlohmann::json&)>& on_event,
+                                        std::string* lost = nullptr) const;
 
   const KubeCredentials& credentials() const { return c_; }
 

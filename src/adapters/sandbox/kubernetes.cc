@@ -8,6 +8,8 @@
 #include <cstring>
 #include <ctime>
 #include <limits>
+#include <optional>
+#include <thread>
 
 #include "adapters/sandbox/image_choice.h"
 #include "adapters/sandbox/probe_support.h"
@@ -73,9 +75,25 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::watch_to_en
   end.name = pod;
   const std::string get = pods_path() + "/" + kube_escape(pod);
   bool started = false;
+  // Set while the API server does not answer (a restart, a reset): the pod runs on without
+  // it, so the pod is followed again, from what the server says of it then, until the
+  // deadline. A deadline met while the server is still away is that outage, not the pod's.
+  std::optional<std::string> unreachable;
+  auto away = [&](const std::string& why) {
+    unreachable = why;
+    const auto left = until - std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(500), left));
+  };
   for (;;) {
     const auto now = std::chrono::steady_clock::now();
-    if (!started && now >= start_until && start_until < until) {
+    const bool start_due = !started && now >= start_until && start_until < until;
+    if ((start_due || now >= until) && unreachable) {
+      return Unexpected(SandboxError{Kind::kIo,
+                                     "following pod " + pod + ": the API server did not answer until the " +
+                                         (start_due ? "start timeout" : "run's deadline") + ": " + *unreachable,
+                                     SandboxError::Reason::kTransport});
+    }
+    if (start_due) {
       end.start_timed_out = true;
       return end;
     }
@@ -92,25 +110,29 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::watch_to_en
         pods_path() + "?watch=true&allowWatchBookmarks=false&fieldSelector=" + kube_escape("metadata.name=" + pod) +
         "&resourceVersion=" + kube_escape(resource_version) +
         "&timeoutSeconds=" + std::to_string(std::max<long>(1, secs));
-    auto w = options_.api->watch(path, bound, [&](const std::string& type, const json& obj) {
-      if (type == "ERROR") {
-        resource_version.clear();  // 410 Gone and the like: read the pod again, then watch from there
-        return false;
-      }
-      if (type == "DELETED") {
-        gone = true;
-        return false;
-      }
-      resource_version = pod_field(pod_object(obj, "metadata"), "resourceVersion");
-      PodState s = pod_state(obj);
-      started = started || s.started;
-      if (s.where != PodState::Where::kRunning) {
-        done = s;
-        return false;
-      }
-      end.state = std::move(s);  // the last word, should start_timeout come first
-      return true;
-    });
+    std::string lost;
+    auto w = options_.api->watch(
+        path, bound,
+        [&](const std::string& type, const json& obj) {
+          if (type == "ERROR") {
+            resource_version.clear();  // 410 Gone and the like: read the pod again, then watch from there
+            return false;
+          }
+          if (type == "DELETED") {
+            gone = true;
+            return false;
+          }
+          resource_version = pod_field(pod_object(obj, "metadata"), "resourceVersion");
+          PodState s = pod_state(obj);
+          started = started || s.started;
+          if (s.where != PodState::Where::kRunning) {
+            done = s;
+            return false;
+          }
+          end.state = std::move(s);  // the last word, should start_timeout come first
+          return true;
+        },
+        &lost);
     if (done) {
       end.state = *done;
       return end;
@@ -121,12 +143,39 @@ Expected<KubernetesRuntime::PodEnd, SandboxError> KubernetesRuntime::watch_to_en
       end.state.detail = "the pod was deleted by someone else while it ran";
       return end;
     }
+    // A server back from an outage may refuse for a moment what it allowed before (its
+    // authorizer's caches still filling: seen, 403 on the watch right after /readyz passed):
+    // while it was away a moment ago, a refusal is more of the same outage.
+    if (!w && unreachable) {
+      away(w.error());
+      continue;
+    }
     if (!w) return Unexpected(SandboxError{Kind::kIo, w.error()});
+    if (*w == KubeApi::WatchEnd::kLost) {
+      away(lost);
+      resource_version.clear();  // what happened meanwhile is read from the pod, not replayed
+      continue;
+    }
     if (*w == KubeApi::WatchEnd::kDeadline) continue;  // the loop's head says so
+    unreachable.reset();
     if (resource_version.empty()) {
       // Start again from the pod as it is now.
       auto r = options_.api->call("GET", get);
-      if (!r || r->status != 200) return Unexpected(api_error("reading pod " + pod, r));
+      if (!r) {
+        away("reading pod " + pod + ": " + r.error());
+        continue;
+      }
+      if (r->status == 404) {
+        end.state.where = PodState::Where::kEnded;
+        end.state.reason = "Deleted";
+        end.state.detail = "the pod was deleted by someone else while it ran";
+        return end;
+      }
+      if (r->status != 200 && unreachable) {
+        away(api_error("reading pod " + pod, r).message);
+        continue;
+      }
+      if (r->status != 200) return Unexpected(api_error("reading pod " + pod, r));
       auto obj = json::parse(r->body, nullptr, false);
       if (!obj.is_object()) return Unexpected(SandboxError{Kind::kIo, "reading pod " + pod + ": not JSON"});
       PodState s = pod_state(obj);
