@@ -385,8 +385,8 @@ def read_mix(path=MIX, columns=MIX_COLUMNS):
 
 
 def gather_archives(dir_):
-    """The four samples, then every mix.tsv archive present in the corpus with its sha256.
-    Returns (archives, notes)."""
+    """The four samples, then every archive of mix.tsv and mix-malicious.tsv present in the
+    corpus cache with its sha256. Returns (archives, notes)."""
     samples = os.path.join(dir_, "samples")
     p = subprocess.run([sys.executable, os.path.join(ROOT, "examples/make-samples.py"), samples],
                        capture_output=True, text=True)
@@ -395,37 +395,30 @@ def gather_archives(dir_):
     archives = [{"kind": k, "name": n, "version": v, "path": os.path.join(samples, f), "class": c, "origin": "sample"}
                 for k, n, v, f, c in SAMPLES]
     notes = []
-    missing, differing = [], []
-    for row in read_mix():
-        path = os.path.join(CORPUS, row["file"])
-        if not os.path.isfile(path):
-            missing.append(row["file"])
-        elif sha256_file(path) != row["sha256"]:
-            differing.append(row["file"])
-        else:
-            archives.append({"kind": row["ecosystem"], "name": row["name"], "version": row["version"], "path": path,
-                             "class": "benign", "origin": "corpus"})
-    if missing:
-        notes.append(f"{len(missing)} of bench/soak/mix.tsv's archives are not in {CORPUS}, so the soak ran "
-                     f"without them (fetch once: bench/verdicts/fetch-benign.py --manifest bench/soak/mix.tsv)")
-    if differing:
-        notes.append(f"not used, sha256 differs from mix.tsv: {', '.join(differing)}")
-    missing, differing = [], []
-    for row in read_mix(MALICIOUS_MIX, MALICIOUS_COLUMNS):
-        path = os.path.join(MALICIOUS_CORPUS, row["ecosystem"], row["file"])
-        if not os.path.isfile(path):
-            missing.append(row["file"])
-        elif sha256_file(path) != row["sha256"]:
-            differing.append(row["file"])
-        else:
-            archives.append({"kind": row["ecosystem"], "name": row["name"], "version": row["version"], "path": path,
-                             "class": "malicious", "origin": "corpus"})
-    if missing:
-        notes.append(f"{len(missing)} of bench/soak/mix-malicious.tsv's archives are not in {MALICIOUS_CORPUS}, so "
-                     "the soak ran without them (once: fetch their dataset, then bench/verdicts/fetch-malicious.py "
-                     "--manifest bench/soak/mix-malicious.tsv)")
-    if differing:
-        notes.append(f"not used, sha256 differs from mix-malicious.tsv: {', '.join(differing)}")
+    # The real halves: (manifest, its columns, where its archives are, their class, how to fetch).
+    halves = [(MIX, MIX_COLUMNS, lambda row: os.path.join(CORPUS, row["file"]), "benign",
+               "fetch once: bench/verdicts/fetch-benign.py --manifest bench/soak/mix.tsv"),
+              (MALICIOUS_MIX, MALICIOUS_COLUMNS,
+               lambda row: os.path.join(MALICIOUS_CORPUS, row["ecosystem"], row["file"]), "malicious",
+               "once: fetch their dataset, then bench/verdicts/fetch-malicious.py --manifest "
+               "bench/soak/mix-malicious.tsv")]
+    for manifest, columns, where, truth, how in halves:
+        missing, differing = [], []
+        for row in read_mix(manifest, columns):
+            path = where(row)
+            if not os.path.isfile(path):
+                missing.append(row["file"])
+            elif sha256_file(path) != row["sha256"]:
+                differing.append(row["file"])
+            else:
+                archives.append({"kind": row["ecosystem"], "name": row["name"], "version": row["version"],
+                                 "path": path, "class": truth, "origin": "corpus"})
+        name = os.path.relpath(manifest, ROOT)
+        if missing:
+            notes.append(f"{len(missing)} of {name}'s archives are not where it says, so the soak ran without them "
+                         f"({how})")
+        if differing:
+            notes.append(f"not used, sha256 differs from {name}: {', '.join(differing)}")
     return archives, notes
 
 

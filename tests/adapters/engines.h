@@ -137,26 +137,10 @@ inline std::string import_hostile_image(const TestEngine& e, const fs::path& roo
   return import_room_image(e, rooms_dir / "hostile", image);
 }
 
-// Whether a process in the container `id` runs `hostile sleep`: the scanner has started, so
-// the agent has fetched its bundle. Both engines run a container's processes in a cgroup
-// whose path holds the container's id.
+// Whether a process in the container `id` runs `hostile sleep` (rooms.h): both engines run a
+// container's processes in a cgroup whose path holds the container's id.
 inline bool scanner_sleeping_in(const std::string& id) {
-  auto read = [](const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-  };
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    const std::string pid = e.path().filename().string();
-    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string cmdline = read(e.path() / "cmdline");
-    if (cmdline.find("hostile") == std::string::npos ||
-        cmdline.find(std::string("\0sleep\0", 7)) == std::string::npos) {
-      continue;
-    }
-    if (read(e.path() / "cgroup").find(id) != std::string::npos) return true;
-  }
-  return false;
+  return hostile_sleeping_in_cgroup(id);
 }
 
 // Waits (up to a minute) until the one container labelled with `worker` runs `hostile sleep`.

@@ -723,25 +723,8 @@ class KubernetesOutage : public KubernetesRuntimeTest {
                            .c_str());
   }
   // A process of this cluster's pods (their cgroups are under its root, batlehub-k8s) runs
-  // `hostile sleep`: the agent has fetched its bundle and started the scanner.
-  static bool scanner_sleeping() {
-    auto read = [](const fs::path& p) {
-      std::ifstream f(p, std::ios::binary);
-      return std::string(std::istreambuf_iterator<char>(f), {});
-    };
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator("/proc", ec)) {
-      const std::string pid = e.path().filename().string();
-      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-      const std::string cmdline = read(e.path() / "cmdline");
-      if (cmdline.find("hostile") == std::string::npos ||
-          cmdline.find(std::string("\0sleep\0", 7)) == std::string::npos) {
-        continue;
-      }
-      if (read(e.path() / "cgroup").find("batlehub-k8s") != std::string::npos) return true;
-    }
-    return false;
-  }
+  // `hostile sleep`.
+  static bool scanner_sleeping() { return hostile_sleeping_in_cgroup("batlehub-k8s"); }
 };
 
 TEST_F(KubernetesOutage, the_api_server_and_the_kubelet_restarted_mid_pod) {

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -43,6 +45,28 @@ inline std::optional<FakePostmortemSite> fake_postmortem_site(const fs::path& ro
     return std::nullopt;
   }
   return site;
+}
+
+// Whether some process runs `hostile sleep` in a cgroup whose path holds `cgroup_part` (a
+// container's id; a cluster's cgroup root): the scanner has started, so the agent has
+// fetched its bundle. What the fault tests wait for before they take a peer away.
+inline bool hostile_sleeping_in_cgroup(const std::string& cgroup_part) {
+  auto read = [](const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmdline = read(e.path() / "cmdline");
+    if (cmdline.find("hostile") == std::string::npos ||
+        cmdline.find(std::string("\0sleep\0", 7)) == std::string::npos) {
+      continue;
+    }
+    if (read(e.path() / "cgroup").find(cgroup_part) != std::string::npos) return true;
+  }
+  return false;
 }
 
 // A run of the hostile scanner over a small package: an archive (with a symlink out of it,

@@ -325,20 +325,23 @@ TEST_F(Extract, an_existing_destination_is_refused) {
   EXPECT_EQ(r.error().kind, FailureKind::kWrite);
 }
 
-TEST_F(Extract, a_gzip_that_is_not_a_tar_is_malformed) {
-  std::string plain(1000, 'q');
-  uLongf n = compressBound(plain.size()) + 32;
-  std::string gz(n, '\0');
+// One gzip member of `plain`, as zlib writes it.
+std::string gzip_member(const std::string& plain) {
+  std::string gz(compressBound(plain.size()) + 32, '\0');
   z_stream zs{};
   deflateInit2(&zs, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
-  zs.next_in = reinterpret_cast<Bytef*>(plain.data());
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
   zs.avail_in = static_cast<uInt>(plain.size());
   zs.next_out = reinterpret_cast<Bytef*>(gz.data());
   zs.avail_out = static_cast<uInt>(gz.size());
   deflate(&zs, Z_FINISH);
   gz.resize(zs.total_out);
   deflateEnd(&zs);
-  auto r = run(gz);
+  return gz;
+}
+
+TEST_F(Extract, a_gzip_that_is_not_a_tar_is_malformed) {
+  auto r = run(gzip_member(std::string(1000, 'q')));
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, FailureKind::kMalformed);
 }
@@ -351,19 +354,6 @@ TEST_F(Extract, a_tar_gzipped_in_two_members_extracts_whole_and_a_bad_trailer_is
   for (unsigned i = 0; text.size() < 100'000; ++i) text += std::to_string(i * 2654435761U) + (i % 7 ? " " : "\n");
   text.resize(100'000);  // compressible as text is, well under the ratio
   std::string tar = make_tar({file("pkg/a.txt", text), file("pkg/b.txt", "bee\n")});
-  auto gzip_member = [](const std::string& plain) {
-    std::string gz(compressBound(plain.size()) + 32, '\0');
-    z_stream zs{};
-    deflateInit2(&zs, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
-    zs.avail_in = static_cast<uInt>(plain.size());
-    zs.next_out = reinterpret_cast<Bytef*>(gz.data());
-    zs.avail_out = static_cast<uInt>(gz.size());
-    deflate(&zs, Z_FINISH);
-    gz.resize(zs.total_out);
-    deflateEnd(&zs);
-    return gz;
-  };
   const std::size_t half = 50'000;
   std::string two = gzip_member(tar.substr(0, half)) + gzip_member(tar.substr(half));
   auto r = run(two);
