@@ -5,9 +5,10 @@
 #
 #   scripts/k8s-peer.sh start DIR --s3-port PORT [--relay PATH]   # prints DIR/kubeconfig once the node is Ready
 #   scripts/k8s-peer.sh stop DIR
-#   scripts/k8s-peer.sh restart DIR kube-apiserver|kubelet   # stop one component, start it again
+#   scripts/k8s-peer.sh restart DIR kube-apiserver|kubelet [--down-for SECS]
+#                                   stop one component, start it again (SECS later: an outage)
 #                                   with the same command line; returns once it answers again
-#                                   (the API server's /readyz; the node Ready)
+#                                   (the API server's /readyz; the kubelet's /healthz, the node Ready)
 #   scripts/k8s-peer.sh missing [--relay PATH]   # prints what `start` would lack, one per line; exit 1 if anything
 #   scripts/k8s-peer.sh missing --gvisor         # the same for the RuntimeClass gvisor alone (below)
 #
@@ -138,7 +139,7 @@ SYSCTLS=(net.ipv4.ip_forward kernel.panic kernel.panic_on_oops vm.overcommit_mem
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd netns-relay kubelet kube-router)
 
 usage() {
-  echo "usage: $0 start DIR --s3-port PORT [--relay PATH] | stop DIR | restart DIR kube-apiserver|kubelet | missing [--relay PATH] | missing --gvisor" >&2
+  echo "usage: $0 start DIR --s3-port PORT [--relay PATH] | stop DIR | restart DIR kube-apiserver|kubelet [--down-for SECS] | missing [--relay PATH] | missing --gvisor" >&2
   exit 2
 }
 
@@ -752,14 +753,16 @@ relay_arg() {
 # `start` waits for it. The pods keep running meanwhile: they are containerd's, not the
 # kubelet's or the API server's.
 restart_component() {
-  local dir=$1 name=$2 pid
+  local dir=$1 name=$2 down=${3:-0} pid
   case $name in kube-apiserver | kubelet) ;; *) usage ;; esac
+  [[ $down =~ ^[0-9]+$ ]] || usage
   [[ -d $dir ]] || die "no cluster in $dir"
   D=$(cd "$dir" && pwd -P)
   [[ -f $D/run/$name.cmd ]] || die "$name was not started from $D (no $D/run/$name.cmd)"
   pid=$(pid_of "$D" "$name")
   [[ -n $pid ]] || die "$name is not running in $D"
   terminate "$pid"
+  sleep "$down"
   echo "--- k8s-peer: restarted $(date -u +%FT%TZ) ---" >>"$D/$name.log"
   eval "set -- $(cat "$D/run/$name.cmd")"
   setsid "$@" </dev/null >>"$D/$name.log" 2>&1 &
@@ -798,8 +801,12 @@ case ${1:-} in
     stop_cluster "$2"
     ;;
   restart)
-    [[ $# -eq 3 ]] || usage
-    restart_component "$2" "$3"
+    if [[ $# -eq 5 && $4 == --down-for ]]; then
+      restart_component "$2" "$3" "$5"
+    else
+      [[ $# -eq 3 ]] || usage
+      restart_component "$2" "$3"
+    fi
     ;;
   missing)
     shift

@@ -717,9 +717,10 @@ TEST_F(KubernetesRuntimeTest, a_killed_worker_leaves_a_pod_and_keys_that_the_nex
 // the cluster is every k8s test's.
 class KubernetesOutage : public KubernetesRuntimeTest {
  protected:
-  static int restart(const std::string& component) {
+  static int restart(const std::string& component, int down_secs = 0) {
     return std::system((std::string(BATLEHUB_SOURCE_DIR) + "/scripts/k8s-peer.sh restart " + BATLEHUB_TEST_K8S_DIR +
-                        " " + component + " >/dev/null")
+                        " " + component + (down_secs > 0 ? " --down-for " + std::to_string(down_secs) : "") +
+                        " >/dev/null")
                            .c_str());
   }
   // A process of this cluster's pods (their cgroups are under its root, batlehub-k8s) runs
@@ -746,6 +747,47 @@ TEST_F(KubernetesOutage, the_api_server_and_the_kubelet_restarted_mid_pod) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->stdout_bytes, "slept 20\n");
   EXPECT_EQ(pods_of(k.worker_label()), "");
+  EXPECT_EQ(keys(), std::vector<std::string>{});
+}
+
+// The API server away past the run's deadline: the run is the sandbox's failure (transient:
+// the worker gives the job another attempt), not the scanner's timeout, and says which outage;
+// what the run could not delete while the server was away is the sweep's once it is back.
+TEST_F(KubernetesOutage, an_api_server_away_past_the_runs_deadline_is_the_sandboxs_failure_and_its_pod_the_sweeps) {
+  KubernetesOptions o = options();
+  o.start_timeout = std::chrono::seconds(10);
+  KubernetesRuntime k(o);
+  core::RunSpec spec = fixture_run_spec();
+  spec.argv = {"hostile", "sleep", "60"};
+  spec.timeout = std::chrono::seconds(5);  // the deadline: 15 s after the pod was created
+  auto pending = std::async(std::launch::async, [&] { return k.run(spec); });
+  bool sleeping = false;
+  for (int i = 0; i < 900 && !sleeping; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    sleeping = scanner_sleeping();
+  }
+  ASSERT_TRUE(sleeping) << "the scanner never started";
+  auto outage = std::async(std::launch::async, [] { return restart("kube-apiserver", 25); });
+  auto r = pending.get();
+  ASSERT_EQ(outage.get(), 0) << "k8s-peer.sh restart kube-apiserver --down-for 25";
+  ASSERT_FALSE(r) << "a run the API server never saw end cannot pass";
+  std::cout << "the run failed: " << r.error().message << "\n";
+  EXPECT_EQ(r.error().reason, core::SandboxError::Reason::kTransport) << r.error().message;
+  EXPECT_TRUE(core::to_scanner_error(r.error()).transient);
+  EXPECT_NE(r.error().message.find("the API server did not answer until the run's deadline"), std::string::npos)
+      << r.error().message;
+
+  auto swept = k.sweep(std::chrono::seconds(0));
+  ASSERT_TRUE(swept) << swept.error().message;
+  // The run's delete could not reach the server: the pod is still there, ended by its
+  // activeDeadlineSeconds or not, until the sweep deletes it.
+  EXPECT_EQ(swept->of(core::OrphanKind::kPod), 1u) << swept->describe();
+  std::string left = pods_of(k.worker_label());
+  for (int i = 0; i < 150 && !left.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    left = pods_of(k.worker_label());
+  }
+  EXPECT_EQ(left, "");
   EXPECT_EQ(keys(), std::vector<std::string>{});
 }
 
