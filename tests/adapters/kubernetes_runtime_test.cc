@@ -726,6 +726,14 @@ class KubernetesOutage : public KubernetesRuntimeTest {
   // A process of this cluster's pods (their cgroups are under its root, batlehub-k8s) runs
   // `hostile sleep`.
   static bool scanner_sleeping() { return hostile_sleeping_in_cgroup("batlehub-k8s"); }
+  // Up to 90 s: a pod is scheduled, its image started, its bundle fetched.
+  static bool wait_for_the_scanner() {
+    for (int i = 0; i < 900; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (scanner_sleeping()) return true;
+    }
+    return false;
+  }
 };
 
 TEST_F(KubernetesOutage, the_api_server_and_the_kubelet_restarted_mid_pod) {
@@ -734,12 +742,7 @@ TEST_F(KubernetesOutage, the_api_server_and_the_kubelet_restarted_mid_pod) {
   spec.argv = {"hostile", "sleep", "20"};
   spec.timeout = std::chrono::seconds(120);
   auto pending = std::async(std::launch::async, [&] { return k.run(spec); });
-  bool sleeping = false;
-  for (int i = 0; i < 900 && !sleeping; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    sleeping = scanner_sleeping();
-  }
-  ASSERT_TRUE(sleeping) << "the scanner never started";
+  ASSERT_TRUE(wait_for_the_scanner()) << "the scanner never started";
   ASSERT_EQ(restart("kube-apiserver"), 0) << "k8s-peer.sh restart kube-apiserver";
   ASSERT_EQ(restart("kubelet"), 0) << "k8s-peer.sh restart kubelet";
   auto r = pending.get();
@@ -761,12 +764,7 @@ TEST_F(KubernetesOutage, an_api_server_away_past_the_runs_deadline_is_the_sandbo
   spec.argv = {"hostile", "sleep", "60"};
   spec.timeout = std::chrono::seconds(5);  // the deadline: 15 s after the pod was created
   auto pending = std::async(std::launch::async, [&] { return k.run(spec); });
-  bool sleeping = false;
-  for (int i = 0; i < 900 && !sleeping; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    sleeping = scanner_sleeping();
-  }
-  ASSERT_TRUE(sleeping) << "the scanner never started";
+  ASSERT_TRUE(wait_for_the_scanner()) << "the scanner never started";
   auto outage = std::async(std::launch::async, [] { return restart("kube-apiserver", 25); });
   auto r = pending.get();
   ASSERT_EQ(outage.get(), 0) << "k8s-peer.sh restart kube-apiserver --down-for 25";
