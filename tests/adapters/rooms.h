@@ -1,12 +1,12 @@
 // Rooms for the runtime tests, built with the project's own tool (scripts/build-room.py).
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -51,9 +51,17 @@ inline std::optional<FakePostmortemSite> fake_postmortem_site(const fs::path& ro
 // container's id; a cluster's cgroup root): the scanner has started, so the agent has
 // fetched its bundle. What the fault tests wait for before they take a peer away.
 inline bool hostile_sleeping_in_cgroup(const std::string& cgroup_part) {
+  // read(2), not an ifstream: a process that exits while it is read makes the read fail with
+  // ESRCH, which libstdc++'s filebuf throws ("underflow error reading the file: No such
+  // process", seen); here it is only a process that is not the one looked for.
   auto read = [](const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
+    std::string out;
+    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return out;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+    return out;
   };
   std::error_code ec;
   for (const auto& e : fs::directory_iterator("/proc", ec)) {
