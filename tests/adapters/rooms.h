@@ -1,9 +1,7 @@
 // Rooms for the runtime tests, built with the project's own tool (scripts/build-room.py).
 #pragma once
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -51,28 +49,16 @@ inline std::optional<FakePostmortemSite> fake_postmortem_site(const fs::path& ro
 // container's id; a cluster's cgroup root): the scanner has started, so the agent has
 // fetched its bundle. What the fault tests wait for before they take a peer away.
 inline bool hostile_sleeping_in_cgroup(const std::string& cgroup_part) {
-  // read(2), not an ifstream: a process that exits while it is read makes the read fail with
-  // ESRCH, which libstdc++'s filebuf throws ("underflow error reading the file: No such
-  // process", seen); here it is only a process that is not the one looked for.
-  auto read = [](const fs::path& p) {
-    std::string out;
-    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return out;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
-    ::close(fd);
-    return out;
-  };
   std::error_code ec;
   for (const auto& e : fs::directory_iterator("/proc", ec)) {
     const std::string pid = e.path().filename().string();
     if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string cmdline = read(e.path() / "cmdline");
+    const std::string cmdline = read_what_is_there(e.path() / "cmdline");
     if (cmdline.find("hostile") == std::string::npos ||
         cmdline.find(std::string("\0sleep\0", 7)) == std::string::npos) {
       continue;
     }
-    if (read(e.path() / "cgroup").find(cgroup_part) != std::string::npos) return true;
+    if (read_what_is_there(e.path() / "cgroup").find(cgroup_part) != std::string::npos) return true;
   }
   return false;
 }

@@ -2,6 +2,7 @@
 // must stay exactly as it was — which is how "nothing written outside" is asserted.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,20 @@
 namespace batlehub::testing {
 
 namespace fs = std::filesystem;
+
+// The whole file, or what could be read of it ("" when it cannot be opened): read(2), not an
+// ifstream, since the /proc files of a process that exits while they are read fail with
+// ESRCH, which libstdc++'s filebuf throws ("underflow error reading the file: No such
+// process", seen in a fault test).
+inline std::string read_what_is_there(const fs::path& p) {
+  std::string out;
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return out;
+}
 
 class Scratch {
  public:

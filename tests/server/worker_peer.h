@@ -24,17 +24,8 @@ namespace batlehub::testing {
 
 using namespace std::chrono_literals;
 
-// The whole file, or what could be read of it: read(2), not an ifstream, since the /proc files
-// of a process that exits while they are read fail with ESRCH, which libstdc++'s filebuf
-// throws ("underflow error reading the file: No such process", seen in a fault test).
 inline std::string slurp(const fs::path& p) {
-  std::string out;
-  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
-  ::close(fd);
-  return out;
+  return read_what_is_there(p);
 }
 
 // Polls `f` every 50 ms until it holds or `limit` passes.
