@@ -82,10 +82,11 @@ fuzz-long: build-fuzz
 bench: build-release
 	./bench/run.sh build/release
 
-# Only the agent is built: an image holds the agent and the scanner, nothing of batlehub.
+# Only the agent and our own scanner are built: an image holds the agent and the scanner,
+# nothing of the worker.
 images: deps scanners
 	cmake --preset release >/dev/null
-	cmake --build --preset release -j $(JOBS) --target batlehub-sandbox
+	cmake --build --preset release -j $(JOBS) --target batlehub-sandbox batlehub-signals
 	./scripts/build-images.sh
 
 clean:

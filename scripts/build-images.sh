@@ -5,10 +5,12 @@
 # (scripts/build-room.py), images are imported from them (scripts/build-image.py), nothing is
 # pulled. As root (podman's rootful store; the rooms copy root-owned trees).
 #
-#   scripts/build-images.sh [--agent PATH] [--rooms DIR]
+#   scripts/build-images.sh [--agent PATH] [--signals PATH] [--rooms DIR]
 #
 #   --agent  the static batlehub-sandbox (default: build/release/src/agent/batlehub-sandbox;
 #            `make images` builds it)
+#   --signals  the static batlehub-signals, our own scanner (default:
+#            build/release/src/signals/batlehub-signals; `make images` builds it)
 #   --rooms  where the rooms are built (default: build/rooms), one directory per scanner
 #
 # A scanner is installed when its room's sources are (scripts/install-scanners.sh): YARA
@@ -19,6 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 agent="$root/build/release/src/agent/batlehub-sandbox"
+signals="$root/build/release/src/signals/batlehub-signals"
 rooms="$root/build/rooms"
 
 say() { echo "build-images: $*"; }
@@ -27,6 +30,7 @@ die() { echo "build-images: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
   case $1 in
     --agent) agent=$2; shift 2 ;;
+    --signals) signals=$2; shift 2 ;;
     --rooms) rooms=$2; shift 2 ;;
     *) echo "usage: $0 [--agent PATH] [--rooms DIR]" >&2; exit 2 ;;
   esac
@@ -38,6 +42,7 @@ scanners=()
 [ -x /usr/bin/yara ] && scanners+=(yara)
 [ -x /opt/batlehub/guarddog/bin/guarddog ] && scanners+=(guarddog)
 [ -x /opt/batlehub/bin/trivy ] && scanners+=(trivy)
+[ -x "$signals" ] && scanners+=(signals)
 [ ${#scanners[@]} -gt 0 ] || die "no scanner installed (scripts/install-scanners.sh)"
 
 engines=(podman)
@@ -50,7 +55,9 @@ fi
 
 mkdir -p "$rooms"
 for s in "${scanners[@]}"; do
-  python3 scripts/build-room.py --definition "rooms/$s.toml" --agent "$agent" --out "$rooms/$s"
+  extra=()
+  [ "$s" = signals ] && extra=(--binary "$signals:/usr/local/bin/batlehub-signals")
+  python3 scripts/build-room.py --definition "rooms/$s.toml" "${extra[@]}" --agent "$agent" --out "$rooms/$s"
   for e in "${engines[@]}"; do
     python3 scripts/build-image.py --room "$rooms/$s" --engine "$e"
   done

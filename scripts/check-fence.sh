@@ -86,6 +86,30 @@ else
   ok "the scanners link: $(for w in $alone; do case $w in src/*) echo -n "$w ";; esac; done)(no agent, libarchive, ISA-L, libseccomp, mbedTLS or OpenSSL)"
 fi
 
+# 3c. batlehub-signals, the one other program of ours inside the walls (architecture.md,
+#     departure 26): it includes nothing of the worker and links its own archive, the base,
+#     zlib and nothing else — no agent, no libarchive, no TLS.
+if grep -rEn "$forbidden_ours|$forbidden_libs|#include \"agent/" src/signals; then
+  bad "batlehub-signals includes something outside its fence (above)"
+else
+  ok "src/signals includes nothing of the agent, core, config, adapters, server or the worker's libraries"
+fi
+signals="$build/src/signals/batlehub-signals"
+sline=$(awk '/^build src\/signals\/batlehub-signals: /{f=1} f&&/LINK_LIBRARIES/{print; exit}' "$build/build.ninja" | sed 's/^ *LINK_LIBRARIES = //')
+sallowed='^(src/signals/libbatlehub_signals\.a|src/base/libbatlehub_base\.a|-lz)$'
+if [ -z "$sline" ]; then
+  bad "cannot find batlehub-signals' link line in $build/build.ninja"
+elif extra=$(for w in $sline; do echo "$w"; done | grep -vE "$sallowed"); then
+  bad "batlehub-signals links what its fence does not allow: $(echo $extra)"
+else
+  ok "batlehub-signals' link line: $(echo $sline)"
+fi
+if ldd "$signals" 2>&1 | grep -q "not a dynamic executable" && ! readelf -lW "$signals" | grep -q INTERP; then
+  ok "batlehub-signals is static ($(stat -c %s "$signals") bytes)"
+else
+  bad "batlehub-signals is not a static executable"
+fi
+
 # 4. Static and stripped.
 ldd_out=$(ldd "$agent" 2>&1 || true)
 if echo "$ldd_out" | grep -q "not a dynamic executable"; then

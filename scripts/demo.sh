@@ -9,8 +9,9 @@ demo="$root/build/demo"
 ./scripts/install-deps.sh
 ./scripts/install-scanners.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j 2 --target batlehub batlehub-sandbox
+cmake --build --preset release -j 2 --target batlehub batlehub-sandbox batlehub-signals
 agent="$root/build/release/src/agent/batlehub-sandbox"
+signals="$root/build/release/src/signals/batlehub-signals"
 batlehub="$root/build/release/src/server/batlehub"
 
 echo "== rooms (the read-only trees the scanners run in: no shell, no batlehub)"
@@ -18,6 +19,9 @@ mkdir -p "$demo/rooms"
 for scanner in guarddog yara; do
   python3 scripts/build-room.py --definition "rooms/$scanner.toml" --agent "$agent" --out "$demo/rooms/$scanner"
 done
+# batlehub-signals is the build's own binary: its room definition names no host path.
+python3 scripts/build-room.py --definition rooms/signals.toml --binary "$signals:/usr/local/bin/batlehub-signals" \
+  --agent "$agent" --out "$demo/rooms/signals"
 chmod 755 "$root/build" "$demo" "$demo/rooms"
 
 echo "== samples"

@@ -68,7 +68,7 @@ SIGNALS_BINARY = "src/signals/batlehub-signals"  # under --build
 SIGNALS_DEST = "/usr/local/bin/batlehub-signals"  # in the room, on the sandbox's PATH
 
 
-def build_rooms(build, agent, rooms):
+def build_rooms(build, agent, rooms, only=None):
     """Builds a room per scanner the machine has: yara always, guarddog when its venv is
     installed, signals when its room definition (rooms/signals.toml) and its binary (built
     under --build) both exist. A room definition names host paths only, so the signals
@@ -81,6 +81,11 @@ def build_rooms(build, agent, rooms):
     if os.path.exists(os.path.join(ROOT, "rooms", "signals.toml")) and os.path.isfile(signals):
         scanners.append("signals")
         extra["signals"] = ["--binary", f"{signals}:{SIGNALS_DEST}"]
+    if only:
+        missing = sorted(set(only) - set(scanners))
+        if missing:
+            raise SystemExit(f"bench: --scanners names {', '.join(missing)}, which this machine or build lacks")
+        scanners = [s for s in scanners if s in only]
     for s in scanners:
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts/build-room.py"), "--definition",
                         os.path.join(ROOT, "rooms", s + ".toml"), *extra.get(s, []), "--agent", agent,
@@ -267,7 +272,7 @@ def print_tables(run, records, families=None):
         for key, (k, w) in sorted(camp[eco].items(), key=lambda kv: (-kv[1][0], kv[0])):
             if w < 1.0:
                 print(f"         capped: {key} {k} archives ({pct(k, n):.1f} % of {n}), counted as "
-                      f"{campaigns.CAP * n:g}: weight {w:.3f} each")
+                      f"{k * w:.1f} ({100 * campaigns.CAP:.0f} % of the weighted set): weight {w:.3f} each")
 
     for eco in ecosystems:
         rs = by_group.get((eco, "malicious"), [])
@@ -396,6 +401,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--half", choices=["tuning", "held-out", "all"], default="tuning")
     ap.add_argument("--identify", action="store_true")
+    ap.add_argument("--scanners", help="comma-separated: scan with these only (default: every scanner the machine has)")
     ap.add_argument("--only", help="scan only the rows whose file name matches this regular expression")
     ap.add_argument("--json", help="write every result here (with half, campaign, weight and size)")
     ap.add_argument("--baseline", help="an earlier --json: compare the median time of a scan on the same archives")
@@ -441,7 +447,7 @@ def main():
         with tempfile.TemporaryDirectory(prefix="batlehub-verdicts-") as tmp:
             os.chmod(tmp, 0o755)
             rooms = os.path.join(tmp, "rooms")
-            scanners = build_rooms(args.build, agent, rooms)
+            scanners = build_rooms(args.build, agent, rooms, args.scanners.split(",") if args.scanners else None)
             config = os.path.join(tmp, "config.toml")
             write_config(config, rooms, scanners)
             with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:

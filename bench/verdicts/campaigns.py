@@ -67,18 +67,32 @@ def campaign(row, path):
 
 def weigh(records):
     """Sets record["weight"] on every malicious record (dicts with ecosystem, truth and
-    campaign): 1, or CAP * n / size for an archive of a campaign holding more than CAP of its
-    ecosystem's n malicious records. Benign records get None. Returns
-    {ecosystem: {campaign: (archives, weight of each)}}."""
+    campaign): 1, or W / size for an archive of a campaign capped so that its archives
+    together weigh W = CAP of the ecosystem's weighted malicious set. Benign records get
+    None. Returns {ecosystem: {campaign: (archives, weight of each)}}.
+
+    The cap is on the share of the set the figure is computed over: with the rest weighing
+    U and m campaigns capped, each capped campaign weighs W = CAP * U / (1 - m * CAP), so
+    that W / (U + m * W) = CAP. A campaign is capped when its archives outnumber W; capping
+    one lowers W, so the set of capped campaigns is found by adding the largest until it
+    stops growing."""
     sizes = collections.defaultdict(collections.Counter)
     for r in records:
         if r["truth"] == "malicious":
             sizes[r["ecosystem"]][r["campaign"]] += 1
     out = {}
     for eco, counts in sizes.items():
-        n = sum(counts.values())
-        cap = CAP * n
-        out[eco] = {c: (k, cap / k if k > cap else 1.0) for c, k in counts.items()}
+        order = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        capped = 0
+        while capped < len(order) and (capped + 1) * CAP < 1:
+            rest = sum(k for _, k in order[capped + 1:])
+            w = CAP * rest / (1 - (capped + 1) * CAP)
+            if order[capped][1] <= w:
+                break
+            capped += 1
+        rest = sum(k for _, k in order[capped:])
+        w = CAP * rest / (1 - capped * CAP) if capped else None
+        out[eco] = {c: (k, (w / k) if i < capped else 1.0) for i, (c, k) in enumerate(order)}
     for r in records:
         r["weight"] = out[r["ecosystem"]][r["campaign"]][1] if r["truth"] == "malicious" else None
     return out

@@ -4,10 +4,7 @@
 
 namespace batlehub::base {
 
-namespace {
-// Length of the valid sequence at s[i], or 0 when it is not one (RFC 3629: no overlongs,
-// no surrogates, nothing past U+10FFFF).
-std::size_t valid_len(std::string_view s, std::size_t i) {
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
   unsigned char c = b(0);
   std::size_t left = s.size() - i;
@@ -28,14 +25,13 @@ std::size_t valid_len(std::string_view s, std::size_t i) {
   }
   return 0;
 }
-}  // namespace
 
 std::string lossy_utf8_tail(std::string_view bytes, std::size_t max_chars) {
   // Code points as (offset, length) into the input; length 0 stands for U+FFFD.
   std::vector<std::pair<std::size_t, std::size_t>> cps;
   cps.reserve(bytes.size());
   for (std::size_t i = 0; i < bytes.size();) {
-    std::size_t n = valid_len(bytes, i);
+    std::size_t n = utf8_sequence_length(bytes, i);
     cps.emplace_back(i, n);
     i += n == 0 ? 1 : n;
   }

@@ -17,10 +17,11 @@ using base::name_of;
 using base::Names;
 using base::value_of;
 
-constexpr Names<ScannerType, 8> kScannerTypeNames{{{ScannerType::kPostmortem, "postmortem"},
+constexpr Names<ScannerType, 9> kScannerTypeNames{{{ScannerType::kPostmortem, "postmortem"},
                                                    {ScannerType::kGuarddog, "guarddog"},
                                                    {ScannerType::kTrivy, "trivy"},
                                                    {ScannerType::kYara, "yara"},
+                                                   {ScannerType::kSignals, "signals"},
                                                    {ScannerType::kOsv, "osv"},
                                                    {ScannerType::kMlab, "mlab"},
                                                    {ScannerType::kSigstore, "sigstore"},
@@ -48,6 +49,7 @@ bool runs_in_sandbox(ScannerType t) {
     case ScannerType::kGuarddog:
     case ScannerType::kTrivy:
     case ScannerType::kYara:
+    case ScannerType::kSignals:
       return true;
     case ScannerType::kOsv:
     case ScannerType::kMlab:

@@ -36,10 +36,10 @@ bool is_image_runtime(std::string_view runtime);
 
 // Every scanner type of upstream's [scanners.<name>] (upstream-today.md §5.2), so that an
 // upstream file loads unchanged (RFC 0022 §9).
-enum class ScannerType { kPostmortem, kGuarddog, kTrivy, kYara, kOsv, kMlab, kSigstore, kSocket };
+enum class ScannerType { kPostmortem, kGuarddog, kTrivy, kYara, kSignals, kOsv, kMlab, kSigstore, kSocket };
 std::string_view to_string(ScannerType t);
 std::optional<ScannerType> parse_scanner_type(std::string_view s);
-// The binary scanners (postmortem, guarddog, trivy, yara) run in the sandbox. The network
+// The binary scanners (postmortem, guarddog, trivy, yara, signals) run in the sandbox. The network
 // scanners (osv, mlab, sigstore, socket) run no artifact-derived code and make HTTP calls
 // from the worker; RFC 0022 §3 leaves them outside the sandbox (adapters/network_scanners).
 bool runs_in_sandbox(ScannerType t);
@@ -149,7 +149,8 @@ struct ScannerConfig {
   std::string name;  // the table's name: [scanners.<name>]
   ScannerType type = ScannerType::kOsv;
 
-  // postmortem, guarddog: required. trivy: "trivy". yara: "yara". osv: unused ("").
+  // postmortem, guarddog: required. trivy: "trivy". yara: "yara". signals (ours):
+  // "batlehub-signals". osv: unused ("").
   std::string command;
   // Every type but osv. "" = the runtime's image, else the worker's own. Refused when
   // set under the none and bwrap runtimes.

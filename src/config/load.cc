@@ -27,8 +27,8 @@ namespace {
 using namespace toml_reader;
 
 constexpr std::array kScannerTypes = {ScannerType::kPostmortem, ScannerType::kGuarddog, ScannerType::kTrivy,
-                                      ScannerType::kYara,       ScannerType::kOsv,      ScannerType::kMlab,
-                                      ScannerType::kSigstore,   ScannerType::kSocket};
+                                      ScannerType::kYara,       ScannerType::kSignals,  ScannerType::kOsv,
+                                      ScannerType::kMlab,       ScannerType::kSigstore, ScannerType::kSocket};
 constexpr std::array kSeverities = {Severity::kLow, Severity::kMedium, Severity::kHigh, Severity::kCritical};
 constexpr std::array kStorageTypes = {StorageType::kFilesystem, StorageType::kS3, StorageType::kInMemory};
 
@@ -165,6 +165,12 @@ ScannerConfig read_scanner(Loader& l, const std::string& name, const toml::table
       if (auto v = t.str("image")) s.image = *v;
       break;
     }
+    case ScannerType::kSignals:
+      // Ours: batlehub's own static scanner (src/signals/), no key of upstream's.
+      s.command = "batlehub-signals";
+      if (auto v = t.str("command")) s.command = *v;
+      if (auto v = t.str("image")) s.image = *v;
+      break;
     // The network scanners: upstream's keys, and ours (ca_file, timeout_secs, on_outage).
     case ScannerType::kOsv:
       if (auto v = t.str("api_url")) s.api_url = *v;

@@ -361,6 +361,7 @@ class Validator {
       case ScannerType::kPostmortem:
       case ScannerType::kGuarddog:
       case ScannerType::kTrivy:
+      case ScannerType::kSignals:
         not_empty(join_key(base, "command"), s.command);
         break;
       case ScannerType::kYara:

@@ -430,9 +430,10 @@ TEST(Load, AScannersTypeDefaultsToItsNameOnlyForAKnownType) {
   EXPECT_EQ(l.config.find_scanner("trivy")->type, ScannerType::kTrivy);
   EXPECT_EQ(refusal("\n[scanners.egress]\ncommand = \"probe\"\n"),
             "config.toml:2: scanners.egress.type: [scanners.egress] has no type, and 'egress' is not the name of a "
-            "scanner type; set type = one of postmortem, guarddog, trivy, yara, osv, mlab, sigstore, socket");
+            "scanner type; set type = one of postmortem, guarddog, trivy, yara, signals, osv, mlab, sigstore, socket");
   EXPECT_EQ(refusal("[scanners.x]\ntype = \"firewall\"\n"),
-            "config.toml:2: scanners.x.type: type = \"firewall\" is not one of postmortem, guarddog, trivy, yara, osv, "
+            "config.toml:2: scanners.x.type: type = \"firewall\" is not one of postmortem, guarddog, trivy, yara, "
+            "signals, osv, "
             "mlab, sigstore, socket");
 }
 
@@ -919,7 +920,8 @@ TEST(UpstreamConfig, TheNetworkScannersKeysAreCheckedLikeEveryOtherTables) {
   EXPECT_EQ(refusal("[scanners.socket]\napi_key = \"k\"\nimage = \"x\"\n"),
             "config.toml:3: scanners.socket.image: unknown key 'image' in [scanners.socket] (a socket scanner)");
   EXPECT_EQ(refusal("[scanners.x]\ntype = \"clamav\"\n"),
-            "config.toml:2: scanners.x.type: type = \"clamav\" is not one of postmortem, guarddog, trivy, yara, osv, "
+            "config.toml:2: scanners.x.type: type = \"clamav\" is not one of postmortem, guarddog, trivy, yara, "
+            "signals, osv, "
             "mlab, sigstore, socket");
 }
 

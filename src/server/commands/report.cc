@@ -18,7 +18,8 @@ namespace batlehub::server {
 using nlohmann::json;
 
 std::string now_rfc3339() {
-  return rfc3339(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  return rfc3339(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
 std::string rfc3339(std::int64_t unix_seconds) {
@@ -77,8 +78,10 @@ std::string one_line(std::string_view s) {
 
 std::string closing(const core::Verdict& v) {
   switch (v.state) {
-    case core::VerdictState::kAllowed: return "Served.";
-    case core::VerdictState::kWarned: return "Served, with the warnings above.";
+    case core::VerdictState::kAllowed:
+      return "Served.";
+    case core::VerdictState::kWarned:
+      return "Served, with the warnings above.";
     case core::VerdictState::kQuarantined:
       if (v.reason_codes == std::vector<core::ReasonCode>{core::ReasonCode::kScanPending} && v.findings.empty()) {
         return "Held until a scanner answers: `batlehub wait " + v.package.coordinate() + "` returns when one has.";
@@ -93,9 +96,12 @@ std::string closing(const core::Verdict& v) {
 std::string sarif_level(core::Severity s) {
   switch (s) {
     case core::Severity::kCritical:
-    case core::Severity::kHigh: return "error";
-    case core::Severity::kMedium: return "warning";
-    default: return "note";
+    case core::Severity::kHigh:
+      return "error";
+    case core::Severity::kMedium:
+      return "warning";
+    default:
+      return "note";
   }
 }
 
@@ -143,7 +149,10 @@ std::string render_text(const ScanReport& r) {
   o << "  " << pad("policy", 10) << v.policy_ref << "\n";
   o << "  " << pad("evaluated", 10) << r.evaluated_at << "\n";
   o << "  " << pad("scanned", 10)
-    << (!r.scanned_at.empty() ? r.scanned_at : v.scanners_done.empty() ? "never" : r.evaluated_at) << "\n";
+    << (!r.scanned_at.empty()     ? r.scanned_at
+        : v.scanners_done.empty() ? "never"
+                                  : r.evaluated_at)
+    << "\n";
   o << "  " << pad("scanners", 10) << join(v.scanners_done, "none answered yet") << "\n";
   if (v.findings.empty()) {
     o << "  " << pad("findings", 10) << "none\n";
@@ -162,9 +171,11 @@ std::string render_text(const ScanReport& r) {
 
 std::string render_refusal(ScanFormat f, int exit_code, const std::string& message, const std::string& archive) {
   switch (f) {
-    case ScanFormat::kText: return message + "\n";
+    case ScanFormat::kText:
+      return message + "\n";
     case ScanFormat::kJson: {
-      json e = {{"exit", exit_code}, {"message", message}, {"archive", archive.empty() ? json(nullptr) : json(archive)}};
+      json e = {
+          {"exit", exit_code}, {"message", message}, {"archive", archive.empty() ? json(nullptr) : json(archive)}};
       return json{{"error", e}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     }
     case ScanFormat::kSarif: {
@@ -182,7 +193,9 @@ std::string render_refusal(ScanFormat f, int exit_code, const std::string& messa
                                          {"exitCode", exit_code},
                                          {"toolExecutionNotifications", json::array({notification})}}});
       run["results"] = json::array();
-      json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", json::array({run})}};
+      json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+                  {"version", "2.1.0"},
+                  {"runs", json::array({run})}};
       return log.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     }
   }
@@ -298,6 +311,15 @@ std::optional<FindingPlace> place_of(std::string_view scanner_type, const core::
     std::string path = string_at(raw, "path");
     if (!path.starts_with("scan/tree/")) return std::nullopt;
     p.path = path.substr(std::string_view("scan/tree/").size());
+  } else if (scanner_type == "signals") {
+    // The fact's file, relative to the scanned tree (the archive's root), and its line; a
+    // combined finding carries its facts, the first of which says where.
+    const json& fact =
+        raw.contains("facts") && raw["facts"].is_array() && !raw["facts"].empty() ? raw["facts"][0] : raw;
+    if (!fact.is_object()) return std::nullopt;
+    p.path = string_at(fact, "file");
+    if (auto l = fact.find("line"); l != fact.end() && l->is_number_unsigned() && l->get<std::uint64_t>() > 0)
+      p.line = l->get<std::uint64_t>();
   } else {
     return std::nullopt;
   }
@@ -345,7 +367,8 @@ std::string render_sarif(const std::vector<ScanReport>& rs, const std::vector<Sa
     }
   }
 
-  json out = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", json::array()}};
+  json out = {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", json::array()}};
   for (const SarifTool& tool : ordered) {
     std::map<std::string, json> rules;
     json bases = json::object();

@@ -6,13 +6,13 @@
 
 #include "adapters/sandbox/blob.h"
 #include "core/scanner.h"
+#include "server/commands/report.h"
+#include "server/commands/scanner_versions.h"
 #include "server/root/builders.h"
 #include "server/root/log.h"
-#include "server/commands/report.h"
+#include "server/root/scanners.h"
 #include "server/service/sandbox_pool.h"
 #include "server/service/scan_service.h"
-#include "server/commands/scanner_versions.h"
-#include "server/root/scanners.h"
 
 namespace batlehub::server {
 
@@ -66,7 +66,7 @@ ScanExit scan_command(const ScanOptions& o, const config::Env& env, std::ostream
   if (scanners->empty()) {
     return refuse(ScanExit::kUsage,
                   "no scanner to run: none is configured, and no room of a known scanner (postmortem, guarddog, "
-                  "trivy, yara) exists under " +
+                  "trivy, yara, signals) exists under " +
                       cfg.worker.sandbox.rooms_dir + " (build one with scripts/build-room.py)");
   }
 

@@ -14,6 +14,7 @@
 #include "adapters/network_scanners/socket.h"
 #include "adapters/scanners/guarddog.h"
 #include "adapters/scanners/postmortem.h"
+#include "adapters/scanners/signals.h"
 #include "adapters/scanners/trivy.h"
 #include "adapters/scanners/yara.h"
 #include "base/file.h"
@@ -131,6 +132,15 @@ Expected<std::vector<std::unique_ptr<core::Scanner>>, std::string> build_scanner
         o.limits = limits;
         o.timeout = job_timeout;
         out.push_back(std::make_unique<adapters::YaraScanner>(std::move(o)));
+        break;
+      }
+      case config::ScannerType::kSignals: {
+        adapters::SignalsOptions o;
+        o.name = s.name;
+        o.command = s.command;
+        o.limits = limits;
+        o.timeout = job_timeout;
+        out.push_back(std::make_unique<adapters::SignalsScanner>(std::move(o)));
         break;
       }
       case config::ScannerType::kOsv:
@@ -268,6 +278,7 @@ config::Config default_scan_config(const std::string& rooms_dir) {
     add("yara", config::ScannerType::kYara, "yara");
     c.scanners.back().rules = kDefaultYaraRules;
   }
+  if (has_room("signals")) add("signals", config::ScannerType::kSignals, "batlehub-signals");
   return c;
 }
 

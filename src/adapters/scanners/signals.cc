@@ -1,0 +1,222 @@
+#include "adapters/scanners/signals.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "adapters/scanners/finding_model.h"
+#include "adapters/scanners/subprocess.h"
+
+namespace batlehub::adapters {
+
+using core::Finding;
+using core::ScannerError;
+using core::Severity;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kMaxFindings = 200;
+
+ScannerError output_error(std::string what) {
+  return ScannerError{ScannerError::Kind::kOutput, "batlehub-signals output: " + std::move(what)};
+}
+
+std::string string_field(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool at_install(const SignalsFact& f) {
+  return f.phase == "install" || finding_model::place_of(f.file) == finding_model::Place::kInstallTime;
+}
+
+bool at_install_or_import(const SignalsFact& f) {
+  return at_install(f) || f.phase == "require" || finding_model::runs_at_import(f.file);
+}
+
+// The severity of a fact's finding where its file sits; an npm hook's script is install
+// code wherever it lies.
+Severity placed(Severity base, const SignalsFact& f) {
+  auto place = finding_model::place_of(f.file);
+  if (f.phase == "install") place = finding_model::Place::kInstallTime;
+  if (f.phase == "require" && place == finding_model::Place::kBundled) place = finding_model::Place::kRuntime;
+  return finding_model::at(base, place);
+}
+
+std::string where(const SignalsFact& f) {
+  return printable(f.file) + (f.line > 0 ? ":" + std::to_string(f.line) : "");
+}
+
+json raw_of(const SignalsFact& f) {
+  json j = {{"fact", f.fact}, {"what", f.what}, {"file", f.file}, {"line", f.line}, {"detail", f.detail}};
+  if (!f.phase.empty()) j["phase"] = f.phase;
+  return j;
+}
+
+}  // namespace
+
+Expected<std::vector<SignalsFact>, ScannerError> parse_signals_output(std::string_view out) {
+  std::vector<SignalsFact> facts;
+  bool done = false;
+  std::size_t n = 0;
+  std::size_t k = 0;
+  while (k < out.size()) {
+    std::size_t e = out.find('\n', k);
+    if (e == std::string_view::npos) e = out.size();
+    const std::string_view line = out.substr(k, e - k);
+    k = e + 1;
+    ++n;
+    if (line.empty()) continue;
+    if (done) return Unexpected(output_error("line " + std::to_string(n) + " follows the done line"));
+    if (n > kSignalsMaxLines)
+      return Unexpected(output_error("more than " + std::to_string(kSignalsMaxLines) + " lines"));
+    if (line.size() > kSignalsMaxLineBytes) {
+      return Unexpected(output_error("line " + std::to_string(n) + " is " + std::to_string(line.size()) +
+                                     " bytes, over " + std::to_string(kSignalsMaxLineBytes)));
+    }
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) return Unexpected(output_error("line " + std::to_string(n) + " is not a JSON object"));
+    if (j.contains("done")) {
+      done = true;
+      continue;
+    }
+    SignalsFact f;
+    f.fact = string_field(j, "fact");
+    f.what = string_field(j, "what");
+    f.file = string_field(j, "file");
+    f.phase = string_field(j, "phase");
+    f.detail = string_field(j, "detail");
+    if (auto l = j.find("line"); l != j.end() && l->is_number_unsigned()) f.line = l->get<std::size_t>();
+    if (f.fact.empty() || f.file.empty()) {
+      return Unexpected(output_error("line " + std::to_string(n) + " has no \"fact\" or no \"file\""));
+    }
+    facts.push_back(std::move(f));
+  }
+  if (!done) return Unexpected(output_error("no done line: the scan was cut short"));
+  return facts;
+}
+
+std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const std::string& scanner) {
+  std::vector<Finding> out;
+  std::set<std::tuple<std::string, std::string, std::size_t>> seen;
+  auto add = [&](const SignalsFact& f, std::string rule, Severity base, std::string summary, json raw) {
+    if (out.size() >= kMaxFindings || !seen.emplace(rule, f.file, f.line).second) return;
+    Finding x;
+    x.scanner = scanner;
+    x.kind = core::FindingKind::kMalwareSignal;
+    x.code = core::ReasonCode::kMalwareSignal;
+    x.severity = placed(base, f);
+    x.reference = std::move(rule);
+    x.summary = where(f) + " " + std::move(summary);
+    x.raw = compact(raw);
+    out.push_back(std::move(x));
+  };
+  struct Gathered {
+    std::set<std::string> collected;
+    std::set<std::string> sent;
+    std::vector<const SignalsFact*> facts;
+  };
+  std::map<std::string, Gathered> by_file;
+  for (const SignalsFact& f : facts) {
+    if (f.fact == "decoded-executed") {
+      add(f, "signals-decoded-payload-executed", Severity::kHigh,
+          "decodes a string (" + printable(f.what) + ") that reads as code and runs it: " + printable(f.detail),
+          raw_of(f));
+    } else if (f.fact == "decoded-code") {
+      add(f, "signals-decoded-code", Severity::kMedium,
+          "decodes a string (" + printable(f.what) + ") that reads as code: " + printable(f.detail), raw_of(f));
+    } else if (f.fact == "decoding-bomb") {
+      add(f, "signals-decoding-bomb", Severity::kMedium, "holds a decoding bomb: " + printable(f.detail), raw_of(f));
+    } else if (f.fact == "shell") {
+      static const std::map<std::string, std::string, std::less<>> kSays{
+          {"download-executed", "downloads a program and runs it"},
+          {"download-piped-to-shell", "pipes a download into an interpreter"},
+          {"reverse-shell", "binds a shell to a network connection (a reverse shell)"},
+          {"miner", "starts a cryptocurrency miner"},
+          {"collected-and-sent", "sends what it collects from the host"}};
+      auto says = kSays.find(f.what);
+      if (says == kSays.end()) continue;
+      add(f, "signals-shell-" + f.what, Severity::kHigh, says->second + ": " + printable(f.detail), raw_of(f));
+    } else if (f.fact == "collect" || f.fact == "send") {
+      Gathered& g = by_file[f.file];
+      (f.fact == "collect" ? g.collected : g.sent).insert(f.what);
+      g.facts.push_back(&f);
+    }
+  }
+  for (const auto& [file, g] : by_file) {
+    if (g.collected.empty() || g.sent.empty()) continue;
+    const SignalsFact& first = *g.facts.front();
+    const bool early =
+        std::any_of(g.facts.begin(), g.facts.end(), [](const SignalsFact* f) { return at_install_or_import(*f); });
+    auto join = [](const std::set<std::string>& s) {
+      std::string o;
+      for (const auto& x : s) o += (o.empty() ? "" : ", ") + x;
+      return o;
+    };
+    std::string evidence;
+    json raw = json::array();
+    for (const SignalsFact* f : g.facts) {
+      if (evidence.size() < 300)
+        evidence += (evidence.empty() ? "" : "; ") + printable(f->detail) + " (line " + std::to_string(f->line) + ")";
+      if (raw.size() < 16) raw.push_back(raw_of(*f));
+    }
+    const std::string what = "collects " + join(g.collected) + " and sends (" + join(g.sent) + ")";
+    // Where the collecting is: the first collect fact's line.
+    const SignalsFact* at = &first;
+    for (const SignalsFact* f : g.facts) {
+      if (f->fact == "collect") {
+        at = f;
+        break;
+      }
+    }
+    SignalsFact placed_at = *at;
+    if (std::any_of(g.facts.begin(), g.facts.end(), [](const SignalsFact* f) { return f->phase == "install"; }))
+      placed_at.phase = "install";
+    else if (std::any_of(g.facts.begin(), g.facts.end(), [](const SignalsFact* f) { return f->phase == "require"; }))
+      placed_at.phase = "require";
+    if (g.collected.contains("token-store")) {
+      add(placed_at, "signals-token-store-sent", Severity::kHigh, what + ": a token store read and sent: " + evidence,
+          json{{"facts", raw}});
+    } else if (early) {
+      add(placed_at, "signals-collected-and-sent-at-install-or-import", Severity::kHigh,
+          what + (at_install(placed_at) ? ", at install: " : ", at import: ") + evidence, json{{"facts", raw}});
+    }
+  }
+  return out;
+}
+
+Expected<std::vector<core::RunSpec>, ScannerError> SignalsScanner::plan(const core::ScanInput& in) const {
+  if (!in.artifact) return Unexpected(ScannerError{ScannerError::Kind::kUnsupported, "no artifact to scan"});
+  core::RunSpec spec;
+  spec.bundle.entries = {core::BundleEntry::archive(*wire::RelPath::parse("scan/tree"), in.artifact, false,
+                                                    sources_member(in.package.kind))};
+  spec.argv = {options_.command, "scan/tree"};
+  spec.network = false;
+  spec.limits = options_.limits;
+  spec.timeout = options_.timeout;
+  spec.label.scanner = options_.name;
+  return std::vector<core::RunSpec>{std::move(spec)};
+}
+
+Expected<std::vector<Finding>, ScannerError> SignalsScanner::parse(const core::ScanInput&,
+                                                                   const std::vector<core::RunOutcome>& results) const {
+  if (results.size() != 1) {
+    return Unexpected(ScannerError{ScannerError::Kind::kOther,
+                                   "batlehub-signals: expected one run, got " + std::to_string(results.size())});
+  }
+  const core::RunOutcome& r = results.front();
+  if (!r) return Unexpected(core::to_scanner_error(r.error()));
+  if (r->status != 0) {
+    return Unexpected(
+        ScannerError{ScannerError::Kind::kCrashed,
+                     "batlehub-signals exited " + std::to_string(r->status) + ": " + trimmed_tail(r->stderr_tail)});
+  }
+  auto facts = parse_signals_output(r->stdout_bytes);
+  if (!facts) return Unexpected(facts.error());
+  return weigh_signals(*facts, options_.name);
+}
+
+}  // namespace batlehub::adapters

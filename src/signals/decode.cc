@@ -1,0 +1,322 @@
+#include "signals/decode.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/utf8.h"
+
+namespace batlehub::signals {
+
+std::string_view step_name(Step s) {
+  switch (s) {
+    case Step::kBase64:
+      return "base64";
+    case Step::kHex:
+      return "hex";
+    case Step::kInflate:
+      return "zlib";
+    case Step::kRot13:
+      return "rot13";
+    case Step::kShift:
+      return "letter shift";
+    case Step::kReversed:
+      return "reversed";
+    case Step::kSubstitution:
+      return "substitution table";
+    case Step::kCharCodes:
+      return "character codes";
+  }
+  return "?";
+}
+
+bool Budget::take(std::size_t n) {
+  if (n > bytes_left) {
+    exhausted = true;
+    return false;
+  }
+  bytes_left -= n;
+  return true;
+}
+
+namespace {
+
+bool space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+int b64_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+' || c == '-') return 62;
+  if (c == '/' || c == '_') return 63;
+  return -1;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Shortest input worth decoding: shorter strings are words, not payloads.
+constexpr std::size_t kMinEncoded = 16;
+
+}  // namespace
+
+std::optional<std::string> base64(std::string_view in) {
+  std::string out;
+  if (in.size() / 4 * 3 > Budget::kStepMaxBytes) return std::nullopt;
+  out.reserve(in.size() / 4 * 3 + 3);
+  std::uint32_t acc = 0;
+  int bits = 0;
+  std::size_t digits = 0;
+  std::size_t pad = 0;
+  for (char c : in) {
+    if (space(c)) continue;
+    if (c == '=') {
+      ++pad;
+      continue;
+    }
+    if (pad > 0) return std::nullopt;  // data after padding
+    const int v = b64_value(c);
+    if (v < 0) return std::nullopt;
+    ++digits;
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  if (digits < kMinEncoded || pad > 2 || digits % 4 == 1) return std::nullopt;
+  return out;
+}
+
+std::optional<std::string> hex(std::string_view in) {
+  std::string out;
+  if (in.size() / 2 > Budget::kStepMaxBytes) return std::nullopt;
+  int hi = -1;
+  std::size_t digits = 0;
+  for (char c : in) {
+    if (space(c)) continue;
+    const int v = hex_value(c);
+    if (v < 0) return std::nullopt;
+    ++digits;
+    if (hi < 0) {
+      hi = v;
+    } else {
+      out.push_back(static_cast<char>(hi * 16 + v));
+      hi = -1;
+    }
+  }
+  if (digits < kMinEncoded || hi >= 0) return std::nullopt;
+  return out;
+}
+
+std::optional<Inflated> inflate(std::string_view in, std::size_t cap) {
+  if (in.size() < 2) return std::nullopt;
+  const auto b0 = static_cast<unsigned char>(in[0]);
+  const auto b1 = static_cast<unsigned char>(in[1]);
+  const bool gzip = b0 == 0x1f && b1 == 0x8b;
+  const bool zlib = (b0 & 0x0F) == 8 && (b0 >> 4) <= 7 && ((b0 << 8) | b1) % 31 == 0;
+  if (!gzip && !zlib) return std::nullopt;
+  z_stream z{};
+  // 15 + 32: a zlib or a gzip header, told apart by zlib itself.
+  if (inflateInit2(&z, 15 + 32) != Z_OK) return std::nullopt;
+  Inflated out;
+  std::array<unsigned char, 16384> buf{};
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size(), UINT32_MAX));
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = buf.data();
+    z.avail_out = buf.size();
+    rc = ::inflate(&z, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END) break;
+    const std::size_t got = buf.size() - z.avail_out;
+    if (out.bytes.size() + got > cap) {
+      out.bytes.append(reinterpret_cast<const char*>(buf.data()), cap - out.bytes.size());
+      out.truncated = true;
+      break;
+    }
+    out.bytes.append(reinterpret_cast<const char*>(buf.data()), got);
+    if (got == 0 && z.avail_in == 0) break;  // a stream cut short: what came out is kept
+  }
+  inflateEnd(&z);
+  if (out.bytes.empty()) return std::nullopt;
+  return out;
+}
+
+std::string shift_letters(std::string_view in, int shift) {
+  shift = ((shift % 26) + 26) % 26;
+  std::string out(in);
+  for (char& c : out) {
+    if (c >= 'a' && c <= 'z')
+      c = static_cast<char>('a' + (c - 'a' + shift) % 26);
+    else if (c >= 'A' && c <= 'Z')
+      c = static_cast<char>('A' + (c - 'A' + shift) % 26);
+  }
+  return out;
+}
+
+std::string reversed(std::string_view in) {
+  return std::string(in.rbegin(), in.rend());
+}
+
+std::string Substitution::apply(std::string_view in) const {
+  std::string out(in);
+  for (char& c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    if (mapped[u]) c = to[u];
+  }
+  return out;
+}
+
+std::optional<Substitution> substitution(std::string_view from, std::string_view to) {
+  if (from.size() != to.size() || from.size() > 256) return std::nullopt;
+  Substitution t;
+  for (std::size_t k = 0; k < from.size(); ++k) {
+    const auto f = static_cast<unsigned char>(from[k]);
+    const auto g = static_cast<unsigned char>(to[k]);
+    if (f >= 0x80 || g >= 0x80) return std::nullopt;
+    if (t.mapped[f]) continue;  // the first pair wins, as str.maketrans keeps the last: either reads
+    t.mapped[f] = true;
+    t.to[f] = static_cast<char>(g);
+    if (f != g) ++t.pairs;
+  }
+  if (t.pairs < 8) return std::nullopt;
+  return t;
+}
+
+bool looks_like_text(std::string_view s) {
+  if (s.size() < 8) return false;
+  std::size_t control = 0;
+  std::size_t k = 0;
+  while (k < s.size()) {
+    const auto c = static_cast<unsigned char>(s[k]);
+    if (c < 0x80) {
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ++control;
+      if (c == 0x7F) ++control;
+      ++k;
+      continue;
+    }
+    const std::size_t n = base::utf8_sequence_length(s, k);
+    if (n == 0) return false;
+    k += n;
+  }
+  return control * 20 <= s.size();
+}
+
+bool looks_like_code(std::string_view s) {
+  static constexpr std::array<std::string_view, 24> kWords{
+      "import ",  "exec(",      "eval(",      "socket", "subprocess", "require(",      "http://",   "https://",
+      "/bin/",    "os.system",  "powershell", "curl ",  "wget ",      "child_process", "Function(", "def ",
+      "function", "__import__", "getattr(",   "urllib", "requests.",  "/dev/tcp/",     "chmod ",    "cmd.exe"};
+  for (std::string_view w : kWords) {
+    if (s.find(w) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+namespace {
+
+class Search {
+ public:
+  Search(Steps allowed, const Tables& tables, Budget& budget) : allowed_(allowed), tables_(tables), budget_(budget) {}
+
+  void from(std::string_view input, std::vector<Step>& chain) {
+    if (results_.size() >= kMaxResults || static_cast<int>(chain.size()) >= Budget::kMaxDepth) return;
+    if (on(Step::kBase64)) {
+      if (auto d = base64(input)) step(Step::kBase64, std::move(*d), chain);
+    }
+    if (on(Step::kHex)) {
+      if (auto d = hex(input)) step(Step::kHex, std::move(*d), chain);
+    }
+    if (on(Step::kInflate)) {
+      if (auto d = inflate(input, Budget::kStepMaxBytes)) {
+        if (d->truncated && input.size() * Budget::kBombRatio < Budget::kStepMaxBytes) budget_.bomb = true;
+        step(Step::kInflate, std::move(d->bytes), chain);
+      }
+    }
+    if (input.size() < 16) return;
+    // The text-to-text steps: each only where its output reads as code, or where it
+    // uncovers another encoding (a reversed base64 string).
+    if (on(Step::kReversed)) text_step(Step::kReversed, reversed(input), chain);
+    if (on(Step::kRot13)) text_step(Step::kRot13, shift_letters(input, 13), chain);
+    if (on(Step::kShift) && input.size() <= kShiftMaxBytes) {
+      for (int n = 1; n < 26; ++n) {
+        if (n == 13 && on(Step::kRot13)) continue;
+        std::string t = shift_letters(input, n);
+        if (looks_like_code(t) && !looks_like_code(input)) {
+          text_step(Step::kShift, std::move(t), chain);
+          break;
+        }
+      }
+    }
+    if (on(Step::kSubstitution)) {
+      for (const Substitution& s : tables_.substitutions) text_step(Step::kSubstitution, s.apply(input), chain);
+    }
+  }
+
+  std::vector<Decoded> take() { return std::move(results_); }
+
+ private:
+  static constexpr std::size_t kMaxResults = 8;
+  static constexpr std::size_t kShiftMaxBytes = 64 * 1024;
+
+  bool on(Step s) const { return (allowed_ & step_bit(s)) != 0; }
+
+  void step(Step s, std::string out, std::vector<Step>& chain) {
+    if (!budget_.take(out.size())) return;
+    chain.push_back(s);
+    if (looks_like_text(out)) {
+      if (results_.size() >= kMaxResults) {
+        chain.pop_back();
+        return;
+      }
+      results_.push_back({std::move(out), chain});
+      // A text may itself be encoded again (base64 of base64, hex of base64).
+      from(results_.back().text, chain);
+    } else {
+      from(out, chain);
+    }
+    chain.pop_back();
+  }
+
+  // A text-to-text step is kept only when it changes what the text is: it reads as code, or
+  // another decoder takes it.
+  void text_step(Step s, std::string out, std::vector<Step>& chain) {
+    if (!budget_.take(out.size())) return;
+    chain.push_back(s);
+    if (looks_like_code(out) && looks_like_text(out)) {
+      if (results_.size() < kMaxResults) results_.push_back({out, chain});
+    } else if (static_cast<int>(chain.size()) < Budget::kMaxDepth) {
+      // Only the byte decoders after a text step: two text steps in a row undo each other.
+      const Steps saved = allowed_;
+      allowed_ &= step_bit(Step::kBase64) | step_bit(Step::kHex) | step_bit(Step::kInflate);
+      from(out, chain);
+      allowed_ = saved;
+    }
+    chain.pop_back();
+  }
+
+  Steps allowed_;
+  const Tables& tables_;
+  Budget& budget_;
+  std::vector<Decoded> results_;
+};
+
+}  // namespace
+
+std::vector<Decoded> decode_all(std::string_view literal, Steps allowed, const Tables& tables, Budget& budget) {
+  Search s(allowed, tables, budget);
+  std::vector<Step> chain;
+  s.from(literal, chain);
+  return s.take();
+}
+
+}  // namespace batlehub::signals

