@@ -104,7 +104,8 @@ elif extra=$(for w in $sline; do echo "$w"; done | grep -vE "$sallowed"); then
 else
   ok "batlehub-signals' link line: $(echo $sline)"
 fi
-if ldd "$signals" 2>&1 | grep -q "not a dynamic executable" && ! readelf -lW "$signals" | grep -q INTERP; then
+signals_ldd=$(ldd "$signals" 2>&1 || true)
+if grep -q "not a dynamic executable" <<<"$signals_ldd" && ! readelf -lW "$signals" | grep -q INTERP; then
   ok "batlehub-signals is static ($(stat -c %s "$signals") bytes)"
 else
   bad "batlehub-signals is not a static executable"
