@@ -303,12 +303,21 @@ TEST_F(SarifValidator, failures_and_findings_without_a_line_or_a_file_validate_w
       finding("yara", "batlehub_eval", R"({"rule":"batlehub_eval","path":"scan/tree/package/index.js"})"),
       finding("trivy", "SCANNER_ERROR", "{}"),
       finding("trivy", "CVE-2020-8203", R"({"VulnerabilityID":"CVE-2020-8203","Target":"package/package-lock.json"})"),
+      // batlehub-signals: a fact's file and line; a combination's first fact; a file that climbs out.
+      finding("signals", "signals-shell-miner",
+              R"({"fact":"shell","what":"miner","file":"package/lib/run.js","line":7,"detail":"xmrig"})"),
+      finding(
+          "signals", "signals-collected-and-sent-at-install-or-import",
+          R"({"facts":[{"fact":"collect","what":"host","file":"package/post.js","line":3,"detail":"os.hostname("}]})"),
+      finding("signals", "signals-shell-miner", R"({"fact":"shell","file":"../x.js","line":1,"detail":"x"})"),
   };
   server::ScanReport b = a;  // the same archive twice: a second base id
-  std::string sarif = server::render_sarif(
-      {a, b}, {{"guarddog", "guarddog", "3.2.0"}, {"yara", "yara", "4.2.3"}, {"trivy", "trivy", "0.74.0"}});
+  std::string sarif = server::render_sarif({a, b}, {{"guarddog", "guarddog", "3.2.0"},
+                                                    {"yara", "yara", "4.2.3"},
+                                                    {"trivy", "trivy", "0.74.0"},
+                                                    {"signals", "signals", "1"}});
   json log = json::parse(sarif);
-  ASSERT_EQ(log["runs"].size(), 3u);
+  ASSERT_EQ(log["runs"].size(), 4u);
   const json& trivy = *run_of(log, "trivy");
   EXPECT_EQ(trivy["invocations"][0]["executionSuccessful"], false);
   EXPECT_EQ(trivy["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"], "trivy exited 1: DB error");
@@ -323,6 +332,12 @@ TEST_F(SarifValidator, failures_and_findings_without_a_line_or_a_file_validate_w
   EXPECT_EQ(gd[2]["analysisTarget"]["uri"], "");
   const json& y = (*run_of(log, "yara"))["results"][0];
   EXPECT_EQ(y["analysisTarget"]["uri"], "package/index.js");
+  const json& sg = (*run_of(log, "signals"))["results"];
+  EXPECT_EQ(sg[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "package/lib/run.js");
+  EXPECT_EQ(sg[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 7);
+  EXPECT_EQ(sg[1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "package/post.js");
+  EXPECT_EQ(sg[1]["locations"][0]["physicalLocation"]["region"]["startLine"], 3);
+  EXPECT_FALSE(sg[2].contains("locations")) << "a path that climbs out of the archive is not a location";
 
   Verdict v = validate(save("synthetic.sarif", sarif));
   EXPECT_TRUE(v.complaints.empty()) << "the validator's errors and warnings:\n"
