@@ -35,7 +35,7 @@ constexpr std::array<std::pair<std::string_view, Severity>, 54> kGuardDog{{
      Severity::kMedium},  // shell-completion installers write ~/.bashrc: high in setup.py only
     {"threat-filesystem-destruction", Severity::kMedium},  // CLIs quote `rm -rf /` (click): high in setup.py only
     {"threat-filesystem-read", Severity::kMedium},
-    {"threat-network-dns-exfil", Severity::kHigh},
+    {"threat-network-dns-exfil", Severity::kMedium},  // a bundled wordlist matches it; no malicious hit
     {"threat-network-exfil-messenger", Severity::kHigh},
     {"threat-network-exfil-sysinfo",
      Severity::kMedium},  // loggers and error reporters send the host name (pino, sentry)
@@ -43,11 +43,15 @@ constexpr std::array<std::pair<std::string_view, Severity>, 54> kGuardDog{{
     {"threat-network-outbound-shady-links", Severity::kMedium},
     {"threat-network-reverse-shell", Severity::kHigh},
     {"threat-npm-dependency-confusion", Severity::kHigh},
-    {"threat-npm-http-dependency", Severity::kHigh},  // low when the URL is loopback (the adapter)
+    // A URL dependency: more popular packages than malicious ones (ssh2, pm2); low when the
+    // URL is loopback (the adapter).
+    {"threat-npm-http-dependency", Severity::kMedium},
     {"threat-npm-preinstall-script", Severity::kHigh},
     {"threat-process-cryptomining", Severity::kHigh},
-    {"threat-process-download-exec", Severity::kMedium},  // pip install in build tools: high in setup.py only
-    {"threat-process-hooks", Severity::kHigh},            // the adapter decides: see guarddog.cc
+    // pip install in build tools, and a setup.py that builds a C extension: medium even in
+    // setup.py (the adapter), where batlehub-signals reads the command itself.
+    {"threat-process-download-exec", Severity::kMedium},
+    {"threat-process-hooks", Severity::kHigh},  // the adapter decides: see guarddog.cc
     {"threat-process-injection-dll", Severity::kMedium},
     {"threat-process-memory", Severity::kMedium},
     {"threat-process-powershell-encoded", Severity::kHigh},

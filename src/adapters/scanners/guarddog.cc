@@ -108,6 +108,11 @@ Family classify(std::string_view rule, std::string_view match, finding_model::Pl
   if (lower == "threat-npm-preinstall-script") return {FindingKind::kInstallHook, ReasonCode::kInstallHook, *base};
   Severity s = *base;
   if (lower == "threat-npm-http-dependency" && (loopback_url(match) || page_url(code, match))) s = Severity::kLow;
+  // GuardDog's download-and-exec is any file holding a request and an exec: a setup.py that
+  // fetches a build dependency and compiles matches it as a dropper's does. It is not
+  // raised there; what a setup.py's command lines do is batlehub-signals' to read.
+  if (lower == "threat-process-download-exec" && place == finding_model::Place::kInstallTime)
+    return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal, s};
   return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal, finding_model::at(s, place)};
 }
 
