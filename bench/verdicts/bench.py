@@ -24,6 +24,7 @@ blocked or warned benign archive and every miss, and the median time of a scan.
 
   bench/verdicts/bench.py --half tuning     # the half rules may be changed by looking at
   bench/verdicts/bench.py --half held-out   # the half whose figures are quoted
+  bench/verdicts/bench.py --half held-out --why draw-4   # one set alone: held-out-4 (2026-12-06)
   bench/verdicts/bench.py --half held-out --json new.json --baseline old.json   # medians against an earlier --json
   bench/verdicts/bench.py --from-json new.json --families 20   # the tables again, without scanning
 
@@ -32,6 +33,10 @@ fetch-malicious.py). Each archive is scanned by the real `batlehub scan`, named 
 manifest (--kind/--name/--version), so that the table measures the verdicts, not the guess
 of a name. `--identify` leaves kind, name and version to batlehub (the file name and, when
 it is ambiguous, the archive's own metadata, read inside the walls).
+
+--why WHY keeps only the rows whose family's `why` in split.tsv is WHY (with --from-json too,
+read against split.tsv as it is now): `draw-4` is the set drawn blind on 2026-12-06
+(held-out-4), so it is scored alone and the same way as the sets before it.
 
 --json writes every result with its manifest row, half, campaign, weight and archive size,
 and the run's half, scanners and options; --from-json reads such a file and prints every
@@ -223,6 +228,8 @@ def print_tables(run, records, families=None):
     camp = campaigns.weigh(records)
 
     half = run.get("half") or ", ".join(sorted({str(r.get("half")) for r in records}))
+    if run.get("why"):
+        half += f" (why {run['why']} only)"
     print(f"half: {half}; scanners: {', '.join(run.get('scanners') or ['?'])}; policy: {POLICY}")
     print("Block mode serves what it does not block: an archive is protected against only when it is blocked "
           "(denied or quarantined);\na warned archive is served, with a warning. error = batlehub scan refused the "
@@ -402,6 +409,7 @@ def main():
     ap.add_argument("--half", choices=["tuning", "held-out", "all"], default="tuning")
     ap.add_argument("--identify", action="store_true")
     ap.add_argument("--scanners", help="comma-separated: scan with these only (default: every scanner the machine has)")
+    ap.add_argument("--why", help="keep only the rows whose family's `why` in split.tsv is WHY (e.g. draw-4)")
     ap.add_argument("--only", help="scan only the rows whose file name matches this regular expression")
     ap.add_argument("--json", help="write every result here (with half, campaign, weight and size)")
     ap.add_argument("--baseline", help="an earlier --json: compare the median time of a scan on the same archives")
@@ -421,6 +429,10 @@ def main():
             if r["truth"] == "malicious" and (args.reclassify or not r.get("campaign")):
                 r["campaign"] = campaigns.campaign(r, corpus_path(args.corpus, r["truth"], r))
             r.setdefault("campaign", None)
+        if args.why:
+            split = halves.read_split()
+            records = [r for r in records if halves.why_of(split, r["truth"], r) == args.why]
+            run = {**run, "why": args.why}
     else:
         split = halves.read_split()
         unsplit = [(t, r) for t, r in halves.corpus() if halves.half_of(split, t, r) is None]
@@ -433,6 +445,8 @@ def main():
         for truth, r in halves.corpus():
             half = halves.half_of(split, truth, r)
             if args.half != "all" and half != args.half:
+                continue
+            if args.why and halves.why_of(split, truth, r) != args.why:
                 continue
             if args.only and not re.search(args.only, r["file"]):
                 continue
@@ -453,7 +467,7 @@ def main():
             with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
                 results = list(pool.map(lambda t: scan(batlehub, config, t[2], t[3], args.identify), rows))
         run = {"format": JSON_FORMAT, "half": args.half, "scanners": scanners, "policy": POLICY, "jobs": args.jobs,
-               "identify": args.identify, "only": args.only, "corpus": args.corpus, "cap": campaigns.CAP}
+               "identify": args.identify, "only": args.only, "why": args.why, "corpus": args.corpus, "cap": campaigns.CAP}
         records = []
         for (truth, half, r, path), res in zip(rows, results):
             records.append({"truth": truth, "half": half, **r, "size": os.path.getsize(path),

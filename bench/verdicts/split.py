@@ -25,7 +25,15 @@ split.tsv records the halves (ecosystem, truth, family, half, why) and only grow
      family of that group to tuning for good, why WHY, before new families are drawn; the
      fresh held-out half is then drawn from families never scanned.
 
-  bench/verdicts/split.py            # add the new families to split.tsv
+  5. `--why WHY` names what this run records: every row it writes (the families moved by
+     --spend, the families drawn) gets why WHY instead of the default (`spent` for a spent
+     family, `draw` for a drawn one). So a later set is told from the earlier draws
+     (`--why draw-4`: held-out-4, 2026-12-06) and bench.py can score it alone
+     (`bench.py --half held-out --why draw-4`). Spend before the manifests grow, or the new
+     families drawn in that run carry the spend's WHY.
+
+  bench/verdicts/split.py            # add the new families to split.tsv (why `draw`)
+  bench/verdicts/split.py --why draw-4   # the same, the new families recorded with why draw-4
   bench/verdicts/split.py --check    # exit 1 if a row of benign.tsv/malicious.tsv is not split
   bench/verdicts/split.py --spend pypi:benign --why held-out-1   # then draw
 """
@@ -111,18 +119,25 @@ def half_of(split, truth, row):
     return r["half"] if r else None
 
 
+def why_of(split, truth, row):
+    """How the row's family got its half (split.tsv's `why`), or None when it was never split."""
+    r = split.get((row["ecosystem"], truth, family(truth, row)))
+    return r["why"] if r else None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--spend", action="append", default=[], metavar="ECOSYSTEM:TRUTH")
-    ap.add_argument("--why", default="spent")
+    ap.add_argument("--why", help="the why of every row this run writes (default: `spent` for a family "
+                    "moved by --spend, `draw` for a family drawn)")
     args = ap.parse_args()
     split = read_split()
     for group in args.spend:
         eco, _, truth = group.partition(":")
         for k, r in split.items():
             if k[0] == eco and k[1] == truth and r["half"] == "held-out":
-                r["half"], r["why"] = "tuning", args.why
+                r["half"], r["why"] = "tuning", args.why or "spent"
     rows = corpus()
     keys = {(r["ecosystem"], t, family(t, r)) for t, r in rows}
     missing = sorted(k for k in keys if k not in split)
@@ -144,7 +159,7 @@ def main():
         random.Random(f"{SEED}:{group[0]}:{group[1]}").shuffle(new)
         want = (len(fams) + 1) // 2 - sum(1 for k in fams if k in split and split[k]["half"] == "held-out")
         for i, k in enumerate(new):
-            split[k] = dict(zip(COLUMNS, [*k, "held-out" if i < want else "tuning", "draw"]))
+            split[k] = dict(zip(COLUMNS, [*k, "held-out" if i < want else "tuning", args.why or "draw"]))
     write_split(split)
     count = collections.Counter((k[0], k[1], split[k]["half"]) for k in keys)
     archives = collections.Counter((r["ecosystem"], t, half_of(split, t, r)) for t, r in rows)
