@@ -120,7 +120,10 @@ def scan(batlehub, config, row, path, identify):
         argv += ["--kind", row["ecosystem"], "--name", row["name"], "--version", row["version"]]
     argv.append(path)
     start = time.monotonic()
-    r = subprocess.run(argv, capture_output=True, text=True)
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True)
+    except OSError as e:  # batlehub could not be started (a build relinking it): this row's error, not the run's end
+        return {"state": "error", "exit": None, "seconds": time.monotonic() - start, "why": [f"cannot run {batlehub}: {e}"]}
     seconds = time.monotonic() - start
     try:
         report = json.loads(r.stdout)[0]

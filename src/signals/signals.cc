@@ -544,7 +544,10 @@ class FileAnalysis {
       }
     }
     if (char_codes) {
-      for (auto& [offset, text] : char_code_texts(lexed_.code)) {
+      for (const auto& spelled : char_code_texts(lexed_.code)) {
+        // Named, not bound: clang 14 cannot capture a structured binding in a lambda.
+        const std::size_t offset = spelled.first;
+        const std::string& text = spelled.second;
         std::vector<Step> chain{Step::kCharCodes};
         if (looks_like_text(text)) judge(text, chain, offset);
         // Character codes that spell an encoding in turn (a base64 payload as numbers).
