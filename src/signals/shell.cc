@@ -308,7 +308,9 @@ std::string download_output(const std::vector<std::string>& argv, const std::vec
   if (out.empty() && (b == "certutil" || b == "bitsadmin") && argv.size() > at + 1) out = argv.back();
   if (out.empty()) {
     for (const std::string& r : redirects) {
-      if (r.starts_with(">") && !r.starts_with(">&")) out = r.substr(r.find_first_not_of('>'));
+      // ">f" or ">>f"; a bare ">" at the end of a line names nothing.
+      const std::size_t target = r.find_first_not_of('>');
+      if (r.starts_with(">") && !r.starts_with(">&") && target != std::string::npos) out = r.substr(target);
     }
   }
   if (out.empty() && (b == "wget" || remote_name) && !url.empty()) out = url_basename(url);

@@ -360,3 +360,16 @@ TEST(Shell, signal_names_are_those_a_fact_says) {
 
 }  // namespace
 }  // namespace batlehub::signals
+
+namespace batlehub::signals {
+namespace {
+
+// Found by fuzz_signals: a download whose redirect names no file ("curl URL >" at the end
+// of a line) is no output, not an out-of-range read.
+TEST(Shell, a_redirect_with_no_target_after_a_download_names_no_file) {
+  EXPECT_TRUE(judge_shell(parse_shell("curl http://127.0.0.1/x >")).empty());
+  EXPECT_TRUE(judge_shell(parse_shell("curl http://127.0.0.1/x >> && chmod +x x")).empty());
+}
+
+}  // namespace
+}  // namespace batlehub::signals
