@@ -84,7 +84,6 @@ TEST_F(Tree, a_postinstall_script_s_facts_carry_the_install_phase_and_a_fact_nam
                          {"runs-at-require", "main", "lib/index.js", "require", "lib/index.js"},
                          {"collect", "host", "lib/index.js", "require", ".hostname()"},
                          {"collect", "host", "scripts/post.js", "install", "os.hostname("},
-                         {"collect", "host", "scripts/post.js", "install", ".hostname()"},
                          {"send", "http", "scripts/post.js", "install", "https.request("},
                      }));
   EXPECT_EQ(r.files_read, 2u);
