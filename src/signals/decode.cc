@@ -222,6 +222,18 @@ bool looks_like_code(std::string_view s) {
   return false;
 }
 
+bool looks_like_a_payload(std::string_view s) {
+  static constexpr std::array<std::string_view, 24> kMarkers{
+      "import ", "exec(",     "eval(",     "socket",     "subprocess", "require(", "http://",       "https://",
+      "/bin/sh", "/bin/bash", "os.system", "powershell", "curl ",      "wget ",    "child_process", "__import__",
+      "urllib",  "requests.", "/dev/tcp/", "chmod ",     "cmd.exe",    "base64",   "Popen",         "os.popen"};
+  std::size_t found = 0;
+  for (std::string_view w : kMarkers) {
+    if (s.find(w) != std::string_view::npos && ++found >= 2) return true;
+  }
+  return false;
+}
+
 namespace {
 
 class Search {
@@ -251,7 +263,7 @@ class Search {
       for (int n = 1; n < 26; ++n) {
         if (n == 13 && on(Step::kRot13)) continue;
         std::string t = shift_letters(input, n);
-        if (looks_like_code(t) && !looks_like_code(input)) {
+        if (looks_like_a_payload(t) && !looks_like_a_payload(input)) {
           text_step(Step::kShift, std::move(t), chain);
           break;
         }
@@ -292,7 +304,7 @@ class Search {
   void text_step(Step s, std::string out, std::vector<Step>& chain) {
     if (!budget_.take(out.size())) return;
     chain.push_back(s);
-    if (looks_like_code(out) && looks_like_text(out)) {
+    if (looks_like_a_payload(out) && looks_like_text(out)) {
       if (results_.size() < kMaxResults) results_.push_back({out, chain});
     } else if (static_cast<int>(chain.size()) < Budget::kMaxDepth) {
       // Only the byte decoders after a text step: two text steps in a row undo each other.

@@ -71,6 +71,13 @@ bool looks_like_text(std::string_view s);
 // payload from decoded data.
 bool looks_like_code(std::string_view s);
 
+// Stricter, for the steps that map text to text (letter shifts, rot13, reversal,
+// substitution tables): at least two distinct markers of what a payload does (an import, a
+// process, a shell, the network, an evaluation), none of them merely "def " or "function".
+// A letter shift of ordinary English finds "def " by chance ("first" shifted by 12 is
+// "rudef"); two payload markers together it does not.
+bool looks_like_a_payload(std::string_view s);
+
 struct Decoded {
   std::string text;
   std::vector<Step> chain;  // the steps from the literal to the text, in order

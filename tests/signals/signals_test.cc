@@ -458,3 +458,31 @@ TEST(Signals, excerpt_never_exceeds_its_bound_plus_the_ellipsis) {
 
 }  // namespace
 }  // namespace batlehub::signals
+
+namespace batlehub::signals {
+namespace {
+
+// Issue 45's held-out-3, read: a letter shift of ordinary English finds "def " by chance
+// ("first" shifted by 12 is "rudef"), and gspread, reportlab, pypdf, exceljs and vue's
+// compiler were denied for their docstrings and messages. A shift is kept only when it
+// spells two markers of a payload.
+TEST(Signals, english_in_a_file_that_shifts_letters_and_evaluates_is_not_a_shifted_payload) {
+  const auto facts =
+      py("def first(it, func):\n"
+         "    \"\"\"Finds and returns first item in iterable for which func(item) is True.\"\"\"\n"
+         "    return next(x for x in it if func(x))\n"
+         "ERR = 'The first argument must be one of type string, Buffer, ArrayBuffer, Array'\n"
+         "code = ''.join(chr(ord(c) ^ 1) for c in 'x')\n"
+         "exec(code)\n");
+  for (const Fact& f : facts) EXPECT_NE(f.kind, FactKind::kDecodedExecuted) << f.detail;
+  // The same file with a payload shifted by 3 is still read.
+  const std::string payload = shift_letters("import socket, subprocess; subprocess.call('id')", 23);
+  const auto shifted = py("s = '" + payload + "'\nexec(''.join(chr(ord(c)) for c in s))\n");
+  ASSERT_FALSE(shifted.empty());
+  EXPECT_TRUE(std::any_of(shifted.begin(), shifted.end(), [](const Fact& f) {
+    return f.kind == FactKind::kDecodedExecuted && f.what == "letter shift";
+  }));
+}
+
+}  // namespace
+}  // namespace batlehub::signals
