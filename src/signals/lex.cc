@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace batlehub::signals {
 
@@ -180,16 +182,26 @@ class Lexer {
     out_.literals.push_back(std::move(lit));
   }
 
+  // A template literal's ${…} is code: it stays in `code` (the rest of the string is
+  // blanked), and the literal's value holds "${}" in its place.
+  void restore(const std::vector<std::pair<std::size_t, std::size_t>>& spans) {
+    for (const auto& [b, e] : spans) {
+      for (std::size_t k = b; k < e && k < out_.code.size(); ++k) out_.code[k] = s_[k];
+    }
+  }
+
   void js_string(char quote) {
     Literal lit;
     lit.begin = i_;
     lit.line = line_;
     ++i_;
     const std::size_t body = i_;
+    std::vector<std::pair<std::size_t, std::size_t>> code_spans;
     while (i_ < s_.size()) {
       const char c = s_[i_];
       if (c == quote) {
         blank(body, i_);
+        restore(code_spans);
         ++i_;
         lit.end = i_;
         out_.literals.push_back(std::move(lit));
@@ -199,6 +211,21 @@ class Lexer {
         if (quote != '`') break;  // counted by run()
         ++line_;
       }
+      if (quote == '`' && c == '$' && i_ + 1 < s_.size() && s_[i_ + 1] == '{') {
+        const std::size_t from = i_ + 2;
+        int depth = 1;
+        std::size_t k = from;
+        for (; k < s_.size() && depth > 0; ++k) {
+          if (s_[k] == '{') ++depth;
+          if (s_[k] == '}') --depth;
+          if (s_[k] == '\n') ++line_;
+        }
+        const std::size_t to = depth == 0 ? k - 1 : k;  // at the closing brace, or the end
+        code_spans.emplace_back(from, to);
+        lit.value += "${}";
+        i_ = std::min(to + 1, s_.size());
+        continue;
+      }
       if (c == '\\' && i_ + 1 < s_.size()) {
         escape(lit.value, /*python=*/false, false);
         continue;
@@ -207,6 +234,7 @@ class Lexer {
       ++i_;
     }
     blank(body, i_);
+    restore(code_spans);
     lit.end = i_;
     out_.literals.push_back(std::move(lit));
   }

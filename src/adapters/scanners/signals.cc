@@ -136,10 +136,13 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
           {"download-piped-to-shell", "pipes a download into an interpreter"},
           {"reverse-shell", "binds a shell to a network connection (a reverse shell)"},
           {"miner", "starts a cryptocurrency miner"},
-          {"collected-and-sent", "sends what it collects from the host"}};
+          {"collected-and-sent", "sends what it collects from the host"},
+          {"program-started-detached", "starts a Windows program in the background and lets it go"}};
       auto says = kSays.find(f.what);
       if (says == kSays.end()) continue;
-      add(f, "signals-shell-" + f.what, Severity::kHigh, says->second + ": " + printable(f.detail), raw_of(f));
+      // A detached program is every launcher in a library; at install it is a dropper's.
+      const Severity base = f.what == "program-started-detached" ? Severity::kMedium : Severity::kHigh;
+      add(f, "signals-shell-" + f.what, base, says->second + ": " + printable(f.detail), raw_of(f));
     } else if (f.fact == "collect" || f.fact == "send") {
       Gathered& g = by_file[f.file];
       (f.fact == "collect" ? g.collected : g.sent).insert(f.what);
