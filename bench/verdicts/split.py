@@ -36,6 +36,7 @@ split.tsv records the halves (ecosystem, truth, family, half, why) and only grow
   bench/verdicts/split.py --why draw-4   # the same, the new families recorded with why draw-4
   bench/verdicts/split.py --check    # exit 1 if a row of benign.tsv/malicious.tsv is not split
   bench/verdicts/split.py --spend pypi:benign --why held-out-1   # then draw
+  bench/verdicts/split.py --spend npm:benign --of-why draw --why held-out-3-read   # one draw only
 """
 import argparse
 import collections
@@ -131,12 +132,16 @@ def main():
     ap.add_argument("--spend", action="append", default=[], metavar="ECOSYSTEM:TRUTH")
     ap.add_argument("--why", help="the why of every row this run writes (default: `spent` for a family "
                     "moved by --spend, `draw` for a family drawn)")
+    ap.add_argument("--of-why", metavar="WHY",
+                    help="with --spend: spend only the held-out families whose why is WHY (one draw of the "
+                    "group, leaving a later draw held out)")
     args = ap.parse_args()
     split = read_split()
     for group in args.spend:
         eco, _, truth = group.partition(":")
         for k, r in split.items():
-            if k[0] == eco and k[1] == truth and r["half"] == "held-out":
+            if k[0] == eco and k[1] == truth and r["half"] == "held-out" and (
+                    args.of_why is None or r["why"] == args.of_why):
                 r["half"], r["why"] = "tuning", args.why or "spent"
     rows = corpus()
     keys = {(r["ecosystem"], t, family(t, r)) for t, r in rows}
