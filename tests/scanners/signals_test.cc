@@ -138,6 +138,16 @@ TEST(Signals, a_token_store_read_and_sent_is_high_wherever_the_code_is_installed
             "");
 }
 
+TEST(Signals, the_scanners_words_in_a_summary_are_shown_escaped) {
+  // The output is hostile like any scanner's: a class or a detail with a newline or a
+  // control byte is printed escaped, never as a second line.
+  const std::string out = weighed(fact("collect", "token-store\nforged", "p-1.0/p/__init__.py", 1, "x\x01") +
+                                  fact("send", "http", "p-1.0/p/__init__.py", 2, "urlopen(") + kDone);
+  EXPECT_EQ(out.find("\nforged"), std::string::npos) << out;
+  EXPECT_NE(out.find("token-store\\nforged"), std::string::npos) << out;
+  EXPECT_NE(out.find("x\\x01"), std::string::npos) << out;
+}
+
 // --- the plan ------------------------------------------------------------------------------
 
 TEST(Signals, the_plan_extracts_the_artifact_at_scan_tree_and_runs_the_scanner_over_it_with_no_network) {

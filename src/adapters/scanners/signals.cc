@@ -156,7 +156,7 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
         std::any_of(g.facts.begin(), g.facts.end(), [](const SignalsFact* f) { return at_install_or_import(*f); });
     auto join = [](const std::set<std::string>& s) {
       std::string o;
-      for (const auto& x : s) o += (o.empty() ? "" : ", ") + x;
+      for (const auto& x : s) o += (o.empty() ? "" : ", ") + printable(x);  // the scanner's words: untrusted
       return o;
     };
     std::string evidence;
