@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "base/utf8.h"
+#include "signals/ascii.h"
 
 namespace batlehub::signals {
 
@@ -52,13 +53,6 @@ int b64_value(char c) {
   if (c >= '0' && c <= '9') return c - '0' + 52;
   if (c == '+' || c == '-') return 62;
   if (c == '/' || c == '_') return 63;
-  return -1;
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
 

@@ -1,5 +1,7 @@
 #include "signals/lex.h"
 
+#include "signals/ascii.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <utility>
@@ -8,13 +10,6 @@
 namespace batlehub::signals {
 
 namespace {
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 void put_utf8(std::string& out, std::uint32_t cp) {
   if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
@@ -269,8 +264,8 @@ class Lexer {
         ++line_;
         return;  // a line continuation
       case 'x': {
-        int hi = i_ < s_.size() ? hex_digit(s_[i_]) : -1;
-        int lo = i_ + 1 < s_.size() ? hex_digit(s_[i_ + 1]) : -1;
+        int hi = i_ < s_.size() ? hex_value(s_[i_]) : -1;
+        int lo = i_ + 1 < s_.size() ? hex_value(s_[i_ + 1]) : -1;
         if (hi < 0 || lo < 0) {
           out += "\\x";
           return;
@@ -291,8 +286,8 @@ class Lexer {
         if (!python && e == 'u' && i_ < s_.size() && s_[i_] == '{') {
           std::size_t k = i_ + 1;
           int n = 0;
-          while (k < s_.size() && n < 6 && hex_digit(s_[k]) >= 0)
-            v = v * 16 + static_cast<std::uint32_t>(hex_digit(s_[k++])), ++n;
+          while (k < s_.size() && n < 6 && hex_value(s_[k]) >= 0)
+            v = v * 16 + static_cast<std::uint32_t>(hex_value(s_[k++])), ++n;
           if (n > 0 && k < s_.size() && s_[k] == '}') {
             i_ = k + 1;
             put_utf8(out, v);
@@ -303,7 +298,7 @@ class Lexer {
         const int digits = e == 'u' ? 4 : 8;
         if ((!python && e == 'U') || i_ + static_cast<std::size_t>(digits) > s_.size()) break;
         for (int k = 0; k < digits; ++k) {
-          int d = hex_digit(s_[i_ + static_cast<std::size_t>(k)]);
+          int d = hex_value(s_[i_ + static_cast<std::size_t>(k)]);
           if (d < 0) {
             out.push_back('\\');
             out.push_back(e);

@@ -1,5 +1,7 @@
 #include "signals/shell.h"
 
+#include "signals/ascii.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -199,14 +201,6 @@ class Parser {
   std::size_t& words_;
   std::size_t i_ = 0;
 };
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 // A command's name as the shell finds it: the last path component, lowercase, without
 // Windows' ".exe".

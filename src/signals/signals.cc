@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/utf8.h"
+#include "signals/ascii.h"
 #include "signals/shell.h"
 
 namespace batlehub::signals {
@@ -86,14 +87,6 @@ namespace {
 
 bool ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
 }
 
 // Offsets of `token` in `code` where it starts a name (no identifier character before it,
