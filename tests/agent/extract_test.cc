@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "../helpers/zlib_stream.h"
+
 #include "archive_builder.h"
 #include "scratch.h"
 
@@ -327,17 +329,7 @@ TEST_F(Extract, an_existing_destination_is_refused) {
 
 // One gzip member of `plain`, as zlib writes it.
 std::string gzip_member(const std::string& plain) {
-  std::string gz(compressBound(plain.size()) + 32, '\0');
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
-  zs.avail_in = static_cast<uInt>(plain.size());
-  zs.next_out = reinterpret_cast<Bytef*>(gz.data());
-  zs.avail_out = static_cast<uInt>(gz.size());
-  deflate(&zs, Z_FINISH);
-  gz.resize(zs.total_out);
-  deflateEnd(&zs);
-  return gz;
+  return batlehub::testing::deflate_stream(plain, 6, 15 + 16);
 }
 
 TEST_F(Extract, a_gzip_that_is_not_a_tar_is_malformed) {

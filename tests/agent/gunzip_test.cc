@@ -8,6 +8,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../helpers/zlib_stream.h"
+
 #include <cstring>
 #include <random>
 #include <string>
@@ -17,17 +19,7 @@ namespace {
 
 // A raw deflate stream of `plain` (no header, no trailer), at `level`.
 std::string deflate_raw(const std::string& plain, int level) {
-  z_stream z{};
-  deflateInit2(&z, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, plain.size()) + 16, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
-  z.avail_in = static_cast<uInt>(plain.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
+  return batlehub::testing::deflate_stream(plain, level, -MAX_WBITS);
 }
 
 void le32(std::string& s, std::uint32_t v) {

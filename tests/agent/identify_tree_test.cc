@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "../helpers/zlib_stream.h"
+
 #include "archive_builder.h"
 #include "harness.h"
 #include "scratch.h"
@@ -170,17 +172,7 @@ TEST(GemMetadata, refuses_another_layout) {
 }
 
 std::string gzip(const std::string& plain) {
-  z_stream z{};
-  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, plain.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
-  z.avail_in = static_cast<uInt>(plain.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
+  return batlehub::testing::deflate_stream(plain, Z_DEFAULT_COMPRESSION, 16 + MAX_WBITS);
 }
 
 TEST(Gunzip, inflates_within_its_bound_and_refuses_past_it) {

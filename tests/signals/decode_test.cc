@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include "../helpers/zlib_stream.h"
+
 #include <string>
 #include <vector>
 
@@ -55,27 +57,11 @@ std::string to_hex(std::string_view in) {
 }
 
 std::string zlib_stream(std::string_view in, int level = 9) {
-  uLongf n = compressBound(static_cast<uLong>(in.size()));
-  std::string out(n, '\0');
-  EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(out.data()), &n, reinterpret_cast<const Bytef*>(in.data()),
-                      static_cast<uLong>(in.size()), level),
-            Z_OK);
-  out.resize(n);
-  return out;
+  return batlehub::testing::deflate_stream(in, level, 15);
 }
 
 std::string gzip_stream(std::string_view in) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);  // +16: a gzip wrapper
-  std::string out(deflateBound(&z, static_cast<uLong>(in.size())) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
+  return batlehub::testing::deflate_stream(in, 9, 15 + 16);  // +16: a gzip wrapper
 }
 
 // --- base64 ---------------------------------------------------------------------------

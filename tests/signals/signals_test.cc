@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include "../helpers/zlib_stream.h"
+
 #include <chrono>
 #include <string>
 #include <vector>
@@ -39,13 +41,7 @@ std::string b64(std::string_view in) {
 }
 
 std::string zlib_stream(std::string_view in) {
-  uLongf n = compressBound(static_cast<uLong>(in.size()));
-  std::string out(n, '\0');
-  EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(out.data()), &n, reinterpret_cast<const Bytef*>(in.data()),
-                      static_cast<uLong>(in.size()), 9),
-            Z_OK);
-  out.resize(n);
-  return out;
+  return batlehub::testing::deflate_stream(in, 9, 15);
 }
 
 struct Expect {
