@@ -490,12 +490,12 @@ class FileAnalysis {
 
  private:
   void add(FactKind kind, std::string what, std::size_t line, std::string_view detail) {
-    constexpr std::size_t kMaxFacts = 64;  // per file: more of the same says nothing new
     if (facts_.size() >= kMaxFacts) return;
+    std::string shown = excerpt(detail);
     for (const Fact& f : facts_) {
-      if (f.kind == kind && f.what == what && f.detail == excerpt(detail)) return;
+      if (f.kind == kind && f.what == what && f.detail == shown) return;
     }
-    facts_.push_back({kind, std::move(what), std::string(file_), line, phase_, excerpt(detail)});
+    facts_.push_back({kind, std::move(what), std::string(file_), line, phase_, std::move(shown)});
   }
 
   // By the file's newlines, found once: a file with many decoded strings must not count its
@@ -537,7 +537,7 @@ class FileAnalysis {
           if (f.kind == FactKind::kRunsAtInstall || f.kind == FactKind::kRunsAtRequire) continue;
           f.line = line;
           f.detail = excerpt("decoded (" + how + "): " + f.detail);
-          if (facts_.size() < 64) facts_.push_back(std::move(f));
+          if (facts_.size() < kMaxFacts) facts_.push_back(std::move(f));
         }
       }
       if (!looks_like_code(text) && inner.empty()) return;
@@ -663,6 +663,7 @@ class FileAnalysis {
   Budget& budget_;
   int depth_;
   Lexed lexed_;
+  static constexpr std::size_t kMaxFacts = 64;  // per file: more of the same says nothing new
   std::vector<std::size_t> newlines_;
   std::vector<Fact> facts_;
 };
