@@ -15,6 +15,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <thread>
+#include <vector>
 
 #include "adapters/sandbox/bwrap.h"
 #include "adapters/sandbox/oci.h"
@@ -104,17 +106,49 @@ class Escape : public ::testing::TestWithParam<Runtime> {
   std::string token() const { return s_.root().filename().string(); }
 
   // Processes on the host still running the hostile program in the given mode, started by
-  // this test (their last argument is token()).
-  int survivors(const std::string& mode) const {
-    int n = 0;
-    for (const auto& e : fs::directory_iterator("/proc")) {
-      std::string name = e.path().filename();
-      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::ifstream f(e.path() / "cmdline");
-      std::string cmd((std::istreambuf_iterator<char>(f)), {});
-      if (cmd == std::string("hostile\0", 8) + mode + std::string("\0", 1) + token() + std::string("\0", 1)) ++n;
+  // this test (their last argument is token()), each as "pid (state, ppid, cgroup)" so that
+  // a failure says where the survivor lives. A survivor is one still there after `grace`: a
+  // daemon that escaped lives forever, so the bound weakens nothing, and it keeps a slow
+  // teardown on a loaded host from reading as an escape. (CI once failed the daemon test on
+  // docker under the full suite's load, with only the count printed; now the failure names
+  // the process, its state, parent and cgroup.)
+  std::vector<std::string> survivors(const std::string& mode,
+                                     std::chrono::milliseconds grace = std::chrono::seconds(10)) const {
+    const std::string nul(1, '\0');
+    const std::string wanted = "hostile" + nul + mode + nul + token() + nul;
+    const auto until = std::chrono::steady_clock::now() + grace;
+    for (;;) {
+      std::vector<std::string> found;
+      for (const auto& e : fs::directory_iterator("/proc")) {
+        std::string name = e.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream f(e.path() / "cmdline");
+        std::string cmd((std::istreambuf_iterator<char>(f)), {});
+        if (cmd != wanted) continue;
+        std::string state, ppid;
+        std::ifstream st(e.path() / "status");
+        for (std::string line; std::getline(st, line);) {
+          if (line.starts_with("State:")) state = line.substr(6);
+          if (line.starts_with("PPid:")) ppid = line.substr(5);
+        }
+        std::ifstream cg(e.path() / "cgroup");
+        std::string cgroup((std::istreambuf_iterator<char>(cg)), {});
+        found.push_back(name + " (state" + state + ", ppid" + ppid + ", cgroup " + cgroup + ")");
+      }
+      if (found.empty() || std::chrono::steady_clock::now() >= until) return found;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    return n;
+  }
+
+  // What a failed survivors() check prints: the processes, then the test kills them so that a
+  // failure leaves nothing running on the machine.
+  static std::string listed_and_killed(const std::vector<std::string>& procs) {
+    std::string out;
+    for (const auto& p : procs) {
+      out += "\n  " + p;
+      ::kill(std::stoi(p.substr(0, p.find(' '))), SIGKILL);
+    }
+    return out;
   }
 
   // The hostile room, and its image on each engine, are made once for the whole suite (the
@@ -326,7 +360,8 @@ TEST_P(Escape, a_fork_bomb_is_stopped) {
   EXPECT_LT(forked, static_cast<long>(wire::kRunPidsMax));
   EXPECT_GT(forked, static_cast<long>(wire::kRunPidsMax) - 16);
   EXPECT_TRUE(out->stdout_bytes.ends_with(": EAGAIN\n")) << out->stdout_bytes;
-  EXPECT_EQ(survivors("forkbomb"), 0) << "fork-bomb processes outlived the run";
+  const auto left = survivors("forkbomb");
+  EXPECT_TRUE(left.empty()) << "fork-bomb processes outlived the run:" << listed_and_killed(left);
 }
 
 TEST_P(Escape, cannot_allocate_past_the_memory_limit) {
@@ -389,10 +424,13 @@ TEST_P(Escape, cannot_leave_a_daemonised_child_behind) {
   auto out = run({"daemon-exit", token()});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(out->stdout_bytes, "left a daemon\n");
-  EXPECT_EQ(survivors("daemon-exit"), 0) << "the daemon outlived the run";
+  const auto after_exit = survivors("daemon-exit");
+  EXPECT_TRUE(after_exit.empty()) << "the daemon outlived the run:" << listed_and_killed(after_exit);
   auto timed = run({"daemon", token()}, std::chrono::seconds(1));
-  ASSERT_FALSE(timed);
-  EXPECT_EQ(survivors("daemon"), 0) << "the daemon outlived the timeout";
+  ASSERT_FALSE(timed) << "the run of a hanging program answered: " << timed->stdout_bytes;
+  const auto after_timeout = survivors("daemon");
+  EXPECT_TRUE(after_timeout.empty()) << "the daemon outlived the timeout:"
+                                     << listed_and_killed(after_timeout);
 }
 
 INSTANTIATE_TEST_SUITE_P(Runtimes, Escape,
