@@ -68,10 +68,20 @@ class PresigningMemory final : public core::StorageBackend {
 };
 
 std::shared_ptr<const core::Blob> artifact(std::optional<std::string> sha = kSha) {
-  // A file blob, as the worker's artifact store hands out.
+  // A file blob, as the worker's artifact store hands out, in a directory of this process's
+  // own that goes when the process ends (the files outlive each test: blobs are shared).
+  struct Dir {
+    std::filesystem::path path =
+        std::filesystem::path(::testing::TempDir()) / ("storage-artifacts-" + std::to_string(::getpid()));
+    Dir() { std::filesystem::create_directories(path); }
+    ~Dir() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static Dir dir;
   static int n = 0;
-  std::string path =
-      ::testing::TempDir() + "/storage-artifact-" + std::to_string(::getpid()) + "-" + std::to_string(n++);
+  const std::string path = (dir.path / std::to_string(n++)).string();
   std::ofstream(path) << "foo";
   auto b = file_blob(path, std::move(sha));
   EXPECT_TRUE(b.has_value());
