@@ -7,6 +7,8 @@
 
 #include "base/utf8.h"
 #include "signals/ascii.h"
+#include "signals/disguise.h"
+#include "signals/flows.h"
 #include "signals/shell.h"
 
 namespace batlehub::signals {
@@ -29,6 +31,14 @@ std::string_view fact_name(FactKind k) {
       return "runs-at-install";
     case FactKind::kRunsAtRequire:
       return "runs-at-require";
+    case FactKind::kGenerated:
+      return "generated";
+    case FactKind::kDisguisedName:
+      return "disguised-name";
+    case FactKind::kFetchedExecuted:
+      return "fetched-executed";
+    case FactKind::kPersist:
+      return "persist";
   }
   return "?";
 }
@@ -326,11 +336,12 @@ constexpr std::array<Probe, 18> kPyCollect{{
     {"host", "ifconfig"},
     {"host", "getpass.getuser"},
 }};
-constexpr std::array<Probe, 13> kJsCollect{{
+// Not os.homedir(): where a program keeps its cache (every prebuilt-binary installer asks
+// it), not who the host is; a stealer that sends it also sends a hostname or a user.
+constexpr std::array<Probe, 12> kJsCollect{{
     {"host", "os.hostname("},
     {"host", "os.userInfo("},
     {"host", "os.networkInterfaces("},
-    {"host", "os.homedir("},
     {"host", "env.USER"},
     {"host", "env.USERNAME"},
     {"host", "env.HOSTNAME"},
@@ -345,7 +356,7 @@ constexpr std::array<Probe, 13> kJsCollect{{
 // Strings that name a token store or a credential file (matched lowercased, '\\' as '/').
 constexpr std::array<Probe, 27> kStores{{
     {"token-store", "discord"},
-    {"token-store", "/local storage/leveldb"},
+    {"token-store", "local storage/leveldb"},
     {"token-store", "login data"},
     {"token-store", "/user data/default/cookies"},
     {"token-store", "/network/cookies"},
@@ -371,6 +382,17 @@ constexpr std::array<Probe, 27> kStores{{
     {"credential-file", ".bash_history"},
     {"credential-file", ".netrc"},
     {"credential-file", ".config/gcloud"},
+}};
+
+// Places that start a program at every login or boot (matched lowercased, '\\' as '/'). Not
+// ~/.bashrc or ~/.profile: an installer's message tells users to edit them.
+constexpr std::array<Probe, 6> kAutostart{{
+    {"autostart", "start menu/programs/startup"},
+    {"autostart", "microsoft/windows/currentversion/run"},
+    {"autostart", "library/launchagents"},
+    {"autostart", "/.config/autostart"},
+    {"autostart", "/etc/cron.d"},
+    {"autostart", "/var/spool/cron"},
 }};
 
 // How the code sends.
@@ -481,10 +503,34 @@ class FileAnalysis {
   }
 
   std::vector<Fact> run() {
+    // Python reads `ℯ𝓍ℯ𝒸` as exec: each disguised name is a fact, and the file is read as
+    // Python reads it.
+    if (lang_ == Language::kPython) {
+      if (auto u = undisguise(source_, lexed_.code)) {
+        for (const DisguisedName& n : u->names) {
+          add(FactKind::kDisguisedName, n.name, line_of(n.offset), n.written + " reads as " + n.name);
+        }
+        for (Fact& f : FileAnalysis(file_, u->text, lang_, phase_, budget_, depth_).run()) {
+          if (facts_.size() < kMaxFacts) facts_.push_back(std::move(f));
+        }
+        return std::move(facts_);
+      }
+    }
     const Sinks sinks = sinks_of(lexed_, lang_);
     decoded(sinks);
     commands(sinks);
+    if (lang_ == Language::kPython) {
+      for (const Flow& f : python_flows(source_, lexed_)) {
+        if (f.kind == Flow::Kind::kFetchedCodeExecuted) {
+          add(FactKind::kFetchedExecuted, "python", line_of(f.offset), f.detail);
+        } else {
+          add(FactKind::kShell, "reverse-shell", line_of(f.offset), f.detail);
+        }
+      }
+    }
     collected_and_sent();
+    autostart();
+    generated();
     return std::move(facts_);
   }
 
@@ -534,7 +580,9 @@ class FileAnalysis {
       if (depth_ < 2) {
         inner = analyze_source(file_, text, lang_, phase_, budget_, depth_ + 1);
         for (Fact& f : inner) {
-          if (f.kind == FactKind::kRunsAtInstall || f.kind == FactKind::kRunsAtRequire) continue;
+          if (f.kind == FactKind::kRunsAtInstall || f.kind == FactKind::kRunsAtRequire ||
+              f.kind == FactKind::kGenerated)
+            continue;
           f.line = line;
           f.detail = excerpt("decoded (" + how + "): " + f.detail);
           if (facts_.size() < kMaxFacts) facts_.push_back(std::move(f));
@@ -614,6 +662,32 @@ class FileAnalysis {
     if (depth_ > 0 && lexed_.literals.empty()) shell_line(source_, 1);
   }
 
+  // A bundler's output (esbuild's __commonJS/__toESM helpers, webpack's
+  // __webpack_require__, rollup's commonjsGlobal) carries other projects' code, copied in
+  // whole: a broad fact in it is weighed as in a vendored copy, unless the file runs at
+  // install or import (adapters/scanners/signals.cc). Said only of a file that has facts,
+  // and only of the file as written, not of a decoded payload inside it.
+  void generated() {
+    if (depth_ > 0 || lang_ != Language::kJavaScript || facts_.empty()) return;
+    static constexpr std::array<std::string_view, 4> kHelpers{"__commonJS(", "__toESM(", "__webpack_require__",
+                                                              "commonjsGlobal"};
+    for (std::string_view helper : kHelpers) {
+      const std::size_t at = lexed_.code.find(helper);
+      if (at == std::string_view::npos) continue;
+      add(FactKind::kGenerated, "bundle", line_of(at), helper);
+      return;
+    }
+  }
+
+  // A path of an autostart place in the code's strings: what a stealer or a dropper writes
+  // to stay. The adapter weighs it by where it runs (an auto-launch library writes there
+  // when asked; an install hook has no reason to).
+  void autostart() {
+    std::vector<Hit> hits;
+    probe_literals(lexed_, kAutostart, hits);
+    for (const Hit& h : hits) add(FactKind::kPersist, h.what, line_of(h.offset), h.token);
+  }
+
   void collected_and_sent() {
     const std::string_view code = lexed_.code;
     std::vector<Hit> collect;
@@ -636,7 +710,7 @@ class FileAnalysis {
     }
     // A Discord store needs its leveldb beside it: "discord" alone is every bot library.
     const bool discord_store =
-        std::any_of(collect.begin(), collect.end(), [](const Hit& h) { return h.token == "/local storage/leveldb"; });
+        std::any_of(collect.begin(), collect.end(), [](const Hit& h) { return h.token == "local storage/leveldb"; });
     std::set<std::string> said;
     // One call is one hit: `.hostname()` inside `os.hostname()` is the same call.
     auto inside_another = [&](const Hit& h) {

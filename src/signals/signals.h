@@ -28,6 +28,10 @@ enum class FactKind {
   kSend,             // sends: http, dns, socket, webhook, paste, telegram (detail)
   kRunsAtInstall,    // npm: a lifecycle hook npm runs at install (preinstall, install, postinstall)
   kRunsAtRequire,    // npm: the package's entry point
+  kGenerated,        // a bundler's output (detail: the bundler's helper seen), said once for a file with facts
+  kDisguisedName,    // Python: a name written in look-alike letters (what: the name Python reads; disguise.h)
+  kFetchedExecuted,  // Python: what the network sent handed to exec/eval/compile (flows.h)
+  kPersist,          // names an autostart place: a Startup folder, a Run key, LaunchAgents, cron (what: autostart)
 };
 std::string_view fact_name(FactKind k);
 

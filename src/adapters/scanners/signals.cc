@@ -38,9 +38,12 @@ bool at_install_or_import(const SignalsFact& f) {
 }
 
 // The severity of a fact's finding where its file sits; an npm hook's script is install
-// code wherever it lies.
-Severity placed(Severity base, const SignalsFact& f) {
+// code wherever it lies. A bundler's output (`generated`: the scanner saw its helpers) holds
+// other projects' code copied in, and weighs as a vendored copy unless it runs at install or
+// is the entry point (docs/verdicts.md: a broad signal never blocks alone in bundled code).
+Severity placed(Severity base, const SignalsFact& f, bool generated) {
   auto place = finding_model::place_of(f.file);
+  if (generated && place == finding_model::Place::kRuntime) place = finding_model::Place::kBundled;
   if (f.phase == "install") place = finding_model::Place::kInstallTime;
   if (f.phase == "require" && place == finding_model::Place::kBundled) place = finding_model::Place::kRuntime;
   return finding_model::at(base, place);
@@ -101,6 +104,10 @@ Expected<std::vector<SignalsFact>, ScannerError> parse_signals_output(std::strin
 
 std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const std::string& scanner) {
   std::vector<Finding> out;
+  std::set<std::string, std::less<>> generated;
+  for (const SignalsFact& f : facts) {
+    if (f.fact == "generated") generated.insert(f.file);
+  }
   std::set<std::tuple<std::string, std::string, std::size_t>> seen;
   auto add = [&](const SignalsFact& f, std::string rule, Severity base, std::string summary, json raw) {
     if (out.size() >= kMaxFindings || !seen.emplace(rule, f.file, f.line).second) return;
@@ -108,7 +115,7 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
     x.scanner = scanner;
     x.kind = core::FindingKind::kMalwareSignal;
     x.code = core::ReasonCode::kMalwareSignal;
-    x.severity = placed(base, f);
+    x.severity = placed(base, f, generated.contains(f.file));
     x.reference = std::move(rule);
     x.summary = where(f) + " " + std::move(summary);
     x.raw = compact(raw);
@@ -128,6 +135,23 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
     } else if (f.fact == "decoded-code") {
       add(f, "signals-decoded-code", Severity::kMedium,
           "decodes a string (" + printable(f.what) + ") that reads as code: " + printable(f.detail), raw_of(f));
+    } else if (f.fact == "fetched-executed") {
+      add(f, "signals-fetched-code-executed", Severity::kHigh,
+          "runs code the network sends it (exec/eval of a download): " + printable(f.detail), raw_of(f));
+    } else if (f.fact == "disguised-name") {
+      // Python reads look-alike letters as ASCII (PEP 3131): a runner written so is hidden
+      // on purpose; any other name so written is an oddity worth a warning.
+      static const std::set<std::string, std::less<>> kRunners{
+          "exec",  "eval",      "compile",      "__import__", "getattr", "globals", "system",
+          "popen", "b64decode", "loads",        "decompress", "open",    "urlopen", "Popen",
+          "run",   "call",      "check_output", "startfile",  "spawn"};
+      add(f, "signals-disguised-name", kRunners.contains(f.what) ? Severity::kHigh : Severity::kMedium,
+          "writes a name in look-alike letters that Python reads as " + printable(f.what) + ": " + printable(f.detail),
+          raw_of(f));
+    } else if (f.fact == "persist") {
+      // Medium where it lies (an auto-launch library's job), high in install code.
+      add(f, "signals-autostart-written", Severity::kMedium,
+          "names an autostart place (a program started at every login): " + printable(f.detail), raw_of(f));
     } else if (f.fact == "decoding-bomb") {
       add(f, "signals-decoding-bomb", Severity::kMedium, "holds a decoding bomb: " + printable(f.detail), raw_of(f));
     } else if (f.fact == "shell") {

@@ -1,0 +1,204 @@
+#include "signals/flows.h"
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <string_view>
+
+namespace batlehub::signals {
+
+namespace {
+
+constexpr std::size_t kMaxNames = 64;
+constexpr std::size_t kMaxFlows = 16;
+constexpr std::size_t kMaxLineBytes = 4096;  // an assignment longer than this is data, not a step
+constexpr std::size_t kMaxArgsBytes = 64 * 1024;
+constexpr int kRounds = 3;  // assignments followed: fetched → response → text → code
+
+// Calls that bring bytes from the network.
+constexpr std::array<std::string_view, 8> kFetch{"requests.get(", "requests.post(",  "requests.request(",
+                                                 "urlopen(",      "httpx.get(",      "httpx.post(",
+                                                 "session.get(",  "urllib3.request("};
+// Calls that run a string as Python.
+constexpr std::array<std::string_view, 3> kRun{"exec(", "eval(", "compile("};
+// Shell programs, as a process call names them.
+constexpr std::array<std::string_view, 12> kShells{"sh",         "/bin/sh",        "bash", "/bin/bash",
+                                                   "zsh",        "/bin/zsh",       "cmd",  "cmd.exe",
+                                                   "powershell", "powershell.exe", "pwsh", "/bin/dash"};
+
+bool ident_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool ident_char(char c) {
+  return ident_start(c) || (c >= '0' && c <= '9');
+}
+
+// `token` at k starts a name there: nothing of a name before it (".urlopen(" is allowed).
+bool starts_name(std::string_view code, std::size_t k) {
+  return k == 0 || !ident_char(code[k - 1]);
+}
+
+template <std::size_t N>
+bool calls_any(std::string_view text, const std::array<std::string_view, N>& tokens) {
+  for (std::string_view t : tokens) {
+    for (std::size_t k = text.find(t); k != std::string_view::npos; k = text.find(t, k + 1)) {
+      if (starts_name(text, k) || text[k - 1] == '.') return true;
+    }
+  }
+  return false;
+}
+
+// The names read in `text` that are in `names`.
+bool reads_any(std::string_view text, const std::set<std::string, std::less<>>& names) {
+  std::size_t k = 0;
+  while (k < text.size()) {
+    if (!ident_start(text[k]) || (k > 0 && (ident_char(text[k - 1]) || text[k - 1] == '.'))) {
+      ++k;
+      continue;
+    }
+    std::size_t e = k;
+    while (e < text.size() && ident_char(text[e])) ++e;
+    if (names.contains(text.substr(k, e - k))) return true;
+    k = e;
+  }
+  return false;
+}
+
+struct Line {
+  std::size_t begin;
+  std::string_view text;
+};
+
+std::vector<Line> lines_of(std::string_view code) {
+  std::vector<Line> out;
+  std::size_t b = 0;
+  while (b <= code.size()) {
+    std::size_t e = code.find('\n', b);
+    if (e == std::string_view::npos) e = code.size();
+    out.push_back({b, code.substr(b, e - b)});
+    b = e + 1;
+  }
+  return out;
+}
+
+// The names a line assigns and what it assigns them: `a, b = rhs`, `a = rhs`, `with rhs as a:`.
+// Empty names for any other line.
+std::pair<std::vector<std::string_view>, std::string_view> assignment(std::string_view line) {
+  std::size_t k = line.find_first_not_of(" \t");
+  if (k == std::string_view::npos || line.size() > kMaxLineBytes) return {};
+  if (line.substr(k).starts_with("with ")) {
+    const std::size_t as = line.rfind(" as ");
+    if (as == std::string_view::npos) return {};
+    std::size_t b = as + 4;
+    std::size_t e = b;
+    while (e < line.size() && ident_char(line[e])) ++e;
+    if (e == b) return {};
+    return {{line.substr(b, e - b)}, line.substr(k + 5, as - k - 5)};
+  }
+  std::vector<std::string_view> names;
+  while (k < line.size() && ident_start(line[k])) {
+    std::size_t e = k;
+    while (e < line.size() && ident_char(line[e])) ++e;
+    names.push_back(line.substr(k, e - k));
+    k = line.find_first_not_of(" \t", e);
+    if (k == std::string_view::npos) return {};
+    if (line[k] != ',') break;
+    k = line.find_first_not_of(" \t", k + 1);
+    if (k == std::string_view::npos) return {};
+  }
+  // `=`, not `==`: an assignment, not a comparison.
+  if (names.empty() || line[k] != '=' || (k + 1 < line.size() && line[k + 1] == '=')) return {};
+  return {names, line.substr(k + 1)};
+}
+
+std::string shown(std::string_view source, const Line& l) {
+  std::string_view s = source.substr(l.begin, std::min(l.text.size(), std::size_t{200}));
+  const std::size_t b = s.find_first_not_of(" \t");
+  return std::string(b == std::string_view::npos ? s : s.substr(b));
+}
+
+}  // namespace
+
+std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
+  const std::string_view code = lexed.code;
+  std::vector<Flow> out;
+  const std::vector<Line> lines = lines_of(code);
+  auto line_at_offset = [&](std::size_t at) -> const Line& {
+    auto it =
+        std::upper_bound(lines.begin(), lines.end(), at, [](std::size_t a, const Line& l) { return a < l.begin; });
+    return *(it - 1);
+  };
+
+  // --- code fetched and run ---------------------------------------------------------------
+  if (calls_any(code, kFetch) && (calls_any(code, kRun) || code.find("target=exec") != std::string_view::npos ||
+                                  code.find("target = exec") != std::string_view::npos)) {
+    std::set<std::string, std::less<>> fetched;  // names that hold what the network sent
+    for (int round = 0; round < kRounds && fetched.size() < kMaxNames; ++round) {
+      const std::size_t before = fetched.size();
+      for (const Line& l : lines) {
+        auto [names, rhs] = assignment(l.text);
+        if (names.empty() || !(calls_any(rhs, kFetch) || reads_any(rhs, fetched))) continue;
+        for (std::string_view n : names) {
+          if (fetched.size() < kMaxNames) fetched.emplace(n);
+        }
+      }
+      if (fetched.size() == before) break;
+    }
+    auto lands = [&](std::string_view args) { return calls_any(args, kFetch) || reads_any(args, fetched); };
+    for (std::string_view run : kRun) {
+      for (std::size_t k = code.find(run); k != std::string_view::npos && out.size() < kMaxFlows;
+           k = code.find(run, k + 1)) {
+        if (!starts_name(code, k) || (k > 0 && code[k - 1] == '.')) continue;  // re.compile(, obj.eval(
+        const std::size_t open = k + run.size() - 1;
+        const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
+        if (lands(code.substr(open, close - open))) {
+          out.push_back({Flow::Kind::kFetchedCodeExecuted, k, shown(source, line_at_offset(k))});
+        }
+      }
+    }
+    // exec handed to a thread or a pool with its arguments: target=exec, args=(code, …).
+    for (std::string_view target : {std::string_view("target=exec"), std::string_view("target = exec")}) {
+      for (std::size_t k = code.find(target); k != std::string_view::npos && out.size() < kMaxFlows;
+           k = code.find(target, k + 1)) {
+        const std::size_t args = code.find("args", k);
+        if (args == std::string_view::npos || args - k > 400) continue;
+        const std::size_t open = code.find_first_of("([", args);
+        if (open == std::string_view::npos || open - args > 8) continue;
+        const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
+        if (lands(code.substr(open, close - open))) {
+          out.push_back({Flow::Kind::kFetchedCodeExecuted, k, shown(source, line_at_offset(k))});
+        }
+      }
+    }
+  }
+
+  // --- a socket joined to a shell -----------------------------------------------------------
+  const bool connects =
+      code.find(".connect((") != std::string_view::npos || code.find("create_connection(") != std::string_view::npos;
+  const bool joins =
+      code.find("dup2(") != std::string_view::npos || code.find("stdin=subprocess.PIPE") != std::string_view::npos ||
+      code.find("stdin=PIPE") != std::string_view::npos || code.find(".fileno()") != std::string_view::npos;
+  if (connects && joins) {
+    for (const Literal& l : lexed.literals) {
+      if (out.size() >= kMaxFlows) break;
+      if (std::find(kShells.begin(), kShells.end(), l.value) == kShells.end()) continue;
+      // The shell is a process call's program: a Popen/call/run/spawn opened before it on its line.
+      const Line& line = line_at_offset(l.begin);
+      const std::string_view head = code.substr(line.begin, l.begin - line.begin);
+      const bool started =
+          head.find("Popen(") != std::string_view::npos || head.find("call(") != std::string_view::npos ||
+          head.find("run(") != std::string_view::npos || head.find("spawn(") != std::string_view::npos ||
+          head.find("os.exec") != std::string_view::npos || head.find("check_output(") != std::string_view::npos;
+      // Or the line alone names it, a Popen( on the line before (a call written over lines).
+      bool started_above = false;
+      if (!started && line.begin > 0) {
+        const Line& above = line_at_offset(line.begin - 1);
+        started_above = above.text.find("Popen(") != std::string_view::npos;
+      }
+      if (started || started_above) out.push_back({Flow::Kind::kSocketShell, l.begin, shown(source, line)});
+    }
+  }
+  return out;
+}
+
+}  // namespace batlehub::signals

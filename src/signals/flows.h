@@ -1,0 +1,37 @@
+// What flows where in a Python file, followed as far as a reader follows it at a glance:
+// through names assigned on one line and read on another, never through calls, attributes
+// of objects or control flow.
+//
+//  - code fetched from the network handed to exec/eval/compile — `exec(requests.get(u).text)`,
+//    or `code = requests.get(u).text` … `threading.Thread(target=exec, args=(code,))`: a
+//    package that runs what a server sends it runs whatever that server's owner wants,
+//    whoever wrote the package;
+//  - a socket joined to a shell — a connection made, and a shell program (sh, bash, cmd.exe,
+//    powershell) started with its input piped or the socket's descriptors dup2'ed over its
+//    own: a reverse shell written in Python rather than in a command line (shell.h reads
+//    those).
+//
+// A dataflow engine over an AST (CodeQL, Semgrep's taint mode) would follow more, but needs
+// a parser and an interpreter of the language's semantics inside the room; what droppers
+// write is this short, and a lexer's view (lex.h) reads it linearly, valid Python or not.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "signals/lex.h"
+
+namespace batlehub::signals {
+
+struct Flow {
+  enum class Kind { kFetchedCodeExecuted, kSocketShell };
+  Kind kind;
+  std::size_t offset = 0;  // where it lands: the exec call, the shell's start
+  std::string detail;      // the evidence: the line of the sink
+};
+
+// The flows of one Python file (lexed: code with literals blanked, and its literals).
+std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed);
+
+}  // namespace batlehub::signals
