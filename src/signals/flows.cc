@@ -130,21 +130,71 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
   };
 
   // --- code fetched and run ---------------------------------------------------------------
+  // Only a fetch of a fixed address counts: a URL written in the file, or a name assigned
+  // one. A fetch of a URL the caller gives is a feature that runs what its user points it
+  // at (dask's preload scripts); a fixed one runs what the address's owner serves.
+  auto literal_at = [&](std::size_t at) -> const Literal* {
+    auto it = std::lower_bound(lexed.literals.begin(), lexed.literals.end(), at,
+                               [](const Literal& l, std::size_t a) { return l.begin < a; });
+    return it != lexed.literals.end() ? &*it : nullptr;
+  };
+  auto an_address = [](const Literal* l) { return l != nullptr && l->value.find("://") != std::string::npos; };
+  std::set<std::string, std::less<>> addresses;  // names assigned a URL written in the file
+  std::vector<std::size_t> fixed_fetches;        // offsets of fetch calls of a fixed address
   if (calls_any(code, kFetch) && (calls_any(code, kRun) || code.find("target=exec") != std::string_view::npos ||
                                   code.find("target = exec") != std::string_view::npos)) {
+    for (const Line& l : lines) {
+      auto [names, rhs] = assignment(l.text);
+      if (names.size() != 1) continue;
+      std::size_t q = rhs.find_first_not_of(" \t");
+      if (q == std::string_view::npos) continue;
+      const std::size_t at = static_cast<std::size_t>(rhs.data() - code.data()) + q;
+      const Literal* lit = literal_at(at);
+      // The literal starts where the value does, after at most a two-letter prefix (f"…", rb'…').
+      if (lit != nullptr && lit->begin - at <= 2 && an_address(lit)) addresses.emplace(names.front());
+    }
+    for (std::string_view t : kFetch) {
+      for (std::size_t k = code.find(t); k != std::string_view::npos && fixed_fetches.size() < kMaxNames;
+           k = code.find(t, k + 1)) {
+        if (!starts_name(code, k) && code[k - 1] != '.') continue;
+        const std::size_t open = k + t.size() - 1;
+        const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
+        // The first argument: up to the first comma at the call's own depth.
+        std::size_t end = open + 1;
+        for (int depth = 0; end + 1 < close; ++end) {
+          const char c = code[end];
+          if (c == '(' || c == '[' || c == '{') ++depth;
+          if (c == ')' || c == ']' || c == '}') --depth;
+          if (c == ',' && depth == 0) break;
+        }
+        const std::string_view first = code.substr(open + 1, end - open - 1);
+        const Literal* lit = literal_at(open + 1);
+        if ((lit != nullptr && lit->begin < end && an_address(lit)) || reads_any(first, addresses)) {
+          fixed_fetches.push_back(k);
+        }
+      }
+    }
+    std::sort(fixed_fetches.begin(), fixed_fetches.end());
+  }
+  auto fetches_in = [&](std::string_view part) {
+    const auto b = static_cast<std::size_t>(part.data() - code.data());
+    auto it = std::lower_bound(fixed_fetches.begin(), fixed_fetches.end(), b);
+    return it != fixed_fetches.end() && *it < b + part.size();
+  };
+  if (!fixed_fetches.empty()) {
     std::set<std::string, std::less<>> fetched;  // names that hold what the network sent
     for (int round = 0; round < kRounds && fetched.size() < kMaxNames; ++round) {
       const std::size_t before = fetched.size();
       for (const Line& l : lines) {
         auto [names, rhs] = assignment(l.text);
-        if (names.empty() || !(calls_any(rhs, kFetch) || reads_any(rhs, fetched))) continue;
+        if (names.empty() || !(fetches_in(rhs) || reads_any(rhs, fetched))) continue;
         for (std::string_view n : names) {
           if (fetched.size() < kMaxNames) fetched.emplace(n);
         }
       }
       if (fetched.size() == before) break;
     }
-    auto lands = [&](std::string_view args) { return calls_any(args, kFetch) || reads_any(args, fetched); };
+    auto lands = [&](std::string_view args) { return fetches_in(args) || reads_any(args, fetched); };
     for (std::string_view run : kRun) {
       for (std::size_t k = code.find(run); k != std::string_view::npos && out.size() < kMaxFlows;
            k = code.find(run, k + 1)) {

@@ -384,15 +384,14 @@ constexpr std::array<Probe, 27> kStores{{
     {"credential-file", ".config/gcloud"},
 }};
 
-// Places that start a program at every login or boot (matched lowercased, '\\' as '/'). Not
-// ~/.bashrc or ~/.profile: an installer's message tells users to edit them.
-constexpr std::array<Probe, 6> kAutostart{{
+// Places that start a program at every login (matched lowercased, '\\' as '/'). Not
+// ~/.bashrc or ~/.profile, which an installer's message tells users to edit, nor cron's
+// directories, which every scheduler library and its tests name (ansible's cron module).
+constexpr std::array<Probe, 4> kAutostart{{
     {"autostart", "start menu/programs/startup"},
     {"autostart", "microsoft/windows/currentversion/run"},
     {"autostart", "library/launchagents"},
     {"autostart", "/.config/autostart"},
-    {"autostart", "/etc/cron.d"},
-    {"autostart", "/var/spool/cron"},
 }};
 
 // How the code sends.

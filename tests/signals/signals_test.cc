@@ -118,6 +118,26 @@ TEST(Signals, code_a_download_brings_handed_to_exec_is_fetched_executed) {
        {FactKind::kSend, "http", 2, "urlopen("}});
 }
 
+// dask's preload: the user names the URL; the package runs what its user points it at.
+TEST(Signals, a_download_of_an_address_the_caller_gives_run_by_exec_is_a_feature_not_a_flow) {
+  expect_facts(py("import urllib.request\n"
+                  "def download(url):\n"
+                  "    with urllib.request.urlopen(url) as response:\n"
+                  "        source = response.read()\n"
+                  "    compiled = compile(source, url, 'exec')\n"
+                  "    exec(compiled, {})\n"),
+               {{FactKind::kSend, "http", 3, "urlopen("}});
+}
+
+TEST(Signals, an_address_written_in_a_name_first_is_a_fixed_address) {
+  expect_facts(
+      py("import requests\n"
+         "URL = f'http://127.0.0.1/{1}'\n"
+         "code = requests.get(URL, timeout=3).text\n"
+         "exec(code)\n"),
+      {{FactKind::kFetchedExecuted, "python", 4, "exec(code)"}, {FactKind::kSend, "http", 3, "requests.get("}});
+}
+
 TEST(Signals, a_download_and_an_exec_of_something_else_are_no_flow) {
   // setup.py's own version file read and exec'ed beside a download: two things, no flow.
   expect_facts(py("import requests\n"
