@@ -14,12 +14,15 @@
 //     contract, signals.h); every Fact names the file and phase it was given and a line ≥ 1;
 //   - at most 64 facts per file (FileAnalysis::add's and judge's bound);
 //   - Budget::bytes_left never grows past where it started (no underflow);
+//   - Python: undisguise never grows the text or moves a line, and names at most 64 names
+//     of at most 64 bytes each;
 //   - parse_shell keeps to its bounds: substitutions nested at most kShellMaxDepth deep,
 //     at most kShellMaxWords words (plus one per level and per "<(" , which it does not
 //     count), every word made of the line's own bytes; a ShellFinding's detail is at most
 //     160 bytes plus "…";
 //   - decode_all gives at most 8 results, each with a chain of 1 to Budget::kMaxDepth steps,
 //     text that looks_like_text, at most kStepMaxBytes long, and paid for from the budget.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +31,8 @@
 #include <vector>
 
 #include "signals/decode.h"
+#include "signals/disguise.h"
+#include "signals/lex.h"
 #include "signals/shell.h"
 #include "signals/signals.h"
 
@@ -92,6 +97,22 @@ void source(std::string_view text, Language lang) {
   const std::vector<Fact> again = analyze_source(file, text, lang, Phase::kInstall, poor);
   if (again.size() > kMaxFacts) fail("more than 64 facts for one file (small budget)", std::to_string(again.size()));
   if (poor.bytes_left > start) fail("a small budget underflowed", std::to_string(poor.bytes_left));
+
+  // Look-alike letters (disguise.h): each becomes at most as many bytes as it was written
+  // with, lines stay where they were, and every name is bounded and ASCII where it was mapped.
+  if (lang == Language::kPython) {
+    const Lexed lexed = lex(text, lang);
+    if (auto u = undisguise(text, lexed.code)) {
+      if (u->text.size() > text.size()) fail("undisguise grew the text", std::to_string(u->text.size()));
+      if (std::count(u->text.begin(), u->text.end(), '\n') != std::count(text.begin(), text.end(), '\n'))
+        fail("undisguise moved a line", "");
+      if (u->names.empty() || u->names.size() > 64) fail("undisguise named no name or too many", "");
+      for (const DisguisedName& n : u->names) {
+        if (n.name.empty() || n.name.size() > 64 || n.written.size() > 64 || n.offset >= text.size())
+          fail("a disguised name out of its bounds", n.name);
+      }
+    }
+  }
 }
 
 struct ShellBounds {

@@ -360,6 +360,13 @@ fs::path SignalsReal::rooms_;
 std::string* SignalsReal::room_error_ = nullptr;
 
 TEST_F(SignalsReal, under_none_the_hostile_packages_give_their_findings_and_the_ordinary_one_none) {
+  // The agent bounds the scanner's RLIMIT_DATA under every runtime, and AddressSanitizer's
+  // shadow memory (terabytes reserved) fits under no such bound: a sanitizer build's scanner
+  // cannot start. Its library is checked under the sanitizers by signals_test, in process.
+  if (!BATLEHUB_AGENT_STATIC) {
+    GTEST_SKIP() << "this build's batlehub-signals is built with AddressSanitizer, whose shadow memory no "
+                    "RLIMIT_DATA admits; the release build runs it (signals_test checks its library here)";
+  }
   auto rt = none();
   auto ps = packages();
   for (std::size_t i = 0; i < ps.size(); ++i) {
