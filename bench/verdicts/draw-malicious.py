@@ -65,7 +65,8 @@ first draw, 210 more on 2026-12-04, 210 more on 2026-12-05, 150 more on 2026-12-
      same Random picks one of the family's candidates, sorted by path, by rng.choice() —
      uniformly over every archive of every name and version in the family. Stop when the
      manifest holds TARGET_PYPI PyPI rows.
-  4. Each drawn row: name and version are the first two parts of the dataset path, file is
+  4. Each drawn row: name and version are the first two parts of the dataset path (a
+     version part spelt NAME-VERSION, as three directories are, gives its VERSION), file is
      the third, form `archive`, note "seeded draw (seed 20260614); not read". Nobody
      hand-read these samples: the dataset's authors say each one is malicious.
 
@@ -377,6 +378,7 @@ def pypi_rows(repo, old_rows, used_files, report):
             continue
         data = repo.blob(sha)
         name, version, fname = path.split("/")
+        version = path_version(name, version)
         drawn.append(dict(ecosystem="pypi", name=name, version=version, family=fam, file=fname,
                           sha256=hashlib.sha256(data).hexdigest(), dataset=PYPI, commit=COMMIT_PYPI,
                           path=path, form="archive", note=SEEDED_NOTE))
@@ -391,6 +393,17 @@ def pypi_rows(repo, old_rows, used_files, report):
 
 
 # ---------------------------------------------------------------- main
+
+def path_version(name, version):
+    """The version of a dataset path's second part. A few directories are named
+    NAME-VERSION (deepmountains_lrce-0.0.1/), which no scanner takes for a version (batlehub
+    scan refuses a --version that is not PEP 440): the part after the name, spelt any PEP 503
+    way, is the version then."""
+    m = re.fullmatch(r"(.+?)-(\d[^-]*)", version)
+    if m and pep503(m.group(1)) == pep503(name):
+        return m.group(2)
+    return version
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
