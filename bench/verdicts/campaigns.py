@@ -75,7 +75,7 @@ def weigh(records):
     U and m campaigns capped, each capped campaign weighs W = CAP * U / (1 - m * CAP), so
     that W / (U + m * W) = CAP. A campaign is capped when its archives outnumber W; capping
     one lowers W, so the set of capped campaigns is found by adding the largest until it
-    stops growing."""
+    stops growing. A campaign of one archive is never capped, nor the last uncapped one."""
     sizes = collections.defaultdict(collections.Counter)
     for r in records:
         if r["truth"] == "malicious":
@@ -84,7 +84,10 @@ def weigh(records):
     for eco, counts in sizes.items():
         order = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         capped = 0
-        while capped < len(order) and (capped + 1) * CAP < 1:
+        # A single archive is no mass campaign, and at least one campaign stays uncapped: in a
+        # set of a few singletons every one is over 10 %, and capping them all would weigh
+        # the set at nothing (3 samples of 3 campaigns scored 0 %).
+        while capped < len(order) - 1 and (capped + 1) * CAP < 1 and order[capped][1] > 1:
             rest = sum(k for _, k in order[capped + 1:])
             w = CAP * rest / (1 - (capped + 1) * CAP)
             if order[capped][1] <= w:
