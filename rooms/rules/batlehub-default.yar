@@ -107,7 +107,7 @@ rule batlehub_windows_startup_persistence
 {
   meta:
     description = "code installs itself to run at logon (the Startup folder, the Run registry key)"
-    severity = "high"
+    severity = "medium"
   strings:
     $startup1 = /Start Menu[\\\/"', ]{1,6}Programs[\\\/"', ]{1,6}Startup/
     $run_key = /Software\\{1,2}Microsoft\\{1,2}Windows\\{1,2}CurrentVersion\\{1,2}Run\b/ nocase

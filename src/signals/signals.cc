@@ -309,6 +309,54 @@ std::vector<std::pair<std::size_t, std::string>> char_code_texts(std::string_vie
   return out;
 }
 
+// The name a string is the value of, when its line assigns it (`cmd = "…"`, `let s = c ?
+// '…' : "…"`, `x: str = '…'`); empty when the string is an argument, an element or anything
+// else. `at` is the string's opening quote in `code` (a Lexed::code).
+std::string_view assigned_name(std::string_view code, std::size_t at) {
+  const std::size_t line = code.rfind('\n', at == 0 ? 0 : at - 1);
+  const std::size_t b = line == std::string_view::npos ? 0 : line + 1;
+  std::string_view head = code.substr(b, at - b);
+  const std::size_t eq = head.find('=');
+  if (eq == std::string_view::npos || (eq + 1 < head.size() && head[eq + 1] == '=') ||
+      (eq > 0 && (head[eq - 1] == '!' || head[eq - 1] == '<' || head[eq - 1] == '>' || head[eq - 1] == '=')))
+    return {};
+  // Between '=' and the string: no call or grouping opened, no statement ended.
+  if (head.substr(eq + 1).find_first_of("(;[{") != std::string_view::npos) return {};
+  std::string_view left = head.substr(0, eq);
+  const std::size_t colon = left.find(':');  // a Python annotation
+  if (colon != std::string_view::npos) left = left.substr(0, colon);
+  while (!left.empty() && (left.back() == ' ' || left.back() == '\t')) left.remove_suffix(1);
+  std::size_t n = left.size();
+  while (n > 0 && ident_char(left[n - 1])) --n;
+  const std::string_view name = left.substr(n);
+  // Only `name =` or `let|const|var name =` at the line's start: not an attribute or an index.
+  std::string_view before = left.substr(0, n);
+  while (!before.empty() && (before.front() == ' ' || before.front() == '\t')) before.remove_prefix(1);
+  if (!before.empty() && before != "let " && before != "const " && before != "var ") return {};
+  if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return {};
+  return name;
+}
+
+// The names read inside the arguments of the file's process calls, each call read once.
+std::set<std::string, std::less<>> names_handed_to_processes(std::string_view code, const Sinks& sinks) {
+  std::set<std::string, std::less<>> names;
+  for (std::size_t open : sinks.process_calls) {
+    const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kShellMaxBytes)), open);
+    std::size_t k = open;
+    while (k < close) {
+      if (!ident_char(code[k]) || (k > 0 && ident_char(code[k - 1]))) {
+        ++k;
+        continue;
+      }
+      std::size_t e = k;
+      while (e < close && ident_char(code[e])) ++e;
+      names.emplace(code.substr(k, e - k));
+      k = e;
+    }
+  }
+  return names;
+}
+
 // What the code collects.
 struct Probe {
   std::string_view what;
@@ -653,17 +701,26 @@ class FileAnalysis {
       }
     }
     // A command written to a variable first and run later: every string of a file that
-    // starts processes, and every string of a decoded payload.
+    // starts processes, and every string of a decoded payload. A string given to a name
+    // that no process call is handed is a message, not a command (bun's postinstall keeps
+    // `curl … | bash` in installScript for an Error's text).
     if (sinks.processes || depth_ > 0) {
-      for (const Literal& l : lexed_.literals) shell_line(l.value, l.line);
+      const auto handed = names_handed_to_processes(code, sinks);
+      for (const Literal& l : lexed_.literals) {
+        if (depth_ == 0) {
+          const std::string_view name = assigned_name(code, l.begin);
+          if (!name.empty() && !handed.contains(name)) continue;
+        }
+        shell_line(l.value, l.line);
+      }
     }
     // A decoded payload that is itself a command line, not code.
     if (depth_ > 0 && lexed_.literals.empty()) shell_line(source_, 1);
   }
 
   // A bundler's output (esbuild's __commonJS/__toESM helpers, webpack's
-  // __webpack_require__, rollup's commonjsGlobal) carries other projects' code, copied in
-  // whole: a broad fact in it is weighed as in a vendored copy, unless the file runs at
+  // __webpack_require__, rollup's commonjsGlobal), or a minifier's, carries other projects'
+  // code, copied in whole: a broad fact in it is weighed as in a vendored copy, unless the file runs at
   // install or import (adapters/scanners/signals.cc). Said only of a file that has facts,
   // and only of the file as written, not of a decoded payload inside it.
   void generated() {
@@ -676,7 +733,20 @@ class FileAnalysis {
       add(FactKind::kGenerated, "bundle", line_of(at), helper);
       return;
     }
+    // A minifier's output: a line of more than 20,000 bytes (cdktf's bin is 89 lines, one of
+    // 244,047 bytes); the helpers' names are minified away with the rest.
+    std::size_t begin = 0;
+    std::size_t line = 1;
+    for (std::size_t k = 0; k <= newlines_.size(); ++k, ++line) {
+      const std::size_t end = k < newlines_.size() ? newlines_[k] : source_.size();
+      if (end - begin > kMinifiedLineBytes) {
+        add(FactKind::kGenerated, "minified", line, "a line of " + std::to_string(end - begin) + " bytes");
+        return;
+      }
+      begin = end + 1;
+    }
   }
+  static constexpr std::size_t kMinifiedLineBytes = 20000;
 
   // A path of an autostart place in the code's strings: what a stealer or a dropper writes
   // to stay. The adapter weighs it by where it runs (an auto-launch library writes there

