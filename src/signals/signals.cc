@@ -552,12 +552,17 @@ class FileAnalysis {
   std::vector<Fact> run() {
     // Python reads `ℯ𝓍ℯ𝒸` as exec: each disguised name is a fact, and the file is read as
     // Python reads it.
-    if (lang_ == Language::kPython) {
+    // Once: the text read again is never mapped again, whatever its lexing finds (a letter
+    // mapped in front of a quote becomes a string prefix), so a file costs two readings at
+    // most, not one per look-alike.
+    if (lang_ == Language::kPython && !undisguised_) {
       if (auto u = undisguise(source_, lexed_.code)) {
         for (const DisguisedName& n : u->names) {
           add(FactKind::kDisguisedName, n.name, line_of(n.offset), n.written + " reads as " + n.name);
         }
-        for (Fact& f : FileAnalysis(file_, u->text, lang_, phase_, budget_, depth_).run()) {
+        FileAnalysis as_read(file_, u->text, lang_, phase_, budget_, depth_);
+        as_read.undisguised_ = true;
+        for (Fact& f : as_read.run()) {
           if (facts_.size() < kMaxFacts) facts_.push_back(std::move(f));
         }
         return std::move(facts_);
@@ -809,6 +814,7 @@ class FileAnalysis {
   static constexpr std::size_t kMaxFacts = 64;  // per file: more of the same says nothing new
   std::vector<std::size_t> newlines_;
   std::vector<Fact> facts_;
+  bool undisguised_ = false;  // this text is a file as Python reads it (look-alikes mapped)
 };
 
 }  // namespace
