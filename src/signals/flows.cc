@@ -14,6 +14,10 @@ constexpr std::size_t kMaxFlows = 16;
 constexpr std::size_t kMaxLineBytes = 4096;  // an assignment longer than this is data, not a step
 constexpr std::size_t kMaxArgsBytes = 64 * 1024;
 constexpr int kRounds = 3;  // assignments followed: fetched → response → text → code
+// Each call's arguments are read at most 64 KiB far, and at most this many calls of one
+// token: a file of 200,000 unclosed `urlopen(` must not cost 200,000 × 64 KiB.
+constexpr std::size_t kMaxCallsRead = 256;
+constexpr std::size_t kMaxHeadBytes = 4096;  // of a shell's line, read back from the shell
 
 // Calls that bring bytes from the network.
 constexpr std::array<std::string_view, 8> kFetch{"requests.get(", "requests.post(",  "requests.request(",
@@ -154,9 +158,12 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
       if (lit != nullptr && lit->begin - at <= 2 && an_address(lit)) addresses.emplace(names.front());
     }
     for (std::string_view t : kFetch) {
-      for (std::size_t k = code.find(t); k != std::string_view::npos && fixed_fetches.size() < kMaxNames;
+      std::size_t read = 0;
+      for (std::size_t k = code.find(t);
+           k != std::string_view::npos && fixed_fetches.size() < kMaxNames && read < kMaxCallsRead;
            k = code.find(t, k + 1)) {
         if (!starts_name(code, k) && code[k - 1] != '.') continue;
+        ++read;
         const std::size_t open = k + t.size() - 1;
         const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
         // The first argument: up to the first comma at the call's own depth.
@@ -196,9 +203,11 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
     }
     auto lands = [&](std::string_view args) { return fetches_in(args) || reads_any(args, fetched); };
     for (std::string_view run : kRun) {
-      for (std::size_t k = code.find(run); k != std::string_view::npos && out.size() < kMaxFlows;
-           k = code.find(run, k + 1)) {
+      std::size_t read = 0;
+      for (std::size_t k = code.find(run);
+           k != std::string_view::npos && out.size() < kMaxFlows && read < kMaxCallsRead; k = code.find(run, k + 1)) {
         if (!starts_name(code, k) || (k > 0 && code[k - 1] == '.')) continue;  // re.compile(, obj.eval(
+        ++read;
         const std::size_t open = k + run.size() - 1;
         const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
         if (lands(code.substr(open, close - open))) {
@@ -208,7 +217,9 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
     }
     // exec handed to a thread or a pool with its arguments: target=exec, args=(code, …).
     for (std::string_view target : {std::string_view("target=exec"), std::string_view("target = exec")}) {
-      for (std::size_t k = code.find(target); k != std::string_view::npos && out.size() < kMaxFlows;
+      std::size_t read = 0;
+      for (std::size_t k = code.find(target);
+           k != std::string_view::npos && out.size() < kMaxFlows && read++ < kMaxCallsRead;
            k = code.find(target, k + 1)) {
         const std::size_t args = code.find("args", k);
         if (args == std::string_view::npos || args - k > 400) continue;
@@ -229,12 +240,16 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
       code.find("dup2(") != std::string_view::npos || code.find("stdin=subprocess.PIPE") != std::string_view::npos ||
       code.find("stdin=PIPE") != std::string_view::npos || code.find(".fileno()") != std::string_view::npos;
   if (connects && joins) {
+    std::size_t read = 0;
     for (const Literal& l : lexed.literals) {
-      if (out.size() >= kMaxFlows) break;
+      if (out.size() >= kMaxFlows || read >= kMaxCallsRead) break;
       if (std::find(kShells.begin(), kShells.end(), l.value) == kShells.end()) continue;
-      // The shell is a process call's program: a Popen/call/run/spawn opened before it on its line.
+      ++read;
+      // The shell is a process call's program: a Popen/call/run/spawn opened before it on its
+      // line, within the 4 KiB before it.
       const Line& line = line_at_offset(l.begin);
-      const std::string_view head = code.substr(line.begin, l.begin - line.begin);
+      const std::size_t from = std::max(line.begin, l.begin > kMaxHeadBytes ? l.begin - kMaxHeadBytes : 0);
+      const std::string_view head = code.substr(from, l.begin - from);
       const bool started =
           head.find("Popen(") != std::string_view::npos || head.find("call(") != std::string_view::npos ||
           head.find("run(") != std::string_view::npos || head.find("spawn(") != std::string_view::npos ||
@@ -243,7 +258,9 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
       bool started_above = false;
       if (!started && line.begin > 0) {
         const Line& above = line_at_offset(line.begin - 1);
-        started_above = above.text.find("Popen(") != std::string_view::npos;
+        const std::string_view tail =
+            above.text.substr(above.text.size() > kMaxHeadBytes ? above.text.size() - kMaxHeadBytes : 0);
+        started_above = tail.find("Popen(") != std::string_view::npos;
       }
       if (started || started_above) out.push_back({Flow::Kind::kSocketShell, l.begin, shown(source, line)});
     }

@@ -313,8 +313,14 @@ std::vector<std::pair<std::size_t, std::string>> char_code_texts(std::string_vie
 // '…' : "…"`, `x: str = '…'`); empty when the string is an argument, an element or anything
 // else. `at` is the string's opening quote in `code` (a Lexed::code).
 std::string_view assigned_name(std::string_view code, std::size_t at) {
-  const std::size_t line = code.rfind('\n', at == 0 ? 0 : at - 1);
-  const std::size_t b = line == std::string_view::npos ? 0 : line + 1;
+  // Read back at most 4 KiB: a line of 200,000 strings must not be read once per string. A
+  // line's start further back than that is not found, and the string counts as it did
+  // before names were asked (a command).
+  constexpr std::size_t kMaxHeadBytes = 4096;
+  const std::size_t floor = at > kMaxHeadBytes ? at - kMaxHeadBytes : 0;
+  const std::size_t line = at == 0 ? std::string_view::npos : code.substr(floor, at - floor).rfind('\n');
+  if (line == std::string_view::npos && floor > 0) return {};
+  const std::size_t b = line == std::string_view::npos ? 0 : floor + line + 1;
   std::string_view head = code.substr(b, at - b);
   const std::size_t eq = head.find('=');
   if (eq == std::string_view::npos || (eq + 1 < head.size() && head[eq + 1] == '=') ||
