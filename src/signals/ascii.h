@@ -15,6 +15,17 @@ inline int hex_value(char c) {
   return -1;
 }
 
+// An ASCII letter or underscore: where a name of either language may start.
+inline bool name_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// An ASCII letter, digit or underscore: what the names of both languages are made of (a
+// reader adds JavaScript's '$', or UTF-8's bytes from 0x80, where it needs them).
+inline bool name_char(char c) {
+  return name_start(c) || (c >= '0' && c <= '9');
+}
+
 // ASCII letters lowercased; every other byte as it is.
 inline std::string lower(std::string_view s) {
   std::string out(s);

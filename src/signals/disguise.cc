@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "base/utf8.h"
+#include "signals/ascii.h"
 
 namespace batlehub::signals {
 
@@ -40,9 +41,9 @@ char32_t code_point(std::string_view s, std::size_t i, std::size_t n) {
   }
 }
 
+// A byte of a Python name: ASCII's, or any of a UTF-8 sequence (Python's names are Unicode).
 bool name_byte(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         (static_cast<unsigned char>(c) & 0x80) != 0;
+  return name_char(c) || (static_cast<unsigned char>(c) & 0x80) != 0;
 }
 
 constexpr std::size_t kMaxNames = 64;

@@ -5,6 +5,8 @@
 #include <set>
 #include <string_view>
 
+#include "signals/ascii.h"
+
 namespace batlehub::signals {
 
 namespace {
@@ -17,7 +19,6 @@ constexpr int kRounds = 3;  // assignments followed: fetched → response → te
 // Each call's arguments are read at most 64 KiB far, and at most this many calls of one
 // token: a file of 200,000 unclosed `urlopen(` must not cost 200,000 × 64 KiB.
 constexpr std::size_t kMaxCallsRead = 256;
-constexpr std::size_t kMaxHeadBytes = 4096;  // of a shell's line, read back from the shell
 
 // Calls that bring bytes from the network.
 constexpr std::array<std::string_view, 8> kFetch{"requests.get(", "requests.post(",  "requests.request(",
@@ -30,16 +31,9 @@ constexpr std::array<std::string_view, 12> kShells{"sh",         "/bin/sh",     
                                                    "zsh",        "/bin/zsh",       "cmd",  "cmd.exe",
                                                    "powershell", "powershell.exe", "pwsh", "/bin/dash"};
 
-bool ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool ident_char(char c) {
-  return ident_start(c) || (c >= '0' && c <= '9');
-}
-
 // `token` at k starts a name there: nothing of a name before it (".urlopen(" is allowed).
 bool starts_name(std::string_view code, std::size_t k) {
-  return k == 0 || !ident_char(code[k - 1]);
+  return k == 0 || !name_char(code[k - 1]);
 }
 
 template <std::size_t N>
@@ -56,12 +50,12 @@ bool calls_any(std::string_view text, const std::array<std::string_view, N>& tok
 bool reads_any(std::string_view text, const std::set<std::string, std::less<>>& names) {
   std::size_t k = 0;
   while (k < text.size()) {
-    if (!ident_start(text[k]) || (k > 0 && (ident_char(text[k - 1]) || text[k - 1] == '.'))) {
+    if (!name_start(text[k]) || (k > 0 && (name_char(text[k - 1]) || text[k - 1] == '.'))) {
       ++k;
       continue;
     }
     std::size_t e = k;
-    while (e < text.size() && ident_char(text[e])) ++e;
+    while (e < text.size() && name_char(text[e])) ++e;
     if (names.contains(text.substr(k, e - k))) return true;
     k = e;
   }
@@ -95,14 +89,14 @@ std::pair<std::vector<std::string_view>, std::string_view> assignment(std::strin
     if (as == std::string_view::npos) return {};
     std::size_t b = as + 4;
     std::size_t e = b;
-    while (e < line.size() && ident_char(line[e])) ++e;
+    while (e < line.size() && name_char(line[e])) ++e;
     if (e == b) return {};
     return {{line.substr(b, e - b)}, line.substr(k + 5, as - k - 5)};
   }
   std::vector<std::string_view> names;
-  while (k < line.size() && ident_start(line[k])) {
+  while (k < line.size() && name_start(line[k])) {
     std::size_t e = k;
-    while (e < line.size() && ident_char(line[e])) ++e;
+    while (e < line.size() && name_char(line[e])) ++e;
     names.push_back(line.substr(k, e - k));
     k = line.find_first_not_of(" \t", e);
     if (k == std::string_view::npos) return {};
@@ -125,6 +119,10 @@ std::string shown(std::string_view source, const Line& l) {
 
 std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
   const std::string_view code = lexed.code;
+  // Where the call whose parenthesis opens at `open` closes, read at most kMaxArgsBytes far.
+  auto close_of = [&](std::size_t open) {
+    return matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
+  };
   std::vector<Flow> out;
   const std::vector<Line> lines = lines_of(code);
   auto line_at_offset = [&](std::size_t at) -> const Line& {
@@ -165,7 +163,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
         if (!starts_name(code, k) && code[k - 1] != '.') continue;
         ++read;
         const std::size_t open = k + t.size() - 1;
-        const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
+        const std::size_t close = close_of(open);
         // The first argument: up to the first comma at the call's own depth.
         std::size_t end = open + 1;
         for (int depth = 0; end + 1 < close; ++end) {
@@ -209,7 +207,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
         if (!starts_name(code, k) || (k > 0 && code[k - 1] == '.')) continue;  // re.compile(, obj.eval(
         ++read;
         const std::size_t open = k + run.size() - 1;
-        const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
+        const std::size_t close = close_of(open);
         if (lands(code.substr(open, close - open))) {
           out.push_back({Flow::Kind::kFetchedCodeExecuted, k, shown(source, line_at_offset(k))});
         }
@@ -225,7 +223,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
         if (args == std::string_view::npos || args - k > 400) continue;
         const std::size_t open = code.find_first_of("([", args);
         if (open == std::string_view::npos || open - args > 8) continue;
-        const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
+        const std::size_t close = close_of(open);
         if (lands(code.substr(open, close - open))) {
           out.push_back({Flow::Kind::kFetchedCodeExecuted, k, shown(source, line_at_offset(k))});
         }
@@ -248,7 +246,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
       // The shell is a process call's program: a Popen/call/run/spawn opened before it on its
       // line, within the 4 KiB before it.
       const Line& line = line_at_offset(l.begin);
-      const std::size_t from = std::max(line.begin, l.begin > kMaxHeadBytes ? l.begin - kMaxHeadBytes : 0);
+      const std::size_t from = std::max(line.begin, l.begin > kMaxLookBackBytes ? l.begin - kMaxLookBackBytes : 0);
       const std::string_view head = code.substr(from, l.begin - from);
       const bool started =
           head.find("Popen(") != std::string_view::npos || head.find("call(") != std::string_view::npos ||
@@ -259,7 +257,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
       if (!started && line.begin > 0) {
         const Line& above = line_at_offset(line.begin - 1);
         const std::string_view tail =
-            above.text.substr(above.text.size() > kMaxHeadBytes ? above.text.size() - kMaxHeadBytes : 0);
+            above.text.substr(above.text.size() > kMaxLookBackBytes ? above.text.size() - kMaxLookBackBytes : 0);
         started_above = tail.find("Popen(") != std::string_view::npos;
       }
       if (started || started_above) out.push_back({Flow::Kind::kSocketShell, l.begin, shown(source, line)});

@@ -24,6 +24,11 @@
 
 namespace batlehub::signals {
 
+// How far back on a line a reader of this scanner looks from a string or a call for what
+// precedes it (a process call before a shell's name, the name a string is assigned to): a
+// line of 200,000 strings must cost one reading, not one per string.
+constexpr std::size_t kMaxLookBackBytes = 4096;
+
 struct Flow {
   enum class Kind { kFetchedCodeExecuted, kSocketShell };
   Kind kind;

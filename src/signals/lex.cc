@@ -31,8 +31,7 @@ void put_utf8(std::string& out, std::uint32_t cp) {
 }
 
 bool ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
-         static_cast<unsigned char>(c) >= 0x80;
+  return name_char(c) || c == '$' || static_cast<unsigned char>(c) >= 0x80;
 }
 
 class Lexer {

@@ -96,7 +96,7 @@ std::string excerpt(std::string_view text, std::size_t max) {
 namespace {
 
 bool ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+  return name_char(c) || c == '$';
 }
 
 // Offsets of `token` in `code` where it starts a name (no identifier character before it,
@@ -313,11 +313,10 @@ std::vector<std::pair<std::size_t, std::string>> char_code_texts(std::string_vie
 // '…' : "…"`, `x: str = '…'`); empty when the string is an argument, an element or anything
 // else. `at` is the string's opening quote in `code` (a Lexed::code).
 std::string_view assigned_name(std::string_view code, std::size_t at) {
-  // Read back at most 4 KiB: a line of 200,000 strings must not be read once per string. A
-  // line's start further back than that is not found, and the string counts as it did
-  // before names were asked (a command).
-  constexpr std::size_t kMaxHeadBytes = 4096;
-  const std::size_t floor = at > kMaxHeadBytes ? at - kMaxHeadBytes : 0;
+  // Read back at most kMaxLookBackBytes: a line of 200,000 strings must not be read once per
+  // string. A line's start further back than that is not found, and the string counts as it
+  // did before names were asked (a command).
+  const std::size_t floor = at > kMaxLookBackBytes ? at - kMaxLookBackBytes : 0;
   const std::size_t line = at == 0 ? std::string_view::npos : code.substr(floor, at - floor).rfind('\n');
   if (line == std::string_view::npos && floor > 0) return {};
   const std::size_t b = line == std::string_view::npos ? 0 : floor + line + 1;
@@ -343,24 +342,19 @@ std::string_view assigned_name(std::string_view code, std::size_t at) {
   return name;
 }
 
-// The names read inside the arguments of the file's process calls, each call read once.
-std::set<std::string, std::less<>> names_handed_to_processes(std::string_view code, const Sinks& sinks) {
-  std::set<std::string, std::less<>> names;
-  for (std::size_t open : sinks.process_calls) {
-    const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kShellMaxBytes)), open);
-    std::size_t k = open;
-    while (k < close) {
-      if (!ident_char(code[k]) || (k > 0 && ident_char(code[k - 1]))) {
-        ++k;
-        continue;
-      }
-      std::size_t e = k;
-      while (e < close && ident_char(code[e])) ++e;
-      names.emplace(code.substr(k, e - k));
-      k = e;
+// Adds the names read in `args` (a process call's arguments) to `names`.
+void add_names(std::string_view args, std::set<std::string, std::less<>>& names) {
+  std::size_t k = 0;
+  while (k < args.size()) {
+    if (!ident_char(args[k]) || (k > 0 && ident_char(args[k - 1]))) {
+      ++k;
+      continue;
     }
+    std::size_t e = k;
+    while (e < args.size() && ident_char(args[e])) ++e;
+    names.emplace(args.substr(k, e - k));
+    k = e;
   }
-  return names;
 }
 
 // What the code collects.
@@ -690,11 +684,13 @@ class FileAnalysis {
 
   void commands(const Sinks& sinks) {
     const std::string_view code = lexed_.code;
+    std::set<std::string, std::less<>> handed;  // the names read in the process calls' arguments
     // The strings a process call is handed, joined as the shell would read them (a list
     // form ["wget", url, "-O", f] reads as "wget url -O f" with the variable left out).
     for (std::size_t open : sinks.process_calls) {
       // A call's arguments end at its closing parenthesis, read at most 64 KiB far.
       const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kShellMaxBytes)), open);
+      add_names(code.substr(open, close - open), handed);
       auto first = std::lower_bound(lexed_.literals.begin(), lexed_.literals.end(), open,
                                     [](const Literal& l, std::size_t at) { return l.begin <= at; });
       std::string line;
@@ -716,7 +712,6 @@ class FileAnalysis {
     // that no process call is handed is a message, not a command (bun's postinstall keeps
     // `curl … | bash` in installScript for an Error's text).
     if (sinks.processes || depth_ > 0) {
-      const auto handed = names_handed_to_processes(code, sinks);
       for (const Literal& l : lexed_.literals) {
         if (depth_ == 0) {
           const std::string_view name = assigned_name(code, l.begin);
