@@ -508,6 +508,20 @@ void probe_code(std::string_view code, const std::array<Probe, N>& probes, std::
   }
 }
 
+// Whether a lowered literal names the probe's token. A token with a space and no slash is a
+// file's own name ("login data", Chromium's password store) and also plain English (a
+// docstring's "the login data for a secure login", minecraft-launcher-lib): it counts only as
+// a whole component of a path, or as the whole string.
+bool named(std::string_view v, std::string_view token) {
+  const bool file_name = token.find(' ') != std::string_view::npos && token.find('/') == std::string_view::npos;
+  for (auto at = v.find(token); at != std::string_view::npos; at = v.find(token, at + 1)) {
+    if (!file_name) return true;
+    const auto end = at + token.size();
+    if ((at == 0 || v[at - 1] == '/') && (end == v.size() || v[end] == '/')) return true;
+  }
+  return false;
+}
+
 template <std::size_t N>
 void probe_literals(const Lexed& lexed, const std::array<Probe, N>& probes, std::vector<Hit>& hits) {
   for (const Literal& l : lexed.literals) {
@@ -515,7 +529,7 @@ void probe_literals(const Lexed& lexed, const std::array<Probe, N>& probes, std:
     std::string v = lower(l.value);
     std::replace(v.begin(), v.end(), '\\', '/');
     for (const Probe& p : probes) {
-      if (v.find(p.token) != std::string::npos) hits.push_back({std::string(p.what), l.begin, std::string(p.token)});
+      if (named(v, p.token)) hits.push_back({std::string(p.what), l.begin, std::string(p.token)});
     }
   }
 }

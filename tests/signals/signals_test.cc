@@ -9,6 +9,8 @@
 
 #include "../helpers/zlib_stream.h"
 
+#include <time.h>
+
 #include <chrono>
 #include <string>
 #include <vector>
@@ -22,6 +24,15 @@ inline void PrintTo(const Fact& f, std::ostream* os) {
 }
 
 namespace {
+
+// The CPU time this thread has used. The bounded-work tests below compare it, not the wall
+// clock, with their bound: the analysis is one thread's work, and the test run shares two
+// cores with the walls suites, so a wall-clock bound fails under load and proves nothing.
+std::chrono::nanoseconds thread_cpu() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
 
 std::string b64(std::string_view in) {
   static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -419,9 +430,9 @@ TEST(Signals, a_file_of_many_strings_that_starts_a_process_is_analysed_in_linear
   std::string src = "import subprocess\nsubprocess.run(x)\nx = [";
   for (int i = 0; i < 200000; ++i) src += "'',\n";
   src += "]\n";
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = thread_cpu();
   EXPECT_TRUE(py(src).empty());
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_LT(thread_cpu() - start, std::chrono::seconds(10));
 }
 
 // The flows (flows.h) read each call's arguments and each shell's line a bounded number of
@@ -438,19 +449,19 @@ TEST(Signals, a_file_of_many_fetches_or_shell_names_is_analysed_in_bounded_time)
   std::string shells = "import os, socket\ns.connect(('127.0.0.1', 9))\nos.dup2(0, 1)\nx = [";
   for (int i = 0; i < 200000; ++i) shells += "'sh',";
   shells += "]\n";
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = thread_cpu();
   for (const auto& f : py(fetches)) EXPECT_NE(f.kind, FactKind::kFetchedExecuted);
   for (const auto& f : py(shells)) EXPECT_NE(f.what, "reverse-shell");
   EXPECT_TRUE(py(strings).empty());
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_LT(thread_cpu() - start, std::chrono::seconds(10));
 }
 
 TEST(Signals, a_file_of_many_decoded_payloads_is_analysed_in_linear_time) {
   std::string src = "import base64\n";
   for (int i = 0; i < 20000; ++i) src += "exec(base64.b64decode(\"aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ2lkJyk=\"))\n";
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = thread_cpu();
   EXPECT_EQ(py(src).size(), 1u);  // the same fact each time, said once
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_LT(thread_cpu() - start, std::chrono::seconds(10));
 }
 
 TEST(Signals, a_shell_fact_after_an_unterminated_string_is_at_its_own_line) {
@@ -500,6 +511,19 @@ TEST(Signals, a_discord_leveldb_path_and_a_webhook_url_are_a_token_store_and_a_w
 
 TEST(Signals, discord_alone_is_every_bot_library_and_not_a_token_store) {
   EXPECT_TRUE(py("import discord\nclient = discord.Client()\nNAME = \"discord bot\"\n").empty());
+}
+
+TEST(Signals, chromiums_login_data_is_a_path_component_not_the_english_words) {
+  // A stealer names the file in a path; a sign-in library's docstring says the words
+  // (minecraft-launcher-lib 8.0, held-out-6).
+  const auto stealer = py("import os\n"
+                          "p = os.path.join(os.getenv('LOCALAPPDATA'), 'Google\\\\Chrome\\\\User Data\\\\Default\\\\Login Data')\n"
+                          "q = 'Login Data'\n");
+  expect_facts(stealer, {{FactKind::kCollect, "token-store", 2, "login data"}});
+  EXPECT_TRUE(py("def get_secure_login_data(client_id):\n"
+                 "    \"\"\"Generates the login data for a secure login with pkce and state.\"\"\"\n"
+                 "    return client_id\n")
+                  .empty());
 }
 
 TEST(Signals, the_whole_environment_dumped_and_a_credential_file_are_collected) {
