@@ -866,6 +866,20 @@ MAVEN = [
 #     pip cannot prepare their sdists here; coercer, malduck: no sdist; sourcedefender: its
 #     sdist is 32.3 MB, over the limit.
 
+#   Seventh set (NPM_SEVENTH), each left out, none replaced: 16 tarballs over the limit
+#   (25.2 to 169.9 MB):
+#     @cdktf/node-pty-prebuilt-multiarch, @code-yeongyu/comment-checker, @evilmartians/lefthook,
+#     @ffprobe-installer/linux-arm64, @ffprobe-installer/linux-x64, @ibm/plex,
+#     @microsoft/m365agentstoolkit-cli, @sap/hana-client, @zoom/meetingsdk, agent-browser,
+#     chromium, cld, node-llama-cpp, onnxruntime-node, openclaw, vnu-jar.
+#   Seventh set (PYPI_SEVENTH), each left out, none replaced:
+#   pypi pandas 3.1.1, scikit-learn 1.9.1, scikit-image 0.26.0: meson-python has no metadata
+#     hook, so pip builds the whole extension to learn its metadata (stopped after 5 to 16 min);
+#     cx-oracle, dbus-python, gssapi, hidapi, krb5, llfuse, lxml, pycairo, pygame, pygobject,
+#     tables: pip cannot prepare their sdists here (their builds ask for a system library or a
+#     tool the machine lacks); numpy, pyproj, pywavelets, cysignals, contourpy: their current
+#     versions need Python 3.12 or newer; pyerfa, cftime, zfec, netcdf4: four numeric parts
+#     (scripts/check-addresses.py); matplotlib, pillow, pycryptodome-test-vectors: over the limit.
 
 NPM_FIFTH = [
     # The fifth set (held-out-5), 2026-12-06: drawn after the second round of issue 45's
@@ -1119,6 +1133,124 @@ def cargo_rows(crates, d, fresh):
             shutil.rmtree(tmp, ignore_errors=True)
     return rows
 
+NPM_SEVENTH = [
+    # The seventh set, 2026-12-07 (issue 45, point 3): npm packages with an install hook
+    # (preinstall, install, postinstall): the registry's `latest` of every package among the
+    # first 30,000 by monthly downloads in the machine's list (env/packages/npm.tsv) that has
+    # one and is not in the sets above (241), at most three per scope or name stem (208), each
+    # tarball at most 25 MB (192): native builds (node-gyp, node-gyp-build,
+    # node-pre-gyp, prebuild-install), prebuilt-binary and browser downloads, telemetry and
+    # funding banners, git-hook installers, plugin installers.
+    ("core-js-pure", "3.51.0"), ("@anthropic-ai/claude-code", "2.1.332"),
+    ("@firebase/util", "1.15.3"), ("aws-sdk", "2.1693.0"), ("@scarf/scarf", "1.4.0"),
+    ("union", "0.6.0"), ("@apollo/protobufjs", "1.2.8"), ("n8n-nodes-evolution-api", "1.0.4"),
+    ("keytar", "7.9.0"), ("nice-napi", "1.0.2"), ("browser-tabs-lock", "1.3.0"),
+    ("@sentry-internal/node-cpu-profiler", "2.4.1"), ("tree-sitter-json", "0.24.8"),
+    ("tree-sitter-bash", "0.25.1"), ("@vscode/vsce-sign", "2.1.0"),
+    ("@tree-sitter-grammars/tree-sitter-yaml", "0.7.1"), ("@reown/appkit", "1.8.24"),
+    ("tesseract.js", "7.0.0"), ("aws-crt", "1.33.2"), ("@ffmpeg-installer/linux-x64", "4.1.0"),
+    ("@newrelic/fn-inspect", "5.1.0"), ("braintrust", "3.35.0"), ("@mui/x-telemetry", "9.13.0"),
+    ("bigint-buffer", "1.1.5"), ("@percy/core", "1.32.12"), ("leveldown", "6.1.1"),
+    ("electron-winstaller", "5.4.4"), ("@ast-grep/cli", "0.51.1"),
+    ("@contrast/fn-inspect", "4.3.0"), ("web3-shh", "1.10.4"), ("web3-bzz", "1.10.4"),
+    ("yorkie", "2.0.0"), ("svelte-preprocess", "6.0.5"), ("@pulumi/docker-build", "0.0.22"),
+    ("yo", "7.0.1"), ("netlify", "27.10.0"), ("opencode-ai", "1.18.33"),
+    ("@pulumi/command", "1.2.1"), ("type-graphql", "1.1.1"), ("@openrouter/sdk", "1.3.19"),
+    ("@pact-foundation/pact-core", "20.2.0"), ("pre-commit", "2.0.0"),
+    ("@pulumi/kubernetes", "4.34.2"), ("simple-git-hooks", "2.14.0"), ("tldjs", "2.3.2"),
+    ("@carbon/icon-helpers", "10.83.0"), ("cbor-extract", "2.2.3"),
+    ("@carbon/icons-react", "11.89.0"), ("stream-chat", "9.53.0"), ("tree-sitter-python", "0.25.0"),
+    ("@heroui/shared-utils", "2.1.12"), ("autoevals", "0.3.0"), ("ttf2woff2", "8.0.1"),
+    ("@aws-amplify/cli", "14.5.1"), ("@confluentinc/kafka-javascript", "1.10.1"),
+    ("@salesforce/cli", "2.150.6"), ("@tsparticles/engine", "4.5.4"), ("@carbon/layout", "11.60.0"),
+    ("@progress/kendo-licensing", "1.11.3"), ("@vaadin/vaadin-usage-statistics", "2.1.3"),
+    ("@zowe/secrets-for-zowe-sdk", "8.37.0"), ("lz4", "0.6.5"), ("cy2", "4.0.9"),
+    ("inngest-cli", "1.45.1"), ("duckdb", "1.4.4"), ("inferno", "10.0.0"),
+    ("@playwright/browser-webkit", "1.63.0"), ("@datadog/mobile-react-native", "3.8.0"),
+    ("@hyperjump/json-schema-core", "0.28.5"), ("hugo-extended", "0.166.0"),
+    ("bootstrap-vue", "2.23.1"), ("microtime", "3.1.1"), ("cline", "3.0.65"),
+    ("@smithery/cli", "4.11.1"), ("sonar-scanner", "3.1.0"), ("stream-chat-react", "14.12.0"),
+    ("playwright-chromium", "1.65.1"), ("blake-hash", "2.0.0"), ("playwright-webkit", "1.63.0"),
+    ("@pnpm/exe", "12.18.0"), ("sleep", "6.3.0"), ("full-icu", "1.6.0"),
+    ("btch-downloader", "6.4.0"), ("react-native-inappbrowser-reborn", "3.7.1"),
+    ("oh-my-opencode", "4.19.4"), ("@matrix-org/matrix-sdk-crypto-nodejs", "0.7.0"),
+    ("lzo", "0.4.11"), ("@memlab/cli", "2.0.5"), ("memlab", "2.0.5"), ("@ibm/plex-sans", "1.1.0"),
+    ("@ibm/plex-sans-thai", "1.1.0"), ("wd", "1.14.0"), ("iltorb", "2.4.5"),
+    ("exifreader", "4.46.0"), ("react-easier", "3.0.12"), ("@posthog/cli", "0.18.3"),
+    ("win-ca", "3.5.1"), ("@sentry-internal/node-native-stacktrace", "0.5.0"), ("grpc", "1.24.11"),
+    ("@ffmpeg-installer/linux-arm64", "4.1.4"), ("@modelcontextprotocol/inspector", "2.12.0"),
+    ("bun-plugin-dtsx", "0.21.17"), ("nodent-runtime", "3.2.1"), ("bun-git-hooks", "0.3.2"),
+    ("node-jq", "6.3.1"), ("rs-module-lexer", "2.9.0"), ("free-email-domains", "1.12.6"),
+    ("@trufflesuite/bigint-buffer", "1.1.10"), ("lzma-native", "8.0.6"),
+    ("@stacksjs/gitlint", "0.1.5"), ("autorest", "3.8.0"), ("@railway/cli", "5.63.1"),
+    ("@ffmpeg-installer/darwin-arm64", "4.1.5"), ("fibers", "5.0.3"),
+    ("appium-ios-tuntap", "2.0.5"), ("@pdftron/pdfnet-node", "12.1.0"), ("compresion", "1.7.11"),
+    ("libxmljs", "1.0.11"), ("react-native-elements", "3.4.3"),
+    ("azure-functions-core-tools", "4.15.1"), ("@lavamoat/preinstall-always-fail", "3.0.0"),
+    ("sauce-connect-launcher", "1.3.2"), ("os-dns-native", "2.1.2"),
+    ("@playwright/browser-firefox", "1.63.0"), ("@suites/di.nestjs", "3.1.0"),
+    ("hugo-bin", "0.165.0"), ("typesense-instantsearch-adapter", "3.0.2"),
+    ("@pact-foundation/pact-cli", "18.1.2"), ("@appthreat/sqlite3", "9.0.2"),
+    ("diskusage", "1.2.0"), ("@pact-foundation/pact-node", "10.18.0"),
+    ("@azure/msal-node-extensions", "5.6.1"), ("postman-code-generators", "2.1.1"),
+    ("@suites/doubles.jest", "3.1.0"), ("fast-folder-size", "2.4.0"), ("vuepress", "1.9.10"),
+    ("tsparticles-engine", "2.12.0"), ("pngout-bin", "6.0.1"), ("customerio-reactnative", "6.12.0"),
+    ("pino-datadog-transport", "3.0.6"), ("scrypt", "6.0.3"),
+    ("@syncfusion/ej2-angular-base", "33.2.10"), ("@medusajs/telemetry", "2.21.2"),
+    ("@module-federation/nextjs-mf", "8.8.76"), ("couchbase", "4.7.1"), ("cldr-data", "36.0.5"),
+    ("@fingerprintjs/fingerprintjs-pro-react", "2.7.1"), ("@bugsnag/cli", "3.10.6"),
+    ("backport", "10.2.0"), ("carbon-components", "11.66.1"), ("@azure/mcp", "2.0.5"),
+    ("docsify", "5.0.0"), ("hnswlib-node", "3.0.0"), ("hexo-util", "4.0.0"),
+    ("@kie/act-js", "2.6.2"), ("typemoq", "2.1.0"), ("vuex-module-decorators", "2.0.0"),
+    ("@sematext/gc-stats", "1.5.9"), ("prisma-zod-generator", "3.3.1"), ("odbc", "2.6.0"),
+    ("@datadog/mobile-react-native-session-replay", "3.5.4"), ("@codspeed/core", "5.7.1"),
+    ("@sentry/capacitor", "4.4.0"), ("@automock/adapters.nestjs", "2.1.0"),
+    ("commitlint-config-jira", "1.6.4"), ("@bazel/typescript", "5.8.1"), ("ccxt", "4.5.84"),
+    ("@vvago/vale", "3.23.0"), ("phantomjs", "2.1.7"), ("native-machine-id", "0.3.11"),
+    ("core-js-bundle", "3.51.0"), ("ui5-tooling-transpile", "3.13.0"),
+    ("@nightwatch/nightwatch-inspector", "3.1.0"), ("botbuilder-dialogs", "4.23.3"),
+    ("event-loop-stats", "1.4.1"), ("hasura-cli", "2.38.0"),
+    ("storybook-addon-react-router-v6", "3.0.0"), ("swiftlint", "2.0.0"),
+    ("customerio-expo-plugin", "3.9.0"), ("eccrypto", "1.1.6"), ("@netlify/esbuild", "0.14.39"),
+    ("wasm-pack", "0.15.1"), ("node-liblzma", "5.1.3"), ("clawdbot", "2026.1.24"),
+    ("mbt", "1.2.49"), ("muhammara", "6.0.6"), ("gc-stats", "1.4.1"), ("weak-napi", "2.0.2"),
+    ("ms-chromium-edge-driver", "0.5.1"), ("@danmarshall/deckgl-typings", "4.9.28"),
+    ("mmmagic", "0.5.3"), ("next-translate-plugin", "3.2.0"),
+]
+
+PYPI_SEVENTH = [
+    # The seventh set, 2026-12-07, sdists only (issue 45, point 3): what runs at install on an
+    # operator's mirror — C, C++, Cython and Rust extensions built by setuptools, meson-python,
+    # scikit-build and maturin, bindings to system libraries (PortAudio, PC/SC, USB, evdev,
+    # FUSE, inotify, PAM), compressors and hashes, key and wallet code.
+    ("llvmlite", "0.50.0", "sdist"), ("gmpy2", "2.3.2", "sdist"), ("pyaudio", "0.2.14", "sdist"),
+    ("pycares", "5.2.1", "sdist"), ("lmdb", "3.0.0", "sdist"), ("python-snappy", "0.7.3", "sdist"),
+    ("zopfli", "0.4.3", "sdist"), ("hdbscan", "0.8.44", "sdist"), ("annoy", "1.17.3", "sdist"),
+    ("hnswlib", "0.8.0", "sdist"), ("line-profiler", "5.1.0", "sdist"),
+    ("pyinstrument", "5.1.3", "sdist"), ("memray", "1.20.0", "sdist"), ("py-spy", "0.4.3", "sdist"),
+    ("watchfiles", "1.3.0", "sdist"), ("rjsmin", "1.3.0", "sdist"), ("rcssmin", "1.3.0", "sdist"),
+    ("cytoolz", "1.2.0", "sdist"), ("editdistance", "0.8.1", "sdist"),
+    ("murmurhash", "1.0.16", "sdist"), ("cymem", "2.0.16", "sdist"), ("preshed", "3.0.15", "sdist"),
+    ("srsly", "2.5.6", "sdist"), ("thinc", "9.1.1", "sdist"), ("pycocotools", "2.0.11", "sdist"),
+    ("bottleneck", "1.6.1", "sdist"), ("numexpr", "2.14.2", "sdist"), ("astropy", "8.0.2", "sdist"),
+    ("pysam", "0.24.1", "sdist"), ("biopython", "1.88", "sdist"), ("pyzstd", "0.20.0", "sdist"),
+    ("pyppmd", "1.3.1", "sdist"), ("pybcj", "1.0.8", "sdist"), ("inflate64", "1.0.4", "sdist"),
+    ("multivolumefile", "0.2.3", "sdist"), ("bitstring", "5.0.0", "sdist"),
+    ("ed25519", "1.5", "sdist"), ("pysha3", "1.0.2", "sdist"), ("secp256k1", "0.14.0", "sdist"),
+    ("py-ecc", "8.0.0", "sdist"), ("pyblake2", "1.1.2", "sdist"), ("pyreadline3", "3.5.6", "sdist"),
+    ("python-lzo", "1.15", "sdist"), ("reedsolo", "1.7.0", "sdist"),
+    ("pyrfc3339", "2.1.1", "sdist"), ("cchardet", "2.4.1", "sdist"),
+    ("aiohttp-cors", "0.8.1", "sdist"), ("pyyaml-include", "2.2", "sdist"),
+    ("psycopg-c", "3.3.9", "sdist"), ("cmarkgfm", "2025.10.22", "sdist"),
+    ("pykerberos", "1.2.4", "sdist"), ("pyscard", "2.3.1", "sdist"), ("pyusb", "1.3.1", "sdist"),
+    ("pyserial-asyncio", "0.6", "sdist"), ("evdev", "2.0.0", "sdist"),
+    ("pyudev", "0.24.5", "sdist"), ("netifaces2", "0.0.22", "sdist"),
+    ("python-pam", "2.1.0", "sdist"), ("pyinotify", "0.9.6", "sdist"),
+    ("inotify-simple", "2.0.1", "sdist"), ("pyfuse3", "3.5.0", "sdist"),
+    ("hdwallets", "0.1.2", "sdist"), ("ecpy", "1.2.5", "sdist"), ("libnacl", "2.1.0", "sdist"),
+    ("pysodium", "0.7.19", "sdist"), ("hashids", "1.3.1", "sdist"), ("pyjnius", "1.9.0", "sdist"),
+]
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -1132,8 +1264,8 @@ def main():
     # Two jars of the same artifact name in different groups are stored with the group in front.
     artifacts = [n.split(":")[1] for n, _ in MAVEN]
     clash = {a for a in artifacts if artifacts.count(a) > 1}
-    jobs = ([(npm_rows, n, v) for n, v in NPM + NPM_SECOND + NPM_THIRD + NPM_FOURTH + NPM_FIFTH + NPM_SIXTH]
-            + [(pypi_rows, n, v, k) for n, v, k in PYPI + PYPI_SECOND + PYPI_THIRD + PYPI_FOURTH + PYPI_FIFTH + PYPI_SIXTH]
+    jobs = ([(npm_rows, n, v) for n, v in NPM + NPM_SECOND + NPM_THIRD + NPM_FOURTH + NPM_FIFTH + NPM_SIXTH + NPM_SEVENTH]
+            + [(pypi_rows, n, v, k) for n, v, k in PYPI + PYPI_SECOND + PYPI_THIRD + PYPI_FOURTH + PYPI_FIFTH + PYPI_SIXTH + PYPI_SEVENTH]
             + [(maven_rows, n, v, n.split(":")[1] in clash) for n, v in MAVEN])
     rows, errors = [], []
     try:
