@@ -276,6 +276,22 @@ bool runs_at_import(std::string_view location) {
   return below == 1 && !sdist;
 }
 
+bool unspecific_to_guarddog(std::string_view rule) {
+  // GuardDog's own meta: high severity with low or medium specificity. On the 2,187 archives
+  // scored on 2026-12-06, raising these at install blocked three benign packages alone
+  // (lsassy, pypykatz, seleniumbase) and decided no malicious archive alone
+  // (docs/verdicts.md, "Per rule"): what a setup.py does is read by the rules that are specific.
+  static constexpr std::array<std::string_view, 8> kRules{"threat-filesystem-read",
+                                                          "threat-network-exfiltration",
+                                                          "threat-process-download-exec",
+                                                          "threat-process-injection-dll",
+                                                          "threat-process-memory",
+                                                          "threat-runtime-keylogging",
+                                                          "threat-runtime-obfuscation-base64exec",
+                                                          "threat-runtime-obfuscation-steganography"};
+  return std::find(kRules.begin(), kRules.end(), rule) != kRules.end();
+}
+
 bool unspecific(std::string_view rule) {
   // The rows the table rates below GuardDog's own severity because ordinary libraries match
   // them: one of these is no evidence of intent, and three of them are a big library.

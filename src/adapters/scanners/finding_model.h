@@ -64,6 +64,11 @@ bool runs_at_import(std::string_view location);
 // "three threats together".
 bool unspecific(std::string_view guarddog_rule);
 
+// A threat rule GuardDog's own meta rates high but of low or medium specificity
+// (threat-filesystem-read, threat-process-memory…): a hit of it in setup.py keeps its
+// severity instead of rising by its place.
+bool unspecific_to_guarddog(std::string_view guarddog_rule);
+
 // GuardDog 3.2.0's source-code rules (threat-*, capability-*), each with the severity
 // batlehub gives a hit of it before its place is considered (the table in
 // docs/verdicts.md, with each row's reason). nullopt for a rule the table lacks.

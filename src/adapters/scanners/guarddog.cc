@@ -108,10 +108,10 @@ Family classify(std::string_view rule, std::string_view match, finding_model::Pl
   if (lower == "threat-npm-preinstall-script") return {FindingKind::kInstallHook, ReasonCode::kInstallHook, *base};
   Severity s = *base;
   if (lower == "threat-npm-http-dependency" && (loopback_url(match) || page_url(code, match))) s = Severity::kLow;
-  // GuardDog's download-and-exec is any file holding a request and an exec: a setup.py that
-  // fetches a build dependency and compiles matches it as a dropper's does. It is not
-  // raised there; what a setup.py's command lines do is batlehub-signals' to read.
-  if (lower == "threat-process-download-exec" && place == finding_model::Place::kInstallTime)
+  // A rule GuardDog itself rates unspecific is not raised in setup.py: ordinary packages
+  // match it there as anywhere (a comment naming ~/.pypirc, a setup.py that fetches a build
+  // dependency and compiles, a forensics tool's description of process memory).
+  if (place == finding_model::Place::kInstallTime && finding_model::unspecific_to_guarddog(lower))
     return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal, s};
   return {FindingKind::kMalwareSignal, ReasonCode::kMalwareSignal, finding_model::at(s, place)};
 }
