@@ -250,11 +250,21 @@ bool is_interpreter(std::string_view b) {
 }
 
 // The command the shell runs when argv starts with a wrapper that runs its arguments.
+// A word of the form NAME=value before a command: an assignment in its environment
+// (`BUILD_ID=x nohup node update.js`), not the command.
+bool assignment_word(std::string_view w) {
+  const auto eq = w.find('=');
+  if (eq == std::string_view::npos || eq == 0 || !name_start(w[0])) return false;
+  return std::all_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(eq), [](char ch) { return name_char(ch); });
+}
+
 std::size_t skip_wrappers(const std::vector<std::string>& argv) {
   std::size_t k = 0;
   while (k < argv.size()) {
     const std::string b = base_name(argv[k]);
-    if (one_of(b, {"nohup", "setsid", "sudo", "exec", "nice", "command", "start", "doas", "stdbuf"})) {
+    if (assignment_word(argv[k])) {
+      ++k;
+    } else if (one_of(b, {"nohup", "setsid", "sudo", "exec", "nice", "command", "start", "doas", "stdbuf"})) {
       ++k;
       while (k < argv.size() && argv[k].starts_with("-")) ++k;
     } else if (b == "timeout") {
@@ -372,6 +382,19 @@ bool wallet_like(std::string_view w) {
   return false;
 }
 
+// Whether the command before argv[k] (its wrappers) holds nohup or setsid, and a
+// redirection sends its output to /dev/null.
+bool detaches(const Command& c, std::size_t k) {
+  bool let_go = false;
+  for (std::size_t a = 0; a < k && a < c.argv.size(); ++a) {
+    if (one_of(base_name(c.argv[a]), {"nohup", "setsid"})) let_go = true;
+  }
+  if (!let_go) return false;
+  return std::any_of(c.redirects.begin(), c.redirects.end(), [](const std::string& r) {
+    return r.find("/dev/null") != std::string::npos && !r.starts_with("2");
+  });
+}
+
 void judge_into(const Script& sc, std::vector<ShellFinding>& out, int depth) {
   auto add = [&](ShellSignal what, std::string detail) {
     ShellFinding f{what, shorten(std::move(detail))};
@@ -407,6 +430,11 @@ void judge_into(const Script& sc, std::vector<ShellFinding>& out, int depth) {
       if (k >= c.argv.size()) continue;
       const std::string b = base_name(c.argv[k]);
       std::string all = lower(joined(c));
+
+      // A program started under nohup or setsid with its output thrown away: let go, to
+      // outlive whatever started it (commander-js's postinstall: `nohup node update.js
+      // >/dev/null 2>&1 &`). The adapter weighs it by where it runs.
+      if (detaches(c, k)) add(ShellSignal::kStartedDetached, joined(c));
 
       // Reverse shells.
       for (const std::string& r : c.redirects) {
@@ -544,6 +572,8 @@ std::string_view shell_signal_name(ShellSignal s) {
       return "miner";
     case ShellSignal::kCollectedAndSent:
       return "collected-and-sent";
+    case ShellSignal::kStartedDetached:
+      return "program-started-detached";
   }
   return "?";
 }
@@ -556,12 +586,12 @@ std::vector<ShellFinding> judge_shell(const Script& script) {
 
 bool mentions_shell(std::string_view text) {
   const std::string l = lower(text.substr(0, kShellMaxBytes));
-  static constexpr std::array<std::string_view, 28> kWords{
+  static constexpr std::array<std::string_view, 30> kWords{
       "curl",       "wget",   "chmod",    "/dev/tcp/", "/dev/udp/", "nc ",
       "ncat",       "netcat", "socat",    "stratum",   "xmrig",     "--donate-level",
       "powershell", "pwsh",   "certutil", "bitsadmin", "iwr ",      "invoke-webrequest",
       "mkfifo",     "telnet", "minerd",   "-u 4",      "nslookup",  "dig ",
-      "hostname",   "whoami", "$user",    "ping "};
+      "hostname",   "whoami", "$user",    "ping ",     "nohup",     "setsid"};
   for (std::string_view w : kWords) {
     if (l.find(w) != std::string::npos) return true;
   }

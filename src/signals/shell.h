@@ -44,6 +44,7 @@ enum class ShellSignal {
   kReverseShell,          // a shell or a process bound to a TCP socket (/dev/tcp, nc -e, socat exec)
   kMiner,                 // a miner: a stratum pool, a miner's own flags, a wallet as its user
   kCollectedAndSent,  // what a collector prints (hostname, whoami, env, a key file) handed to a sender (curl, nslookup)
+  kStartedDetached,   // a program started under nohup or setsid with its output sent to /dev/null
 };
 std::string_view shell_signal_name(ShellSignal s);
 

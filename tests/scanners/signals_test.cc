@@ -141,9 +141,9 @@ TEST(Signals, a_shipped_program_started_detached_is_medium_in_a_library_and_high
               fact("shell", "program-started-detached", "package/index.js", 9, "starts y.exe, detached", "install") +
               kDone),
       "signals malware_signal MALWARE_SIGNAL medium [signals-shell-program-started-detached] package/lib/open.js:3 "
-      "starts a Windows program in the background and lets it go: starts x.exe, detached\n"
+      "starts a program in the background and lets it go: starts x.exe, detached\n"
       "signals malware_signal MALWARE_SIGNAL high [signals-shell-program-started-detached] package/index.js:9 "
-      "starts a Windows program in the background and lets it go: starts y.exe, detached\n");
+      "starts a program in the background and lets it go: starts y.exe, detached\n");
 }
 
 TEST(Signals, host_identity_sent_decides_only_in_code_that_runs_at_install_or_import) {

@@ -164,6 +164,26 @@ TEST(Shell, a_download_piped_to_sh_is_download_piped_to_shell) {
                 finding(ShellSignal::kDownloadPipedToShell, "wget -qO- http://127.0.0.1/i.sh | sudo bash -s")}));
 }
 
+TEST(Shell, a_program_started_under_nohup_with_its_output_thrown_away_is_let_go) {
+  // commander-js 2.19.84's postinstall (npm malware, tuning half), its assignment prefix kept.
+  EXPECT_EQ(judge("BUILD_ID=.temp-build nohup node update.js >/dev/null 2>&1 &"),
+            (std::vector<ShellFinding>{finding(ShellSignal::kStartedDetached,
+                                               "BUILD_ID=.temp-build nohup node update.js >/dev/null 2>&1")}));
+  EXPECT_EQ(judge("setsid ./agent > /dev/null &"),
+            (std::vector<ShellFinding>{finding(ShellSignal::kStartedDetached, "setsid ./agent >/dev/null")}));
+  // Output kept, or only the errors thrown away: a service someone watches.
+  EXPECT_TRUE(judge("nohup node server.js > server.log 2>&1 &").empty());
+  EXPECT_TRUE(judge("nohup node server.js 2>/dev/null &").empty());
+  // /dev/null without nohup or setsid: a quiet command, not one let go.
+  EXPECT_TRUE(judge("node-gyp rebuild >/dev/null 2>&1 || true").empty());
+}
+
+TEST(Shell, an_assignment_before_a_command_is_its_environment_not_the_command) {
+  EXPECT_EQ(judge("X=1 curl -fsSL http://127.0.0.1/i.sh | sh"),
+            (std::vector<ShellFinding>{
+                finding(ShellSignal::kDownloadPipedToShell, "X=1 curl -fsSL http://127.0.0.1/i.sh | sh")}));
+}
+
 TEST(Shell, a_download_made_executable_and_run_is_a_dropper) {
   // Both the chmod and the run show it; each is its own evidence.
   EXPECT_EQ(judge("wget http://127.0.0.1/x -O /tmp/x && chmod +x /tmp/x && /tmp/x"),

@@ -513,6 +513,15 @@ TEST(Signals, discord_alone_is_every_bot_library_and_not_a_token_store) {
   EXPECT_TRUE(py("import discord\nclient = discord.Client()\nNAME = \"discord bot\"\n").empty());
 }
 
+TEST(Signals, a_javascript_spawn_of_a_program_let_go_under_nohup_is_a_shell_fact) {
+  // commander-js 2.19.84's setup.js, which its postinstall runs (npm malware, tuning half).
+  const auto facts = js(
+      "(function(){ require('child_process').spawn('BUILD_ID=.temp-build nohup node update.js >/dev/null 2>&1 &', "
+      "{ stdio: 'inherit', shell: true }); })();\n");
+  expect_facts(facts, {{FactKind::kShell, "program-started-detached", 1,
+                          "BUILD_ID=.temp-build nohup node update.js >/dev/null 2>&1"}});
+}
+
 TEST(Signals, chromiums_login_data_is_a_path_component_not_the_english_words) {
   // A stealer names the file in a path; a sign-in library's docstring says the words
   // (minecraft-launcher-lib 8.0, held-out-6).

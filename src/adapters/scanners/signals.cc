@@ -161,7 +161,7 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
           {"reverse-shell", "binds a shell to a network connection (a reverse shell)"},
           {"miner", "starts a cryptocurrency miner"},
           {"collected-and-sent", "sends what it collects from the host"},
-          {"program-started-detached", "starts a Windows program in the background and lets it go"}};
+          {"program-started-detached", "starts a program in the background and lets it go"}};
       auto says = kSays.find(f.what);
       if (says == kSays.end()) continue;
       // A detached program is every launcher in a library; at install it is a dropper's.
