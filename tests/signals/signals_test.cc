@@ -522,6 +522,17 @@ TEST(Signals, a_javascript_spawn_of_a_program_let_go_under_nohup_is_a_shell_fact
                           "BUILD_ID=.temp-build nohup node update.js >/dev/null 2>&1"}});
 }
 
+TEST(Signals, the_string_hostname_is_a_command_only_in_a_file_that_starts_processes) {
+  // core-js-bundle 3.51.0's URL polyfill names the property; nothing in it starts a process.
+  expect_facts(js("var keys = ['protocol', 'hostname', 'port'];\nfetch(url);\n"),
+               {{FactKind::kSend, "http", 2, "fetch("}});
+  const auto facts = js(
+      "const cp = require('child_process');\n"
+      "const who = cp.execSync('hostname').toString();\n"
+      "fetch('http://127.0.0.1/c?h=' + who);\n");
+  expect_facts(facts, {{FactKind::kCollect, "host", 2, "hostname"}, {FactKind::kSend, "http", 3, "fetch("}});
+}
+
 TEST(Signals, chromiums_login_data_is_a_path_component_not_the_english_words) {
   // A stealer names the file in a path; a sign-in library's docstring says the words
   // (minecraft-launcher-lib 8.0, held-out-6).
