@@ -880,6 +880,9 @@ MAVEN = [
 #     tool the machine lacks); numpy, pyproj, pywavelets, cysignals, contourpy: their current
 #     versions need Python 3.12 or newer; pyerfa, cftime, zfec, netcdf4: four numeric parts
 #     (scripts/check-addresses.py); matplotlib, pillow, pycryptodome-test-vectors: over the limit.
+#   Eighth set (NPM_EIGHTH, PYPI_EIGHTH), each left out, none replaced: npm @oven/bun-windows-x64
+#   1.4.4 (55.6 MB): over the limit; pypi aimrecords, deptry, django-guid, email,
+#   pytest-html-merger: pip cannot prepare their sdists here; nv-ingest-client: no sdist.
 
 NPM_FIFTH = [
     # The fifth set (held-out-5), 2026-12-06: drawn after the second round of issue 45's
@@ -1251,6 +1254,101 @@ PYPI_SEVENTH = [
     ("pysodium", "0.7.19", "sdist"), ("hashids", "1.3.1", "sdist"), ("pyjnius", "1.9.0", "sdist"),
 ]
 
+NPM_EIGHTH = [
+    # The eighth set, 2026-12-07: 110 packages drawn by random.Random("20261207:npm:draw-8")
+    # from the first 30,000 of the machine's monthly download list (env/packages/npm.tsv) not
+    # in the sets above and without an install hook, at the version that list names: what an
+    # operator's mirror serves, whatever its purpose.
+    ("d3-queue", "3.0.7"), ("safe-json-stringify", "1.2.0"), ("@fastify/busboy", "3.2.6"),
+    ("fastfall", "1.5.1"), ("@remirror/react", "3.0.3"), ("react-native-sensors", "7.3.6"),
+    ("enabled", "2.0.0"), ("@react-pdf-viewer/default-layout", "3.12.0"),
+    ("@mdit-vue/plugin-frontmatter", "3.0.2"), ("@tanstack/devtools-event-client", "0.5.1"),
+    ("@react-native-community/art", "1.2.0"), ("performance-now", "2.1.0"),
+    ("material-react-table", "3.2.1"), ("@contentful/f36-image", "6.22.1"),
+    ("aws-rum-web", "3.2.1"), ("@tamagui/form", "3.3.3"), ("depcheck", "1.4.7"),
+    ("newton-raphson-method", "1.0.2"), ("ghost-cursor", "1.4.2"), ("react-stately", "3.51.0"),
+    ("victory-cursor-container", "37.3.6"), ("http-z", "8.1.1"), ("starkbank-ecdsa", "1.2.0"),
+    ("@stdlib/utils", "0.4.1"), ("@tiptap/extension-details", "3.31.3"),
+    ("@jitl/quickjs-wasmfile-release-sync", "0.32.0"), ("mjml-validator", "5.4.1"),
+    ("@types/etag", "1.8.4"), ("node-device-detector", "2.2.7"),
+    ("babel-plugin-jest-hoist", "30.5.0"), ("@babel/plugin-transform-destructuring", "8.0.5"),
+    ("arr-diff", "4.0.0"), ("svelte-toolbelt", "0.10.7"), ("file-size", "1.0.0"),
+    ("react-slick", "0.31.0"), ("speech-rule-engine", "4.1.5"),
+    ("@alcalzone/ansi-tokenize", "0.3.2"), ("wait-on", "9.5.1"),
+    ("graphql-parse-resolve-info", "4.14.1"), ("flow-parser", "0.339.0"), ("npx", "10.2.2"),
+    ("typechecker", "9.3.0"), ("@vitest/mocker", "5.1.0"),
+    ("@oxc-minify/binding-darwin-x64", "0.149.0"), ("is-safe-filename", "0.1.1"),
+    ("@derhuerst/http-basic", "8.2.4"), ("@capacitor-community/file-opener", "8.0.1"),
+    ("@types/shallowequal", "1.1.5"), ("jittered-fractional-indexing", "1.0.1"),
+    ("toposort-class", "1.0.1"), ("@json-schema-tools/reference-resolver", "1.2.6"),
+    ("victory-brush-container", "37.3.6"), ("svg2react-icon", "3.1.178"),
+    ("mutation-testing-metrics", "3.8.4"), ("@types/ora", "3.2.0"), ("u3", "0.1.1"),
+    ("@liff/add-to-home-screen", "2.31.0"), ("victory-shared-events", "37.3.6"),
+    ("@dicebear/notionists-neutral", "9.4.3"), ("@cspell/dict-zig", "1.0.0"),
+    ("has-proto", "1.2.0"), ("rollup-plugin-postcss", "4.0.2"),
+    ("@yarn-tool/resolve-package", "3.0.7"), ("esbuild-darwin-64", "0.15.18"),
+    ("@img/sharp-libvips-linux-riscv64", "1.3.4"), ("@cypress/request", "4.0.1"),
+    ("ttl-set", "1.0.0"), ("@activepieces/piece-google-drive", "0.2.0"),
+    ("@polymeshassociation/polymesh-types", "7.3.0"), ("resumer", "0.0.0"),
+    ("get-prototype-chain", "1.0.1"), ("@types/sinon", "22.0.2"), ("salmon-adapter-sdk", "1.1.1"),
+    ("@types/mute-stream", "0.0.4"), ("@sap-devx/yeoman-ui-types", "1.25.1"),
+    ("error-causes", "3.0.2"), ("@stoplight/mosaic", "1.53.5"),
+    ("@graphql-tools/graphql-file-loader", "8.1.24"), ("markdown-it-theme", "0.4.0"),
+    ("@cspell/dict-al", "1.1.1"), ("clean-css", "5.3.3"), ("@types/load-json-file", "5.1.0"),
+    ("@ngrx/component", "22.0.1"), ("lightningcss-linux-x64-gnu", "1.33.0"), ("easy-bem", "1.1.1"),
+    ("chargebee", "3.33.0"), ("babel-plugin-remove-console", "1.0.1"),
+    ("@lwc/jest-preset", "19.6.1"), ("@elastic/prismjs-esql", "4.27.0"),
+    ("@aws-sdk/querystring-builder", "3.374.0"), ("vega-typings", "2.3.0"),
+    ("modclean-patterns-default", "1.1.2"), ("@opentelemetry/exporter-logs-otlp-http", "0.301.0"),
+    ("@revert/transform", "0.2.2"), ("@nx/express", "23.2.1"), ("use-supercluster", "1.2.0"),
+    ("@nguniversal/express-engine", "16.2.0"), ("@swagger-api/apidom-core", "1.12.1"),
+    ("@react-aria/color", "3.2.1"), ("cdk-assets", "4.7.3"), ("lodash.istypedarray", "4.0.1"),
+    ("@babel/plugin-proposal-function-sent", "8.0.1"), ("cssauron", "1.4.0"),
+    ("pouchdb-fetch", "9.0.0"), ("es7-shim", "6.0.0"), ("sync-exec", "0.6.2"),
+    ("@jest/snapshot-utils", "30.5.1"), ("dom-iterator", "1.0.2"), ("ember-try", "4.0.0"),
+]
+
+PYPI_EIGHTH = [
+    # The eighth set, 2026-12-07, sdists only: the first 80 of 160 names drawn by
+    # random.Random("20261207:pypi:draw-8") from the 15,000 most downloaded (env/packages/
+    # pypi.tsv's rank) not in the sets above, whose newest release has an sdist of at most
+    # 25 MB, runs on Python 3.11 and has no four-part version.
+    ("bumble", "0.0.236", "sdist"), ("streamlit-toggle-switch", "1.0.2", "sdist"),
+    ("mypy-boto3-codeartifact", "1.43.0", "sdist"), ("eth-typing", "6.0.0", "sdist"),
+    ("mkdocs-simple-hooks", "0.1.5", "sdist"), ("aws-cdk-aws-location-alpha", "2.275.0a0", "sdist"),
+    ("chatterbox-tts", "0.1.7", "sdist"), ("pyx", "0.18", "sdist"),
+    ("slackify-markdown", "0.2.4", "sdist"), ("rf100vl", "1.1.2", "sdist"),
+    ("pulumi-oci", "5.5.0", "sdist"), ("mjml", "0.12.0", "sdist"), ("in-n-out", "0.2.1", "sdist"),
+    ("httpr", "0.7.8", "sdist"), ("datetime", "6.0", "sdist"), ("locust", "2.47.0", "sdist"),
+    ("ffmpy", "1.0.0", "sdist"), ("ciscoconfparse", "1.9.52", "sdist"),
+    ("cottage", "0.8.6", "sdist"), ("parsl", "2026.10.26", "sdist"),
+    ("nest-asyncio2", "1.7.4", "sdist"), ("nidaqmx", "1.7.0", "sdist"), ("dsalt", "1.0.0", "sdist"),
+    ("pycrypto", "2.6.1", "sdist"), ("boilerpy3", "1.0.7", "sdist"), ("pysoem", "1.1.13", "sdist"),
+    ("metal-sdk", "2.5.1", "sdist"), ("repath", "0.9.0", "sdist"),
+    ("pyspark-client", "4.2.0", "sdist"), ("mypy-boto3-trustedadvisor", "1.43.58", "sdist"),
+    ("lti-consumer-xblock", "11.4.4", "sdist"), ("google-cloud-memcache", "1.17.0", "sdist"),
+    ("mypy-boto3-imagebuilder", "1.43.114", "sdist"), ("pytest-async", "0.1.1", "sdist"),
+    ("livy", "0.8.0", "sdist"), ("vsts", "0.1.25", "sdist"), ("braintrust-api", "0.6.0", "sdist"),
+    ("tree", "0.2.4", "sdist"), ("pytest-retry", "1.7.0", "sdist"), ("pythena", "1.6.0", "sdist"),
+    ("oslotest", "6.1.1", "sdist"), ("whylogs", "1.6.4", "sdist"),
+    ("uipath-langchain-client", "1.22.0", "sdist"),
+    ("aws-solutions-constructs-core", "2.105.0", "sdist"), ("jupysql", "0.11.1", "sdist"),
+    ("cheetah3", "3.2.6.post1", "sdist"), ("csscompressor", "0.9.5", "sdist"),
+    ("futurist", "3.5.0", "sdist"), ("subprocess32", "3.5.4", "sdist"), ("ecoji", "0.1.1", "sdist"),
+    ("graphlib-backport", "1.1.0", "sdist"), ("neptune", "1.14.0.post2", "sdist"),
+    ("veracode-api-py", "0.9.68", "sdist"), ("sentinels", "1.1.1", "sdist"),
+    ("multiurl", "0.3.10", "sdist"), ("mypy-boto3-snow-device-management", "1.43.0", "sdist"),
+    ("pgmock", "1.3.7", "sdist"), ("dag-factory", "1.1.0", "sdist"), ("serpapi", "1.2.0", "sdist"),
+    ("pyproject-metadata", "0.12.1", "sdist"), ("acceldata-sdk", "26.10.0", "sdist"),
+    ("python-levenshtein-wheels", "0.13.2", "sdist"), ("nbsphinx-link", "1.4.1", "sdist"),
+    ("coverage-enable-subprocess", "1.0", "sdist"), ("pybloom-live", "4.0.0", "sdist"),
+    ("backcall", "0.2.0", "sdist"), ("pypistats", "1.14.0", "sdist"),
+    ("tree-sitter-json", "0.24.8", "sdist"), ("cxxfilt", "0.3.0", "sdist"),
+    ("pytest-incremental", "0.6.0", "sdist"), ("opencensus-ext-requests", "0.8.0", "sdist"),
+    ("types-aiobotocore-cognito-idp", "3.10.0", "sdist"), ("git-cliff", "2.14.2", "sdist"),
+    ("scim2-server", "0.8.3", "sdist"),
+]
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -1264,8 +1362,8 @@ def main():
     # Two jars of the same artifact name in different groups are stored with the group in front.
     artifacts = [n.split(":")[1] for n, _ in MAVEN]
     clash = {a for a in artifacts if artifacts.count(a) > 1}
-    jobs = ([(npm_rows, n, v) for n, v in NPM + NPM_SECOND + NPM_THIRD + NPM_FOURTH + NPM_FIFTH + NPM_SIXTH + NPM_SEVENTH]
-            + [(pypi_rows, n, v, k) for n, v, k in PYPI + PYPI_SECOND + PYPI_THIRD + PYPI_FOURTH + PYPI_FIFTH + PYPI_SIXTH + PYPI_SEVENTH]
+    jobs = ([(npm_rows, n, v) for n, v in NPM + NPM_SECOND + NPM_THIRD + NPM_FOURTH + NPM_FIFTH + NPM_SIXTH + NPM_SEVENTH + NPM_EIGHTH]
+            + [(pypi_rows, n, v, k) for n, v, k in PYPI + PYPI_SECOND + PYPI_THIRD + PYPI_FOURTH + PYPI_FIFTH + PYPI_SIXTH + PYPI_SEVENTH + PYPI_EIGHTH]
             + [(maven_rows, n, v, n.split(":")[1] in clash) for n, v in MAVEN])
     rows, errors = [], []
     try:
