@@ -799,6 +799,7 @@ class FileAnalysis {
           l.value.starts_with("hostname "))
         collect.push_back({"host", l.begin, l.value});
     }
+    if (lang_ == Language::kJavaScript) form_secrets(collect);
     // A Discord store needs its leveldb beside it: "discord" alone is every bot library.
     const bool discord_store =
         std::any_of(collect.begin(), collect.end(), [](const Hit& h) { return h.token == "local storage/leveldb"; });
@@ -819,6 +820,23 @@ class FileAnalysis {
       if (!said.insert(h.what + "\x1f" + h.token).second) continue;
       add(FactKind::kSend, h.what, line_of(h.offset), h.token);
     }
+  }
+
+  // A page's secret form fields read on submit, in script that walks every form of the page:
+  // a card or password skimmer injected into a browser bundle (device-mqtt, npm malware).
+  // A sign-in or payment widget reads its own form, not document.forms.
+  void form_secrets(std::vector<Hit>& collect) const {
+    const std::size_t at = lexed_.code.find("document.forms");
+    if (at == std::string_view::npos) return;
+    bool secret = false;
+    bool submit = false;
+    for (const Literal& l : lexed_.literals) {
+      const std::string v = lower(l.value);
+      secret = secret || v == "password" || v == "cardnumber" || v == "card-number" || v == "cc-number" ||
+               v == "cvc" || v == "cvv" || v == "cc-csc";
+      submit = submit || v == "submit";
+    }
+    if (secret && submit) collect.push_back({"form-secrets", at, "document.forms"});
   }
 
   std::string_view file_;

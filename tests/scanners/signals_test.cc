@@ -140,6 +140,14 @@ TEST(Signals, a_download_piped_to_shell_is_medium_in_a_cli_and_high_at_install_o
             "package/setup.js:1 pipes a download into an interpreter: curl x | sh\n");
 }
 
+TEST(Signals, form_secrets_collected_and_sent_are_high_wherever_the_file_is) {
+  EXPECT_EQ(weighed(fact("collect", "form-secrets", "package/build/api_commands.js", 226, "document.forms") +
+                    fact("send", "http", "package/build/api_commands.js", 234, "fetch(") + kDone),
+            "signals malware_signal MALWARE_SIGNAL high [signals-form-secrets-sent] package/build/api_commands.js:226 "
+            "collects form-secrets and sends (http): a page's password or card fields read on submit and sent: "
+            "document.forms (line 226); fetch( (line 234)\n");
+}
+
 TEST(Signals, a_dropper_command_in_a_packages_tests_is_low_and_in_a_vendored_copy_one_step_down) {
   EXPECT_EQ(weighed(fact("shell", "download-executed", "p-1.0/tests/test_x.py", 3, "wget …; chmod +x x") +
                     fact("shell", "download-executed", "p-1.0/p/_vendor/six.py", 3, "wget …; chmod +x x") + kDone),

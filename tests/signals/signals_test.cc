@@ -533,6 +533,20 @@ TEST(Signals, the_string_hostname_is_a_command_only_in_a_file_that_starts_proces
   expect_facts(facts, {{FactKind::kCollect, "host", 2, "hostname"}, {FactKind::kSend, "http", 3, "fetch("}});
 }
 
+TEST(Signals, a_skimmer_that_walks_the_pages_forms_for_card_fields_on_submit_collects_form_secrets) {
+  // device-mqtt 1.0.11's shape (npm malware, tuning half).
+  const auto facts = js(
+      "var x = document.forms.length;\n"
+      "for (var i = 0; i < x; i++) { var e = document.forms[i].elements;\n"
+      "  for (var k = 0; k < e.length; k++) if (e[k].type == 'password' || e[k].name == 'cardnumber')\n"
+      "    document.forms[i].addEventListener('submit', function () {\n"
+      "      fetch('http://127.0.0.1/c', {method: 'POST', body: 'x'}); }); }\n");
+  expect_facts(facts, {{FactKind::kCollect, "form-secrets", 1, "document.forms"}, {FactKind::kSend, "http", 5, "fetch("}});
+  // A sign-in widget reads its own form's password field: not every form of the page.
+  expect_facts(js("form.addEventListener('submit', () => fetch('/login', {body: form.elements['password'].value}));\n"),
+               {{FactKind::kSend, "http", 1, "fetch("}});
+}
+
 TEST(Signals, chromiums_login_data_is_a_path_component_not_the_english_words) {
   // A stealer names the file in a path; a sign-in library's docstring says the words
   // (minecraft-launcher-lib 8.0, held-out-6).

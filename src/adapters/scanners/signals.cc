@@ -209,7 +209,10 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
       placed_at.phase = "install";
     else if (std::any_of(g.facts.begin(), g.facts.end(), [](const SignalsFact* f) { return f->phase == "require"; }))
       placed_at.phase = "require";
-    if (g.collected.contains("token-store")) {
+    if (g.collected.contains("form-secrets")) {
+      add(placed_at, "signals-form-secrets-sent", Severity::kHigh,
+          what + ": a page's password or card fields read on submit and sent: " + evidence, json{{"facts", raw}});
+    } else if (g.collected.contains("token-store")) {
       add(placed_at, "signals-token-store-sent", Severity::kHigh, what + ": a token store read and sent: " + evidence,
           json{{"facts", raw}});
     } else if (early) {
