@@ -832,8 +832,8 @@ class FileAnalysis {
     bool submit = false;
     for (const Literal& l : lexed_.literals) {
       const std::string v = lower(l.value);
-      secret = secret || v == "password" || v == "cardnumber" || v == "card-number" || v == "cc-number" ||
-               v == "cvc" || v == "cvv" || v == "cc-csc";
+      secret = secret || v == "password" || v == "cardnumber" || v == "card-number" || v == "cc-number" || v == "cvc" ||
+               v == "cvv" || v == "cc-csc";
       submit = submit || v == "submit";
     }
     if (secret && submit) collect.push_back({"form-secrets", at, "document.forms"});

