@@ -480,7 +480,12 @@ void judge_into(const Script& sc, std::vector<ShellFinding>& out, int depth) {
 
       // What was collected, handed to a sender: in a substitution among its arguments, or
       // in a variable ($a, $USER, $HOSTNAME, $HOME).
-      if (is_sender(b)) {
+      // curl --unix-socket talks to a local daemon (moto asks Docker's socket about its own
+      // container by $HOSTNAME): nothing leaves the host.
+      const bool local_socket = std::any_of(c.argv.begin(), c.argv.end(), [](const std::string& w) {
+        return w.starts_with("--unix-socket") || w.starts_with("--abstract-unix-socket");
+      });
+      if (is_sender(b) && !local_socket) {
         bool carries = false;
         for (std::size_t a = k + 1; a < c.argv.size() && !carries; ++a) {
           const std::string& w = c.argv[a];

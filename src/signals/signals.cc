@@ -508,12 +508,13 @@ void probe_code(std::string_view code, const std::array<Probe, N>& probes, std::
   }
 }
 
-// Whether a lowered literal names the probe's token. A token with a space and no slash is a
-// file's own name ("login data", Chromium's password store) and also plain English (a
-// docstring's "the login data for a secure login", minecraft-launcher-lib): it counts only as
-// a whole component of a path, or as the whole string.
-bool named(std::string_view v, std::string_view token) {
-  const bool file_name = token.find(' ') != std::string_view::npos && token.find('/') == std::string_view::npos;
+// Whether a lowered literal names the probe's token. A store's name without a slash is a
+// file's or a directory's own name ("login data", Chromium's password store; "exodus", a
+// wallet's folder) and also a word of English or of a package's name (a docstring's "the
+// login data for a secure login", minecraft-launcher-lib; jsdom's "@exodus/bytes"): with
+// `components`, it counts only as a whole component of a path, or as the whole string.
+bool named(std::string_view v, std::string_view token, bool components) {
+  const bool file_name = components && token.find('/') == std::string_view::npos;
   for (auto at = v.find(token); at != std::string_view::npos; at = v.find(token, at + 1)) {
     if (!file_name) return true;
     const auto end = at + token.size();
@@ -523,13 +524,14 @@ bool named(std::string_view v, std::string_view token) {
 }
 
 template <std::size_t N>
-void probe_literals(const Lexed& lexed, const std::array<Probe, N>& probes, std::vector<Hit>& hits) {
+void probe_literals(const Lexed& lexed, const std::array<Probe, N>& probes, std::vector<Hit>& hits,
+                    bool components = false) {
   for (const Literal& l : lexed.literals) {
     if (l.value.size() > 4096) continue;
     std::string v = lower(l.value);
     std::replace(v.begin(), v.end(), '\\', '/');
     for (const Probe& p : probes) {
-      if (named(v, p.token)) hits.push_back({std::string(p.what), l.begin, std::string(p.token)});
+      if (named(v, p.token, components)) hits.push_back({std::string(p.what), l.begin, std::string(p.token)});
     }
   }
 }
@@ -789,7 +791,7 @@ class FileAnalysis {
       probe_code(code, kJsSend, send);
       // require('https') / require("node:http") and friends count as a send only with a call.
     }
-    probe_literals(lexed_, kStores, collect);
+    probe_literals(lexed_, kStores, collect, /*components=*/true);
     probe_literals(lexed_, kChannels, send);
     // whoami, hostname and friends run as commands, in a file that starts processes: a
     // string "hostname" elsewhere is a URL's or a config's key (core-js-bundle's URL polyfill).

@@ -136,7 +136,11 @@ TEST(FindingModel, capabilities_are_low_and_the_rows_the_corpus_decided_hold) {
   EXPECT_EQ(guarddog_base("threat-filesystem-read"), Severity::kMedium);
   EXPECT_EQ(guarddog_base("threat-network-exfiltration"), Severity::kMedium);
   EXPECT_EQ(guarddog_base("threat-runtime-obfuscation-base64exec"), Severity::kMedium);
-  EXPECT_EQ(guarddog_base("threat-network-reverse-shell"), Severity::kHigh);
+  // Each decided one benign package alone on the tuning half and no malicious one: medium,
+  // and high in setup.py by place, where every malicious reverse shell of the corpus was.
+  EXPECT_EQ(guarddog_base("threat-network-reverse-shell"), Severity::kMedium);
+  EXPECT_EQ(at(*guarddog_base("threat-network-reverse-shell"), Place::kInstallTime), Severity::kHigh);
+  EXPECT_EQ(guarddog_base("threat-npm-dependency-confusion"), Severity::kMedium);
   // typer writes its completion into ~/.bashrc on request: medium in a package's code, high in setup.py.
   EXPECT_EQ(guarddog_base("threat-filesystem-autostart"), Severity::kMedium);
   EXPECT_EQ(guarddog_base("threat-setup-network-in-install"), Severity::kHigh);

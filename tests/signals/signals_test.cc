@@ -548,6 +548,14 @@ TEST(Signals, a_skimmer_that_walks_the_pages_forms_for_card_fields_on_submit_col
                {{FactKind::kSend, "http", 1, "fetch("}});
 }
 
+TEST(Signals, a_wallets_folder_is_a_path_component_not_a_packages_scope) {
+  // jsdom 31.0.1 requires "@exodus/bytes" beside its XMLHttpRequest (tuning half).
+  expect_facts(js("const { utf8 } = require('@exodus/bytes/encoding.js');\nconst x = new XMLHttpRequest();\n"),
+               {{FactKind::kSend, "http", 2, "XMLHttpRequest"}});
+  expect_facts(py("import os\np = os.path.join(os.getenv('APPDATA'), 'Exodus\\\\exodus.wallet')\n"),
+               {{FactKind::kCollect, "token-store", 2, "exodus"}});
+}
+
 TEST(Signals, chromiums_login_data_is_a_path_component_not_the_english_words) {
   // A stealer names the file in a path; a sign-in library's docstring says the words
   // (minecraft-launcher-lib 8.0, held-out-6).

@@ -168,8 +168,11 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
       // vendor's installer piped to sh is what a CLI offers to run when asked (@dotenvx/dotenvx,
       // held-out-6; @railway/cli, held-out-7), and on the 2,187 archives scored 2026-12-06 it
       // decided no malicious one alone: high at install or import, medium elsewhere.
+      // A downloaded program run is the same (pymongo's CI script under .evergreen; on the
+      // tuning half of 2026-12-07 it hit no malicious archive at all).
       const bool by_place =
-          f.what == "program-started-detached" || (f.what == "download-piped-to-shell" && !at_install_or_import(f));
+          f.what == "program-started-detached" ||
+          ((f.what == "download-piped-to-shell" || f.what == "download-executed") && !at_install_or_import(f));
       const Severity base = by_place ? Severity::kMedium : Severity::kHigh;
       add(f, "signals-shell-" + f.what, base, says->second + ": " + printable(f.detail), raw_of(f));
     } else if (f.fact == "collect" || f.fact == "send") {
