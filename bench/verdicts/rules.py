@@ -19,6 +19,7 @@ or the sdist's top, a .pth file, an npm package.json: what an install runs, wher
 raise a medium to high) or `elsewhere`; an archive with findings in both places counts in both.
 So a row `install` whose malicious `alone` is zero is a rule whose raise at install decides no
 sample, and whose benign `alone` counts the packages the raise blocks.
+
 Nothing is scanned here; the counts are only as good as the runs they come from (each file
 records the rules it was run with: `--json` keeps the run's options, not the commit).
 
@@ -47,8 +48,7 @@ def load(paths):
 
 def place(location):
     """`install` for what an install runs (see --by-place), `elsewhere` for the rest."""
-    path = (location or "").rsplit(":", 1)[0] if ":" in (location or "") else (location or "")
-    parts = [p for p in path.split("/") if p]
+    parts = [p for p in (location or "").rsplit(":", 1)[0].split("/") if p]
     if not parts:
         return "elsewhere"
     name = parts[-1]
@@ -60,7 +60,8 @@ def place(location):
 def key(f, by_place):
     k = (f.get("scanner"), f["reference"])
     if by_place:
-        k += (place((f.get("raw") or {}).get("location") if isinstance(f.get("raw"), dict) else None),)
+        raw = f.get("raw")
+        k += (place(raw.get("location") if isinstance(raw, dict) else None),)
     return k
 
 

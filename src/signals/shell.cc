@@ -249,7 +249,6 @@ bool is_interpreter(std::string_view b) {
                     "powershell", "pwsh",    "source", "eval", "."});
 }
 
-// The command the shell runs when argv starts with a wrapper that runs its arguments.
 // A word of the form NAME=value before a command: an assignment in its environment
 // (`BUILD_ID=x nohup node update.js`), not the command.
 bool assignment_word(std::string_view w) {
@@ -258,6 +257,7 @@ bool assignment_word(std::string_view w) {
   return std::all_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(eq), [](char ch) { return name_char(ch); });
 }
 
+// The command the shell runs when argv starts with a wrapper that runs its arguments.
 std::size_t skip_wrappers(const std::vector<std::string>& argv) {
   std::size_t k = 0;
   while (k < argv.size()) {
@@ -395,6 +395,14 @@ bool detaches(const Command& c, std::size_t k) {
   });
 }
 
+// curl --unix-socket talks to a local daemon (moto asks Docker's socket about its own
+// container by $HOSTNAME): nothing it sends leaves the host.
+bool to_local_socket(const Command& c) {
+  return std::any_of(c.argv.begin(), c.argv.end(), [](const std::string& w) {
+    return w.starts_with("--unix-socket") || w.starts_with("--abstract-unix-socket");
+  });
+}
+
 void judge_into(const Script& sc, std::vector<ShellFinding>& out, int depth) {
   auto add = [&](ShellSignal what, std::string detail) {
     ShellFinding f{what, shorten(std::move(detail))};
@@ -480,12 +488,7 @@ void judge_into(const Script& sc, std::vector<ShellFinding>& out, int depth) {
 
       // What was collected, handed to a sender: in a substitution among its arguments, or
       // in a variable ($a, $USER, $HOSTNAME, $HOME).
-      // curl --unix-socket talks to a local daemon (moto asks Docker's socket about its own
-      // container by $HOSTNAME): nothing leaves the host.
-      const bool local_socket = std::any_of(c.argv.begin(), c.argv.end(), [](const std::string& w) {
-        return w.starts_with("--unix-socket") || w.starts_with("--abstract-unix-socket");
-      });
-      if (is_sender(b) && !local_socket) {
+      if (is_sender(b) && !to_local_socket(c)) {
         bool carries = false;
         for (std::size_t a = k + 1; a < c.argv.size() && !carries; ++a) {
           const std::string& w = c.argv[a];

@@ -795,11 +795,12 @@ class FileAnalysis {
     probe_literals(lexed_, kChannels, send);
     // whoami, hostname and friends run as commands, in a file that starts processes: a
     // string "hostname" elsewhere is a URL's or a config's key (core-js-bundle's URL polyfill).
-    for (const Literal& l : lexed_.literals) {
-      if (!sinks.processes) break;
-      if (l.value == "whoami" || l.value == "hostname" || l.value.starts_with("whoami ") ||
-          l.value.starts_with("hostname "))
-        collect.push_back({"host", l.begin, l.value});
+    if (sinks.processes) {
+      for (const Literal& l : lexed_.literals) {
+        if (l.value == "whoami" || l.value == "hostname" || l.value.starts_with("whoami ") ||
+            l.value.starts_with("hostname "))
+          collect.push_back({"host", l.begin, l.value});
+      }
     }
     if (lang_ == Language::kJavaScript) form_secrets(collect);
     // A Discord store needs its leveldb beside it: "discord" alone is every bot library.
