@@ -21,6 +21,13 @@ A definition (TOML):
   exclude = ["test", "__pycache__"]   # directory names left out
   [[file]]                   # one plain file (data, rules, certificates)
   source = "/etc/ssl/certs/ca-certificates.crt"
+  [[file]]                   # or one written from the definition itself
+  dest = "/etc/resolv.conf"
+  content = "nameserver 127.0.0.53\n"
+
+A room holds no shell unless its [room] table says why it must (`shell = "<reason>"`): the
+detonation room runs a package's install scripts, which npm runs with `sh -c`. Even then no
+bash, busybox or batlehub.
 
 The result is checked before the tool exits: no forbidden name in any bin directory, the
 agent present and static, every binary's closure resolved inside the room.
@@ -99,14 +106,15 @@ def add_tree(src, root, dest=None, exclude=()):
     shutil.copytree(src, target, symlinks=True, ignore=ignore, dirs_exist_ok=True)
 
 
-def check(root, agent_dest):
+def check(root, agent_dest, shell_allowed=False):
     problems = []
+    forbidden = FORBIDDEN - ({"sh", "dash"} if shell_allowed else set())
     for d in BIN_DIRS:
         p = os.path.join(root, d)
         if not os.path.isdir(p):
             continue
         for n in os.listdir(p):
-            if n in FORBIDDEN:
+            if n in forbidden:
                 problems.append(f"/{d}/{n} is in the room (no shell, no batlehub)")
     agent = os.path.join(root, agent_dest.lstrip("/"))
     if not os.path.isfile(agent):
@@ -153,8 +161,18 @@ def main():
     for t in spec.get("tree", []):
         add_tree(t["source"], tmp, t.get("dest"), tuple(t.get("exclude", [])))
     for f in spec.get("file", []):
-        copy_file(f["source"], tmp, f.get("dest"), 0o644)
-    problems = check(tmp, AGENT_DEST)
+        if "content" in f:
+            target = os.path.join(tmp, f["dest"].lstrip("/"))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "w") as out_file:
+                out_file.write(f["content"])
+            os.chmod(target, 0o644)
+        else:
+            copy_file(f["source"], tmp, f.get("dest"), 0o644)
+    shell = spec["room"].get("shell")
+    if shell is not None and not str(shell).strip():
+        fail("[room] shell must say why the room needs a shell")
+    problems = check(tmp, AGENT_DEST, shell_allowed=shell is not None)
     if problems:
         shutil.rmtree(tmp, ignore_errors=True)
         fail("refusing the room: " + "; ".join(problems))

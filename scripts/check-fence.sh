@@ -86,30 +86,37 @@ else
   ok "the scanners link: $(for w in $alone; do case $w in src/*) echo -n "$w ";; esac; done)(no agent, libarchive, ISA-L, libseccomp, mbedTLS or OpenSSL)"
 fi
 
-# 3c. batlehub-signals, the one other program of ours inside the walls (architecture.md,
-#     departure 26): it includes nothing of the worker and links its own archive, the base,
-#     zlib and nothing else — no agent, no libarchive, no TLS.
-if grep -rEn "$forbidden_ours|$forbidden_libs|#include \"agent/" src/signals; then
-  bad "batlehub-signals includes something outside its fence (above)"
-else
-  ok "src/signals includes nothing of the agent, core, config, adapters, server or the worker's libraries"
-fi
-signals="$build/src/signals/batlehub-signals"
-sline=$(awk '/^build src\/signals\/batlehub-signals: /{f=1} f&&/LINK_LIBRARIES/{print; exit}' "$build/build.ninja" | sed 's/^ *LINK_LIBRARIES = //')
-sallowed='^(src/signals/libbatlehub_signals\.a|src/base/libbatlehub_base\.a|-lz)$'
-if [ -z "$sline" ]; then
-  bad "cannot find batlehub-signals' link line in $build/build.ninja"
-elif extra=$(for w in $sline; do echo "$w"; done | grep -vE "$sallowed"); then
-  bad "batlehub-signals links what its fence does not allow: $(echo $extra)"
-else
-  ok "batlehub-signals' link line: $(echo $sline)"
-fi
-signals_ldd=$(ldd "$signals" 2>&1 || true)
-if grep -q "not a dynamic executable" <<<"$signals_ldd" && ! readelf -lW "$signals" | grep -q INTERP; then
-  ok "batlehub-signals is static ($(stat -c %s "$signals") bytes)"
-else
-  bad "batlehub-signals is not a static executable"
-fi
+# 3c. Our own scanners, the other programs of ours inside the walls (architecture.md,
+#     departure 26): each includes nothing of the worker and links its own archive, the
+#     base and what its fence names — no agent, no libarchive, no TLS.
+#     batlehub-signals: zlib. batlehub-behavior (the detonation's observer): the wire (base64),
+#     libseccomp (its watch filter) and nothing else.
+own_scanner_fence() {
+  local name=$1 dir=$2 allowed=$3
+  if grep -rEn "$forbidden_ours|$forbidden_libs|#include \"agent/" "src/$dir"; then
+    bad "$name includes something outside its fence (above)"
+  else
+    ok "src/$dir includes nothing of the agent, core, config, adapters, server or the worker's libraries"
+  fi
+  local bin="$build/src/$dir/$name" line extra bin_ldd
+  line=$(awk "/^build src\/$dir\/$name: /{f=1} f&&/LINK_LIBRARIES/{print; exit}" "$build/build.ninja" | sed 's/^ *LINK_LIBRARIES = //')
+  if [ -z "$line" ]; then
+    bad "cannot find $name's link line in $build/build.ninja"
+  elif extra=$(for w in $line; do echo "$w"; done | grep -vE "$allowed"); then
+    bad "$name links what its fence does not allow: $(echo $extra)"
+  else
+    ok "$name's link line: $(echo $line)"
+  fi
+  bin_ldd=$(ldd "$bin" 2>&1 || true)
+  if grep -q "not a dynamic executable" <<<"$bin_ldd" && ! readelf -lW "$bin" | grep -q INTERP; then
+    ok "$name is static ($(stat -c %s "$bin") bytes)"
+  else
+    bad "$name is not a static executable"
+  fi
+}
+own_scanner_fence batlehub-signals signals '^(src/signals/libbatlehub_signals\.a|src/base/libbatlehub_base\.a|-lz)$'
+own_scanner_fence batlehub-behavior behavior \
+  '^(src/behavior/libbatlehub_behavior\.a|src/wire/libbatlehub_wire\.a|src/base/libbatlehub_base\.a|-lseccomp)$'
 
 # 4. Static and stripped.
 ldd_out=$(ldd "$agent" 2>&1 || true)

@@ -121,6 +121,8 @@ int list_children_by_scan(pid_t self, pid_t* out, int max) {
   return read_through ? count : -1;
 }
 
+}  // namespace
+
 // The keeper's children, from /proc/<pid>/task/<pid>/children, else from every process's
 // stat. -1 when /proc cannot say.
 int list_children(pid_t self, pid_t* out, int max) {
@@ -149,6 +151,8 @@ int list_children(pid_t self, pid_t* out, int max) {
   }
   return count;
 }
+
+namespace {
 
 [[noreturn]] void scanner_child(const ChildPlan& c) {
   // Every signal is blocked on entry (see start_scanner): the handlers inherited from the

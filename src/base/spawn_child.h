@@ -44,6 +44,10 @@ pid_t start_scanner_on_own_stack(const ChildPlan& c);
 // A wait status as the keeper reports it: `exited` 1 and the exit status, or 0 and the signal.
 void record_status(int st, int& exited, int& code);
 
+// The children of `self` (at most `max`), from /proc/<pid>/task/<pid>/children, else from every
+// process's stat; -1 when /proc cannot say. Async-signal-safe.
+int list_children(pid_t self, pid_t* out, int max);
+
 // One round of killing what is left of a run: the scanner's group, then every child of this
 // process and their groups. False when /proc cannot list the children.
 bool kill_round(pid_t scanner);

