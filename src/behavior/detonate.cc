@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -56,13 +57,74 @@ std::optional<std::string> site_packages(const std::string& venv) {
 
 }  // namespace
 
+Expected<std::string, std::string> name_pypi_archive(const std::string& path) {
+  std::uint64_t size = 0;
+  auto fd = base::open_regular(path, &size, {.follow_links = false});
+  if (!fd) return Unexpected("the archive '" + path + "' cannot be opened as a regular file");
+  char magic[6] = {};
+  if (::pread(fd->get(), magic, sizeof magic, 0) != static_cast<ssize_t>(sizeof magic)) {
+    return Unexpected("the archive '" + path + "' is shorter than any archive");
+  }
+  const std::string_view m(magic, sizeof magic);
+  std::string name;
+  const std::string stem = "package-0";
+  if (m.substr(0, 2) == "\x1f\x8b") {
+    name = stem + ".tar.gz";
+  } else if (m.substr(0, 3) == "BZh") {
+    name = stem + ".tar.bz2";
+  } else if (m == std::string_view("\xfd"
+                                   "7zXZ\0",
+                                   6)) {
+    name = stem + ".tar.xz";
+  } else if (m.substr(0, 4) == std::string_view("PK\x03\x04", 4)) {
+    // The central directory is at the end, its names stored as they are: the last MiB holds it
+    // for any wheel a registry serves (a name per member, ~100 bytes each).
+    constexpr std::uint64_t kTail = 1024 * 1024;
+    const std::uint64_t from = size > kTail ? size - kTail : 0;
+    std::string tail(static_cast<std::size_t>(size - from), '\0');
+    const ssize_t got = ::pread(fd->get(), tail.data(), tail.size(), static_cast<off_t>(from));
+    tail.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+    name = stem + ".zip";
+    for (std::size_t at = tail.find(".dist-info/WHEEL"); at != std::string::npos;
+         at = tail.find(".dist-info/WHEEL", at + 1)) {
+      std::size_t begin = at;
+      while (begin > 0 && at - begin < 200) {
+        const char c = tail[begin - 1];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+              c == '-' || c == '+'))
+          break;
+        --begin;
+      }
+      const std::string dist = tail.substr(begin, at - begin);  // "<name>-<version>"
+      const std::size_t dash = dist.find('-');
+      if (dash == std::string::npos || dash == 0 || dash + 1 == dist.size() ||
+          dist.find('-', dash + 1) != std::string::npos) {
+        continue;
+      }
+      name = dist + "-py3-none-any.whl";
+      break;
+    }
+  } else {
+    return Unexpected("the archive '" + path + "' is neither a tarball (gzip, bzip2, xz) nor a zip");
+  }
+  const std::string linked = path.substr(0, path.rfind('/') + 1) + name;
+  if (::link(path.c_str(), linked.c_str()) != 0 && errno != EEXIST) {
+    return Unexpected("naming the archive '" + linked + "': " + std::strerror(errno));
+  }
+  return linked;
+}
+
 DetonationDirs dirs_for(const std::string& w) {
   return {w + "/home", w + "/tmp", w + "/venv", w + "/npm-cache"};
 }
 
 std::vector<std::string> base_environment(const DetonationDirs& d, const std::string& canary, const std::string& path) {
   std::vector<std::string> env = {"HOME=" + d.home, "USER=builder", "LOGNAME=builder", "TMPDIR=" + d.tmp,
-                                  "PATH=" + path,   "LANG=C.UTF-8", "SHELL=/bin/sh"};
+                                  "PATH=" + path, "LANG=C.UTF-8", "SHELL=/bin/sh",
+                                  // glibc's resolver over TCP (the observer answers every stream to
+                                  // port 53), whatever resolv.conf an engine or the kubelet mounted,
+                                  // and a name asked as written, not with a cluster's search suffixes.
+                                  "RES_OPTIONS=use-vc attempts:1 timeout:2 ndots:1"};
   for (std::string& b : bait_environment(canary)) env.push_back(std::move(b));
   return env;
 }
@@ -207,6 +269,7 @@ Expected<Trace, std::string> detonate(const DetonationOptions& o) {
   auto observer = Observer::create(oo);
   if (!observer) return Unexpected(observer.error());
   Observer& obs = **observer;
+  obs.trace().home = d.home;
 
   if (o.ecosystem == Ecosystem::kPyPI) {
     obs.trace().ecosystem = "pypi";
@@ -222,7 +285,11 @@ Expected<Trace, std::string> detonate(const DetonationOptions& o) {
     if (v.exit_code != 0) {
       return Unexpected("creating the venv (" + o.python + " -m venv) failed: " + v.error + v.output_tail);
     }
-    const PhaseRecord installed = obs.run(pypi_install(o, d, env));
+    auto named = name_pypi_archive(o.package);
+    if (!named) return Unexpected(named.error());
+    DetonationOptions with_name = o;
+    with_name.package = *named;
+    const PhaseRecord installed = obs.run(pypi_install(with_name, d, env));
     // An import is tried only of what was installed: a failed build leaves nothing to import.
     if (installed.exit_code == 0) {
       if (auto sp = site_packages(d.venv)) {

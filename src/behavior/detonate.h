@@ -49,6 +49,13 @@ DetonationDirs dirs_for(const std::string& work_dir);
 // The environment every phase gets: HOME (decoys), TMPDIR, PATH, the bait variables.
 std::vector<std::string> base_environment(const DetonationDirs& d, const std::string& canary, const std::string& path);
 
+// The name pip needs an archive to have (the worker hands over the artifact's bytes, not
+// its file name): a gzip, bzip2 or xz stream is an sdist tarball; a zip whose central
+// directory names a `<dist>-<version>.dist-info/WHEEL` is that wheel (named from its own
+// dist-info, with tags every interpreter accepts), any other zip an sdist. A hard link of
+// that name is made beside `path`; its path is returned.
+Expected<std::string, std::string> name_pypi_archive(const std::string& path);
+
 // PyPI's install phase.
 PhaseSpec pypi_install(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env);
 // The top-level modules the venv's newly installed distribution declares (top_level.txt,

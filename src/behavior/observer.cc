@@ -14,16 +14,21 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include "base/fd.h"
+#include "base/file.h"
 #include "base/spawn_child.h"
 #include "behavior/decoys.h"
 #include "behavior/dns.h"
@@ -108,6 +113,7 @@ std::string escape_head(std::string_view bytes) {
 
 struct Stream {
   Fd ours;
+  bool identity = false;
   int id = 0;
   std::string phase;
   int pid = 0;
@@ -231,6 +237,8 @@ struct Observer::Impl {
   std::map<std::string, std::uint32_t> address_of;
   std::map<std::uint32_t, std::string> name_of;
   std::map<std::string, std::uint64_t> dropped;  // limit reached: what, how many times
+  std::vector<std::string> identity;
+  std::set<std::string> created;  // files a process of the run created (resolved), for an exec's `written`
 
   // The phase being run.
   std::string phase;
@@ -308,6 +316,7 @@ struct Observer::Impl {
     // this one): its first exec is the spec's.
     if (!root_exec_seen && static_cast<int>(n.pid) == root) {
       root_exec_seen = true;
+      e.what = "phase";  // the phase's own program (pip, the hook's sh -c, the import): not the package's doing
       if (e.path.empty()) {
         e.path = spec->program;
         e.argv = spec->argv;
@@ -354,6 +363,13 @@ struct Observer::Impl {
     const int pid = static_cast<int>(n.pid);
     const std::string resolved = resolve(absolute(pid, static_cast<int>(dirfd), *path));
     const bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND)) != 0;
+    if ((flags & O_CREAT) != 0) {
+      if (created.size() < kMaxCreated) {
+        created.insert(resolved);
+      } else {
+        ++dropped["created"];
+      }
+    }
     if (const Decoy* d = decoy_at(opt.home, resolved)) {
       Event e;
       e.kind = EventKind::kDecoyOpen;
@@ -482,6 +498,7 @@ struct Observer::Impl {
       e.pid = pid;
       const std::string bytes = payload.value_or("");
       e.canary = carries_canary(bytes, opt.canary);
+      e.identity = carries_identity(bytes, identity);
       auto q = a->port == 53 ? parse_query(bytes) : Expected<DnsQuery, std::string>(Unexpected(std::string()));
       if (q) {
         e.kind = EventKind::kDnsQuery;
@@ -489,6 +506,7 @@ struct Observer::Impl {
         e.qtype = std::string(qtype_name(q->qtype));
         e.address = a->address;
         e.canary = e.canary || carries_canary(q->name, opt.canary);
+        e.identity = carries_identity(q->name, identity);
       } else {
         e.kind = EventKind::kDatagram;
         e.family = a->family;
@@ -573,6 +591,7 @@ struct Observer::Impl {
       e.host = clip(q->name);
       e.qtype = std::string(qtype_name(q->qtype));
       e.canary = carries_canary(q->name, opt.canary);
+      e.identity = carries_identity(q->name, identity);
       add(std::move(e));
       const std::string ans = answer(msg, *q, address_for(q->name));
       const char prefix[2] = {static_cast<char>(ans.size() >> 8), static_cast<char>(ans.size() & 0xff)};
@@ -596,6 +615,7 @@ struct Observer::Impl {
       }
       const std::string window = s.tail + std::string(got);
       s.canary = s.canary || carries_canary(window, opt.canary);
+      s.identity = s.identity || carries_identity(window, identity);
       s.tail = window.substr(window.size() > kCanaryOverlap ? window.size() - kCanaryOverlap : 0);
       if (s.dns) {
         if (s.dns_pending.size() + got.size() > kDnsPendingMax) return false;
@@ -636,6 +656,7 @@ struct Observer::Impl {
       e.head = escape_head(sum.protocol == StreamProtocol::kHttp ? sum.body_head : s.received);
       e.bytes = s.total;
       e.canary = s.canary;
+      e.identity = s.identity;
       const std::string saved = phase;
       phase = s.phase;
       add(std::move(e));
@@ -644,6 +665,55 @@ struct Observer::Impl {
     streams.clear();
   }
 };
+
+std::vector<std::string> identity_tokens(const std::string& home) {
+  std::vector<std::string> out = {home};
+  utsname u{};
+  if (::uname(&u) == 0) {
+    std::string host = u.nodename;
+    for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (host.size() >= 2 && host != "localhost") out.push_back(host);
+  }
+  // The user's name as os.userInfo() and getpass read it: the room's passwd line for this uid
+  // (a static binary has no NSS to ask).
+  const std::string passwd = base::read_small_file("/etc/passwd", 256 * 1024);
+  const std::string uid = ":" + std::to_string(::getuid()) + ":";
+  std::size_t at = 0;
+  while (at < passwd.size()) {
+    std::size_t nl = passwd.find('\n', at);
+    if (nl == std::string::npos) nl = passwd.size();
+    const std::string line = passwd.substr(at, nl - at);
+    at = nl + 1;
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos || colon < 2) continue;
+    const std::size_t second = line.find(':', colon + 1);
+    if (second == std::string::npos || line.compare(second, uid.size(), uid) != 0) continue;
+    // Names that are words in any text would make every request "identity".
+    const std::string name = line.substr(0, colon);
+    if (name != "root" && name != "nobody") out.push_back(name);
+    break;
+  }
+  return out;
+}
+
+// A token counts only where it stands as a word of its own (a DNS label, a JSON value, a
+// path's component): a host named "vm" is in "vm.x.test", not in "vmlinuz".
+bool carries_identity(std::string_view bytes, const std::vector<std::string>& tokens) {
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  auto same = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  };
+  for (const std::string& t : tokens) {
+    if (t.size() < 2) continue;
+    for (auto it = bytes.begin(); (it = std::search(it, bytes.end(), t.begin(), t.end(), same)) != bytes.end(); ++it) {
+      const bool open = it == bytes.begin() || !word_char(*(it - 1)) || !word_char(t.front());
+      const auto end = it + static_cast<std::ptrdiff_t>(t.size());
+      const bool close = end == bytes.end() || !word_char(*end) || !word_char(t.back());
+      if (open && close) return true;
+    }
+  }
+  return false;
+}
 
 Expected<std::unique_ptr<Observer>, std::string> Observer::create(ObserverOptions options) {
   std::unique_ptr<Observer> o(new Observer());
@@ -662,6 +732,7 @@ Expected<std::unique_ptr<Observer>, std::string> Observer::create(ObserverOption
                         "/dev/pts", "/dev/ptmx", "/proc"}) {
     options.write_roots.emplace_back(r);
   }
+  im.identity = identity_tokens(options.home);
   im.opt = std::move(options);
   auto prog = compile_watch_filter();
   if (!prog) return Unexpected("compiling the watch filter: " + prog.error());

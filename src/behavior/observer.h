@@ -46,6 +46,12 @@ inline constexpr std::size_t kMaxEvents = 4000;
 inline constexpr std::size_t kMaxStreams = 256;
 inline constexpr std::size_t kMaxNames = 4096;
 inline constexpr std::size_t kStreamKeepBytes = 16 * 1024;
+inline constexpr std::size_t kMaxCreated = 65536;  // files remembered as created, for an exec's `written`
+
+// What names this host and its user to a package that looks (os.hostname(),
+// os.userInfo(), HOME): found in what a package sends, it is host identity sent.
+std::vector<std::string> identity_tokens(const std::string& home);
+bool carries_identity(std::string_view bytes, const std::vector<std::string>& tokens);
 
 class Observer {
  public:

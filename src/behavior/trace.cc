@@ -52,6 +52,8 @@ nlohmann::json event_json(const Event& e) {
   put("decoy", e.decoy);
   if (e.write) j["write"] = true;
   if (e.canary) j["canary"] = true;
+  if (e.identity) j["identity"] = true;
+  if (e.written) j["written"] = true;
   if (e.kind == EventKind::kLeftRunning || e.kind == EventKind::kLimit) j["count"] = e.count;
   put("what", e.what);
   return j;

@@ -42,8 +42,10 @@ struct Event {
   std::string decoy;              // decoy-open: its kind
   bool write = false;             // decoy-open: opened for writing
   bool canary = false;            // stream, dns, datagram: carries the run's canary
+  bool identity = false;          // stream, dns, datagram: carries the host's name, the user's or HOME
+  bool written = false;           // exec: the program is a file a process of the run created
   std::uint64_t count = 0;        // left-running, limit
-  std::string what;               // limit
+  std::string what;               // limit: what was bounded; exec: "phase" for the phase's own program
 };
 
 struct PhaseRecord {
@@ -60,6 +62,7 @@ struct PhaseRecord {
 
 struct Trace {
   std::string ecosystem;
+  std::string home;  // the decoy home the phases ran with
   std::vector<PhaseRecord> phases;
   std::vector<Event> events;
 };

@@ -17,15 +17,16 @@ using base::name_of;
 using base::Names;
 using base::value_of;
 
-constexpr Names<ScannerType, 9> kScannerTypeNames{{{ScannerType::kPostmortem, "postmortem"},
-                                                   {ScannerType::kGuarddog, "guarddog"},
-                                                   {ScannerType::kTrivy, "trivy"},
-                                                   {ScannerType::kYara, "yara"},
-                                                   {ScannerType::kSignals, "signals"},
-                                                   {ScannerType::kOsv, "osv"},
-                                                   {ScannerType::kMlab, "mlab"},
-                                                   {ScannerType::kSigstore, "sigstore"},
-                                                   {ScannerType::kSocket, "socket"}}};
+constexpr Names<ScannerType, 10> kScannerTypeNames{{{ScannerType::kPostmortem, "postmortem"},
+                                                    {ScannerType::kGuarddog, "guarddog"},
+                                                    {ScannerType::kTrivy, "trivy"},
+                                                    {ScannerType::kYara, "yara"},
+                                                    {ScannerType::kSignals, "signals"},
+                                                    {ScannerType::kBehavior, "behavior"},
+                                                    {ScannerType::kOsv, "osv"},
+                                                    {ScannerType::kMlab, "mlab"},
+                                                    {ScannerType::kSigstore, "sigstore"},
+                                                    {ScannerType::kSocket, "socket"}}};
 constexpr Names<StorageType, 3> kStorageTypeNames{
     {{StorageType::kFilesystem, "filesystem"}, {StorageType::kS3, "s3"}, {StorageType::kInMemory, "in_memory"}}};
 
@@ -50,6 +51,7 @@ bool runs_in_sandbox(ScannerType t) {
     case ScannerType::kTrivy:
     case ScannerType::kYara:
     case ScannerType::kSignals:
+    case ScannerType::kBehavior:
       return true;
     case ScannerType::kOsv:
     case ScannerType::kMlab:

@@ -36,10 +36,11 @@ bool is_image_runtime(std::string_view runtime);
 
 // Every scanner type of upstream's [scanners.<name>] (upstream-today.md §5.2), so that an
 // upstream file loads unchanged (RFC 0022 §9).
-enum class ScannerType { kPostmortem, kGuarddog, kTrivy, kYara, kSignals, kOsv, kMlab, kSigstore, kSocket };
+// signals and behavior are ours, not upstream's.
+enum class ScannerType { kPostmortem, kGuarddog, kTrivy, kYara, kSignals, kBehavior, kOsv, kMlab, kSigstore, kSocket };
 std::string_view to_string(ScannerType t);
 std::optional<ScannerType> parse_scanner_type(std::string_view s);
-// The binary scanners (postmortem, guarddog, trivy, yara, signals) run in the sandbox. The network
+// The binary scanners (postmortem, guarddog, trivy, yara, signals, behavior) run in the sandbox. The network
 // scanners (osv, mlab, sigstore, socket) run no artifact-derived code and make HTTP calls
 // from the worker; RFC 0022 §3 leaves them outside the sandbox (adapters/network_scanners).
 bool runs_in_sandbox(ScannerType t);
@@ -150,7 +151,7 @@ struct ScannerConfig {
   ScannerType type = ScannerType::kOsv;
 
   // postmortem, guarddog: required. trivy: "trivy". yara: "yara". signals (ours):
-  // "batlehub-signals". osv: unused ("").
+  // "batlehub-signals". behavior (ours): "batlehub-behavior". osv: unused ("").
   std::string command;
   // Every type but osv. "" = the runtime's image, else the worker's own. Refused when
   // set under the none and bwrap runtimes.
@@ -166,6 +167,10 @@ struct ScannerConfig {
   // trivy: the OCI repository its vulnerability database is pulled from ("" = Trivy's own
   // default): a mirror of the operator's, or, in tests, a port on loopback.
   std::string db_repository;
+  // behavior (ours): how long one install phase (pip install, an npm hook) and one import may
+  // take, each; the scanner's whole run is still bounded by the job's timeout.
+  std::int64_t install_timeout_secs = 120;
+  std::int64_t import_timeout_secs = 20;
   // trivy: how long its server may take (upstream's key, 60). Ours for osv, mlab, sigstore
   // and socket: how long one request may take (30; the job's own budget bounds them all).
   std::int64_t timeout_secs = 60;

@@ -22,7 +22,6 @@ struct ExpandError {
 
 // `max_bytes` bounds the expanded text: a value may be large, the file may hold it many
 // times, and what comes out still goes through the loader's size limit.
-Expected<std::string, ExpandError> expand_variables(std::string_view text, const core::Env& env,
-                                                    std::size_t max_bytes);
+Expected<std::string, ExpandError> expand_variables(std::string_view text, const core::Env& env, std::size_t max_bytes);
 
 }  // namespace batlehub::config

@@ -27,8 +27,9 @@ namespace {
 using namespace toml_reader;
 
 constexpr std::array kScannerTypes = {ScannerType::kPostmortem, ScannerType::kGuarddog, ScannerType::kTrivy,
-                                      ScannerType::kYara,       ScannerType::kSignals,  ScannerType::kOsv,
-                                      ScannerType::kMlab,       ScannerType::kSigstore, ScannerType::kSocket};
+                                      ScannerType::kYara,       ScannerType::kSignals,  ScannerType::kBehavior,
+                                      ScannerType::kOsv,        ScannerType::kMlab,     ScannerType::kSigstore,
+                                      ScannerType::kSocket};
 constexpr std::array kSeverities = {Severity::kLow, Severity::kMedium, Severity::kHigh, Severity::kCritical};
 constexpr std::array kStorageTypes = {StorageType::kFilesystem, StorageType::kS3, StorageType::kInMemory};
 
@@ -170,6 +171,14 @@ ScannerConfig read_scanner(Loader& l, const std::string& name, const toml::table
       s.command = "batlehub-signals";
       if (auto v = t.str("command")) s.command = *v;
       if (auto v = t.str("image")) s.image = *v;
+      break;
+    case ScannerType::kBehavior:
+      // Ours: the detonation (src/behavior/), no key of upstream's.
+      s.command = "batlehub-behavior";
+      if (auto v = t.str("command")) s.command = *v;
+      if (auto v = t.str("image")) s.image = *v;
+      if (auto v = t.integer("install_timeout_secs")) s.install_timeout_secs = *v;
+      if (auto v = t.integer("import_timeout_secs")) s.import_timeout_secs = *v;
       break;
     // The network scanners: upstream's keys, and ours (ca_file, timeout_secs, on_outage).
     case ScannerType::kOsv:

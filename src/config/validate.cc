@@ -364,6 +364,19 @@ class Validator {
       case ScannerType::kSignals:
         not_empty(join_key(base, "command"), s.command);
         break;
+      case ScannerType::kBehavior:
+        not_empty(join_key(base, "command"), s.command);
+        // The one scanner that runs the package's own code: never without walls.
+        if (runtime == "none") {
+          refuse(join_key(base, "type"),
+                 "a behavior scanner runs the package's install and import, which only a sandbox may do: it is "
+                 "refused under the none runtime (use bwrap, oci or kubernetes)");
+        }
+        for (auto [key, v] : {std::pair{"install_timeout_secs", s.install_timeout_secs},
+                              {"import_timeout_secs", s.import_timeout_secs}}) {
+          if (v < 1 || v > 3600) refuse(join_key(base, key), std::string(key) + " must be 1 to 3600 seconds");
+        }
+        break;
       case ScannerType::kYara:
         not_empty(join_key(base, "command"), s.command);
         yara_rules(base, s);

