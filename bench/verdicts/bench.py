@@ -71,6 +71,8 @@ DETECTION_TARGET = 95.0      # per cent of malicious archives blocked, family-we
 
 SIGNALS_BINARY = "src/signals/batlehub-signals"  # under --build
 SIGNALS_DEST = "/usr/local/bin/batlehub-signals"  # in the room, on the sandbox's PATH
+BEHAVIOR_BINARY = "src/behavior/batlehub-behavior"  # under --build
+BEHAVIOR_DEST = "/usr/local/bin/batlehub-behavior"
 
 
 def build_rooms(build, agent, rooms, only=None):
@@ -86,6 +88,13 @@ def build_rooms(build, agent, rooms, only=None):
     if os.path.exists(os.path.join(ROOT, "rooms", "signals.toml")) and os.path.isfile(signals):
         scanners.append("signals")
         extra["signals"] = ["--binary", f"{signals}:{SIGNALS_DEST}"]
+    # The detonation (issue 47) runs only when named: it runs every archive's own code (behind
+    # the walls) and takes seconds where the others take a fraction of one.
+    behavior = os.path.join(build, BEHAVIOR_BINARY)
+    if only and "behavior" in only and os.path.exists(os.path.join(ROOT, "rooms", "behavior.toml")) and \
+            os.path.isfile(behavior):
+        scanners.append("behavior")
+        extra["behavior"] = ["--binary", f"{behavior}:{BEHAVIOR_DEST}"]
     if only:
         missing = sorted(set(only) - set(scanners))
         if missing:
@@ -110,6 +119,10 @@ def write_config(path, rooms, scanners):
                         % os.path.join(ROOT, "rooms/rules/batlehub-default.yar"))
             elif s == "signals":
                 f.write("[scanners.signals]\ntype = \"signals\"\ncommand = \"batlehub-signals\"\n")
+            elif s == "behavior":
+                # Shorter phases than the shipped 120 s and 20 s: a sample that waits on a
+                # connection forever costs a bench a minute, not two.
+                f.write("[scanners.behavior]\ntype = \"behavior\"\ninstall_timeout_secs = 60\nimport_timeout_secs = 15\n")
             else:
                 f.write("[scanners.guarddog]\ntype = \"guarddog\"\ncommand = \"guarddog\"\n")
 
@@ -399,6 +412,35 @@ def print_baseline(path, records):
         print(f"against {path}: median {b:.2f} s -> {a:.2f} s on the same {len(pairs)} archives, {a / b:.2f}x")
 
 
+ORDER = {"allowed": 0, "warned": 1, "quarantined": 2, "denied": 3}
+
+
+def merge_findings(run, records, other_run, other_records):
+    """Each record judged on its findings and those `other_records` hold for the same archive
+    (by truth and sha256): the state the default policy gives them all (effect()), the worst
+    wins. An archive the other run did not scan (a kind it does not support) keeps its own; a
+    scan refused in either stays refused."""
+    by_key = {(o["truth"], o["sha256"]): o for o in other_records}
+    for r in records:
+        o = by_key.get((r["truth"], r["sha256"]))
+        if o is None:
+            continue
+        mine, theirs = r["result"], o["result"]
+        if "error" in (mine["state"], theirs["state"]):
+            r["result"] = mine if mine["state"] == "error" else theirs
+            continue
+        findings = mine.get("findings", []) + theirs.get("findings", [])
+        state = "allowed"
+        for f in findings:
+            e = effect(f)
+            if e and ORDER[e] > ORDER[state]:
+                state = e
+        r["result"] = {**mine, "state": state, "findings": findings,
+                       "seconds": mine["seconds"] + theirs["seconds"],
+                       "codes": sorted(set(mine.get("codes", [])) | set(theirs.get("codes", [])))}
+    return {**run, "scanners": sorted(set(run["scanners"]) | set(other_run["scanners"]))}
+
+
 def corpus_path(corpus, truth, row):
     sub = "benign" if truth == "benign" else os.path.join("malicious", row["ecosystem"])
     return os.path.join(corpus, sub, row["file"])
@@ -422,6 +464,9 @@ def main():
     ap.add_argument("--reclassify", action="store_true",
                     help="with --from-json: assign every malicious archive's campaign anew (campaigns.campaign(), "
                          "reading the archive's size under --corpus, else the size recorded)")
+    ap.add_argument("--with", dest="with_json", action="append", default=[], metavar="FILE",
+                    help="with --from-json: add the findings an earlier --json recorded for the same archive "
+                         "(another scanner's run: --scanners behavior) and judge each archive on them all")
     ap.add_argument("--families", type=int, metavar="N",
                     help="print only the N largest campaigns of each ecosystem's malware (default: all)")
     args = ap.parse_args()
@@ -432,6 +477,8 @@ def main():
             if r["truth"] == "malicious" and (args.reclassify or not r.get("campaign")):
                 r["campaign"] = campaigns.campaign(r, corpus_path(args.corpus, r["truth"], r))
             r.setdefault("campaign", None)
+        for other in args.with_json:
+            run = merge_findings(run, records, *read_json(other))
         if args.why:
             split = halves.read_split()
             records = [r for r in records if halves.why_of(split, r["truth"], r) == args.why]

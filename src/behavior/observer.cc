@@ -48,7 +48,11 @@ constexpr std::size_t kArgvMax = 64;
 constexpr std::size_t kOutputTail = 4096;
 constexpr std::size_t kDnsPendingMax = 64 * 1024;
 constexpr std::size_t kHeadMax = 2048;
-constexpr std::size_t kCanaryOverlap = 128;  // bytes kept from one read to the next for the canary search
+constexpr std::size_t kCanaryOverlap = 128;
+// A connection the package has sent nothing down for this long, with nothing for the sink to
+// answer, is ended: a reverse shell waiting for commands, a client waiting for a greeting,
+// would otherwise hold the phase to its timeout.
+constexpr auto kStreamIdle = std::chrono::seconds(2);  // bytes kept from one read to the next for the canary search
 constexpr std::string_view kHttpAnswer =
     "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
 
@@ -113,6 +117,7 @@ std::string escape_head(std::string_view bytes) {
 
 struct Stream {
   Fd ours;
+  Clock::time_point last{};  // the connect, or the last bytes the package sent
   bool identity = false;
   int id = 0;
   std::string phase;
@@ -467,6 +472,7 @@ struct Observer::Impl {
       return;
     }
     s.connected = true;
+    s.last = Clock::now();
     s.family = a->family;
     s.address = a->address;
     s.port = a->port;
@@ -609,6 +615,7 @@ struct Observer::Impl {
       if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
       if (r <= 0) return false;
       const std::string_view got(buf, static_cast<std::size_t>(r));
+      s.last = Clock::now();
       s.total += got.size();
       if (s.received.size() < kStreamKeepBytes) {
         s.received.append(got.substr(0, kStreamKeepBytes - s.received.size()));
@@ -884,6 +891,18 @@ PhaseRecord Observer::run(const PhaseSpec& spec) {
   std::string output;
   std::optional<Clock::time_point> drain_until;
   for (;;) {
+    const auto now = Clock::now();
+    const auto until = drain_until ? *drain_until : deadline;
+    if (now >= until) break;
+    auto wake = until;
+    for (auto& [ino, s] : im.streams) {
+      if (!s.ours.valid() || !s.connected) continue;
+      if (now - s.last >= kStreamIdle) {
+        s.ours.reset();  // the package reads the end of the stream
+      } else {
+        wake = std::min(wake, s.last + kStreamIdle);
+      }
+    }
     std::vector<pollfd> pfd;
     pfd.push_back({listener_open ? listener.get() : -1, POLLIN, 0});
     pfd.push_back({root_done ? -1 : pidfd.get(), POLLIN, 0});
@@ -895,10 +914,7 @@ PhaseRecord Observer::run(const PhaseSpec& spec) {
       pfd.push_back({s.ours.get(), POLLIN, 0});
       order.push_back(ino);
     }
-    const auto now = Clock::now();
-    const auto until = drain_until ? *drain_until : deadline;
-    if (now >= until) break;
-    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count() + 1;
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count() + 1;
     int r = ::poll(pfd.data(), pfd.size(), static_cast<int>(std::min<long long>(wait, 1000)));
     if (r < 0 && errno != EINTR) break;
     if (r <= 0) continue;

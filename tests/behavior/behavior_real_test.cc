@@ -203,10 +203,33 @@ TEST_F(BehaviorReal, an_import_that_execs_decoded_text_opening_a_shell_on_a_conn
   auto streams = events(t, "stream", "import");
   ASSERT_EQ(streams.size(), 1U);
   EXPECT_EQ(streams[0].at("head").get<std::string>().rfind("hello from ", 0), 0U);
-  // The shell waited on the connection; the import's bound ended it.
+  // The shell waited on the connection for commands; the sink, which had none, ended the
+  // idle connection, and the shell read its end: the import ended before its bound.
   const json& phase = t.at("phases").back();
   EXPECT_EQ(phase.at("phase"), "import");
-  EXPECT_EQ(phase.at("timed_out"), true);
+  EXPECT_EQ(phase.at("timed_out"), false);
+}
+
+TEST_F(BehaviorReal, an_import_that_never_ends_is_bounded_and_what_it_leaves_running_is_killed_and_said) {
+  BATLEHUB_NEED_BWRAP();
+  const std::string init =
+      "import subprocess, time\n"
+      "subprocess.Popen(['/bin/sh', '-c', 'while :; do :; done'], start_new_session=True)\n";
+  json t =
+      detonate("pypi", sdist("daemon", {file("setup.py", setup_py("daemon", "")), file("daemon/__init__.py", init)}));
+  ASSERT_TRUE(t.contains("phases"));
+  EXPECT_EQ(t.at("phases").back().at("timed_out"), false);
+  auto left = events(t, "left-running", "import");
+  ASSERT_EQ(left.size(), 1U) << t.dump(1);
+  EXPECT_EQ(left[0].at("count"), 1);
+
+  const std::string forever = "import time\nwhile True:\n    time.sleep(1)\n";
+  json u = detonate("pypi",
+                    sdist("forever", {file("setup.py", setup_py("forever", "")), file("forever/__init__.py", forever)}),
+                    "1500");
+  ASSERT_TRUE(u.contains("phases"));
+  EXPECT_EQ(u.at("phases").back().at("phase"), "import");
+  EXPECT_EQ(u.at("phases").back().at("timed_out"), true);
 }
 
 TEST_F(BehaviorReal, a_download_made_executable_and_run_is_seen_as_a_program_started_from_a_written_file) {
