@@ -213,6 +213,18 @@ std::optional<ProbeReport::Failure> ProbeReport::failure() const {
 }
 
 void hold_to_target(ProbeReport& report, const ProbeTarget& target) {
+  if (target.shell_expected) {
+    for (auto& a : report.agent.assertions) {
+      if (a.check != wire::Check::kNoShell || a.verdict != wire::AssertionVerdict::kFail) continue;
+      // The agent's words for a room whose one forbidden name is the detonation's /bin/sh.
+      if (a.evidence == "found /bin/sh") {
+        a.verdict = wire::AssertionVerdict::kPass;
+        a.evidence +=
+            ", the detonation room's one shell (npm's install scripts run with it); no bash, busybox "
+            "or batlehub";
+      }
+    }
+  }
   if (!target.require_landlock) return;
   for (auto& a : report.agent.assertions) {
     if (a.check != wire::Check::kLandlock || a.verdict != wire::AssertionVerdict::kWarn) continue;

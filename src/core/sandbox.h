@@ -207,6 +207,10 @@ struct ProbeTarget {
   // [worker.sandbox] require_landlock: a kernel without Landlock fails the probe rather than
   // warning (hold_to_target).
   bool require_landlock = false;
+  // The detonation's room (a behavior scanner's alone) holds /bin/sh, which npm runs a
+  // package's install scripts with (rooms/behavior.toml): its no_shell assertion must find
+  // exactly that and nothing else — no bash, no busybox, no batlehub (hold_to_target).
+  bool shell_expected = false;
 };
 
 struct ProbeReport {

@@ -7,8 +7,8 @@
 namespace batlehub::core {
 namespace {
 
-using wire::Check;
 using wire::AssertionVerdict;
+using wire::Check;
 
 ProbeReport every_check_passing() {
   ProbeReport r;
@@ -72,6 +72,34 @@ TEST(ProbeReport, require_landlock_turns_the_no_landlock_warning_into_a_failure)
     if (a.check == Check::kRlimits) {
       EXPECT_EQ(a.verdict, AssertionVerdict::kWarn);
     }
+  }
+}
+
+// The detonation's room holds /bin/sh and nothing else forbidden: for a behavior scanner's
+// target that one finding passes, any other (bash, busybox, batlehub beside it) still fails,
+// and every other room's /bin/sh fails as it always did.
+TEST(ProbeReport, only_the_detonation_room_may_hold_its_one_shell) {
+  auto with_shell = [](const std::string& found) {
+    ProbeReport r = every_check_passing();
+    for (auto& a : r.agent.assertions) {
+      if (a.check == Check::kNoShell) a = {Check::kNoShell, AssertionVerdict::kFail, "found " + found};
+    }
+    return r;
+  };
+  ProbeTarget other;
+  ProbeReport r = with_shell("/bin/sh");
+  hold_to_target(r, other);
+  EXPECT_EQ(r.first_failure(), "no_shell: found /bin/sh");
+  ProbeTarget detonation;
+  detonation.shell_expected = true;
+  r = with_shell("/bin/sh");
+  hold_to_target(r, detonation);
+  EXPECT_TRUE(r.passed()) << r.first_failure().value_or("");
+  for (const char* more :
+       {"/bin/sh, /usr/bin/bash", "/usr/bin/busybox", "/bin/bash", "/bin/sh, /usr/local/bin/batlehub"}) {
+    ProbeReport m = with_shell(more);
+    hold_to_target(m, detonation);
+    EXPECT_EQ(m.first_failure(), std::string("no_shell: found ") + more);
   }
 }
 

@@ -135,6 +135,7 @@ std::vector<core::ProbeTarget> probe_targets(const config::Config& c, const conf
     if (!images) {
       std::string room = s.rooms_dir + "/" + sc.name;
       out.push_back(core::ProbeTarget{sc.name, std::nullopt, {command_in_room(room, sc.command)}, limits});
+      out.back().shell_expected = sc.type == config::ScannerType::kBehavior;
       continue;
     }
     // An image is proven once, however many scanners run from it (one made like a room for
@@ -144,7 +145,9 @@ std::vector<core::ProbeTarget> probe_targets(const config::Config& c, const conf
     auto same = std::find_if(out.begin(), out.end(), [&](const core::ProbeTarget& t) { return t.image == image; });
     if (same == out.end()) {
       out.push_back(core::ProbeTarget{sc.name, image, {sc.command}, limits});
+      out.back().shell_expected = sc.type == config::ScannerType::kBehavior;
     } else {
+      same->shell_expected = same->shell_expected && sc.type == config::ScannerType::kBehavior;
       same->room += "+" + sc.name;
       if (std::find(same->commands.begin(), same->commands.end(), sc.command) == same->commands.end()) {
         same->commands.push_back(sc.command);
