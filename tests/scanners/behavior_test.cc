@@ -130,7 +130,9 @@ TEST(BehaviorWeigh, a_tool_s_credential_file_read_is_medium_and_a_local_server_i
 TEST(BehaviorOutput, what_is_not_the_trace_is_refused_with_a_reason) {
   for (const std::string& bad : {std::string("not json"), std::string("{\"behavior\":2,\"phases\":[],\"events\":[]}"),
                                  std::string("{\"behavior\":1,\"phases\":{},\"events\":[]}"),
-                                 std::string("{\"behavior\":1,\"phases\":[],\"events\":[1]}")}) {
+                                 std::string("{\"behavior\":1,\"phases\":[],\"events\":[1]}"),
+                                 // fuzz_behavior_trace's first find: a version that is not a number threw
+                                 std::string("{\"behavior\": []}")}) {
     auto t = parse_behavior_output(bad);
     ASSERT_FALSE(t) << bad;
     EXPECT_EQ(t.error().kind, core::ScannerError::Kind::kOutput) << bad;

@@ -152,7 +152,8 @@ Expected<BehaviorTrace, ScannerError> parse_behavior_output(std::string_view out
   auto doc = parse_json(out);
   if (!doc) return Unexpected(doc.error());
   const json& d = *doc;
-  if (!d.is_object() || d.value("behavior", 0) != 1) {
+  auto version = d.is_object() ? d.find("behavior") : d.end();
+  if (!d.is_object() || version == d.end() || !version->is_number_integer() || version->get<std::int64_t>() != 1) {
     return Unexpected(output_error("not a trace of version 1 (no \"behavior\": 1)"));
   }
   auto phases = d.find("phases");
