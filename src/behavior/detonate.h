@@ -75,6 +75,13 @@ PhaseSpec npm_hook(const DetonationOptions& o, const DetonationDirs& d, const st
                    const NpmPackage& p, const std::pair<std::string, std::string>& hook);
 PhaseSpec npm_require(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env);
 
+// The observer's own check (issue 47 point 5), run by the worker's probe in the detonation
+// room: one phase, "self-test", whose program (the room's Python) starts a shell, reads the
+// decoy SSH key, resolves kSelfTestHost, connects to it and posts the key. A trace missing
+// any of those says the observer does not see what a detonation needs it to.
+inline constexpr const char* kSelfTestHost = "observer.self-test.batlehub.test";
+Expected<Trace, std::string> self_test(const DetonationOptions& o);
+
 // Every phase, observed; the trace. A step of ours that fails (the venv, the decoys) is an
 // error; a phase that fails (a build without a compiler) is part of the trace.
 Expected<Trace, std::string> detonate(const DetonationOptions& o);

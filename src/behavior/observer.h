@@ -48,6 +48,10 @@ inline constexpr std::size_t kMaxNames = 4096;
 inline constexpr std::size_t kStreamKeepBytes = 16 * 1024;
 inline constexpr std::size_t kMaxCreated = 65536;  // files remembered as created, for an exec's `written`
 
+// Whether this build installs the watch filter on a phase (watch_as_built.cc: always). The
+// seam is the link, never an input: only a test-only binary is built blind.
+bool installs_watch_filter();
+
 // What names this host and its user to a package that looks (os.hostname(),
 // os.userInfo(), HOME): found in what a package sends, it is host identity sent.
 std::vector<std::string> identity_tokens(const std::string& home);

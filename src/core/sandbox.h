@@ -211,6 +211,14 @@ struct ProbeTarget {
   // package's install scripts with (rooms/behavior.toml): its no_shell assertion must find
   // exactly that and nothing else — no bash, no busybox, no batlehub (hold_to_target).
   bool shell_expected = false;
+  // A run the probe makes in the room once the agent's walls hold, and what its output must
+  // show: the detonation's observer seeing a helper's exec, decoy read, DNS name and
+  // connection (issue 47). nullopt for every other scanner. `judge` says what is missing.
+  struct SelfCheck {
+    RunSpec run;
+    std::function<std::optional<std::string>(const Expected<RunOutput, SandboxError>&)> judge;
+  };
+  std::optional<SelfCheck> self_check;
 };
 
 struct ProbeReport {

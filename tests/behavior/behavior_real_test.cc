@@ -56,7 +56,10 @@ class BehaviorReal : public ::testing::Test {
     if (bwrap_unavailable().empty()) {
       room_error_ = new std::string(
           build_room_from(rooms_, "behavior", "behavior",
-                          std::string("--binary ") + BATLEHUB_BEHAVIOR_BIN + ":/usr/local/bin/batlehub-behavior"));
+                          std::string("--binary ") + BATLEHUB_BEHAVIOR_BIN + ":/usr/local/bin/batlehub-behavior") +
+          build_room_from(rooms_, "behavior", "behavior-blind",
+                          std::string("--binary ") + BATLEHUB_HELPERS_DIR +
+                              "/batlehub-behavior-blind:/usr/local/bin/batlehub-behavior"));
     }
   }
   static void TearDownTestSuite() {
@@ -329,6 +332,23 @@ TEST_F(BehaviorReal, through_the_scanner_an_ordinary_package_gives_no_finding) {
       findings(core::PackageKind::kNpm,
                npm_package({file("package.json", pj), file("index.js", "module.exports = require('path').sep;\n")}));
   EXPECT_TRUE(js.empty());
+}
+
+// The probe's check of the observer (issue 47 point 5): in the room, the self-test's helper
+// starts a shell, reads the decoy key, asks a name, connects and posts the key, and the
+// observer must see each; a build whose observer is blind fails it, naming all five.
+TEST_F(BehaviorReal, the_probe_s_self_check_passes_with_the_observer_and_names_all_a_blind_one_missed) {
+  BATLEHUB_NEED_BWRAP();
+  auto rt = bwrap_runtime(*scratch_, rooms_);
+  adapters::BehaviorOptions o;
+  EXPECT_EQ(adapters::judge_self_test(rt->run(adapters::self_test_run(o))), std::nullopt);
+  o.name = "behavior-blind";
+  auto missed = adapters::judge_self_test(rt->run(adapters::self_test_run(o)));
+  ASSERT_TRUE(missed);
+  EXPECT_EQ(*missed,
+            "the detonation's observer did not see the shell it started, its read of the decoy SSH key, the name it "
+            "asked, its connection, the key's canary in what it sent (a helper's exec, decoy read, DNS query and "
+            "connection, in the room)");
 }
 
 }  // namespace

@@ -340,6 +340,47 @@ std::vector<Finding> weigh_behavior(const BehaviorTrace& t, const std::string& s
   return out;
 }
 
+core::RunSpec self_test_run(const BehaviorOptions& o) {
+  core::RunSpec spec;
+  spec.argv = {o.command, "self-test"};
+  spec.network = false;
+  spec.limits = o.limits;
+  spec.timeout = std::chrono::seconds(60);
+  spec.label.scanner = o.name;
+  spec.label.job = "probe";
+  return spec;
+}
+
+std::optional<std::string> judge_self_test(const core::RunOutcome& r) {
+  if (!r) return "the self-test run failed: " + r.error().message;
+  if (r->status != 0) {
+    return "batlehub-behavior self-test exited " + std::to_string(r->status) + ": " + trimmed_tail(r->stderr_tail);
+  }
+  auto t = parse_behavior_output(r->stdout_bytes);
+  if (!t) return t.error().message;
+  constexpr std::string_view kHost = "observer.self-test.batlehub.test";
+  bool shell = false, decoy = false, dns = false, connect = false, canary = false;
+  for (const BehaviorEvent& e : t->events) {
+    shell = shell || (e.kind == "exec" && e.what != "phase" && !e.argv.empty() && e.argv[0] == "sh");
+    decoy = decoy || (e.kind == "decoy-open" && e.decoy == "ssh-key");
+    dns = dns || (e.kind == "dns" && e.host == kHost);
+    connect = connect || (e.kind == "connect" && e.host == kHost && e.port == 80);
+    canary = canary || (e.kind == "stream" && e.host == kHost && e.canary);
+  }
+  std::string missed;
+  for (auto [seen, what] : {std::pair{shell, "the shell it started"},
+                            {decoy, "its read of the decoy SSH key"},
+                            {dns, "the name it asked"},
+                            {connect, "its connection"},
+                            {canary, "the key's canary in what it sent"}}) {
+    if (!seen) missed += (missed.empty() ? "" : ", ") + std::string(what);
+  }
+  if (missed.empty()) return std::nullopt;
+  return "the detonation's observer did not see " + missed +
+         " (a helper's exec, decoy read, DNS query and "
+         "connection, in the room)";
+}
+
 Expected<std::vector<core::RunSpec>, ScannerError> BehaviorScanner::plan(const core::ScanInput& in) const {
   if (!in.artifact) return Unexpected(ScannerError{ScannerError::Kind::kUnsupported, "no artifact to detonate"});
   core::RunSpec spec;

@@ -75,6 +75,13 @@ Expected<BehaviorTrace, core::ScannerError> parse_behavior_output(std::string_vi
 // The findings the trace adds up to (docs/verdicts.md, "behavior").
 std::vector<core::Finding> weigh_behavior(const BehaviorTrace& trace, const std::string& scanner);
 
+// The observer's own check, which the worker's probe runs in the behavior room once the
+// agent's walls hold (`batlehub-behavior self-test`, src/behavior/detonate.h), and its
+// judge: nullopt when the trace shows the helper's shell, its read of the decoy key, the
+// name it asked, its connection and the key in what it sent; else what the observer missed.
+core::RunSpec self_test_run(const BehaviorOptions& options);
+std::optional<std::string> judge_self_test(const core::RunOutcome& outcome);
+
 class BehaviorScanner final : public core::Scanner {
  public:
   explicit BehaviorScanner(BehaviorOptions options) : options_(std::move(options)) {}

@@ -15,6 +15,7 @@
 #include "adapters/queue/sqlite_queue.h"
 #include "adapters/sandbox/registry.h"
 #include "adapters/sandbox/run_frame.h"
+#include "adapters/scanners/behavior.h"
 #include "adapters/storage/local_backends.h"
 #include "adapters/storage/s3_backend.h"
 #include "base/command_path.h"
@@ -123,6 +124,14 @@ std::string command_in_room(const std::string& room, const std::string& command)
   return base::resolve_command(command, wire::kSandboxPath, room, base::Found::kRegularFile)
       .value_or("/usr/bin/" + command);
 }
+// The detonation's probe runs its observer's own check too (adapters/scanners/behavior.h).
+core::ProbeTarget::SelfCheck behavior_self_check(const config::ScannerConfig& sc, const core::Limits& limits) {
+  adapters::BehaviorOptions o;
+  o.name = sc.name;
+  o.command = sc.command;
+  o.limits = limits;
+  return {adapters::self_test_run(o), adapters::judge_self_test};
+}
 }  // namespace
 
 std::vector<core::ProbeTarget> probe_targets(const config::Config& c, const config::Env& env) {
@@ -136,6 +145,7 @@ std::vector<core::ProbeTarget> probe_targets(const config::Config& c, const conf
       std::string room = s.rooms_dir + "/" + sc.name;
       out.push_back(core::ProbeTarget{sc.name, std::nullopt, {command_in_room(room, sc.command)}, limits});
       out.back().shell_expected = sc.type == config::ScannerType::kBehavior;
+      if (sc.type == config::ScannerType::kBehavior) out.back().self_check = behavior_self_check(sc, limits);
       continue;
     }
     // An image is proven once, however many scanners run from it (one made like a room for
@@ -146,6 +156,7 @@ std::vector<core::ProbeTarget> probe_targets(const config::Config& c, const conf
     if (same == out.end()) {
       out.push_back(core::ProbeTarget{sc.name, image, {sc.command}, limits});
       out.back().shell_expected = sc.type == config::ScannerType::kBehavior;
+      if (sc.type == config::ScannerType::kBehavior) out.back().self_check = behavior_self_check(sc, limits);
     } else {
       same->shell_expected = same->shell_expected && sc.type == config::ScannerType::kBehavior;
       same->room += "+" + sc.name;

@@ -102,6 +102,19 @@ WallsProof prove_walls(core::SandboxRuntime& rt, const std::vector<core::ProbeTa
       return WallsProof{false, line, rt.hint(f->check), t.room, check};
     }
     log_passed(*r, t.room);
+    if (t.self_check) {
+      core::RunSpec spec = t.self_check->run;
+      if (t.image) spec.image = t.image;
+      if (auto missed = t.self_check->judge(rt.run(spec))) {
+        log->error("probe failed for runtime \"{}\" in room {}: observer_sees: {}", rt.name(), t.room, *missed);
+        return WallsProof{false, "observer_sees: " + *missed,
+                          "the detonation's observer needs seccomp user notification with SECCOMP_ADDFD_FLAG_SEND "
+                          "(Linux 5.14) and /proc/<pid>/mem of its own children; see docs/operations/bwrap.md",
+                          t.room, "observer_sees"};
+      }
+      log->info("room {}: the detonation's observer sees a helper's exec, decoy read, DNS query and connection",
+                t.room);
+    }
   }
   return WallsProof{true, "", "", "", ""};
 }
