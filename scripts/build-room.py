@@ -21,6 +21,9 @@ A definition (TOML):
   exclude = ["test", "__pycache__"]   # directory names left out
   [[file]]                   # one plain file (data, rules, certificates)
   source = "/etc/ssl/certs/ca-certificates.crt"
+  [[file]]                   # a relative source is beside the definition (rooms/behavior/…)
+  source = "behavior/fallback.py"
+  dest = "/usr/lib/python3/dist-packages/_batlehub_fallback.py"
   [[file]]                   # or one written from the definition itself
   dest = "/etc/resolv.conf"
   content = "nameserver 127.0.0.53\n"
@@ -168,7 +171,10 @@ def main():
                 out_file.write(f["content"])
             os.chmod(target, 0o644)
         else:
-            copy_file(f["source"], tmp, f.get("dest"), 0o644)
+            source = f["source"]
+            if not os.path.isabs(source) and args.definition:
+                source = os.path.join(os.path.dirname(os.path.abspath(args.definition)), source)
+            copy_file(source, tmp, f.get("dest"), 0o644)
     shell = spec["room"].get("shell")
     if shell is not None and not str(shell).strip():
         fail("[room] shell must say why the room needs a shell")

@@ -4,7 +4,9 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -36,6 +38,16 @@ constexpr auto kDecoys = std::to_array<Decoy>({
     {"wallet", ".config/Exodus/exodus.wallet/seed.seco"},
     {"wallet", ".config/solana/id.json"},
     {"shell-history", ".bash_history"},
+    // Where Windows keeps the same stores (USERPROFILE, APPDATA and LOCALAPPDATA point here in
+    // a detonation): a stealer written for Windows that reads its environment finds them.
+    {"browser-logins", "AppData/Local/Google/Chrome/User Data/Default/Login Data"},
+    {"browser-cookies", "AppData/Local/Google/Chrome/User Data/Default/Network/Cookies"},
+    {"browser-local-state", "AppData/Local/Google/Chrome/User Data/Local State"},
+    {"browser-logins", "AppData/Local/Microsoft/Edge/User Data/Default/Login Data"},
+    {"discord-token-store", "AppData/Roaming/discord/Local Storage/leveldb/000003.log"},
+    {"wallet", "AppData/Roaming/Exodus/exodus.wallet/seed.seco"},
+    {"wallet", "AppData/Roaming/Electrum/wallets/default_wallet"},
+    {"telegram-session", "AppData/Roaming/Telegram Desktop/tdata/key_datas"},
 });
 
 // What each kind holds: the shape a stealer's parser expects, with the canary where the
@@ -106,7 +118,12 @@ Expected<Ok, std::string> plant(const std::string& home, std::string_view canary
   return Ok{};
 }
 
-const Decoy* decoy_at(std::string_view home, std::string_view path) {
+const Decoy* decoy_at(std::string_view home, std::string_view as_opened) {
+  // A path a Windows stealer joined with backslashes names one file on Linux, which does not
+  // exist; it is the store it meant all the same.
+  std::string joined(as_opened);
+  std::replace(joined.begin(), joined.end(), '\\', '/');
+  const std::string_view path = joined;
   if (path.size() <= home.size() + 1 || path.substr(0, home.size()) != home || path[home.size()] != '/') {
     return nullptr;
   }
@@ -129,6 +146,19 @@ std::vector<std::string> bait_environment(std::string_view c) {
   const std::string canary(c);
   return {"AWS_ACCESS_KEY_ID=AKIA" + canary.substr(0, 16), "AWS_SECRET_ACCESS_KEY=" + canary,
           "GITHUB_TOKEN=ghp_" + canary, "NPM_TOKEN=npm_" + canary};
+}
+
+std::vector<std::string> windows_environment(std::string_view home, std::string_view host, std::string_view user) {
+  std::string computer(host);
+  for (char& ch : computer) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  const std::string h(home);
+  return {"COMPUTERNAME=" + computer,
+          "USERDOMAIN=" + computer,
+          "USERNAME=" + std::string(user),
+          "USERPROFILE=" + h,
+          "APPDATA=" + h + "/AppData/Roaming",
+          "LOCALAPPDATA=" + h + "/AppData/Local",
+          "OS=Windows_NT"};
 }
 
 bool carries_canary(std::string_view bytes, std::string_view canary) {

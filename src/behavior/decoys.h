@@ -27,12 +27,18 @@ Expected<std::string, std::string> make_canary();
 // Writes every decoy under `home` (created), each holding `canary`.
 Expected<Ok, std::string> plant(const std::string& home, std::string_view canary);
 
-// The decoy at `path` (absolute), if it is one or lies under one's directory; nullptr else.
+// The decoy at `path` (absolute, its backslashes read as slashes), if it is one or lies under
+// one's directory; nullptr else.
 const Decoy* decoy_at(std::string_view home, std::string_view path);
 
 // The environment variables a package also finds (as OSSF package-analysis plants): cloud
 // keys holding the canary, "NAME=value".
 std::vector<std::string> bait_environment(std::string_view canary);
+
+// The variables Windows sets that code written for it reads first (%COMPUTERNAME%,
+// %APPDATA%…), pointing into the decoy home: on Linux nothing else reads them, and a stealer
+// that does goes on to the stores it came for.
+std::vector<std::string> windows_environment(std::string_view home, std::string_view host, std::string_view user);
 
 // Whether `bytes` carry the canary: as it is, hex-encoded, percent-encoded (it has no byte
 // to encode) or base64-encoded at any of the three alignments a longer text puts it at.

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@ namespace {
 
 constexpr std::size_t kPackageJsonMax = 1024 * 1024;
 constexpr std::size_t kListMax = 256 * 1024;  // top_level.txt, RECORD
+constexpr const char* kNodeFallback = "/usr/local/lib/batlehub/fallback.js";
 
 bool identifier(std::string_view s) {
   if (s.empty() || s.size() > 128) return false;
@@ -126,6 +128,10 @@ std::vector<std::string> base_environment(const DetonationDirs& d, const std::st
                                   // and a name asked as written, not with a cluster's search suffixes.
                                   "RES_OPTIONS=use-vc attempts:1 timeout:2 ndots:1"};
   for (std::string& b : bait_environment(canary)) env.push_back(std::move(b));
+  utsname u{};
+  for (std::string& w : windows_environment(d.home, ::uname(&u) == 0 ? u.nodename : "builder-pc", "builder")) {
+    env.push_back(std::move(w));
+  }
   return env;
 }
 
@@ -342,7 +348,11 @@ Expected<Trace, std::string> detonate(const DetonationOptions& o) {
   }
   auto pkg = read_npm_package(bytes->bytes);
   if (!pkg) return Unexpected(o.package + "/package.json: " + pkg.error());
-  const auto env = base_environment(d, *canary, o.package + "/node_modules/.bin:/usr/local/bin:/usr/bin:/bin");
+  auto env = base_environment(d, *canary, o.package + "/node_modules/.bin:/usr/local/bin:/usr/bin:/bin");
+  // The room's stand-in for a dependency the package requires and the room lacks
+  // (rooms/behavior/fallback.js); where it is missing (a test's host root) Node says so and
+  // runs nothing.
+  if (::access(kNodeFallback, R_OK) == 0) env.push_back(std::string("NODE_OPTIONS=--require ") + kNodeFallback);
   for (const auto& hook : pkg->hooks) {
     const PhaseRecord r = obs.run(npm_hook(o, d, env, *pkg, hook));
     if (r.exit_code != 0) break;  // npm stops at the first hook that fails

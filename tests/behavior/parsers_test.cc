@@ -2,6 +2,7 @@
 // (decoys.h), on bytes written here: well-formed, truncated at every length, and hostile.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "behavior/decoys.h"
@@ -166,6 +167,13 @@ TEST(Decoys, each_decoy_and_its_store_directory_is_known_by_its_path_and_nothing
   EXPECT_EQ(decoy_at(home, "/work/home"), nullptr);
   EXPECT_EQ(decoy_at(home, "/work/homeother/.ssh/id_rsa"), nullptr);
   EXPECT_EQ(decoy_at(home, "/etc/passwd"), nullptr);
+  // A Windows stealer's path, joined with backslashes onto %LOCALAPPDATA%, is the store it meant.
+  const Decoy* w = decoy_at(home, "/work/home/AppData/Local\\Google\\Chrome\\User Data\\Default\\Login Data");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->kind, "browser-logins");
+  const auto env = windows_environment(home, "vm", "builder");
+  EXPECT_NE(std::find(env.begin(), env.end(), "LOCALAPPDATA=/work/home/AppData/Local"), env.end());
+  EXPECT_NE(std::find(env.begin(), env.end(), "COMPUTERNAME=VM"), env.end());
 }
 
 TEST(Identity, a_token_counts_where_it_stands_as_a_word_of_its_own) {

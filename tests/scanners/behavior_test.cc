@@ -89,6 +89,16 @@ TEST(BehaviorWeigh, a_command_line_a_package_started_is_judged_as_the_shell_woul
                    {{"kind", "exec"}, {"phase", "import"}, {"path", "/bin/sh"}, {"argv", {"/bin/sh", "-i"}}}})));
   EXPECT_EQ(got.count("behavior-shell-download-executed"), 1U);
   EXPECT_EQ(got.at("behavior-interactive-shell"), S::kHigh);
+  // A shell given nothing to run reads its commands from its input (pty.spawn("/bin/sh") on
+  // a socket); one given a script or -c does not.
+  auto shell = [](std::vector<std::string> argv) {
+    return weigh(trace_of(json::array({{{"kind", "exec"}, {"phase", "install"}, {"path", "/bin/sh"}, {"argv", argv}}})))
+        .count("behavior-interactive-shell");
+  };
+  EXPECT_EQ(shell({"/bin/sh"}), 1U);
+  EXPECT_EQ(shell({"bash", "-l"}), 1U);
+  EXPECT_EQ(shell({"sh", "build.sh"}), 0U);
+  EXPECT_EQ(shell({"bash", "-e", "-c", "make"}), 0U);
 }
 
 TEST(BehaviorWeigh, a_program_fetched_and_run_is_high_and_written_without_a_fetch_medium) {

@@ -114,6 +114,16 @@ bool is_shell(std::string_view name) {
   return name == "sh" || name == "bash" || name == "dash" || name == "zsh" || name == "ksh" || name == "busybox";
 }
 
+// A shell given nothing to run — no -c, no script — reads its commands from its input: what
+// a reverse shell (pty.spawn("/bin/sh"), `sh -i`) starts, never what a build step does.
+bool interactive(const std::vector<std::string>& argv) {
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i] == "-c" || argv[i] == "-s" || argv[i].empty() || argv[i][0] != '-') return argv[i] == "-s";
+    if (argv[i] == "-i") return true;
+  }
+  return true;
+}
+
 bool is_downloader(std::string_view name) {
   for (std::string_view d : {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "tftp", "aria2c"}) {
     if (name == d) return true;
@@ -280,7 +290,7 @@ std::vector<Finding> weigh_behavior(const BehaviorTrace& t, const std::string& s
                 printable(command_line(e.argv)),
             raw_of(e));
       }
-      if (is_shell(name) && std::find(e.argv.begin(), e.argv.end(), "-i") != e.argv.end()) {
+      if (is_shell(name) && interactive(e.argv)) {
         add(e, "behavior-interactive-shell", Severity::kHigh, name,
             "started an interactive shell (a reverse shell's): " + printable(command_line(e.argv)), raw_of(e));
       }
