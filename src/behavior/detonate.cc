@@ -209,6 +209,14 @@ PhaseSpec pypi_import(const DetonationOptions& o, const DetonationDirs& d, const
   return s;
 }
 
+PhaseSpec pypi_execute(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env,
+                       const std::string& module) {
+  PhaseSpec s = pypi_import(o, d, env, module);
+  s.phase = "execute";
+  s.argv = {s.program, kExecuteScript, module};
+  return s;
+}
+
 Expected<NpmPackage, std::string> read_npm_package(const std::string& bytes) {
   if (bytes.size() > kPackageJsonMax) return Unexpected(std::string("package.json is over 1 MiB"));
   nlohmann::json j = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
@@ -333,7 +341,11 @@ Expected<Trace, std::string> detonate(const DetonationOptions& o) {
     // An import is tried only of what was installed: a failed build leaves nothing to import.
     if (installed.exit_code == 0) {
       if (auto sp = site_packages(d.venv)) {
-        for (const std::string& m : installed_modules(*sp, o.max_modules)) obs.run(pypi_import(o, d, env, m));
+        const auto modules = installed_modules(*sp, o.max_modules);
+        for (const std::string& m : modules) obs.run(pypi_import(o, d, env, m));
+        if (::access(kExecuteScript, R_OK) == 0) {
+          for (const std::string& m : modules) obs.run(pypi_execute(o, d, env, m));
+        }
       }
     }
     return std::move(obs.trace());

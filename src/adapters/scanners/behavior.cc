@@ -58,7 +58,25 @@ bool token_store(std::string_view decoy) {
 }
 
 bool counts(const BehaviorEvent& e) {
-  return e.phase == "install" || e.phase == "import";
+  return e.phase == "install" || e.phase == "import" || e.phase == "execute";
+}
+
+// What a function does when the detonation calls it with stand-in arguments (the execute
+// phase) is what a library does for its caller — a cookie reader reads cookies, a deploy tool
+// starts a shell — so it weighs a step less than the same at install or import; only a
+// decoy's canary sent stays a block, whoever asked for it.
+Severity in_phase(Severity s, const std::string& phase) {
+  if (phase != "execute") return s;
+  switch (s) {
+    case Severity::kCritical:
+      return Severity::kHigh;
+    case Severity::kHigh:
+      return Severity::kMedium;
+    case Severity::kMedium:
+      return Severity::kLow;
+    default:
+      return s;
+  }
 }
 
 std::string basename_of(std::string_view p) {
@@ -238,7 +256,7 @@ std::vector<Finding> weigh_behavior(const BehaviorTrace& t, const std::string& s
     f.scanner = scanner;
     f.kind = core::FindingKind::kMalwareSignal;
     f.code = core::ReasonCode::kMalwareSignal;
-    f.severity = s;
+    f.severity = in_phase(s, e.phase);
     f.reference = rule;
     f.summary = "at " + e.phase + ", " + std::move(summary);
     f.raw = compact(raw);
