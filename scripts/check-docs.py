@@ -50,6 +50,7 @@ import sys
 DOCS = ["README.md", "docs/*.md", "docs/operations/*.md"]
 LOAD_CC, READER_H, CONFIG_CC = "src/config/load.cc", "src/config/toml_reader.h", "src/config/config.cc"
 RUN_RESULT_CC, METRICS_CC = "src/wire/run_result.cc", "src/server/service/metrics.cc"
+SCAN_SERVICE_CC = "src/server/service/scan_service.cc"
 # The Table accessors (config/toml_reader.h) that mark a key as read. A public method of
 # Table that takes a key and is in neither set fails the run, until it is sorted here.
 ACCESSORS = {"str", "required_str", "integer", "required_integer", "strings", "required_strings", "boolean",
@@ -277,7 +278,7 @@ def check_names(doc, checks, problems, seen):
     for n, name in sorted(names):
         seen.append((doc.rel, n, "check", name))
         if name not in checks:
-            problems.append(f"{doc.rel}:{n}: {name}: not a probe check ({RUN_RESULT_CC} kCheckNames)")
+            problems.append(f"{doc.rel}:{n}: {name}: not a probe check ({RUN_RESULT_CC} kCheckNames, or prove_walls' own in {SCAN_SERVICE_CC})")
 
 
 def code_names(root):
@@ -358,6 +359,9 @@ def main():
     problems, seen = [], []
     schemas = load_schemas(root, problems)
     checks = {s for e, _, s in NAMES.findall(read(root, RUN_RESULT_CC)) if e == "Check"}
+    # The worker's own checks beside the agent's: the assertion label prove_walls gives a
+    # failure it found itself (result_at_all, observer_sees).
+    checks |= set(re.findall(r'"([a-z][a-z0-9_]+)"\}', read(root, SCAN_SERVICE_CC)))
     code = code_names(root)
     docs = sorted({os.path.relpath(p, root) for pattern in DOCS for p in glob.glob(os.path.join(root, pattern))})
     for rel in docs:
