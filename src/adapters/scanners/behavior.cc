@@ -434,18 +434,9 @@ Expected<std::vector<core::RunSpec>, ScannerError> BehaviorScanner::plan(const c
 
 Expected<std::vector<Finding>, ScannerError> BehaviorScanner::parse(
     const core::ScanInput&, const std::vector<core::RunOutcome>& results) const {
-  if (results.size() != 1) {
-    return Unexpected(ScannerError{ScannerError::Kind::kOther,
-                                   "batlehub-behavior: expected one run, got " + std::to_string(results.size())});
-  }
-  const core::RunOutcome& r = results.front();
-  if (!r) return Unexpected(core::to_scanner_error(r.error()));
-  if (r->status != 0) {
-    return Unexpected(
-        ScannerError{ScannerError::Kind::kCrashed,
-                     "batlehub-behavior exited " + std::to_string(r->status) + ": " + trimmed_tail(r->stderr_tail)});
-  }
-  auto trace = parse_behavior_output(r->stdout_bytes);
+  auto r = one_clean_run(results, "batlehub-behavior");
+  if (!r) return Unexpected(r.error());
+  auto trace = parse_behavior_output((*r)->stdout_bytes);
   if (!trace) return Unexpected(trace.error());
   return weigh_behavior(*trace, options_.name);
 }

@@ -241,18 +241,9 @@ Expected<std::vector<core::RunSpec>, ScannerError> SignalsScanner::plan(const co
 
 Expected<std::vector<Finding>, ScannerError> SignalsScanner::parse(const core::ScanInput&,
                                                                    const std::vector<core::RunOutcome>& results) const {
-  if (results.size() != 1) {
-    return Unexpected(ScannerError{ScannerError::Kind::kOther,
-                                   "batlehub-signals: expected one run, got " + std::to_string(results.size())});
-  }
-  const core::RunOutcome& r = results.front();
-  if (!r) return Unexpected(core::to_scanner_error(r.error()));
-  if (r->status != 0) {
-    return Unexpected(
-        ScannerError{ScannerError::Kind::kCrashed,
-                     "batlehub-signals exited " + std::to_string(r->status) + ": " + trimmed_tail(r->stderr_tail)});
-  }
-  auto facts = parse_signals_output(r->stdout_bytes);
+  auto r = one_clean_run(results, "batlehub-signals");
+  if (!r) return Unexpected(r.error());
+  auto facts = parse_signals_output((*r)->stdout_bytes);
   if (!facts) return Unexpected(facts.error());
   return weigh_signals(*facts, options_.name);
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/findings.h"
 #include "core/sandbox.h"
@@ -26,6 +27,12 @@ std::string compact(const nlohmann::json& j);
 
 // A stderr tail for a message: leading and trailing white space trimmed.
 std::string trimmed_tail(const std::string& tail);
+
+// The one run a single-run scanner planned, answered: exactly one result, no sandbox error,
+// exit status 0 — else the ScannerError that is (Other; the sandbox's; Crashed, naming
+// `program`, its status and its stderr's tail).
+Expected<const core::RunOutput*, core::ScannerError> one_clean_run(
+    const std::vector<Expected<core::RunOutput, core::SandboxError>>& results, std::string_view program);
 
 // Text a scanner or an artifact supplied (a rule message, a file name), made safe to show
 // on one line: invalid UTF-8 replaced, newlines, tabs and other control characters escaped.
