@@ -512,7 +512,7 @@ struct Observer::Impl {
         e.qtype = std::string(qtype_name(q->qtype));
         e.address = a->address;
         e.canary = e.canary || carries_canary(q->name, opt.canary);
-        e.identity = carries_identity(q->name, identity);
+        e.identity = name_carries_identity(q->name, identity);
       } else {
         e.kind = EventKind::kDatagram;
         e.family = a->family;
@@ -597,7 +597,7 @@ struct Observer::Impl {
       e.host = clip(q->name);
       e.qtype = std::string(qtype_name(q->qtype));
       e.canary = carries_canary(q->name, opt.canary);
-      e.identity = carries_identity(q->name, identity);
+      e.identity = name_carries_identity(q->name, identity);
       add(std::move(e));
       const std::string ans = answer(msg, *q, address_for(q->name));
       const char prefix[2] = {static_cast<char>(ans.size() >> 8), static_cast<char>(ans.size() & 0xff)};
@@ -720,6 +720,18 @@ bool carries_identity(std::string_view bytes, const std::vector<std::string>& to
     }
   }
   return false;
+}
+
+bool name_carries_identity(std::string_view name, const std::vector<std::string>& tokens) {
+  if (!carries_identity(name, tokens)) return false;
+  std::size_t other = 0;
+  while (!name.empty()) {
+    const std::size_t dot = name.find('.');
+    const std::string_view label = name.substr(0, dot);
+    name = dot == std::string_view::npos ? std::string_view{} : name.substr(dot + 1);
+    if (!carries_identity(label, tokens)) ++other;
+  }
+  return other >= 2;
 }
 
 Expected<std::unique_ptr<Observer>, std::string> Observer::create(ObserverOptions options) {

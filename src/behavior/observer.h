@@ -56,6 +56,10 @@ bool installs_watch_filter();
 // os.userInfo(), HOME): found in what a package sends, it is host identity sent.
 std::vector<std::string> identity_tokens(const std::string& home);
 bool carries_identity(std::string_view bytes, const std::vector<std::string>& tokens);
+// For a DNS name: a token among its labels, and a domain of two labels or more beside them —
+// "builder.vm.exfil.test" sends who and where to exfil.test, while "vm" (or "vm.lan") is the
+// host looking itself up, which gethostbyname(gethostname()) does in any library.
+bool name_carries_identity(std::string_view name, const std::vector<std::string>& tokens);
 
 class Observer {
  public:

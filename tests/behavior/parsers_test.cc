@@ -184,6 +184,11 @@ TEST(Identity, a_token_counts_where_it_stands_as_a_word_of_its_own) {
   EXPECT_FALSE(carries_identity("GET /vmlinuz HTTP/1.1", tokens));
   EXPECT_FALSE(carries_identity("rebuilders.example", tokens));
   EXPECT_FALSE(carries_identity("", tokens));
+  // In a DNS name it is sent somewhere only when a domain of its own stands beside it.
+  EXPECT_TRUE(name_carries_identity("builder.vm.exfil.test", tokens));
+  EXPECT_FALSE(name_carries_identity("vm", tokens));
+  EXPECT_FALSE(name_carries_identity("vm.lan", tokens));
+  EXPECT_FALSE(name_carries_identity("pypi.org", tokens));
   // The host's own name and HOME are always tokens; root's and nobody's names never are.
   const auto mine = identity_tokens("/work/home");
   ASSERT_FALSE(mine.empty());
