@@ -121,7 +121,7 @@ expect("check-config loads the complete upstream config: every scanner, each of 
        "name, type, storage, upstreams and security table), [auth], [upstream_audit], [notifications]\n")
 expect("… while an unknown scanner type is still the loader's refusal, with its line",
        run(upstream.replace('type    = "mlab"', 'type    = "mlabs"')), 2,
-       "FILE:67: scanners.mlab.type: type = \"mlabs\" is not one of postmortem, guarddog, trivy, yara, signals, osv, mlab, "
+       "FILE:67: scanners.mlab.type: type = \"mlabs\" is not one of postmortem, guarddog, trivy, yara, signals, behavior, osv, mlab, "
        "sigstore, socket\n")
 expect("… and socket without its api_key is refused, as upstream validates it",
        run(upstream.replace('api_key = "socket-test-key"\n', "")), 2,
