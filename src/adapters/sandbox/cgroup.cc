@@ -2,8 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -18,6 +18,7 @@
 #include <set>
 
 #include "base/fd.h"
+#include "base/owner.h"
 #include "wire/caps.h"
 
 namespace batlehub::adapters {
@@ -48,9 +49,13 @@ std::string join(const std::string& a, const std::string& b) {
   return b.front() == '/' ? a + b : a + "/" + b;
 }
 
-bool has(const std::vector<std::string>& v, std::string_view x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool has(const std::vector<std::string>& v, std::string_view x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
-std::string errno_text(int e) { return std::string(std::strerror(e)) + " (errno " + std::to_string(e) + ")"; }
+std::string errno_text(int e) {
+  return std::string(std::strerror(e)) + " (errno " + std::to_string(e) + ")";
+}
 
 std::string write_file(const std::string& path, const std::string& value) {
   base::Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
@@ -161,7 +166,8 @@ Expected<CgroupSite, std::string> find_cgroup_site(std::string_view mountinfo, s
         if (found) add(Version::kV2, it->mount_point, mb.path, controller);
       }
     }
-    if (!found && std::string_view(controller) != "cpu") missing += missing.empty() ? controller : std::string(", ") + controller;
+    if (!found && std::string_view(controller) != "cpu")
+      missing += missing.empty() ? controller : std::string(", ") + controller;
   }
   if (!missing.empty()) {
     return Unexpected("no cgroup hierarchy with the " + missing +
@@ -261,9 +267,10 @@ Expected<RunCgroup, std::string> RunCgroup::create(const CgroupSite& site, const
   for (const auto& h : site.hierarchies) {
     std::string dir = join(h.parent, name);
     if (h.version == Version::kV1 && has(h.controllers, "memory")) {
-      struct stat st{};
+      struct stat st {};
       if (::stat((dir + "/memory.memsw.limit_in_bytes").c_str(), &st) == 0) {
-        if (auto w = write_file(dir + "/memory.memsw.limit_in_bytes", std::to_string(limits.memory_bytes)); !w.empty()) {
+        if (auto w = write_file(dir + "/memory.memsw.limit_in_bytes", std::to_string(limits.memory_bytes));
+            !w.empty()) {
           return Unexpected("cannot make the run's cgroup: " + w);
         }
       }
@@ -289,7 +296,9 @@ RunCgroup::RunCgroup(RunCgroup&& o) noexcept
   o.procs_fds_.clear();
 }
 
-RunCgroup::~RunCgroup() { remove(); }
+RunCgroup::~RunCgroup() {
+  remove();
+}
 
 void RunCgroup::remove() {
   for (int fd : procs_fds_) ::close(fd);
@@ -345,12 +354,17 @@ std::size_t sweep_run_cgroups(const CgroupSite& site, std::chrono::seconds older
         if (live_runs().count(name) != 0) continue;
       }
       std::string dir = join(h.parent, name);
-      bool owner_gone = *owner != ::getpid() && ::kill(*owner, 0) != 0 && errno == ESRCH;
-      bool ours_and_idle = *owner == ::getpid();
-      struct stat st{};
-      bool old = ::stat(dir.c_str(), &st) == 0 &&
-                 ::time(nullptr) - st.st_mtime > static_cast<time_t>(older_than.count());
-      if (!owner_gone && !ours_and_idle && !old) continue;
+      struct stat st {};
+      if (::stat(dir.c_str(), &st) != 0) continue;
+      const bool ours_and_idle = *owner == ::getpid();
+      // Another process's run is its own while that process lives, however long it runs;
+      // a dead owner's, or a reused pid's, is an orphan at once; `older_than` is for an owner
+      // /proc cannot place (base/owner.h).
+      if (!ours_and_idle) {
+        const base::Owner o = base::owner_of_leftover(*owner, st.st_mtim);
+        const bool old = ::time(nullptr) - st.st_mtime > static_cast<time_t>(older_than.count());
+        if (o == base::Owner::kLive || (o == base::Owner::kUnplaceable && !old)) continue;
+      }
       if (kill_and_remove_cgroup(dir).empty() && seen.insert(name).second) ++removed;
     }
   }
@@ -369,12 +383,13 @@ std::string set_up_cgroup_site(const CgroupSite& site) {
   // mountinfo lists a mount that another one hides; only a cgroup filesystem where the
   // mount point is is one the worker can make cgroups in.
   for (const auto& h : site.hierarchies) {
-    struct statfs fs{};
+    struct statfs fs {};
     if (::statfs(h.mount_point.c_str(), &fs) != 0 && errno != ENOENT) {
       return "statfs " + h.mount_point + ": " + errno_text(errno);
     }
     if (fs.f_type != CGROUP_SUPER_MAGIC && fs.f_type != CGROUP2_SUPER_MAGIC) {
-      return h.mount_point + " is in /proc/self/mountinfo but is no cgroup filesystem from here (another mount hides it)";
+      return h.mount_point +
+             " is in /proc/self/mountinfo but is no cgroup filesystem from here (another mount hides it)";
     }
   }
   return carry_out(plan_site_setup(site));

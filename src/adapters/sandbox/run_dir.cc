@@ -17,6 +17,7 @@
 
 #include "agent/out_tar.h"
 #include "base/file.h"
+#include "base/owner.h"
 #include "wire/caps.h"
 
 namespace batlehub::adapters {
@@ -118,11 +119,12 @@ std::size_t sweep_run_dirs(const std::string& scratch_dir, std::chrono::seconds 
     const std::string name = e.path().filename().string();
     auto owner = run_dir_owner(name);
     if (!owner || *owner == ::getpid() || !e.is_directory(ec) || e.is_symlink(ec)) continue;
-    const bool owner_gone = ::kill(*owner, 0) != 0 && errno == ESRCH;
     struct stat st {};
-    const bool old =
-        ::lstat(e.path().c_str(), &st) == 0 && ::time(nullptr) - st.st_mtime > static_cast<time_t>(older_than.count());
-    if (!owner_gone && !old) continue;
+    if (::lstat(e.path().c_str(), &st) != 0) continue;
+    // A live owner's run dir is its own however long the run takes (base/owner.h).
+    const base::Owner o = base::owner_of_leftover(*owner, st.st_mtim);
+    const bool old = ::time(nullptr) - st.st_mtime > static_cast<time_t>(older_than.count());
+    if (o == base::Owner::kLive || (o == base::Owner::kUnplaceable && !old)) continue;
     detach_mounts_under(e.path().string());
     std::error_code rm;
     if (fs::remove_all(e.path(), rm) > 0 && !rm) ++removed;
