@@ -244,6 +244,7 @@ struct Observer::Impl {
   std::map<std::string, std::uint64_t> dropped;  // limit reached: what, how many times
   std::vector<std::string> identity;
   std::set<std::string> created;  // files a process of the run created (resolved), for an exec's `written`
+  std::size_t trace_bytes = 0;    // what the recorded events' strings add up to (kMaxTraceBytes)
 
   // The phase being run.
   std::string phase;
@@ -257,6 +258,13 @@ struct Observer::Impl {
       ++dropped["events"];
       return;
     }
+    std::size_t size = 64 + e.path.size() + e.resolved.size() + e.host.size() + e.request_line.size() + e.head.size();
+    for (const std::string& a : e.argv) size += a.size() + 4;
+    if (trace_bytes + size > kMaxTraceBytes) {
+      ++dropped["trace bytes"];
+      return;
+    }
+    trace_bytes += size;
     e.phase = phase;
     trace->events.push_back(std::move(e));
   }

@@ -46,6 +46,9 @@ inline constexpr std::size_t kMaxEvents = 4000;
 inline constexpr std::size_t kMaxStreams = 256;
 inline constexpr std::size_t kMaxNames = 4096;
 inline constexpr std::size_t kStreamKeepBytes = 16 * 1024;
+// What the recorded strings of one run may add up to: well under the adapter's 16 MiB and the
+// agent's stdout cap, whatever argv a package gives the programs it starts.
+inline constexpr std::size_t kMaxTraceBytes = 8 * 1024 * 1024;
 inline constexpr std::size_t kMaxCreated = 65536;  // files remembered as created, for an exec's `written`
 
 // Whether this build installs the watch filter on a phase (watch_as_built.cc: always). The

@@ -241,6 +241,25 @@ TEST_F(BehaviorReal, an_import_that_never_ends_is_bounded_and_what_it_leaves_run
   EXPECT_EQ(phase_named(u, "import").value("timed_out", false), true);
 }
 
+// A package that floods the trace (here 400 programs started with 64 arguments of a kilobyte
+// each, 25 MiB of argv) is cut at the trace's bound and says so; the trace stays readable.
+TEST_F(BehaviorReal, a_package_that_floods_the_trace_is_cut_at_its_bound_and_says_so) {
+  BATLEHUB_NEED_BWRAP();
+  const std::string init =
+      "import subprocess\n"
+      "arg = 'x' * 1000\n"
+      "for i in range(400):\n"
+      "    subprocess.call(['/usr/bin/env'] + [arg] * 64)\n";
+  json t = detonate("pypi", sdist("flood", {file("setup.py", setup_py("flood", "")), file("flood/__init__.py", init)}));
+  ASSERT_TRUE(t.contains("events"));
+  bool said = false;
+  for (const json& e : t.at("events")) {
+    said = said || (e.at("kind") == "limit" && e.at("what") == "trace bytes" && e.at("count").get<int>() > 0);
+  }
+  EXPECT_TRUE(said) << t.at("events").size() << " events";
+  EXPECT_LT(t.dump().size(), 9U * 1024 * 1024);
+}
+
 // PyPI's execute phase: a function nothing calls at import, called with stand-in arguments,
 // is seen doing what it does — and what it does weighs a step less than at install or import,
 // but a decoy's canary sent is still a block.
