@@ -86,7 +86,7 @@ bench: build-release
 # nothing of the worker.
 images: deps scanners
 	cmake --preset release >/dev/null
-	cmake --build --preset release -j $(JOBS) --target batlehub-sandbox batlehub-signals
+	cmake --build --preset release -j $(JOBS) --target batlehub-sandbox batlehub-signals batlehub-behavior
 	./scripts/build-images.sh
 
 clean:

@@ -37,7 +37,10 @@ and nothing is ever pulled.
 `ctr … images rm TAG`); containerd collects the content nothing names any more.
 
 The room directory itself is only read. The room must pass scripts/build-room.py's own
-check (the agent present and static, no shell, the mount points).
+check (the agent present and static, no shell, the mount points). A room whose definition
+allows a shell (`[room] shell = "<reason>"`, the detonation's: npm runs install scripts with
+/bin/sh) is imported only with that definition given (--definition rooms/<name>.toml): the
+room's tree alone cannot say why it holds one.
 
 Idempotent: io.batlehub.room-digest is a SHA-256 over every entry's path, type, mode, link
 target and content (not mtimes: rebuilding a room copies its binaries anew). When the image
@@ -60,6 +63,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import tomllib
 
 sys.dont_write_bytecode = True  # no scripts/__pycache__ from loading build-room.py
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -290,6 +294,8 @@ def main():
                     "(default: the CLI's own, $DOCKER_HOST)")
     ap.add_argument("--containerd-address", help="containerd only (required): its socket, e.g. "
                     "<k8s-peer DIR>/containerd/containerd.sock; images go to its namespace " + CONTAINERD_NAMESPACE)
+    ap.add_argument("--definition", help="the room's definition (rooms/<name>.toml), when its [room] table "
+                    "allows a shell: without it a room holding /bin/sh is refused")
     ap.add_argument("--tag", help="NAME:VERSION (default: batlehub-sandbox-<room's name>:<project version>)")
     ap.add_argument("--remove", action="store_true", help="remove the image --tag names instead of building one")
     args = ap.parse_args()
@@ -313,7 +319,14 @@ def main():
     tag = args.tag or f"batlehub-sandbox-{name}:{project_version()}"
     if ":" not in tag.rsplit("/", 1)[-1]:
         fail(f"--tag {tag}: expected NAME:VERSION")
-    problems = build_room.check(room, build_room.AGENT_DEST)
+    shell_allowed = False
+    if args.definition:
+        with open(args.definition, "rb") as f:
+            shell = tomllib.load(f).get("room", {}).get("shell")
+        if shell is not None and not str(shell).strip():
+            fail(f"{args.definition}: [room] shell must say why the room needs a shell")
+        shell_allowed = shell is not None
+    problems = build_room.check(room, build_room.AGENT_DEST, shell_allowed=shell_allowed)
     if problems:
         fail(f"refusing the room {room}: " + "; ".join(problems) + " (rebuild it with scripts/build-room.py)")
 

@@ -5,12 +5,16 @@
 # (scripts/build-room.py), images are imported from them (scripts/build-image.py), nothing is
 # pulled. As root (podman's rootful store; the rooms copy root-owned trees).
 #
-#   scripts/build-images.sh [--agent PATH] [--signals PATH] [--rooms DIR]
+#   scripts/build-images.sh [--agent PATH] [--signals PATH] [--behavior PATH] [--rooms DIR]
 #
 #   --agent  the static batlehub-sandbox (default: build/release/src/agent/batlehub-sandbox;
 #            `make images` builds it)
 #   --signals  the static batlehub-signals, our own scanner (default:
 #            build/release/src/signals/batlehub-signals; `make images` builds it)
+#   --behavior  the static batlehub-behavior, the detonation (default:
+#            build/release/src/behavior/batlehub-behavior; `make images` builds it). Its room
+#            holds /bin/sh, which its definition allows ([room] shell): each image is built
+#            with its definition (scripts/build-image.py --definition).
 #   --rooms  where the rooms are built (default: build/rooms), one directory per scanner
 #
 # A scanner is installed when its room's sources are (scripts/install-scanners.sh): YARA
@@ -22,6 +26,7 @@ cd "$(dirname "$0")/.."
 root="$PWD"
 agent="$root/build/release/src/agent/batlehub-sandbox"
 signals="$root/build/release/src/signals/batlehub-signals"
+behavior="$root/build/release/src/behavior/batlehub-behavior"
 rooms="$root/build/rooms"
 
 say() { echo "build-images: $*"; }
@@ -31,8 +36,9 @@ while [ $# -gt 0 ]; do
   case $1 in
     --agent) agent=$2; shift 2 ;;
     --signals) signals=$2; shift 2 ;;
+    --behavior) behavior=$2; shift 2 ;;
     --rooms) rooms=$2; shift 2 ;;
-    *) echo "usage: $0 [--agent PATH] [--rooms DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--agent PATH] [--signals PATH] [--behavior PATH] [--rooms DIR]" >&2; exit 2 ;;
   esac
 done
 [ -x "$agent" ] || die "no agent at $agent (cmake --build --preset release --target batlehub-sandbox)"
@@ -43,6 +49,7 @@ scanners=()
 [ -x /opt/batlehub/guarddog/bin/guarddog ] && scanners+=(guarddog)
 [ -x /opt/batlehub/bin/trivy ] && scanners+=(trivy)
 [ -x "$signals" ] && scanners+=(signals)
+[ -x "$behavior" ] && scanners+=(behavior)
 [ ${#scanners[@]} -gt 0 ] || die "no scanner installed (scripts/install-scanners.sh)"
 
 engines=(podman)
@@ -57,9 +64,10 @@ mkdir -p "$rooms"
 for s in "${scanners[@]}"; do
   extra=()
   [ "$s" = signals ] && extra=(--binary "$signals:/usr/local/bin/batlehub-signals")
+  [ "$s" = behavior ] && extra=(--binary "$behavior:/usr/local/bin/batlehub-behavior")
   python3 scripts/build-room.py --definition "rooms/$s.toml" "${extra[@]}" --agent "$agent" --out "$rooms/$s"
   for e in "${engines[@]}"; do
-    python3 scripts/build-image.py --room "$rooms/$s" --engine "$e"
+    python3 scripts/build-image.py --room "$rooms/$s" --engine "$e" --definition "rooms/$s.toml"
   done
 done
 say "${scanners[*]} for ${engines[*]}"

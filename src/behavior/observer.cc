@@ -337,6 +337,8 @@ struct Observer::Impl {
     }
     if (!e.path.empty())
       e.resolved = resolve(absolute(e.pid, at ? static_cast<std::int64_t>(n.data.args[0]) : AT_FDCWD, e.path));
+    // A program this run created (a download, a dropped binary), in this phase or an earlier one.
+    e.written = !e.resolved.empty() && created.contains(e.resolved);
     e.path = clip(e.path);
     add(std::move(e));
     allow(n.id);

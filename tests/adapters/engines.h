@@ -118,11 +118,14 @@ inline std::string test_image_tag(const std::string& room) {
   return "localhost/batlehub-test-" + room + ":" + std::to_string(::getpid());
 }
 
-// Imports the room at room_dir into the engine as `tag` (scripts/build-image.py). Returns
-// "" on success, else the command that failed.
-inline std::string import_room_image(const TestEngine& e, const fs::path& room_dir, const std::string& tag) {
+// Imports the room at room_dir into the engine as `tag` (scripts/build-image.py); a room whose
+// definition allows a shell is imported with that definition (`definition`, a path under
+// rooms/). Returns "" on success, else the command that failed.
+inline std::string import_room_image(const TestEngine& e, const fs::path& room_dir, const std::string& tag,
+                                     const std::string& definition = "") {
   std::string cmd = "python3 " + std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-image.py --room " +
                     room_dir.string() + " --engine " + engine_cli(e) + " --tag " + tag;
+  if (!definition.empty()) cmd += " --definition " + definition;
   if (auto h = docker_host_of(e)) cmd += " --docker-host " + *h;
   return std::system((cmd + " >/dev/null").c_str()) == 0 ? "" : cmd;
 }

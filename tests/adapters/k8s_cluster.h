@@ -268,10 +268,12 @@ class GatewayListener {
 };
 
 // The room at room_dir imported into the cluster's containerd as `tag`: "" or what failed.
-inline std::string import_into_cluster(const fs::path& room_dir, const std::string& tag) {
+inline std::string import_into_cluster(const fs::path& room_dir, const std::string& tag,
+                                       const std::string& definition = "") {
   const std::string cmd = "python3 " + std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-image.py --room " +
                           room_dir.string() + " --engine containerd --containerd-address " +
-                          BATLEHUB_TEST_K8S_CONTAINERD_SOCK + " --tag " + tag + " >/dev/null";
+                          BATLEHUB_TEST_K8S_CONTAINERD_SOCK + " --tag " + tag +
+                          (definition.empty() ? "" : " --definition " + definition) + " >/dev/null";
   return std::system(cmd.c_str()) == 0 ? "" : cmd;
 }
 

