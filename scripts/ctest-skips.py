@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 # runs pods on, and the SARIF validator judging real scans.
 WALL_SUITES = re.compile(
     r"^(?:storage\.|k8s\.)?(?:\w+/)?(AgentInBwrap|BwrapRuntimeTest|BwrapCgroupTest|RunCgroupOnThisMachine|Escape|ProbeCli|"
-    r"ScanCli|GuardDogReal|TrivyReal|YaraReal|SignalsReal|BehaviorReal|ScannersInImages|WorkerCli|WorkerCliSqlite|WorkerSoak|worker_tree|IdentifyRun|"
+    r"ScanCli|GuardDogReal|TrivyReal|YaraReal|SignalsReal|BehaviorReal|BehaviorInImages|BehaviorInPods|ScannersInImages|WorkerCli|WorkerCliSqlite|WorkerSoak|worker_tree|IdentifyRun|"
     r"OciRuntimeTest|OciStorageTest|S3BackendTest|S3BundleTest|S3TlsTest|SubmitToStorage|KubernetesRuntimeTest|"
     r"ScannersInPods|SarifValidator|WorkerCliDocker|soak)\.")
 
