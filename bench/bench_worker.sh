@@ -3,6 +3,8 @@
 # on the sample packages (examples/), with the derived sandbox pool beside one slot — the
 # anchor, measured in the same run: upstream's loop runs one job, and one scanner, at a time.
 # Real scanners, real rooms (GuardDog and YARA when GuardDog is installed, else YARA alone).
+# Then the derived pool once more with the detonation (`behavior`) beside them, and its jobs
+# per minute as a ratio of the pool's without it (issue 47): what turning it on costs.
 #
 #   BENCH_WORKER_COPIES  versions of each of the four samples (default 8: 32 jobs)
 set -euo pipefail
@@ -22,6 +24,11 @@ mkdir -p "$dir/rooms"
 for s in "${scanners[@]}"; do
   python3 "$here/scripts/build-room.py" --definition "$here/rooms/$s.toml" --agent "$agent" --out "$dir/rooms/$s" >/dev/null
 done
+behavior=$build/src/behavior/batlehub-behavior
+if [ -x "$behavior" ]; then
+  python3 "$here/scripts/build-room.py" --definition "$here/rooms/behavior.toml" \
+    --binary "$behavior:/usr/local/bin/batlehub-behavior" --agent "$agent" --out "$dir/rooms/behavior" >/dev/null
+fi
 python3 "$here/examples/make-samples.py" "$dir/samples" >/dev/null
 mkdir -p "$dir/npm" "$dir/pypi"
 for i in $(seq 1 "$copies"); do
@@ -33,9 +40,10 @@ done
 jobs=$((4 * copies))
 
 # One measured run: a fresh queue, every job submitted, then the worker from ready to the
-# last verdict. Prints the jobs per minute and the pool's slots.
+# last verdict. Prints the jobs per minute and the pool's slots. A third argument "behavior"
+# adds the detonation to the scanners.
 run() {
-  local name=$1 worker_keys=$2
+  local name=$1 worker_keys=$2 with=${3:-}
   local state=$dir/state-$name
   mkdir -p "$dir/tmp-$name" && chmod 1777 "$dir/tmp-$name"
   {
@@ -49,6 +57,9 @@ run() {
         printf '[scanners.guarddog]\ntype = "guarddog"\ncommand = "guarddog"\n'
       fi
     done
+    if [ "$with" = behavior ]; then
+      printf '[scanners.behavior]\ntype = "behavior"\ncommand = "batlehub-behavior"\n'
+    fi
   } > "$dir/$name.toml"
   # An npm tarball's file name cannot tell @scope/name from scope-name: each is named.
   local f base
@@ -84,3 +95,11 @@ printf '  %-66s %8s jobs/min\n' "one slot (upstream's loop: one job, one scanner
 printf '  %-66s %8s jobs/min   %s× the anchor\n' "derived pool ($slots slots, max_concurrent 64)" "$pool" \
   "$(python3 -c "print(f'{$pool / $one:.2f}')")"
 grep -o 'pool: .*' "$dir/pool.log" | head -1 | sed 's/^/  /'
+if [ -x "$behavior" ]; then
+  read -r det det_slots < <(run pool-behavior "max_concurrent = 64" behavior)
+  printf '  %-66s %8s jobs/min   %s× the pool without it\n' \
+    "derived pool with behavior ($det_slots slots, ${scanners[*]} behavior)" "$det" \
+    "$(python3 -c "print(f'{$det / $pool:.2f}')")"
+else
+  echo "  behavior: skipped: no $behavior (cmake --build --preset release --target batlehub-behavior)"
+fi

@@ -3,6 +3,10 @@
 #
 #   scripts/fuzz.sh BUILD_DIR SECONDS        (make fuzz: SECONDS=60; make fuzz-long: 3600)
 #
+#   FUZZ_JOBS  targets fuzzed at once (default: the machine's cores, nproc). Each libFuzzer
+#              run is one process on one core: two cores fuzz two targets in the time of one,
+#              each still for its full SECONDS.
+#
 # BUILD_DIR is a build of the `fuzz` preset (build/fuzz). Each target fuzzes a throwaway
 # copy of tests/fuzz/corpus/<target>/ (the committed corpus is never written to); a crash,
 # a sanitizer report, an oracle's __builtin_trap(), a leak or a timeout leaves its input in
@@ -66,19 +70,15 @@ stat_of() {
   sed -n "s/^stat::$2: *\([0-9][0-9]*\).*/\1/p" "$1" | tail -n 1
 }
 
-echo "fuzz: ${#targets[@]} targets, ${seconds}s each, from $build_dir"
-passed=0
-failed=0
-failed_names=()
-summary=()
-for t in "${targets[@]}"; do
-  corpus="$work/$t-corpus"
-  log="$work/$t.log"
-  mkdir -p "$corpus"
-  cp -R "tests/fuzz/corpus/$t/." "$corpus/"
-  seeds=$(find "$corpus" -type f | wc -l)
-  printf 'fuzz: %-14s running (%d seeds)...\n' "$t" "$seeds"
+jobs="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}"
+case "$jobs" in
+  '' | *[!0-9]* | 0) echo "fuzz: FUZZ_JOBS must be a positive whole number, not '$jobs'" >&2; exit 2 ;;
+esac
+echo "fuzz: ${#targets[@]} targets, ${seconds}s each, $jobs at a time, from $build_dir"
 
+# One target: its exit code and seconds go to $work/<target>.rc and .elapsed.
+fuzz_one() {
+  local t=$1 corpus="$work/$1-corpus" log="$work/$1.log" start rc
   start=$(date +%s)
   if "$build_dir/tests/fuzz/$t" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
        -print_final_stats=1 -artifact_prefix="$artifacts/$t-" "$corpus" >"$log" 2>&1; then
@@ -86,8 +86,35 @@ for t in "${targets[@]}"; do
   else
     rc=$?
   fi
-  elapsed=$(($(date +%s) - start))
+  echo "$rc" >"$work/$t.rc"
+  echo $(($(date +%s) - start)) >"$work/$t.elapsed"
+}
 
+running=0
+for t in "${targets[@]}"; do
+  corpus="$work/$t-corpus"
+  mkdir -p "$corpus"
+  cp -R "tests/fuzz/corpus/$t/." "$corpus/"
+  seeds=$(find "$corpus" -type f | wc -l)
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  printf 'fuzz: %-14s running (%d seeds)...\n' "$t" "$seeds"
+  fuzz_one "$t" &
+  running=$((running + 1))
+done
+wait || true
+
+passed=0
+failed=0
+failed_names=()
+summary=()
+for t in "${targets[@]}"; do
+  corpus="$work/$t-corpus"
+  log="$work/$t.log"
+  rc=$(cat "$work/$t.rc" 2>/dev/null || echo 125)
+  elapsed=$(cat "$work/$t.elapsed" 2>/dev/null || echo '?')
   execs=$(stat_of "$log" number_of_executed_units)
   new_units=$(stat_of "$log" new_units_added)
   rss=$(stat_of "$log" peak_rss_mb)
@@ -100,9 +127,9 @@ for t in "${targets[@]}"; do
   else
     failed=$((failed + 1))
     failed_names+=("$t")
-    cp "$log" "$artifacts/$t.log"
+    cp "$log" "$artifacts/$t.log" 2>/dev/null || true
     echo "fuzz: $t FAILED (exit $rc); the end of its log:" >&2
-    tail -n 60 "$log" | sed 's/^/    | /' >&2
+    tail -n 60 "$log" 2>/dev/null | sed 's/^/    | /' >&2
     found=$(find "$artifacts" -maxdepth 1 -type f -name "$t-*" -newer "$corpus" | sort)
     if [ -n "$found" ]; then
       echo "fuzz: reproduce with: $build_dir/tests/fuzz/$t <artifact>; artifacts:" >&2
