@@ -13,6 +13,8 @@
 #                       pod takes 2-3 s, a round three pods)
 #   BENCH_SCAN_REPS     repetitions of each measured run of bench_scan (default 5; a round is
 #                       two GuardDog scans of botocore, a probe and an extraction: ~15 s)
+#   BENCH_DETONATION_ARCHIVES  archives of each ecosystem bench_detonation detonates beside
+#                       GuardDog's scan (default 20; from /var/cache/batlehub-corpus/benign)
 #   BENCH_SOAK_JOBS     jobs of the soak, last (bench/soak/soak.py; default 10,000: hours on
 #                       2 cores; 0 leaves it out)
 #
@@ -60,6 +62,10 @@ echo "== bench_runtimes ($(date -u +%Y-%m-%dT%H:%MZ))"
 echo
 echo "== bench_scan ($(date -u +%Y-%m-%dT%H:%MZ))"
 python3 "$(dirname "$0")/bench_scan.py" "$build" --reps "${BENCH_SCAN_REPS:-5}"
+
+echo
+echo "== bench_detonation ($(date -u +%Y-%m-%dT%H:%MZ))"
+"$build/bench/bench_detonation" --agent "$agent" --per-ecosystem "${BENCH_DETONATION_ARCHIVES:-20}"
 
 echo
 echo "== bench_oci ($(date -u +%Y-%m-%dT%H:%MZ))"

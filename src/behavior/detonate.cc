@@ -217,7 +217,7 @@ PhaseSpec pypi_execute(const DetonationOptions& o, const DetonationDirs& d, cons
   return s;
 }
 
-Expected<NpmPackage, std::string> read_npm_package(const std::string& bytes) {
+Expected<NpmPackage, std::string> read_npm_package(const std::string& bytes, bool binding_gyp) {
   if (bytes.size() > kPackageJsonMax) return Unexpected(std::string("package.json is over 1 MiB"));
   nlohmann::json j = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Unexpected(std::string("package.json is not a JSON object"));
@@ -230,6 +230,12 @@ Expected<NpmPackage, std::string> read_npm_package(const std::string& bytes) {
         p.hooks.emplace_back(event, h->get<std::string>());
       }
     }
+  }
+  const bool installs = std::any_of(p.hooks.begin(), p.hooks.end(),
+                                    [](const auto& h) { return h.first == "preinstall" || h.first == "install"; });
+  if (binding_gyp && !installs) {
+    auto at = std::find_if(p.hooks.begin(), p.hooks.end(), [](const auto& h) { return h.first == "postinstall"; });
+    p.hooks.emplace(at, "install", "node-gyp rebuild");
   }
   return p;
 }
@@ -358,7 +364,9 @@ Expected<Trace, std::string> detonate(const DetonationOptions& o) {
                       (bytes.error().kind == base::FileError::Kind::kTooLarge ? std::string("over 1 MiB")
                                                                               : std::strerror(bytes.error().err)));
   }
-  auto pkg = read_npm_package(bytes->bytes);
+  struct stat gyp {};
+  const bool binding_gyp = ::lstat((o.package + "/binding.gyp").c_str(), &gyp) == 0 && S_ISREG(gyp.st_mode);
+  auto pkg = read_npm_package(bytes->bytes, binding_gyp);
   if (!pkg) return Unexpected(o.package + "/package.json: " + pkg.error());
   auto env = base_environment(d, *canary, o.package + "/node_modules/.bin:/usr/local/bin:/usr/bin:/bin");
   // The room's stand-in for a dependency the package requires and the room lacks

@@ -70,13 +70,16 @@ inline constexpr const char* kExecuteScript = "/usr/local/lib/batlehub/execute.p
 PhaseSpec pypi_execute(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env,
                        const std::string& module);
 
-// npm: the hooks package.json's scripts name, in the order npm runs them.
+// npm: the hooks package.json's scripts name, in the order npm runs them. A package with a
+// binding.gyp at its root and neither an install nor a preinstall script gets npm's own
+// default install, `node-gyp rebuild` (npm's docs, "scripts": default values), which the
+// room, with no node-gyp and no compiler, fails at once: it runs as npm would run it.
 struct NpmPackage {
   std::string name;
   std::string version;
   std::vector<std::pair<std::string, std::string>> hooks;  // (event, script)
 };
-Expected<NpmPackage, std::string> read_npm_package(const std::string& package_json_bytes);
+Expected<NpmPackage, std::string> read_npm_package(const std::string& package_json_bytes, bool binding_gyp = false);
 PhaseSpec npm_hook(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env,
                    const NpmPackage& p, const std::pair<std::string, std::string>& hook);
 PhaseSpec npm_require(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env);

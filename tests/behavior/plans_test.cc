@@ -84,6 +84,27 @@ TEST(Plans, npm_runs_the_install_hooks_in_npm_s_order_with_npm_s_environment_and
   EXPECT_FALSE(read_npm_package("{\"name\":"));
 }
 
+// npm's default install for a native addon: a binding.gyp and no install or preinstall of the
+// package's own runs `node-gyp rebuild` at install, before any postinstall.
+TEST(Plans, npm_s_default_install_for_a_binding_gyp_is_node_gyp_rebuild_unless_the_package_installs_itself) {
+  auto p = read_npm_package(R"({"name":"addon","scripts":{"postinstall":"node done.js"}})", true);
+  ASSERT_TRUE(p) << p.error();
+  ASSERT_EQ(p->hooks.size(), 2U);
+  EXPECT_EQ(p->hooks[0], (std::pair<std::string, std::string>{"install", "node-gyp rebuild"}));
+  EXPECT_EQ(p->hooks[1].first, "postinstall");
+  auto bare = read_npm_package(R"({"name":"addon"})", true);
+  ASSERT_TRUE(bare);
+  ASSERT_EQ(bare->hooks.size(), 1U);
+  EXPECT_EQ(bare->hooks[0].second, "node-gyp rebuild");
+  auto own = read_npm_package(R"({"name":"addon","scripts":{"preinstall":"node fetch-prebuilt.js"}})", true);
+  ASSERT_TRUE(own);
+  ASSERT_EQ(own->hooks.size(), 1U);
+  EXPECT_EQ(own->hooks[0].second, "node fetch-prebuilt.js");
+  auto none = read_npm_package(R"({"name":"plain"})", false);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->hooks.empty());
+}
+
 TEST(WatchFilter, watches_exec_open_socket_connect_sendto_and_tcp_options_and_compiles) {
   std::vector<std::string> names;
   for (const WatchRule& r : watch_list()) names.emplace_back(r.name);
