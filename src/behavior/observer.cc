@@ -34,6 +34,7 @@
 #include "behavior/dns.h"
 #include "behavior/notify_filter.h"
 #include "behavior/sink.h"
+#include "behavior/tls_sink.h"
 
 namespace batlehub::behavior {
 
@@ -134,6 +135,13 @@ struct Stream {
   bool canary = false;
   bool dns = false;
   std::string dns_pending;
+  // A stream that began with a TLS handshake: the sink's server for it (tls_sink.h), the name
+  // it asked for, and, once it is read in the clear, `received` and the searches hold the
+  // plaintext. A handshake the client refused leaves the name and the reason.
+  std::unique_ptr<TlsSession> tls;
+  bool tls_seen = false;
+  std::string sni;
+  std::string tls_error;
 };
 
 // A process's memory, read through /proc/<pid>/mem: process_vm_readv is in the agent's deny
@@ -243,6 +251,7 @@ struct Observer::Impl {
   std::map<std::uint32_t, std::string> name_of;
   std::map<std::string, std::uint64_t> dropped;  // limit reached: what, how many times
   std::vector<std::string> identity;
+  std::unique_ptr<TlsAuthority> tls;  // the sink's TLS server's authority, for this run
   std::set<std::string> created;  // files a process of the run created (resolved), for an exec's `written`
   std::size_t trace_bytes = 0;    // what the recorded events' strings add up to (kMaxTraceBytes)
 
@@ -616,6 +625,65 @@ struct Observer::Impl {
     }
   }
 
+  // Bytes the package sent down `s`, in the clear: kept, searched for the canary and for
+  // identity, served as DNS or answered as HTTP once a request is whole.
+  void take(Stream& s, std::string_view got) {
+    s.total += got.size();
+    if (s.received.size() < kStreamKeepBytes) {
+      s.received.append(got.substr(0, kStreamKeepBytes - s.received.size()));
+    }
+    const std::string window = s.tail + std::string(got);
+    s.canary = s.canary || carries_canary(window, opt.canary);
+    s.identity = s.identity || carries_identity(window, identity);
+    s.tail = window.substr(window.size() > kCanaryOverlap ? window.size() - kCanaryOverlap : 0);
+    if (!s.answered && !s.dns && http_request_end(s.received)) {
+      s.answered = true;
+      if (s.tls) {
+        s.tls->answer_and_close(kHttpAnswer);
+      } else {
+        (void)base::write_all(s.ours.get(), kHttpAnswer);
+      }
+      ::shutdown(s.ours.get(), SHUT_WR);
+    }
+  }
+
+  // A stream whose first record is a whole TLS ClientHello: from here on it is the sink's TLS
+  // server's, for the name it asked for (else the address it connected to), and what it
+  // carries is read in the clear. False when no server could be made for it: the stream ends,
+  // as a handshake that cannot go on.
+  bool start_tls(Stream& s) {
+    s.tls_seen = true;
+    s.sni = summarize(s.received).host;
+    if (!tls) return false;
+    auto session = TlsSession::create(*tls, s.ours.get(), s.sni.empty() ? s.address : s.sni);
+    if (!session) {
+      s.tls_error = session.error();
+      return false;
+    }
+    s.tls = std::move(*session);
+    const std::string hello = std::move(s.received);
+    s.received.clear();
+    s.tail.clear();
+    s.total = 0;
+    s.canary = false;
+    s.identity = false;
+    return feed_tls(s, hello);
+  }
+
+  bool feed_tls(Stream& s, std::string_view raw) {
+    const std::string plain = s.tls->feed(raw);
+    if (!plain.empty()) take(s, plain);
+    switch (s.tls->state()) {
+      case TlsSession::State::kFailed:
+        s.tls_error = s.tls->error();
+        return false;
+      case TlsSession::State::kClosed:
+        return false;
+      default:
+        return true;
+    }
+  }
+
   // What the package sent so far down `s`; false once the stream is over.
   bool serve(Stream& s) {
     char buf[16384];
@@ -626,31 +694,28 @@ struct Observer::Impl {
       if (r <= 0) return false;
       const std::string_view got(buf, static_cast<std::size_t>(r));
       s.last = Clock::now();
-      s.total += got.size();
-      if (s.received.size() < kStreamKeepBytes) {
-        s.received.append(got.substr(0, kStreamKeepBytes - s.received.size()));
+      if (s.tls) {
+        if (!feed_tls(s, got)) return false;
+        continue;
       }
-      const std::string window = s.tail + std::string(got);
-      s.canary = s.canary || carries_canary(window, opt.canary);
-      s.identity = s.identity || carries_identity(window, identity);
-      s.tail = window.substr(window.size() > kCanaryOverlap ? window.size() - kCanaryOverlap : 0);
       if (s.dns) {
+        take(s, got);
         if (s.dns_pending.size() + got.size() > kDnsPendingMax) return false;
         s.dns_pending.append(got);
         serve_dns(s);
         continue;
       }
-      if (!s.answered && http_request_end(s.received)) {
-        s.answered = true;
-        (void)base::write_all(s.ours.get(), kHttpAnswer);
-        ::shutdown(s.ours.get(), SHUT_WR);
-      }
-      // A TLS ClientHello has said what it will say (the name it asked for): the handshake
-      // cannot go on, so it is ended at once rather than at the package's timeout.
-      if (s.received.size() >= 5 && static_cast<unsigned char>(s.received[0]) == 22) {
+      take(s, got);
+      // A stream that opens with a TLS handshake record: once its ClientHello is whole, the
+      // sink's TLS server takes it over.
+      if (!s.tls_seen && s.received.size() >= 5 && static_cast<unsigned char>(s.received[0]) == 22) {
         const std::size_t record =
             5 + ((static_cast<unsigned char>(s.received[3]) << 8) | static_cast<unsigned char>(s.received[4]));
-        if (s.received.size() >= record || s.received.size() >= kStreamKeepBytes) return false;
+        if (s.received.size() >= record) {
+          if (!start_tls(s)) return false;
+        } else if (s.received.size() >= kStreamKeepBytes) {
+          return false;
+        }
       }
     }
   }
@@ -659,7 +724,10 @@ struct Observer::Impl {
     for (auto& [ino, s] : streams) {
       if (s.ours.valid()) serve(s);
       if (!s.connected || s.dns) continue;
-      const StreamSummary sum = summarize(s.received);
+      // A TLS stream's `received` is what it carried in the clear (nothing when its handshake
+      // failed): HTTP inside it is "https", anything else stays "tls", with the name it asked for.
+      const StreamSummary sum = s.tls_seen && !s.tls ? StreamSummary{} : summarize(s.received);
+      const bool https = s.tls_seen && sum.protocol == StreamProtocol::kHttp;
       Event e;
       e.kind = EventKind::kStream;
       e.pid = s.pid;
@@ -667,10 +735,12 @@ struct Observer::Impl {
       e.address = s.address;
       e.port = s.port;
       e.stream = s.id;
-      e.protocol = std::string(to_string(sum.protocol));
-      e.host = clip(sum.host.empty() ? s.host : sum.host);
+      e.protocol = s.tls_seen ? (https ? "https" : "tls") : std::string(to_string(sum.protocol));
+      const std::string& named = https && !sum.host.empty() ? sum.host : (s.tls_seen ? s.sni : sum.host);
+      e.host = clip(named.empty() ? s.host : named);
       e.request_line = clip(sum.request_line);
-      e.head = escape_head(sum.protocol == StreamProtocol::kHttp ? sum.body_head : s.received);
+      e.head = escape_head(sum.protocol == StreamProtocol::kHttp ? sum.body_head : (s.tls_seen && !s.tls ? "" : s.received));
+      if (!s.tls_error.empty()) e.what = clip("tls: " + s.tls_error);
       e.bytes = s.total;
       e.canary = s.canary;
       e.identity = s.identity;
@@ -762,6 +832,9 @@ Expected<std::unique_ptr<Observer>, std::string> Observer::create(ObserverOption
     options.write_roots.emplace_back(r);
   }
   im.identity = identity_tokens(options.home);
+  auto tls = TlsAuthority::create();
+  if (!tls) return Unexpected("the sink's TLS authority: " + tls.error());
+  im.tls = std::move(*tls);
   im.opt = std::move(options);
   auto prog = compile_watch_filter();
   if (!prog) return Unexpected("compiling the watch filter: " + prog.error());
@@ -775,6 +848,10 @@ Expected<std::unique_ptr<Observer>, std::string> Observer::create(ObserverOption
 }
 
 Observer::~Observer() = default;
+
+const std::string& Observer::tls_ca_pem() const {
+  return impl_->tls->ca_pem();
+}
 
 namespace {
 

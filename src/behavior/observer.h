@@ -76,6 +76,10 @@ class Observer {
 
   Trace& trace() { return trace_; }
 
+  // The certificate of this run's TLS authority (tls_sink.h), PEM: what the phases' clients are
+  // given to trust, so that the sink reads HTTPS in the clear.
+  const std::string& tls_ca_pem() const;
+
   struct Impl;
 
  private:

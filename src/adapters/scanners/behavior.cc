@@ -387,20 +387,22 @@ std::optional<std::string> judge_self_test(const core::RunOutcome& r) {
   auto t = parse_behavior_output(r->stdout_bytes);
   if (!t) return t.error().message;
   constexpr std::string_view kHost = "observer.self-test.batlehub.test";
-  bool shell = false, decoy = false, dns = false, connect = false, canary = false;
+  bool shell = false, decoy = false, dns = false, connect = false, canary = false, tls = false;
   for (const BehaviorEvent& e : t->events) {
     shell = shell || (e.kind == "exec" && e.what != "phase" && !e.argv.empty() && e.argv[0] == "sh");
     decoy = decoy || (e.kind == "decoy-open" && e.decoy == "ssh-key");
     dns = dns || (e.kind == "dns" && e.host == kHost);
     connect = connect || (e.kind == "connect" && e.host == kHost && e.port == 80);
-    canary = canary || (e.kind == "stream" && e.host == kHost && e.canary);
+    canary = canary || (e.kind == "stream" && e.host == kHost && e.protocol == "http" && e.canary);
+    tls = tls || (e.kind == "stream" && e.host == kHost && e.protocol == "https" && e.canary);
   }
   std::string missed;
   for (auto [seen, what] : {std::pair{shell, "the shell it started"},
                             {decoy, "its read of the decoy SSH key"},
                             {dns, "the name it asked"},
                             {connect, "its connection"},
-                            {canary, "the key's canary in what it sent"}}) {
+                            {canary, "the key's canary in what it sent"},
+                            {tls, "the canary in what it sent over HTTPS"}}) {
     if (!seen) missed += (missed.empty() ? "" : ", ") + std::string(what);
   }
   if (missed.empty()) return std::nullopt;
