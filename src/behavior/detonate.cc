@@ -143,20 +143,10 @@ PhaseSpec pypi_install(const DetonationOptions& o, const DetonationDirs& d, cons
   PhaseSpec s;
   s.phase = "install";
   s.program = d.venv + "/bin/python";
-  s.argv = {s.program,
-            "-m",
-            "pip",
-            "install",
-            "--no-index",
-            "--no-deps",
-            "--no-build-isolation",
+  s.argv = {s.program, "-m", "pip", "install", "--no-index", "--no-deps", "--no-build-isolation",
             // The room's Python is Debian 12's 3.11: a package that says it needs another is
             // still installed, as a package that lies about it would be on the victim's machine.
-            "--ignore-requires-python",
-            "--no-cache-dir",
-            "--disable-pip-version-check",
-            "--no-input",
-            "--no-color",
+            "--ignore-requires-python", "--no-cache-dir", "--disable-pip-version-check", "--no-input", "--no-color",
             o.package};
   s.env = env;
   s.env.push_back("PIP_NO_INDEX=1");
@@ -217,6 +207,17 @@ PhaseSpec pypi_import(const DetonationOptions& o, const DetonationDirs& d, const
   s.env.push_back("PYTHONDONTWRITEBYTECODE=1");
   s.cwd = d.tmp;
   s.timeout = o.import_timeout;
+  return s;
+}
+
+PhaseSpec as_windows(PhaseSpec s) {
+  s.view = "windows";
+  s.env.push_back("BATLEHUB_VIEW=windows");
+  if (s.phase == "install") {
+    // Into the venv the first install filled: the same files again, built anew.
+    const auto at = std::find(s.argv.begin(), s.argv.end(), "install");
+    if (at != s.argv.end()) s.argv.insert(at + 1, "--force-reinstall");
+  }
   return s;
 }
 
@@ -391,6 +392,21 @@ Expected<Trace, std::string> detonate(const DetonationOptions& o) {
         for (const std::string& m : modules) obs.run(pypi_import(io, d, env, m));
         if (::access(kExecuteScript, R_OK) == 0) {
           for (const std::string& m : modules) obs.run(pypi_execute(o, d, env, m));
+        }
+      }
+    }
+    // The Windows view: the install and the imports once more, the package's own code reading
+    // Windows' answers (rooms/behavior/fallback.py), where the room holds the stand-in that
+    // gives it.
+    if (::access(kWindowsView, R_OK) == 0) {
+      const PhaseRecord again = obs.run(as_windows(pypi_install(with_name, d, env)));
+      if (again.exit_code == 0) {
+        if (auto sp = site_packages(d.venv)) {
+          DetonationOptions io = o;
+          if (::access(io.import_script.c_str(), R_OK) != 0) io.import_script.clear();
+          for (const std::string& m : installed_modules(*sp, o.max_modules)) {
+            obs.run(as_windows(pypi_import(io, d, env, m)));
+          }
         }
       }
     }

@@ -70,6 +70,13 @@ PhaseSpec pypi_install(const DetonationOptions& o, const DetonationDirs& d, cons
 std::vector<std::string> installed_modules(const std::string& site_packages, std::size_t max);
 PhaseSpec pypi_import(const DetonationOptions& o, const DetonationDirs& d, const std::vector<std::string>& env,
                       const std::string& module);
+// The Windows view (PyPI): the same phase, with the package's own code compiled so that
+// `os.name`, `sys.platform` and `platform.system()` read as on Windows (rooms/behavior/
+// fallback.py, asked for by BATLEHUB_VIEW=windows, which it takes out of the environment);
+// an install again with --force-reinstall. Recorded as the phase with view "windows". Only
+// where the room holds the stand-in module (kWindowsView).
+inline constexpr const char* kWindowsView = "/usr/lib/python3/dist-packages/_batlehub_fallback.py";
+PhaseSpec as_windows(PhaseSpec s);
 // PyPI's execute phase (OSSF package-analysis's third): the module's functions, classes and
 // methods called with MagicMock arguments by the room's execute.py, each under its own alarm.
 // Only where the room holds the script.

@@ -252,8 +252,8 @@ struct Observer::Impl {
   std::map<std::string, std::uint64_t> dropped;  // limit reached: what, how many times
   std::vector<std::string> identity;
   std::unique_ptr<TlsAuthority> tls;  // the sink's TLS server's authority, for this run
-  std::set<std::string> created;  // files a process of the run created (resolved), for an exec's `written`
-  std::size_t trace_bytes = 0;    // what the recorded events' strings add up to (kMaxTraceBytes)
+  std::set<std::string> created;      // files a process of the run created (resolved), for an exec's `written`
+  std::size_t trace_bytes = 0;        // what the recorded events' strings add up to (kMaxTraceBytes)
 
   // The phase being run.
   std::string phase;
@@ -275,14 +275,20 @@ struct Observer::Impl {
     }
     trace_bytes += size;
     e.phase = phase;
+    e.view = spec != nullptr ? spec->view : std::string();
     trace->events.push_back(std::move(e));
   }
 
   bool id_valid(std::uint64_t id) const { return ::ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0; }
 
+  // The kernel's sizes of a notification and of its answer (SECCOMP_GET_NOTIF_SIZES), each
+  // buffer allocated once for the run: every exec, open and connect of a package is one.
+  std::vector<char> notif_buf;
+  std::vector<char> resp_buf;
+
   void respond(std::uint64_t id, std::int64_t val, int error, bool cont) {
-    std::vector<char> buf(std::max<std::size_t>(sizes.seccomp_notif_resp, sizeof(seccomp_notif_resp)), 0);
-    auto* resp = reinterpret_cast<seccomp_notif_resp*>(buf.data());
+    std::fill(resp_buf.begin(), resp_buf.end(), 0);
+    auto* resp = reinterpret_cast<seccomp_notif_resp*>(resp_buf.data());
     resp->id = id;
     resp->val = val;
     resp->error = error;
@@ -554,8 +560,8 @@ struct Observer::Impl {
   }
 
   void handle_notification() {
-    std::vector<char> buf(std::max<std::size_t>(sizes.seccomp_notif, sizeof(seccomp_notif)), 0);
-    auto* n = reinterpret_cast<seccomp_notif*>(buf.data());
+    std::fill(notif_buf.begin(), notif_buf.end(), 0);  // RECV refuses a notification not zeroed
+    auto* n = reinterpret_cast<seccomp_notif*>(notif_buf.data());
     if (::ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, n) != 0) return;  // ENOENT: it died meanwhile
     if (n->data.arch != AUDIT_ARCH_X86_64) {
       allow(n->id);
@@ -739,7 +745,8 @@ struct Observer::Impl {
       const std::string& named = https && !sum.host.empty() ? sum.host : (s.tls_seen ? s.sni : sum.host);
       e.host = clip(named.empty() ? s.host : named);
       e.request_line = clip(sum.request_line);
-      e.head = escape_head(sum.protocol == StreamProtocol::kHttp ? sum.body_head : (s.tls_seen && !s.tls ? "" : s.received));
+      e.head =
+          escape_head(sum.protocol == StreamProtocol::kHttp ? sum.body_head : (s.tls_seen && !s.tls ? "" : s.received));
       if (!s.tls_error.empty()) e.what = clip("tls: " + s.tls_error);
       e.bytes = s.total;
       e.canary = s.canary;
@@ -842,6 +849,8 @@ Expected<std::unique_ptr<Observer>, std::string> Observer::create(ObserverOption
   if (::syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &im.sizes) != 0) {
     return Unexpected("seccomp(SECCOMP_GET_NOTIF_SIZES): " + errno_text(errno));
   }
+  im.notif_buf.assign(std::max<std::size_t>(im.sizes.seccomp_notif, sizeof(seccomp_notif)), 0);
+  im.resp_buf.assign(std::max<std::size_t>(im.sizes.seccomp_notif_resp, sizeof(seccomp_notif_resp)), 0);
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) return Unexpected("prctl(PR_SET_CHILD_SUBREAPER): " + errno_text(errno));
   if (::prctl(PR_SET_DUMPABLE, 0) != 0) return Unexpected("prctl(PR_SET_DUMPABLE, 0): " + errno_text(errno));
   return o;
@@ -947,9 +956,15 @@ PhaseRecord Observer::run(const PhaseSpec& spec) {
   Impl& im = *impl_;
   PhaseRecord rec;
   rec.phase = spec.phase;
+  rec.view = spec.view;
   rec.argv = spec.argv;
   im.phase = spec.phase;
   im.spec = &spec;
+  // `spec` is the caller's, often a temporary: nothing may point at it once the phase is over.
+  struct Forget {
+    Impl& im;
+    ~Forget() { im.spec = nullptr; }
+  } forget{im};
   im.root_exec_seen = false;
   const auto t0 = Clock::now();
 

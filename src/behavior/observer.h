@@ -38,6 +38,7 @@ struct PhaseSpec {
   std::vector<std::string> env;
   std::string cwd;
   std::chrono::milliseconds timeout{0};
+  std::string view;  // "windows": recorded on the phase and its events (detonate.h)
 };
 
 // Bounds on what one run records: a package that floods is cut there, and says so (a

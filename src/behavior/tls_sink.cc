@@ -283,8 +283,8 @@ void TlsSession::answer_and_close(std::string_view plain) {
   if (im.state != State::kOpen) return;
   std::size_t done = 0;
   for (int tries = 0; done < plain.size() && tries < 16; ++tries) {
-    const int rc = mbedtls_ssl_write(&im.ssl, reinterpret_cast<const unsigned char*>(plain.data()) + done,
-                                     plain.size() - done);
+    const int rc =
+        mbedtls_ssl_write(&im.ssl, reinterpret_cast<const unsigned char*>(plain.data()) + done, plain.size() - done);
     if (rc > 0) {
       done += static_cast<std::size_t>(rc);
     } else if (rc != MBEDTLS_ERR_SSL_WANT_WRITE && rc != MBEDTLS_ERR_SSL_WANT_READ) {

@@ -48,7 +48,7 @@ class TlsSession {
   // certificate is minted for. A name that is not a host name gets a certificate no client
   // accepts, and the handshake fails as it would against a stranger.
   static Expected<std::unique_ptr<TlsSession>, std::string> create(TlsAuthority& authority, int fd,
-                                                                    const std::string& name);
+                                                                   const std::string& name);
   ~TlsSession();
   TlsSession(const TlsSession&) = delete;
   TlsSession& operator=(const TlsSession&) = delete;

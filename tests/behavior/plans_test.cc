@@ -87,6 +87,28 @@ TEST(Plans, npm_runs_the_install_hooks_in_npm_s_order_with_npm_s_environment_and
   EXPECT_FALSE(read_npm_package("{\"name\":"));
 }
 
+// The Windows view: the same phase, asked of the room's stand-in by a variable, recorded as
+// such; an install again reinstalls into the venv the first one filled.
+TEST(Plans, the_windows_view_is_the_same_phase_asked_for_by_its_variable_and_an_install_reinstalls) {
+  DetonationOptions o;
+  o.package = "/work/in/x-1.0.tar.gz";
+  const DetonationDirs d = dirs_for("/work");
+  const PhaseSpec first = pypi_install(o, d, {"HOME=/work/home"});
+  const PhaseSpec again = as_windows(first);
+  EXPECT_EQ(again.phase, "install");
+  EXPECT_EQ(again.view, "windows");
+  EXPECT_TRUE(has(again.env, "BATLEHUB_VIEW=windows"));
+  EXPECT_TRUE(has(again.env, "HOME=/work/home"));
+  ASSERT_EQ(again.argv.size(), first.argv.size() + 1);
+  const auto install = std::find(again.argv.begin(), again.argv.end(), "install");
+  ASSERT_NE(install, again.argv.end());
+  EXPECT_EQ(*(install + 1), "--force-reinstall");
+  EXPECT_EQ(again.argv.back(), "/work/in/x-1.0.tar.gz");
+  const PhaseSpec imported = as_windows(pypi_import(o, d, {}, "evil"));
+  EXPECT_EQ(imported.argv, pypi_import(o, d, {}, "evil").argv) << "an import is the same command";
+  EXPECT_EQ(imported.view, "windows");
+}
+
 // npm's default install for a native addon: a binding.gyp and no install or preinstall of the
 // package's own runs `node-gyp rebuild` at install, before any postinstall.
 TEST(Plans, npm_s_default_install_for_a_binding_gyp_is_node_gyp_rebuild_unless_the_package_installs_itself) {

@@ -225,7 +225,8 @@ Expected<BehaviorTrace, ScannerError> parse_behavior_output(std::string_view out
                               {&be.request_line, "request_line"},
                               {&be.head, "head"},
                               {&be.decoy, "decoy"},
-                              {&be.what, "what"}}) {
+                              {&be.what, "what"},
+                              {&be.view, "view"}}) {
       *field = str(e, key);
     }
     if (auto a = e.find("argv"); a != e.end() && a->is_array()) {
@@ -258,7 +259,7 @@ std::vector<Finding> weigh_behavior(const BehaviorTrace& t, const std::string& s
     f.code = core::ReasonCode::kMalwareSignal;
     f.severity = in_phase(s, e.phase);
     f.reference = rule;
-    f.summary = "at " + e.phase + ", " + std::move(summary);
+    f.summary = "at " + e.phase + (e.view == "windows" ? " as Windows" : "") + ", " + std::move(summary);
     f.raw = compact(raw);
     out.push_back(std::move(f));
   };
