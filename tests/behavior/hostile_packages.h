@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "adapters/sandbox/blob.h"
@@ -181,6 +182,28 @@ inline std::vector<HostilePackage> hostile_packages() {
          {}});
   }
   return out;
+}
+
+// The archive of the hostile package whose `what` starts with `what`: the trace-level tests
+// (behavior_real_test) detonate the very packages the findings are asserted on.
+inline std::string hostile_archive(std::string_view what) {
+  for (const HostilePackage& p : hostile_packages()) {
+    if (p.what.starts_with(what)) return p.archive;
+  }
+  ADD_FAILURE() << "no hostile package '" << what << "'";
+  return {};
+}
+
+// The probe of the detonation room on `rt`, held as the worker holds it (scan_service.cc:
+// its one /bin/sh expected), and the observer's self-test run through `rt`.
+inline void expect_the_detonation_room_proven(core::SandboxRuntime& rt, const std::string& image) {
+  core::ProbeTarget target{"behavior", image, {"batlehub-behavior"}, core::Limits{}};
+  target.shell_expected = true;
+  auto r = rt.probe(target);
+  ASSERT_TRUE(r) << r.error().message;
+  core::hold_to_target(*r, target);
+  EXPECT_TRUE(r->passed()) << r->first_failure().value_or("");
+  EXPECT_EQ(adapters::judge_self_test(rt.run(adapters::self_test_run(adapters::BehaviorOptions{}))), std::nullopt);
 }
 
 inline std::string describe_findings(const std::vector<core::Finding>& fs) {
