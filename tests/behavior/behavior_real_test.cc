@@ -236,6 +236,43 @@ TEST_F(BehaviorReal, a_package_that_floods_the_trace_is_cut_at_its_bound_and_say
   EXPECT_LT(t.dump().size(), 9U * 1024 * 1024);
 }
 
+// A package that writes without end and forks without end meets the walls' bounds (RLIMIT_FSIZE
+// on each file, RLIMIT_NPROC and the run's pids), not a hang: its import ends, the processes it
+// left are killed and counted, and the detonation goes on to its next phase.
+TEST_F(BehaviorReal, a_package_that_writes_and_forks_without_end_is_bounded_and_what_it_left_is_said) {
+  BATLEHUB_NEED_BWRAP();
+  const std::string init =
+      "import os, time\n"
+      "with open(os.path.join(os.environ['TMPDIR'], 'fill'), 'wb') as f:\n"
+      "    try:\n"
+      "        while True:\n"
+      "            f.write(b'x' * (1 << 20))\n"
+      "    except OSError as e:\n"
+      "        print('write stopped:', e.strerror)\n"
+      "n = 0\n"
+      "while True:\n"
+      "    try:\n"
+      "        if os.fork() == 0:\n"
+      "            time.sleep(600)\n"
+      "            os._exit(0)\n"
+      "        n += 1\n"
+      "    except OSError as e:\n"
+      "        print('fork stopped after', n, e.strerror)\n"
+      "        break\n";
+  json t = detonate("pypi", behavior_sdist("bomb", {file("setup.py", behavior_setup_py("bomb", "")),
+                                                    file("bomb/__init__.py", init)}));
+  ASSERT_TRUE(t.contains("phases"));
+  const json import = phase_named(t, "import");
+  EXPECT_EQ(import.value("timed_out", true), false);
+  const std::string said = import.value("output_tail", "");
+  EXPECT_NE(said.find("write stopped: File too large"), std::string::npos) << said;
+  EXPECT_NE(said.find("fork stopped after"), std::string::npos) << said;
+  auto left = events(t, "left-running", "import");
+  ASSERT_EQ(left.size(), 1U) << t.dump(1);
+  EXPECT_GT(left[0].at("count").get<int>(), 10);
+  EXPECT_FALSE(phase_named(t, "execute").empty()) << "the detonation went on to its next phase";
+}
+
 // PyPI's execute phase: a function nothing calls at import, called with stand-in arguments,
 // is seen doing what it does — and what it does weighs a step less than at install or import,
 // but a decoy's canary sent is still a block.
