@@ -14,7 +14,7 @@
 set -euo pipefail
 
 targets=(fuzz_manifest fuzz_result fuzz_extract fuzz_out_tar fuzz_cgroup fuzz_metadata fuzz_s3_xml fuzz_pod_state fuzz_config fuzz_aws_credentials fuzz_queue_rows
-  fuzz_osv fuzz_socket_ndjson fuzz_sigstore_bundle fuzz_mlab fuzz_signals fuzz_behavior_sent fuzz_behavior_trace)
+  fuzz_osv fuzz_socket_ndjson fuzz_sigstore_bundle fuzz_mlab fuzz_signals fuzz_behavior_sent fuzz_behavior_tls fuzz_behavior_trace)
 
 if [ $# -ne 2 ]; then
   echo "usage: $0 BUILD_DIR SECONDS" >&2
