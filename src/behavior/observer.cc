@@ -354,6 +354,14 @@ struct Observer::Impl {
       e.resolved = resolve(absolute(e.pid, at ? static_cast<std::int64_t>(n.data.args[0]) : AT_FDCWD, e.path));
     // A program this run created (a download, a dropped binary), in this phase or an earlier one.
     e.written = !e.resolved.empty() && created.contains(e.resolved);
+    // What the program reads as its input: a connection (a reverse shell's) or a terminal the
+    // package made (pty.spawn), as against a pipe or /dev/null (a build script feeding a shell).
+    const std::string in = read_link("/proc/" + std::to_string(e.pid) + "/fd/0");
+    if (in.rfind("socket:[", 0) == 0) {
+      e.stdin_kind = "socket";
+    } else if (in.rfind("/dev/pts/", 0) == 0 || in == "/dev/tty" || in == "/dev/ptmx") {
+      e.stdin_kind = "terminal";
+    }
     e.path = clip(e.path);
     add(std::move(e));
     allow(n.id);

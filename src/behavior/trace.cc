@@ -57,6 +57,7 @@ nlohmann::json event_json(const Event& e) {
   if (e.kind == EventKind::kLeftRunning || e.kind == EventKind::kLimit) j["count"] = e.count;
   put("what", e.what);
   put("view", e.view);
+  put("stdin", e.stdin_kind);
   return j;
 }
 

@@ -47,6 +47,7 @@ struct Event {
   std::uint64_t count = 0;        // left-running, limit
   std::string what;               // limit: what was bounded; exec: "phase" for the phase's own program
   std::string view;               // "windows": in a phase run with the Windows view (detonate.h)
+  std::string stdin_kind;         // exec: "socket" or "terminal" when the program's input is one
 };
 
 struct PhaseRecord {

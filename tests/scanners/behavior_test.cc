@@ -89,16 +89,22 @@ TEST(BehaviorWeigh, a_command_line_a_package_started_is_judged_as_the_shell_woul
                    {{"kind", "exec"}, {"phase", "import"}, {"path", "/bin/sh"}, {"argv", {"/bin/sh", "-i"}}}})));
   EXPECT_EQ(got.count("behavior-shell-download-executed"), 1U);
   EXPECT_EQ(got.at("behavior-interactive-shell"), S::kHigh);
-  // A shell given nothing to run reads its commands from its input (pty.spawn("/bin/sh") on
-  // a socket); one given a script or -c does not.
-  auto shell = [](std::vector<std::string> argv) {
-    return weigh(trace_of(json::array({{{"kind", "exec"}, {"phase", "install"}, {"path", "/bin/sh"}, {"argv", argv}}})))
-        .count("behavior-interactive-shell");
+  // A shell given nothing to run reads its commands from its input: a reverse shell's when
+  // that input is a connection or a terminal the package made (pty.spawn("/bin/sh")), a build
+  // script's when it is a pipe (autoconf's configure feeds /bin/sh so). -i is a human's shell
+  // whatever its input; a shell given a script or -c reads no commands from its input.
+  auto shell = [](std::vector<std::string> argv, std::string input) {
+    json e = {{"kind", "exec"}, {"phase", "install"}, {"path", "/bin/sh"}, {"argv", argv}};
+    if (!input.empty()) e["stdin"] = input;
+    return weigh(trace_of(json::array({e}))).count("behavior-interactive-shell");
   };
-  EXPECT_EQ(shell({"/bin/sh"}), 1U);
-  EXPECT_EQ(shell({"bash", "-l"}), 1U);
-  EXPECT_EQ(shell({"sh", "build.sh"}), 0U);
-  EXPECT_EQ(shell({"bash", "-e", "-c", "make"}), 0U);
+  EXPECT_EQ(shell({"/bin/sh"}, "socket"), 1U);
+  EXPECT_EQ(shell({"bash", "-l"}, "terminal"), 1U);
+  EXPECT_EQ(shell({"sh", "-s"}, "socket"), 1U);
+  EXPECT_EQ(shell({"sh", "-i"}, ""), 1U);
+  EXPECT_EQ(shell({"/bin/sh"}, ""), 0U) << "a pipe or /dev/null: configure feeding a shell";
+  EXPECT_EQ(shell({"sh", "build.sh"}, "socket"), 0U);
+  EXPECT_EQ(shell({"bash", "-e", "-c", "make"}, "terminal"), 0U);
 }
 
 TEST(BehaviorWeigh, a_program_fetched_and_run_is_high_and_written_without_a_fetch_medium) {

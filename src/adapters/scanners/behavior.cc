@@ -134,12 +134,21 @@ bool is_shell(std::string_view name) {
 
 // A shell given nothing to run — no -c, no script — reads its commands from its input: what
 // a reverse shell (pty.spawn("/bin/sh"), `sh -i`) starts, never what a build step does.
-bool interactive(const std::vector<std::string>& argv) {
+// A reverse shell's shell: one made interactive (-i: no build script asks for it), or one that
+// reads its commands from its input (no -c, no script, or -s) when that input is a connection
+// or a terminal the package made (pty.spawn). A shell fed a script through a pipe — autoconf's
+// configure does it — reads its input too, from a pipe: not a finding.
+bool interactive(const BehaviorEvent& e) {
+  const std::vector<std::string>& argv = e.argv;
+  bool reads_input = true;
   for (std::size_t i = 1; i < argv.size(); ++i) {
-    if (argv[i] == "-c" || argv[i] == "-s" || argv[i].empty() || argv[i][0] != '-') return argv[i] == "-s";
     if (argv[i] == "-i") return true;
+    if (argv[i] == "-c" || argv[i] == "-s" || argv[i].empty() || argv[i][0] != '-') {
+      reads_input = argv[i] == "-s";
+      break;
+    }
   }
-  return true;
+  return reads_input && (e.stdin_kind == "socket" || e.stdin_kind == "terminal");
 }
 
 bool is_downloader(std::string_view name) {
@@ -156,6 +165,7 @@ json raw_of(const BehaviorEvent& e) {
   };
   put("path", e.path);
   put("resolved", e.resolved);
+  put("stdin", e.stdin_kind);
   if (!e.argv.empty()) j["argv"] = e.argv;
   put("address", e.address);
   if (e.port != 0) j["port"] = e.port;
@@ -226,7 +236,8 @@ Expected<BehaviorTrace, ScannerError> parse_behavior_output(std::string_view out
                               {&be.head, "head"},
                               {&be.decoy, "decoy"},
                               {&be.what, "what"},
-                              {&be.view, "view"}}) {
+                              {&be.view, "view"},
+                              {&be.stdin_kind, "stdin"}}) {
       *field = str(e, key);
     }
     if (auto a = e.find("argv"); a != e.end() && a->is_array()) {
@@ -309,7 +320,7 @@ std::vector<Finding> weigh_behavior(const BehaviorTrace& t, const std::string& s
                 printable(command_line(e.argv)),
             raw_of(e));
       }
-      if (is_shell(name) && interactive(e.argv)) {
+      if (is_shell(name) && interactive(e)) {
         add(e, "behavior-interactive-shell", Severity::kHigh, name,
             "started an interactive shell (a reverse shell's): " + printable(command_line(e.argv)), raw_of(e));
       }

@@ -42,6 +42,7 @@ struct BehaviorEvent {
   std::string phase;
   std::string path, resolved, family, address, host, qtype, protocol, request_line, head, decoy, what;
   std::string view;  // "windows": seen in a phase whose package code read Windows' answers
+  std::string stdin_kind;  // exec: "socket" or "terminal" when its input was one
   std::vector<std::string> argv;
   std::uint16_t port = 0;
   bool write = false, canary = false, identity = false, written = false;
