@@ -129,8 +129,8 @@ std::vector<std::string> base_environment(const DetonationDirs& d, const std::st
                                   "RES_OPTIONS=use-vc attempts:1 timeout:2 ndots:1",
                                   // The sink's CA (tls_sink.h), for OpenSSL (Python's ssl, curl),
                                   // requests, curl and Node; the room's own bundle is a link to it.
-                                  "SSL_CERT_FILE=" + d.tls + "/ca.pem", "REQUESTS_CA_BUNDLE=" + d.tls + "/ca.pem",
-                                  "CURL_CA_BUNDLE=" + d.tls + "/ca.pem", "NODE_EXTRA_CA_CERTS=" + d.tls + "/ca.pem"};
+                                  "SSL_CERT_FILE=" + ca_file(d), "REQUESTS_CA_BUNDLE=" + ca_file(d),
+                                  "CURL_CA_BUNDLE=" + ca_file(d), "NODE_EXTRA_CA_CERTS=" + ca_file(d)};
   for (std::string& b : bait_environment(canary)) env.push_back(std::move(b));
   utsname u{};
   for (std::string& w : windows_environment(d.home, ::uname(&u) == 0 ? u.nodename : "builder-pc", "builder")) {
@@ -311,7 +311,7 @@ Expected<Prepared, std::string> prepare(const DetonationDirs& d, std::vector<std
   if (!observer) return Unexpected(observer.error());
   p.observer = std::move(*observer);
   p.observer->trace().home = d.home;
-  const std::string ca = d.tls + "/ca.pem";
+  const std::string ca = ca_file(d);
   base::Fd f(::open(ca.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644));
   if (!f.valid() || !base::write_all(f.get(), p.observer->tls_ca_pem())) {
     return Unexpected("writing the sink's CA certificate to " + ca + ": " + std::strerror(errno));
@@ -383,12 +383,13 @@ Expected<Trace, std::string> detonate(const DetonationOptions& o) {
     DetonationOptions with_name = o;
     with_name.package = *named;
     const PhaseRecord installed = obs.run(pypi_install(with_name, d, env));
+    // The import phases' script, where the room holds it (both passes).
+    DetonationOptions io = o;
+    if (::access(io.import_script.c_str(), R_OK) != 0) io.import_script.clear();
     // An import is tried only of what was installed: a failed build leaves nothing to import.
     if (installed.exit_code == 0) {
       if (auto sp = site_packages(d.venv)) {
         const auto modules = installed_modules(*sp, o.max_modules);
-        DetonationOptions io = o;
-        if (::access(io.import_script.c_str(), R_OK) != 0) io.import_script.clear();
         for (const std::string& m : modules) obs.run(pypi_import(io, d, env, m));
         if (::access(kExecuteScript, R_OK) == 0) {
           for (const std::string& m : modules) obs.run(pypi_execute(o, d, env, m));
@@ -402,8 +403,6 @@ Expected<Trace, std::string> detonate(const DetonationOptions& o) {
       const PhaseRecord again = obs.run(as_windows(pypi_install(with_name, d, env)));
       if (again.exit_code == 0) {
         if (auto sp = site_packages(d.venv)) {
-          DetonationOptions io = o;
-          if (::access(io.import_script.c_str(), R_OK) != 0) io.import_script.clear();
           for (const std::string& m : installed_modules(*sp, o.max_modules)) {
             obs.run(as_windows(pypi_import(io, d, env, m)));
           }

@@ -52,6 +52,10 @@ struct DetonationDirs {
   std::string tls;    // the sink's CA certificate lives here (ca.pem): tls_sink.h
 };
 DetonationDirs dirs_for(const std::string& work_dir);
+// The sink's CA certificate, under d.tls: what the phases' clients are told to trust.
+inline std::string ca_file(const DetonationDirs& d) {
+  return d.tls + "/ca.pem";
+}
 
 // The environment every phase gets: HOME (decoys), TMPDIR, PATH, the bait variables.
 std::vector<std::string> base_environment(const DetonationDirs& d, const std::string& canary, const std::string& path);

@@ -738,9 +738,11 @@ struct Observer::Impl {
     for (auto& [ino, s] : streams) {
       if (s.ours.valid()) serve(s);
       if (!s.connected || s.dns) continue;
-      // A TLS stream's `received` is what it carried in the clear (nothing when its handshake
-      // failed): HTTP inside it is "https", anything else stays "tls", with the name it asked for.
-      const StreamSummary sum = s.tls_seen && !s.tls ? StreamSummary{} : summarize(s.received);
+      // `received` is what the stream carried in the clear — for TLS, what the sink's server
+      // read — except a TLS stream no server could take, which holds its raw hello. HTTP
+      // inside TLS is "https"; anything else stays "tls", with the name it asked for.
+      const bool in_clear = !s.tls_seen || s.tls != nullptr;
+      const StreamSummary sum = in_clear ? summarize(s.received) : StreamSummary{};
       const bool https = s.tls_seen && sum.protocol == StreamProtocol::kHttp;
       Event e;
       e.kind = EventKind::kStream;
@@ -753,8 +755,7 @@ struct Observer::Impl {
       const std::string& named = https && !sum.host.empty() ? sum.host : (s.tls_seen ? s.sni : sum.host);
       e.host = clip(named.empty() ? s.host : named);
       e.request_line = clip(sum.request_line);
-      e.head =
-          escape_head(sum.protocol == StreamProtocol::kHttp ? sum.body_head : (s.tls_seen && !s.tls ? "" : s.received));
+      e.head = escape_head(sum.protocol == StreamProtocol::kHttp ? sum.body_head : (in_clear ? s.received : ""));
       if (!s.tls_error.empty()) e.what = clip("tls: " + s.tls_error);
       e.bytes = s.total;
       e.canary = s.canary;

@@ -24,11 +24,9 @@ namespace {
 std::string mbed_error(const char* what, int rc) {
   char buf[160];
   mbedtls_strerror(rc, buf, sizeof buf);
-  return std::string(what) + ": " + buf + " (-0x" + [&] {
-    char hex[16];
-    std::snprintf(hex, sizeof hex, "%04x", static_cast<unsigned>(-rc));
-    return std::string(hex);
-  }() + ")";
+  char code[16];
+  std::snprintf(code, sizeof code, "-0x%04x", static_cast<unsigned>(-rc));
+  return std::string(what) + ": " + buf + " (" + code + ")";
 }
 
 // DER's length octets, for the short values written here (a name of at most 253 bytes).

