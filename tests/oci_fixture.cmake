@@ -62,13 +62,30 @@ set_tests_properties(oci_docker_remap.stop PROPERTIES FIXTURES_CLEANUP docker-re
 # plain daemon's, which registers runsc) with its DOCKER_HOST in the environment,
 # the rest run alone. NO_PRETTY_VALUES: a ctest name is the gtest name (…/podman); without
 # it CMake appends "# GetParam() = " and the parameter's bytes.
+#
+# A sweep is engine-wide by design: it removes every container whose worker on this host is
+# dead, whoever started it. So a test whose name says "sweep" (it sweeps, or it kills a worker
+# and counts what the next sweep removes) holds its engine's lock: under ctest -j2 another
+# test's sweep would otherwise take its dead worker's container first (CI, stop 52: the
+# docker instance of "a_worker_killed_mid_run_leaves_a_container_that_the_next_sweep_removes"
+# counted 0 containers removed).
 function(batlehub_discover_engine_tests target timeout)
-  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "-*/docker:*/docker_remap:*/docker_gvisor"
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES
+    TEST_FILTER "-*/docker:*/docker_remap:*/docker_gvisor:*sweep*"
     PROPERTIES TIMEOUT ${timeout})
-  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "*/docker:*/docker_gvisor"
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES
+    TEST_FILTER "*sweep*-*/docker:*/docker_remap:*/docker_gvisor"
+    PROPERTIES TIMEOUT ${timeout} RESOURCE_LOCK sweep-podman)
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "*/docker:*/docker_gvisor-*sweep*"
     PROPERTIES TIMEOUT ${timeout} FIXTURES_REQUIRED docker
     ENVIRONMENT BATLEHUB_TEST_DOCKER_HOST=${BATLEHUB_TEST_DOCKER_HOST})
-  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "*/docker_remap"
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "*sweep*/docker:*sweep*/docker_gvisor"
+    PROPERTIES TIMEOUT ${timeout} FIXTURES_REQUIRED docker RESOURCE_LOCK sweep-docker
+    ENVIRONMENT BATLEHUB_TEST_DOCKER_HOST=${BATLEHUB_TEST_DOCKER_HOST})
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "*/docker_remap-*sweep*"
     PROPERTIES TIMEOUT ${timeout} FIXTURES_REQUIRED docker-remap
+    ENVIRONMENT BATLEHUB_TEST_DOCKER_REMAP_HOST=${BATLEHUB_TEST_DOCKER_REMAP_HOST})
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "*sweep*/docker_remap"
+    PROPERTIES TIMEOUT ${timeout} FIXTURES_REQUIRED docker-remap RESOURCE_LOCK sweep-docker-remap
     ENVIRONMENT BATLEHUB_TEST_DOCKER_REMAP_HOST=${BATLEHUB_TEST_DOCKER_REMAP_HOST})
 endfunction()

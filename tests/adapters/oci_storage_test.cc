@@ -326,7 +326,7 @@ TEST_P(OciStorageTest, a_worker_configured_for_the_storage_transport_proves_and_
 // (the worker records it as the scanner's SCANNER_ERROR, never a verdict from a run that did
 // not finish), leaves no container, and the next run once the endpoint is back succeeds; the
 // failed runs' keys, which could not be deleted while it was down, are the sweep's.
-TEST_P(OciStorageTest, an_s3_endpoint_that_goes_away_fails_the_run_with_the_reason_and_the_next_run_passes) {
+TEST_P(OciStorageTest, an_s3_endpoint_that_goes_away_fails_the_run_with_the_reason_the_next_run_passes_and_the_sweep_takes_its_keys) {
   auto store = std::make_shared<BundleStore>(s3_, router_, bundle_options());
   OciOptions o = options(store);
   // A live worker's sweep leaves a bundle alone until it is orphan_after old (15 minutes by
