@@ -28,6 +28,8 @@ std::string_view step_name(Step s) {
       return "substitution table";
     case Step::kCharCodes:
       return "character codes";
+    case Step::kXor:
+      return "xor";
   }
   return "?";
 }
@@ -161,6 +163,13 @@ std::string reversed(std::string_view in) {
   return std::string(in.rbegin(), in.rend());
 }
 
+std::string xor_with(std::string_view in, std::string_view key) {
+  std::string out(in);
+  if (key.empty()) return out;
+  for (std::size_t k = 0; k < out.size(); ++k) out[k] = static_cast<char>(out[k] ^ key[k % key.size()]);
+  return out;
+}
+
 std::string Substitution::apply(std::string_view in) const {
   std::string out(in);
   for (char& c : out) {
@@ -265,6 +274,13 @@ class Search {
     }
     if (on(Step::kSubstitution)) {
       for (const Substitution& s : tables_.substitutions) text_step(Step::kSubstitution, s.apply(input), chain);
+    }
+    if (on(Step::kXor)) {
+      // A key is shorter than what it hides: XOR is its own inverse, and the key read with the
+      // hidden string as its key would give the same text a second time.
+      for (const std::string& key : tables_.xor_keys) {
+        if (key.size() < input.size()) text_step(Step::kXor, xor_with(input, key), chain);
+      }
     }
   }
 

@@ -1,6 +1,6 @@
 // Static decoding of the strings a package decodes before it runs them: base64, hex,
-// zlib/gzip, rot13 and other letter shifts, reversal, character-substitution tables and
-// lists of character codes. Nothing is executed: each decoder is a pure function of the
+// zlib/gzip, rot13 and other letter shifts, reversal, character-substitution tables, XOR
+// with a key the file holds, and lists of character codes. Nothing is executed: each decoder is a pure function of the
 // bytes, and the search over chains of them ("base64, then zlib, then base64") is bounded
 // in depth, in the bytes any one step may produce, and in the bytes a whole file may
 // produce (Budget). A stream that inflates past its cap from far fewer bytes is a decoding
@@ -17,7 +17,17 @@
 
 namespace batlehub::signals {
 
-enum class Step : std::uint8_t { kBase64, kHex, kInflate, kRot13, kShift, kReversed, kSubstitution, kCharCodes };
+enum class Step : std::uint8_t {
+  kBase64,
+  kHex,
+  kInflate,
+  kRot13,
+  kShift,
+  kReversed,
+  kSubstitution,
+  kCharCodes,
+  kXor
+};
 std::string_view step_name(Step s);
 
 // Which steps a search may take: a file that never calls a decoder is not decoded with it.
@@ -50,6 +60,9 @@ struct Inflated {
 std::optional<Inflated> inflate(std::string_view in, std::size_t cap);  // a zlib or gzip stream
 std::string shift_letters(std::string_view in, int shift);              // ROT-n over ASCII letters (rot13 is 13)
 std::string reversed(std::string_view in);
+// Each character XORed with the key's, the key repeated (`chr(ord(c) ^ ord(key[i % len(key)]))`,
+// `s.charCodeAt(i) ^ k.charCodeAt(i % k.length)`). An empty key leaves the input as it is.
+std::string xor_with(std::string_view in, std::string_view key);
 
 // A one-to-one character table (from `str.maketrans(FROM, TO)`, or a dict of single
 // characters): applied byte by byte; bytes not in it stay as they are.
@@ -85,6 +98,7 @@ struct Decoded {
 
 struct Tables {
   std::vector<Substitution> substitutions;  // the file's own tables
+  std::vector<std::string> xor_keys;        // the file's XOR keys: strings and small numbers near a `^`
 };
 
 // Every text reachable from `literal` by up to Budget::kMaxDepth of the `allowed` steps,

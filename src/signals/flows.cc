@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -109,10 +111,212 @@ std::pair<std::vector<std::string_view>, std::string_view> assignment(std::strin
   return {names, line.substr(k + 1)};
 }
 
+// Words in a name that holds a wallet's secret: the key itself, or the phrase it derives from.
+constexpr std::array<std::string_view, 9> kKeyWords{"private_key",  "privatekey",      "privkey",
+                                                    "priv_key",     "mnemonic",        "seed_phrase",
+                                                    "seedphrase",   "recovery_phrase", "secret_phrase"};
+// Calls that send to the address in their first argument (any object's .post: a session, a
+// client). Not requests.request, whose first argument is the method.
+constexpr std::array<std::string_view, 6> kSendTo{".post(", ".put(", ".patch(", ".get(", "urlopen(", "Request("};
+// Calls a key goes through and is still the key: encodings, containers, text. Anything else
+// (from_key, Keypair, sign, derive) makes something else of it — an address, a signature —
+// which a wallet library sends all day.
+constexpr std::array<std::string_view, 20> kCarriers{
+    "encode", "decode", "b64encode", "urlsafe_b64encode", "b32encode", "b16encode", "hexlify",
+    "hex",    "str",    "bytes",     "dumps",             "format",    "join",      "strip",
+    "lower",  "upper",  "dict",      "list",              "tuple",     "quote"};
+// How many name readings the key's flow looks at in one file (each reads back at most one
+// call's arguments): a file of 100,000 `private_key` must cost this many, not one each.
+constexpr std::size_t kMaxKeyReadings = 512;
+
+template <std::size_t N>
+bool one_of(std::string_view s, const std::array<std::string_view, N>& set) {
+  return std::find(set.begin(), set.end(), s) != set.end();
+}
+
+// The host of a URL written in the file, when it is fixed and not this machine's: what the
+// author chose to send to. A host built from a placeholder (f"http://{host}/") is the caller's.
+bool a_fixed_remote_address(std::string_view url) {
+  const std::size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return false;
+  std::string_view host = url.substr(scheme + 3);
+  host = host.substr(0, host.find_first_of("/?#"));
+  if (const std::size_t at = host.rfind('@'); at != std::string_view::npos) host.remove_prefix(at + 1);
+  if (host.empty() || host.find('{') != std::string_view::npos) return false;
+  if (host.front() != '[') host = host.substr(0, host.find(':'));
+  const std::string h = lower(host);
+  return !h.empty() && h != "localhost" && !h.starts_with("127.") && h != "0.0.0.0" && h != "[::1]" &&
+         !h.ends_with(".localhost");
+}
+
+// The first literal at or after `at`.
+const Literal* literal_at(const Lexed& lexed, std::size_t at) {
+  auto it = std::lower_bound(lexed.literals.begin(), lexed.literals.end(), at,
+                             [](const Literal& l, std::size_t a) { return l.begin < a; });
+  return it != lexed.literals.end() ? &*it : nullptr;
+}
+
+// The line `at` falls on.
+const Line& line_at(const std::vector<Line>& lines, std::size_t at) {
+  auto it = std::upper_bound(lines.begin(), lines.end(), at, [](std::size_t a, const Line& l) { return a < l.begin; });
+  return *(it - 1);
+}
+
+// Where what a line assigns ends: the line's end, or, when a bracket opened on it stays
+// open (a dict written over lines), where that bracket closes (read at most kMaxArgsBytes).
+std::size_t value_end(std::string_view code, std::size_t rhs_begin, std::size_t line_end) {
+  int depth = 0;
+  std::size_t outer = std::string_view::npos;
+  for (std::size_t k = rhs_begin; k < line_end; ++k) {
+    const char c = code[k];
+    if (c == '(' || c == '[' || c == '{') {
+      if (depth++ == 0) outer = k;
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  if (depth == 0 || outer == std::string_view::npos) return line_end;
+  return matching_close(code.substr(0, std::min(code.size(), outer + kMaxArgsBytes)), outer);
+}
+
+// Whether `text` (a part of the lexed code) hands on one of `names` as itself: the name read,
+// and every call around it within `text`, and a method called on it, one of kCarriers.
+// `names` maps each tainted name to the key it carries; the key's name is returned.
+std::optional<std::string> carries(std::string_view text, const std::map<std::string, std::string, std::less<>>& names,
+                                   std::size_t& readings) {
+  std::size_t k = 0;
+  while (k < text.size() && readings < kMaxKeyReadings) {
+    if (!name_start(text[k]) || (k > 0 && (name_char(text[k - 1]) || text[k - 1] == '.'))) {
+      ++k;
+      continue;
+    }
+    std::size_t e = k;
+    while (e < text.size() && name_char(text[e])) ++e;
+    const auto it = names.find(text.substr(k, e - k));
+    const std::size_t at = k;
+    k = e;
+    if (it == names.end()) continue;
+    ++readings;
+    // A method called on it: key.encode() is the key, key.public_key() is not.
+    if (e + 1 < text.size() && text[e] == '.') {
+      std::size_t m = e + 1;
+      while (m < text.size() && name_char(text[m])) ++m;
+      if (m < text.size() && text[m] == '(' && !one_of(text.substr(e + 1, m - e - 1), kCarriers)) continue;
+    }
+    // The calls around it, innermost first.
+    bool as_itself = true;
+    int depth = 0;
+    for (std::size_t b = at; b-- > 0 && as_itself;) {
+      const char c = text[b];
+      if (c == ')' || c == ']' || c == '}') {
+        ++depth;
+      } else if (c == '(' || c == '[' || c == '{') {
+        if (depth > 0) {
+          --depth;
+          continue;
+        }
+        if (c != '(') continue;
+        std::size_t n = b;
+        while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t')) --n;
+        std::size_t f = n;
+        while (f > 0 && name_char(text[f - 1])) --f;
+        const std::string_view callee = text.substr(f, n - f);
+        if (!callee.empty() && !one_of(callee, kCarriers)) as_itself = false;  // (…) alone groups
+      }
+    }
+    if (as_itself) return it->second;
+  }
+  return std::nullopt;
+}
+
+
 std::string shown(std::string_view source, const Line& l) {
   std::string_view s = source.substr(l.begin, std::min(l.text.size(), std::size_t{200}));
   const std::size_t b = s.find_first_not_of(" \t");
   return std::string(b == std::string_view::npos ? s : s.substr(b));
+}
+
+// A wallet's private key or seed phrase sent to a fixed address (flows.h).
+void key_sent(std::string_view source, const Lexed& lexed, const std::vector<Line>& lines, std::vector<Flow>& out) {
+  const std::string_view code = lexed.code;
+  // The names that hold a key: any name in the code with one of kKeyWords in it.
+  std::map<std::string, std::string, std::less<>> tainted;
+  for (std::size_t k = 0; k < code.size() && tainted.size() < kMaxNames;) {
+    if (!name_start(code[k]) || (k > 0 && name_char(code[k - 1]))) {
+      ++k;
+      continue;
+    }
+    std::size_t e = k;
+    while (e < code.size() && name_char(code[e])) ++e;
+    const std::string_view n = code.substr(k, e - k);
+    if (n.size() <= 64) {
+      const std::string l = lower(n);
+      if (std::any_of(kKeyWords.begin(), kKeyWords.end(), [&](std::string_view w) { return l.find(w) != l.npos; }))
+        tainted.emplace(n, n);
+    }
+    k = e;
+  }
+  if (tainted.empty()) return;
+  // Names assigned a fixed remote address, and names assigned what carries a key.
+  std::set<std::string, std::less<>> addresses;
+  std::size_t readings = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::size_t before = tainted.size();
+    for (const Line& l : lines) {
+      auto [names, rhs] = assignment(l.text);
+      if (names.empty()) continue;
+      const std::size_t b = static_cast<std::size_t>(rhs.data() - code.data());
+      if (round == 0 && names.size() == 1) {
+        const std::size_t q = rhs.find_first_not_of(" \t");
+        const Literal* lit = q == std::string_view::npos ? nullptr : literal_at(lexed, b + q);
+        if (lit != nullptr && lit->begin - (b + q) <= 2 && a_fixed_remote_address(lit->value))
+          addresses.emplace(names.front());
+      }
+      if (tainted.size() >= kMaxNames || readings >= kMaxKeyReadings) continue;
+      const std::size_t e = value_end(code, b, l.begin + l.text.size());
+      if (auto key = carries(code.substr(b, e - b), tainted, readings)) {
+        for (std::string_view n : names) tainted.emplace(n, *key);
+      }
+    }
+    if (tainted.size() == before) break;
+  }
+  for (std::string_view t : kSendTo) {
+    std::size_t read = 0;
+    for (std::size_t k = code.find(t); k != std::string_view::npos && out.size() < kMaxFlows && read < kMaxCallsRead;
+         k = code.find(t, k + 1)) {
+      if (t.front() == '.' ? (k == 0 || !name_char(code[k - 1])) : (!starts_name(code, k) && code[k - 1] != '.'))
+        continue;
+      ++read;
+      const std::size_t open = k + t.size() - 1;
+      const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
+      std::size_t first_end = open + 1;
+      for (int depth = 0; first_end + 1 < close; ++first_end) {
+        const char c = code[first_end];
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        if (c == ')' || c == ']' || c == '}') --depth;
+        if (c == ',' && depth == 0) break;
+      }
+      const std::string_view first = code.substr(open + 1, first_end - open - 1);
+      const Literal* lit = literal_at(lexed, open + 1);
+      const bool url_literal = lit != nullptr && lit->begin < first_end;
+      const bool fixed = (url_literal && a_fixed_remote_address(lit->value)) || reads_any(first, addresses);
+      if (!fixed) continue;
+      std::optional<std::string> key;
+      // In the address itself: f"https://…/{private_key}".
+      if (url_literal) {
+        for (const auto& [n, root] : tainted) {
+          const std::size_t p = lit->value.find("{" + n);
+          if (p != std::string::npos && (p + n.size() + 1 >= lit->value.size() ||
+                                         !name_char(lit->value[p + n.size() + 1]))) {
+            key = root;
+            break;
+          }
+        }
+      }
+      if (!key && first_end < close) key = carries(code.substr(first_end, close - first_end), tainted, readings);
+      if (key) out.push_back({Flow::Kind::kKeySent, k, shown(source, line_at(lines, k)), *key});
+    }
+  }
 }
 
 }  // namespace
@@ -125,21 +329,11 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
   };
   std::vector<Flow> out;
   const std::vector<Line> lines = lines_of(code);
-  auto line_at_offset = [&](std::size_t at) -> const Line& {
-    auto it =
-        std::upper_bound(lines.begin(), lines.end(), at, [](std::size_t a, const Line& l) { return a < l.begin; });
-    return *(it - 1);
-  };
 
   // --- code fetched and run ---------------------------------------------------------------
   // Only a fetch of a fixed address counts: a URL written in the file, or a name assigned
   // one. A fetch of a URL the caller gives is a feature that runs what its user points it
   // at (dask's preload scripts); a fixed one runs what the address's owner serves.
-  auto literal_at = [&](std::size_t at) -> const Literal* {
-    auto it = std::lower_bound(lexed.literals.begin(), lexed.literals.end(), at,
-                               [](const Literal& l, std::size_t a) { return l.begin < a; });
-    return it != lexed.literals.end() ? &*it : nullptr;
-  };
   auto an_address = [](const Literal* l) { return l != nullptr && l->value.find("://") != std::string::npos; };
   std::set<std::string, std::less<>> addresses;  // names assigned a URL written in the file
   std::vector<std::size_t> fixed_fetches;        // offsets of fetch calls of a fixed address
@@ -151,7 +345,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
       std::size_t q = rhs.find_first_not_of(" \t");
       if (q == std::string_view::npos) continue;
       const std::size_t at = static_cast<std::size_t>(rhs.data() - code.data()) + q;
-      const Literal* lit = literal_at(at);
+      const Literal* lit = literal_at(lexed, at);
       // The literal starts where the value does, after at most a two-letter prefix (f"…", rb'…').
       if (lit != nullptr && lit->begin - at <= 2 && an_address(lit)) addresses.emplace(names.front());
     }
@@ -173,7 +367,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
           if (c == ',' && depth == 0) break;
         }
         const std::string_view first = code.substr(open + 1, end - open - 1);
-        const Literal* lit = literal_at(open + 1);
+        const Literal* lit = literal_at(lexed, open + 1);
         if ((lit != nullptr && lit->begin < end && an_address(lit)) || reads_any(first, addresses)) {
           fixed_fetches.push_back(k);
         }
@@ -209,7 +403,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
         const std::size_t open = k + run.size() - 1;
         const std::size_t close = close_of(open);
         if (lands(code.substr(open, close - open))) {
-          out.push_back({Flow::Kind::kFetchedCodeExecuted, k, shown(source, line_at_offset(k))});
+          out.push_back({Flow::Kind::kFetchedCodeExecuted, k, shown(source, line_at(lines, k))});
         }
       }
     }
@@ -225,11 +419,14 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
         if (open == std::string_view::npos || open - args > 8) continue;
         const std::size_t close = close_of(open);
         if (lands(code.substr(open, close - open))) {
-          out.push_back({Flow::Kind::kFetchedCodeExecuted, k, shown(source, line_at_offset(k))});
+          out.push_back({Flow::Kind::kFetchedCodeExecuted, k, shown(source, line_at(lines, k))});
         }
       }
     }
   }
+
+  // --- a wallet's key sent to a fixed address -------------------------------------------------
+  key_sent(source, lexed, lines, out);
 
   // --- a socket joined to a shell -----------------------------------------------------------
   const bool connects =
@@ -245,7 +442,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
       ++read;
       // The shell is a process call's program: a Popen/call/run/spawn opened before it on its
       // line, within the 4 KiB before it.
-      const Line& line = line_at_offset(l.begin);
+      const Line& line = line_at(lines, l.begin);
       const std::size_t from = std::max(line.begin, l.begin > kMaxLookBackBytes ? l.begin - kMaxLookBackBytes : 0);
       const std::string_view head = code.substr(from, l.begin - from);
       const bool started =
@@ -255,7 +452,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
       // Or the line alone names it, a Popen( on the line before (a call written over lines).
       bool started_above = false;
       if (!started && line.begin > 0) {
-        const Line& above = line_at_offset(line.begin - 1);
+        const Line& above = line_at(lines, line.begin - 1);
         const std::string_view tail =
             above.text.substr(above.text.size() > kMaxLookBackBytes ? above.text.size() - kMaxLookBackBytes : 0);
         started_above = tail.find("Popen(") != std::string_view::npos;

@@ -9,7 +9,12 @@
 //  - a socket joined to a shell — a connection made, and a shell program (sh, bash, cmd.exe,
 //    powershell) started with its input piped or the socket's descriptors dup2'ed over its
 //    own: a reverse shell written in Python rather than in a command line (shell.h reads
-//    those).
+//    those);
+//  - a wallet's private key or seed phrase sent to a fixed address — `requests.post('https://…',
+//    json={'private_key': private_key})`, or the key put in a dict, a list or an encoding
+//    first and the dict sent: a function that takes a key and posts it to an address its
+//    author wrote down steals every wallet it is called with, whenever it is called. A key
+//    that only goes into a call that derives from it (an address, a signature) is not sent.
 //
 // A dataflow engine over an AST (CodeQL, Semgrep's taint mode) would follow more, but needs
 // a parser and an interpreter of the language's semantics inside the room; what droppers
@@ -30,10 +35,11 @@ namespace batlehub::signals {
 constexpr std::size_t kMaxLookBackBytes = 4096;
 
 struct Flow {
-  enum class Kind { kFetchedCodeExecuted, kSocketShell };
+  enum class Kind { kFetchedCodeExecuted, kSocketShell, kKeySent };
   Kind kind;
   std::size_t offset = 0;  // where it lands: the exec call, the shell's start
   std::string detail;      // the evidence: the line of the sink
+  std::string name;        // kKeySent: the key's name as the code reads it (private_key, mnemonic)
 };
 
 // The flows of one Python file (lexed: code with literals blanked, and its literals).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <optional>
 #include <set>
 
@@ -39,6 +40,8 @@ std::string_view fact_name(FactKind k) {
       return "fetched-executed";
     case FactKind::kPersist:
       return "persist";
+    case FactKind::kKeySent:
+      return "key-sent";
   }
   return "?";
 }
@@ -202,13 +205,58 @@ Steps decoders_of(std::string_view code, const Lexed& lexed, Language lang) {
   if (code.find("[::-1]") != std::string_view::npos || has(code, ".reverse()") || has(code, "reversed("))
     steps |= step_bit(Step::kReversed);
   if (has(code, "maketrans") || has(code, ".translate(") || has(code, ".get(")) steps |= step_bit(Step::kSubstitution);
+  if (code.find('^') != std::string_view::npos && (has(code, "ord(") || has(code, "charCodeAt")))
+    steps |= step_bit(Step::kXor);
   return steps;
 }
 
+// A file's XOR keys: the strings in the 4 KiB before each `^` (nearest first; the key is
+// written just above the loop that applies it), and a small number right after one
+// (`ord(c) ^ 42`). At most 8, so a file costs at most 8 XORs of each string.
+std::vector<std::string> xor_keys_of(const Lexed& lexed) {
+  constexpr std::size_t kMaxKeys = 8;
+  constexpr std::size_t kMaxKeyBytes = 256;
+  const std::string_view code = lexed.code;
+  std::vector<std::string> keys;
+  auto keep = [&](std::string key) {
+    if (keys.size() < kMaxKeys && std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+  };
+  std::size_t carets = 0;
+  for (std::size_t at = code.find('^'); at != std::string_view::npos && carets < 16 && keys.size() < kMaxKeys;
+       at = code.find('^', at + 1), ++carets) {
+    std::size_t n = at + 1;
+    while (n < code.size() && code[n] == ' ') ++n;
+    unsigned long v = 0;
+    const bool hex_number = code.substr(n, 2) == "0x" || code.substr(n, 2) == "0X";
+    std::size_t d = hex_number ? n + 2 : n;
+    const std::size_t digits = d;
+    for (; d < code.size() && d - digits < 3 && std::isxdigit(static_cast<unsigned char>(code[d])) != 0 &&
+           (hex_number || std::isdigit(static_cast<unsigned char>(code[d])) != 0);
+         ++d) {
+      v = v * (hex_number ? 16 : 10) + static_cast<unsigned long>(std::isdigit(static_cast<unsigned char>(code[d]))
+                                                                       ? code[d] - '0'
+                                                                       : (code[d] | 0x20) - 'a' + 10);
+    }
+    if (d > digits && v > 0 && v < 256 && (d == code.size() || !ident_char(code[d])))
+      keep(std::string(1, static_cast<char>(v)));
+    const std::size_t floor = at > kMaxLookBackBytes ? at - kMaxLookBackBytes : 0;
+    auto it = std::lower_bound(lexed.literals.begin(), lexed.literals.end(), at,
+                               [](const Literal& l, std::size_t a) { return l.begin < a; });
+    while (it != lexed.literals.begin() && keys.size() < kMaxKeys) {
+      --it;
+      if (it->end <= floor) break;
+      if (!it->value.empty() && it->value.size() <= kMaxKeyBytes) keep(it->value);
+    }
+  }
+  return keys;
+}
+
 // The file's own character tables: str.maketrans('…', '…') with two literals, and dict or
-// object literals of at least eight single-character pairs ({'a': 'n', …}).
-Tables tables_of(const Lexed& lexed) {
+// object literals of at least eight single-character pairs ({'a': 'n', …}); and its XOR keys.
+Tables tables_of(const Lexed& lexed, Steps steps) {
   Tables t;
+  if (steps & step_bit(Step::kXor)) t.xor_keys = xor_keys_of(lexed);
+  if (!(steps & step_bit(Step::kSubstitution))) return t;
   const std::string_view code = lexed.code;
   for (std::size_t at : occurrences(code, "maketrans(", 8)) {
     const std::size_t open = at + 9;
@@ -589,10 +637,16 @@ class FileAnalysis {
     commands(sinks);
     if (lang_ == Language::kPython) {
       for (const Flow& f : python_flows(source_, lexed_)) {
-        if (f.kind == Flow::Kind::kFetchedCodeExecuted) {
-          add(FactKind::kFetchedExecuted, "python", line_of(f.offset), f.detail);
-        } else {
-          add(FactKind::kShell, "reverse-shell", line_of(f.offset), f.detail);
+        switch (f.kind) {
+          case Flow::Kind::kFetchedCodeExecuted:
+            add(FactKind::kFetchedExecuted, "python", line_of(f.offset), f.detail);
+            break;
+          case Flow::Kind::kSocketShell:
+            add(FactKind::kShell, "reverse-shell", line_of(f.offset), f.detail);
+            break;
+          case Flow::Kind::kKeySent:
+            add(FactKind::kKeySent, f.name, line_of(f.offset), f.detail);
+            break;
         }
       }
     }
@@ -634,7 +688,7 @@ class FileAnalysis {
   void decoded(const Sinks& sinks) {
     const Steps steps = decoders_of(lexed_.code, lexed_, lang_);
     const bool char_codes = has(lexed_.code, "chr(") || has(lexed_.code, "fromCharCode") || has(lexed_.code, "bytes(");
-    const Tables tables = (steps & step_bit(Step::kSubstitution)) ? tables_of(lexed_) : Tables{};
+    const Tables tables = tables_of(lexed_, steps);
     auto judge = [&](const std::string& text, const std::vector<Step>& chain, std::size_t offset) {
       std::string how;
       for (Step s : chain) {

@@ -32,6 +32,7 @@ enum class FactKind {
   kDisguisedName,    // Python: a name written in look-alike letters (what: the name Python reads; disguise.h)
   kFetchedExecuted,  // Python: what the network sent handed to exec/eval/compile (flows.h)
   kPersist,          // names an autostart place: a Startup folder, a Run key, LaunchAgents, cron (what: autostart)
+  kKeySent,          // Python: a wallet's private key or seed phrase sent to a fixed address (what: its name; flows.h)
 };
 std::string_view fact_name(FactKind k);
 

@@ -6,7 +6,8 @@
 //   1  JavaScript source    analyze_source (JavaScript)
 //   2  a shell command line parse_shell, judge_shell, mentions_shell, analyze_command
 //   3  a decoded string     decode_all with every step; the first line, when there is one,
-//                           is "FROM TO FROM TO …": the file's substitution tables
+//                           is "FROM TO FROM TO …": the file's substitution tables, each
+//                           token of an odd count's last one also an XOR key
 //
 // Oracles (a broken one is a __builtin_trap()):
 //   - every Fact's detail is an excerpt: at most 200 bytes plus "…", no control byte, each
@@ -169,7 +170,7 @@ void shell(std::string_view line) {
 
 constexpr Steps kAllSteps = step_bit(Step::kBase64) | step_bit(Step::kHex) | step_bit(Step::kInflate) |
                             step_bit(Step::kRot13) | step_bit(Step::kShift) | step_bit(Step::kReversed) |
-                            step_bit(Step::kSubstitution) | step_bit(Step::kCharCodes);
+                            step_bit(Step::kSubstitution) | step_bit(Step::kCharCodes) | step_bit(Step::kXor);
 
 void decode(std::string_view data) {
   // "FROM TO FROM TO …\n" then the literal; no newline: no tables, all of it the literal.
@@ -190,6 +191,12 @@ void decode(std::string_view data) {
         if (t->apply(literal).size() != literal.size()) fail("a substitution changed the length", tokens[k]);
         tables.substitutions.push_back(*t);
       }
+    }
+    if (tokens.size() % 2 == 1) {
+      const std::string_view key = tokens.back();
+      if (xor_with(literal, key).size() != literal.size()) fail("an XOR changed the length", key);
+      if (!key.empty() && xor_with(xor_with(literal, key), key) != literal) fail("XOR twice is not the input", key);
+      tables.xor_keys.emplace_back(key);
     }
   }
 

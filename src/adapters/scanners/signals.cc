@@ -138,6 +138,13 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
     } else if (f.fact == "fetched-executed") {
       add(f, "signals-fetched-code-executed", Severity::kHigh,
           "runs code the network sends it (exec/eval of a download): " + printable(f.detail), raw_of(f));
+    } else if (f.fact == "key-sent") {
+      // Wherever it runs: a function that posts the key it is given to its author's address
+      // steals each wallet it is called with, and is called only when it is used.
+      add(f, "signals-wallet-key-sent", Severity::kHigh,
+          "sends a wallet's private key or seed phrase (" + printable(f.what) +
+              ") to an address written in the package: " + printable(f.detail),
+          raw_of(f));
     } else if (f.fact == "disguised-name") {
       // Python reads look-alike letters as ASCII (PEP 3131): a runner written so is hidden
       // on purpose; any other name so written is an oddity worth a warning.
