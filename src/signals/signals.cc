@@ -755,6 +755,8 @@ class FileAnalysis {
   void commands(const Sinks& sinks) {
     const std::string_view code = lexed_.code;
     std::set<std::string, std::less<>> handed;  // the names read in the process calls' arguments
+    std::string all_calls;                      // every call's line, in order, one per line
+    std::set<std::string, std::less<>> lines;
     // The strings a process call is handed, joined as the shell would read them (a list
     // form ["wget", url, "-O", f] reads as "wget url -O f" with the variable left out).
     for (std::size_t open : sinks.process_calls) {
@@ -771,10 +773,21 @@ class FileAnalysis {
         if (program.empty() && windows_program(l->value)) program = l->value;
       }
       shell_line(line, line_of(open));
+      // Once each: `subprocess.` and `Popen(` of one call both open it.
+      if (all_calls.size() + line.size() < kShellMaxBytes && lines.insert(line).second) all_calls += line + "\n";
       // A program started in the background and let go: a dropper's last step. The
       // adapter weighs it by where it runs (medium in a library, high at install).
       if (!program.empty() && detaches(code)) {
         add(FactKind::kShell, "program-started-detached", line_of(open), "starts " + program + ", detached");
+      }
+    }
+    // A download in one call run by another (Popen(['curl … -o dark.exe']), then
+    // Popen(['C:/dark.exe'])): the calls read as one script, in the order written, for that
+    // alone — each call's own findings are said above.
+    if (sinks.process_calls.size() > 1 && mentions_shell(all_calls)) {
+      for (const ShellFinding& f : judge_shell(parse_shell(all_calls))) {
+        if (f.what == ShellSignal::kDownloadExecuted)
+          add(FactKind::kShell, std::string(shell_signal_name(f.what)), line_of(sinks.process_calls.back()), f.detail);
       }
     }
     // A command written to a variable first and run later: every string of a file that

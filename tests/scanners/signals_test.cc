@@ -218,6 +218,24 @@ TEST(Signals, a_token_store_read_and_sent_is_high_wherever_the_code_is_installed
             "");
 }
 
+TEST(Signals, credentials_or_the_environment_sent_to_a_capture_paste_or_chat_service_is_high_in_any_function) {
+  // ase-jreq's shape: a CLI's function reads ~/.aws/credentials and posts them to pipedream.
+  EXPECT_EQ(weighed(fact("collect", "credential-file", "h-0.0.3/h/cli.py", 28, ".aws/credentials") +
+                    fact("send", "http", "h-0.0.3/h/cli.py", 42, "requests.post(") +
+                    fact("send", "capture", "h-0.0.3/h/cli.py", 11, "pipedream.net") + kDone),
+            "signals malware_signal MALWARE_SIGNAL high [signals-secrets-sent-to-a-channel] h-0.0.3/h/cli.py:28 "
+            "collects credential-file and sends (capture, http): credentials or the environment sent to a capture, "
+            "paste or chat service: .aws/credentials (line 28); requests.post( (line 42); pipedream.net (line 11)\n");
+  // A notifier: the hostname to a chat webhook when a job ends, in a library function.
+  EXPECT_EQ(weighed(fact("collect", "host", "k-0.1/k/discord.py", 5, "gethostname(") +
+                    fact("send", "webhook", "k-0.1/k/discord.py", 9, "discord.com/api/webhooks") + kDone),
+            "");
+  // Credentials sent to the provider's own API, in a library function: no finding.
+  EXPECT_EQ(weighed(fact("collect", "credential-file", "a-1.0/a/session.py", 3, ".aws/credentials") +
+                    fact("send", "http", "a-1.0/a/session.py", 40, "urlopen(") + kDone),
+            "");
+}
+
 TEST(Signals, the_scanners_words_in_a_summary_are_shown_escaped) {
   // The output is hostile like any scanner's: a class or a detail with a newline or a
   // control byte is printed escaped, never as a second line.

