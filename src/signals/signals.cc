@@ -127,6 +127,8 @@ bool has_any(std::string_view code, const std::array<std::string_view, N>& token
 constexpr std::array<std::string_view, 6> kPyEval{"exec(", "eval(", "compile(", "execfile(", "runpy.", "exec ("};
 constexpr std::array<std::string_view, 7> kJsEval{
     "eval(", "Function(", "runInNewContext(", "runInThisContext(", "runInContext(", "vm.Script(", "new Script("};
+constexpr std::array<std::string_view, 6> kPyEvalAliased{"=exec\n", "= exec\n", "=eval\n",
+                                                          "= eval\n", "=exec;",  "= exec;"};
 // The calls that hand a string to a process.
 constexpr std::array<std::string_view, 15> kPyProcess{
     "os.system(", "os.popen(", "subprocess.", "Popen(", "check_output(", "check_call(",      "getoutput(", "os.execv",
@@ -147,7 +149,10 @@ Sinks sinks_of(const Lexed& lexed, Language lang) {
   });
   Sinks s;
   if (lang == Language::kPython) {
-    s.evaluates = has_any(code, kPyEval);
+    // exec given another name first (`a = exec` … `a(payload)`) runs strings all the same.
+    s.evaluates = has_any(code, kPyEval) ||
+                  std::any_of(kPyEvalAliased.begin(), kPyEvalAliased.end(),
+                              [&](std::string_view t) { return code.find(t) != std::string_view::npos; });
     const bool imports_process = has(code, "subprocess") || has(code, "os.") || has(code, "pty") ||
                                  has(code, "commands") || has(code, "system(") || has(code, "popen(");
     if (imports_process) {
@@ -249,6 +254,14 @@ std::vector<std::string> xor_keys_of(const Lexed& lexed) {
     }
   }
   return keys;
+}
+
+// Only base64's letters (either alphabet) and its padding: a piece of a cut payload.
+bool base64_alphabet(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' ||
+           c == '-' || c == '_' || c == '=';
+  });
 }
 
 // The file's own character tables: str.maketrans('…', '…') with two literals, and dict or
@@ -723,6 +736,28 @@ class FileAnalysis {
         if (l.value.size() < 16 || budget_.exhausted) continue;
         watching_for_a_bomb(l.begin, [&] {
           for (const Decoded& d : decode_all(l.value, steps, tables, budget_)) judge(d.text, d.chain, l.begin);
+        });
+      }
+    }
+    // A payload cut into strings that are joined before decoding (three functions each
+    // returning a third of it, `b64decode(a + b + c)`): the file's base64-looking strings
+    // of 16 bytes or more, in order, decoded once as one.
+    if ((steps & step_bit(Step::kBase64)) && !budget_.exhausted) {
+      std::string joined;
+      std::size_t pieces = 0;
+      std::size_t first = 0;
+      for (const Literal& l : lexed_.literals) {
+        if (l.value.size() < 16 || !base64_alphabet(l.value)) continue;
+        if (joined.size() + l.value.size() > Budget::kStepMaxBytes) break;
+        if (pieces++ == 0) first = l.begin;
+        joined += l.value;
+      }
+      if (pieces >= 2) {
+        watching_for_a_bomb(first, [&] {
+          for (const Decoded& d : decode_all(joined, steps, tables, budget_)) {
+            std::vector<Step> chain = d.chain;
+            judge(d.text, chain, first);
+          }
         });
       }
     }

