@@ -476,7 +476,9 @@ constexpr std::array<Probe, 27> kStores{{
     {"token-store", "nkbihfbeogaeaoehlefnkodbefgpgknn"},
     {"token-store", "ethereum/keystore"},
     {"token-store", "telegram desktop/tdata"},
-    {"token-store", "/tdata"},
+    // A whole component (os.path.join(appdata, 'Telegram Desktop', 'tdata'), '…/tdata/…'),
+    // never a part of one ('/tdatabase').
+    {"token-store", "tdata"},
     {"token-store", "key4.db"},
     {"token-store", "logins.json"},
     {"credential-file", ".aws/credentials"},
@@ -536,7 +538,7 @@ constexpr std::array<Probe, 17> kJsSend{{
     {"http", "node-fetch"},
 }};
 // Where it sends, in strings: chat webhooks, paste and capture services.
-constexpr std::array<Probe, 16> kChannels{{
+constexpr std::array<Probe, 20> kChannels{{
     {"webhook", "discord.com/api/webhooks"},
     {"webhook", "discordapp.com/api/webhooks"},
     {"telegram", "api.telegram.org/bot"},
@@ -553,6 +555,10 @@ constexpr std::array<Probe, 16> kChannels{{
     {"capture", "dnslog.cn"},
     {"capture", "ngrok.io"},
     {"capture", "ngrok-free.app"},
+    {"capture", "pabbly.com/workflow/sendwebhookdata"},
+    {"capture", "requestcatcher.com"},
+    {"capture", "beeceptor.com"},
+    {"capture", "hookdeck.com"},
 }};
 
 struct Hit {

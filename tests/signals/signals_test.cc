@@ -699,6 +699,15 @@ TEST(Signals, chromiums_login_data_is_a_path_component_not_the_english_words) {
                   .empty());
 }
 
+TEST(Signals, telegrams_tdata_is_a_token_store_as_a_path_component_and_not_inside_a_word) {
+  // httpsyncer (tuning half) joins it as a component of its own; the bot API is the channel.
+  expect_facts(py("import os\n"
+                  "p = os.path.join(os.getenv('APPDATA'), 'Telegram Desktop', 'tdata')\n"
+                  "u = f'https://api.telegram.org/bot{t}/sendDocument'\n"),
+               {{FactKind::kCollect, "token-store", 2, "tdata"}, {FactKind::kSend, "telegram", 3, "api.telegram.org/bot"}});
+  EXPECT_TRUE(py("cols = ['tdatabase', 'metadata/tdatax']\n").empty());
+}
+
 TEST(Signals, the_whole_environment_dumped_and_a_credential_file_are_collected) {
   const auto facts =
       py("import os, json\n"
