@@ -224,12 +224,18 @@ TEST(Signals, credentials_or_the_environment_sent_to_a_capture_paste_or_chat_ser
                     fact("send", "http", "h-0.0.3/h/cli.py", 42, "requests.post(") +
                     fact("send", "capture", "h-0.0.3/h/cli.py", 11, "pipedream.net") + kDone),
             "signals malware_signal MALWARE_SIGNAL high [signals-secrets-sent-to-a-channel] h-0.0.3/h/cli.py:28 "
-            "collects credential-file and sends (capture, http): credentials or the environment sent to a capture, "
-            "paste or chat service: .aws/credentials (line 28); requests.post( (line 42); pipedream.net (line 11)\n");
+            "collects credential-file and sends (capture, http): credentials, the environment or the host's identity "
+            "sent to a capture, paste or chat service: .aws/credentials (line 28); requests.post( (line 42); pipedream.net (line 11)\n");
   // A notifier: the hostname to a chat webhook when a job ends, in a library function.
   EXPECT_EQ(weighed(fact("collect", "host", "k-0.1/k/discord.py", 5, "gethostname(") +
                     fact("send", "webhook", "k-0.1/k/discord.py", 9, "discord.com/api/webhooks") + kDone),
             "");
+  // The host's identity to a request-capture service, in a module nothing imports (nvkvictim-poc).
+  EXPECT_EQ(weighed(fact("collect", "host", "n-0.1/n/mymodule.py", 6, "gethostname(") +
+                    fact("send", "capture", "n-0.1/n/mymodule.py", 15, "pipedream.net") + kDone),
+            "signals malware_signal MALWARE_SIGNAL high [signals-secrets-sent-to-a-channel] n-0.1/n/mymodule.py:6 "
+            "collects host and sends (capture): credentials, the environment or the host's identity sent to a "
+            "capture, paste or chat service: gethostname( (line 6); pipedream.net (line 15)\n");
   // Credentials sent to the provider's own API, in a library function: no finding.
   EXPECT_EQ(weighed(fact("collect", "credential-file", "a-1.0/a/session.py", 3, ".aws/credentials") +
                     fact("send", "http", "a-1.0/a/session.py", 40, "urlopen(") + kDone),

@@ -227,13 +227,16 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
     } else if (g.collected.contains("token-store")) {
       add(placed_at, "signals-token-store-sent", Severity::kHigh, what + ": a token store read and sent: " + evidence,
           json{{"facts", raw}});
-    } else if (to_a_channel && (g.collected.contains("credential-file") || g.collected.contains("environment"))) {
+    } else if ((to_a_channel && (g.collected.contains("credential-file") || g.collected.contains("environment"))) ||
+               (g.sent.contains("capture") && g.collected.contains("host"))) {
       // A capture, paste or chat service is an address nobody reads their own keys back
       // from: credentials or the whole environment sent there are stolen, in whatever
-      // function (ase-jreq's CLI posts ~/.aws/credentials to pipedream). Host identity alone
-      // is not: a notifier posts its hostname to a chat webhook when a job ends.
+      // function (ase-jreq's CLI posts ~/.aws/credentials to pipedream). Host identity to a
+      // chat webhook is not (a notifier posts its hostname when a job ends); to a
+      // request-capture service (pipedream, webhook.site, interactsh) it is a probe's beacon.
       add(placed_at, "signals-secrets-sent-to-a-channel", Severity::kHigh,
-          what + ": credentials or the environment sent to a capture, paste or chat service: " + evidence,
+          what + ": credentials, the environment or the host's identity sent to a capture, paste or chat service: " +
+              evidence,
           json{{"facts", raw}});
     } else if (early) {
       add(placed_at, "signals-collected-and-sent-at-install-or-import", Severity::kHigh,
