@@ -232,10 +232,17 @@ TEST(Signals, credentials_or_the_environment_sent_to_a_capture_paste_or_chat_ser
             "");
   // The host's identity to a request-capture service, in a module nothing imports (nvkvictim-poc).
   EXPECT_EQ(weighed(fact("collect", "host", "n-0.1/n/mymodule.py", 6, "gethostname(") +
+                    fact("send", "http", "n-0.1/n/mymodule.py", 26, "requests.post(") +
                     fact("send", "capture", "n-0.1/n/mymodule.py", 15, "pipedream.net") + kDone),
             "signals malware_signal MALWARE_SIGNAL high [signals-secrets-sent-to-a-channel] n-0.1/n/mymodule.py:6 "
-            "collects host and sends (capture): credentials, the environment or the host's identity sent to a "
-            "capture, paste or chat service: gethostname( (line 6); pipedream.net (line 15)\n");
+            "collects host and sends (capture, http): credentials, the environment or the host's identity sent to a "
+            "capture, paste or chat service: gethostname( (line 6); requests.post( (line 26); pipedream.net (line "
+            "15)\n");
+  // A capture service named, and no send made in the file: a pentest tool's settings
+  // (sqlmap's OOB_EXFIL_ENDPOINT beside the /etc/passwd it reads from a target), a docstring.
+  EXPECT_EQ(weighed(fact("collect", "credential-file", "s-1.10/s/settings.py", 871, "/etc/passwd") +
+                    fact("send", "capture", "s-1.10/s/settings.py", 1392, "webhook.site") + kDone),
+            "");
   // Credentials sent to the provider's own API, in a library function: no finding.
   EXPECT_EQ(weighed(fact("collect", "credential-file", "a-1.0/a/session.py", 3, ".aws/credentials") +
                     fact("send", "http", "a-1.0/a/session.py", 40, "urlopen(") + kDone),

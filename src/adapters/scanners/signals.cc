@@ -206,8 +206,13 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
       if (raw.size() < 16) raw.push_back(raw_of(*f));
     }
     const std::string what = "collects " + join(g.collected) + " and sends (" + join(g.sent) + ")";
-    const bool to_a_channel = g.sent.contains("capture") || g.sent.contains("paste") || g.sent.contains("webhook") ||
-                              g.sent.contains("telegram");
+    // A channel named, and a send made: a string naming webhook.site in a docstring's example
+    // or a pentest tool's settings (huggingface_hub, sqlmap) sends nothing by itself.
+    const bool sends = std::any_of(g.sent.begin(), g.sent.end(), [](const std::string& k) {
+      return k != "capture" && k != "paste" && k != "webhook" && k != "telegram";
+    });
+    const bool to_a_channel = sends && (g.sent.contains("capture") || g.sent.contains("paste") ||
+                                        g.sent.contains("webhook") || g.sent.contains("telegram"));
     // Where the collecting is: the first collect fact's line.
     const SignalsFact* at = &first;
     for (const SignalsFact* f : g.facts) {
@@ -228,7 +233,7 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
       add(placed_at, "signals-token-store-sent", Severity::kHigh, what + ": a token store read and sent: " + evidence,
           json{{"facts", raw}});
     } else if ((to_a_channel && (g.collected.contains("credential-file") || g.collected.contains("environment"))) ||
-               (g.sent.contains("capture") && g.collected.contains("host"))) {
+               (sends && g.sent.contains("capture") && g.collected.contains("host"))) {
       // A capture, paste or chat service is an address nobody reads their own keys back
       // from: credentials or the whole environment sent there are stolen, in whatever
       // function (ase-jreq's CLI posts ~/.aws/credentials to pipedream). Host identity to a
