@@ -278,8 +278,11 @@ class Search {
     if (on(Step::kXor)) {
       // A key is shorter than what it hides: XOR is its own inverse, and the key read with the
       // hidden string as its key would give the same text a second time.
+      // A key of four bytes or more that turns a string into text that reads as code is the
+      // file's own: a wrong key of that length leaves control bytes everywhere. A shorter one
+      // (`^ 32` flips a letter's case) must meet the payload bar of the letter steps.
       for (const std::string& key : tables_.xor_keys) {
-        if (key.size() < input.size()) text_step(Step::kXor, xor_with(input, key), chain);
+        if (key.size() < input.size()) text_step(Step::kXor, xor_with(input, key), chain, key.size() >= 4);
       }
     }
   }
@@ -311,10 +314,10 @@ class Search {
 
   // A text-to-text step is kept only when it changes what the text is: it reads as code, or
   // another decoder takes it.
-  void text_step(Step s, std::string out, std::vector<Step>& chain) {
+  void text_step(Step s, std::string out, std::vector<Step>& chain, bool code_is_enough = false) {
     if (!budget_.take(out.size())) return;
     chain.push_back(s);
-    if (looks_like_a_payload(out) && looks_like_text(out)) {
+    if ((looks_like_a_payload(out) || (code_is_enough && looks_like_code(out))) && looks_like_text(out)) {
       if (results_.size() < kMaxResults) results_.push_back({out, chain});
     } else if (static_cast<int>(chain.size()) < Budget::kMaxDepth) {
       // Only the byte decoders after a text step: two text steps in a row undo each other.

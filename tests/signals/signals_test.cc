@@ -382,6 +382,24 @@ TEST(Signals, a_base64_payload_cut_into_strings_joined_before_decoding_is_decode
   for (const Fact& f : facts) EXPECT_EQ(f.line, 3u) << "at the first piece";
 }
 
+TEST(Signals, a_long_xor_key_needs_code_of_the_text_and_a_one_byte_key_a_payload) {
+  // aes44's stealer opens with imports of nothing a payload marker names (ftplib, zipfile): a
+  // key of 20 bytes that makes code of a string is the file's own; `^ 32` flips letter case
+  // and must find a payload's two markers.
+  const std::string text = "import zipfile\nfrom ftplib import FTP\nprint(os.getlogin())\n";
+  const auto keyed = py("w = \"" + escaped_xor(text, "95920699750877648514") + "\"\nk = \"95920699750877648514\"\n"
+                        "o = ''.join(chr(ord(c) ^ ord(k[i % len(k)])) for i, c in enumerate(w))\n"
+                        "eval(compile(o, '<string>', 'exec'))\n");
+  ASSERT_FALSE(keyed.empty());
+  EXPECT_EQ(fact_name(keyed.back().kind), "decoded-executed") << ::testing::PrintToString(keyed);
+  EXPECT_EQ(keyed.back().what, "xor");
+  const auto flipped = py("w = \"" + escaped_xor(text, " ") + "\"\n"
+                           "o = ''.join(chr(ord(c) ^ 32) for c in w)\n"
+                           "eval(compile(o, '<string>', 'exec'))\n");
+  EXPECT_TRUE(std::none_of(flipped.begin(), flipped.end(), [](const Fact& f) { return f.what == "xor"; }))
+      << ::testing::PrintToString(flipped);
+}
+
 TEST(Signals, xoring_in_a_file_whose_strings_decode_to_no_code_is_no_fact) {
   // A checksum loop over text: the strings XOR to nothing that reads as code.
   EXPECT_TRUE(py("def crc(data, key='secret'):\n"
