@@ -17,17 +17,7 @@
 
 namespace batlehub::signals {
 
-enum class Step : std::uint8_t {
-  kBase64,
-  kHex,
-  kInflate,
-  kRot13,
-  kShift,
-  kReversed,
-  kSubstitution,
-  kCharCodes,
-  kXor
-};
+enum class Step : std::uint8_t { kBase64, kHex, kInflate, kRot13, kShift, kReversed, kSubstitution, kCharCodes, kXor };
 std::string_view step_name(Step s);
 
 // Which steps a search may take: a file that never calls a decoder is not decoded with it.

