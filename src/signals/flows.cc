@@ -256,22 +256,19 @@ std::string shown(std::string_view source, const Line& l) {
 // A wallet's private key or seed phrase sent to a fixed address (flows.h).
 void key_sent(std::string_view source, const Lexed& lexed, const std::vector<Line>& lines, std::vector<Flow>& out) {
   const std::string_view code = lexed.code;
-  // The names that hold a key: any name in the code with one of kKeyWords in it.
+  // The names that hold a key: any name in the code with one of kKeyWords in it. The code is
+  // lowered once and searched for the words; only the names around a hit are read.
+  const std::string lowered = lower(code);
   std::map<std::string, std::string, std::less<>> tainted;
-  for (std::size_t k = 0; k < code.size() && tainted.size() < kMaxNames;) {
-    if (!name_start(code[k]) || (k > 0 && name_char(code[k - 1]))) {
-      ++k;
-      continue;
+  for (std::string_view w : kKeyWords) {
+    for (std::size_t at = lowered.find(w); at != std::string::npos && tainted.size() < kMaxNames;
+         at = lowered.find(w, at + w.size())) {
+      std::size_t b = at;
+      while (b > 0 && name_char(code[b - 1])) --b;
+      std::size_t e = at + w.size();
+      while (e < code.size() && name_char(code[e])) ++e;
+      if (e - b <= 64 && name_start(code[b])) tainted.emplace(code.substr(b, e - b), code.substr(b, e - b));
     }
-    std::size_t e = k;
-    while (e < code.size() && name_char(code[e])) ++e;
-    const std::string_view n = code.substr(k, e - k);
-    if (n.size() <= 64) {
-      const std::string l = lower(n);
-      if (std::any_of(kKeyWords.begin(), kKeyWords.end(), [&](std::string_view w) { return l.find(w) != l.npos; }))
-        tainted.emplace(n, n);
-    }
-    k = e;
   }
   if (tainted.empty()) return;
   // Names assigned a fixed remote address, and names assigned what carries a key.
