@@ -182,7 +182,9 @@ const Line& line_at(const std::vector<Line>& lines, std::size_t at) {
 
 // Where what a line assigns ends: the line's end, or, when a bracket opened on it stays
 // open (a dict written over lines), where that bracket closes (read at most kMaxArgsBytes).
-std::size_t value_end(std::string_view code, std::size_t rhs_begin, std::size_t line_end) {
+// `budget` is what the file's lines may read past their ends, all together: 100,000 lines
+// of `x = (` never closed must cost one bounded reading, not 100,000 of 64 KiB.
+std::size_t value_end(std::string_view code, std::size_t rhs_begin, std::size_t line_end, std::size_t& budget) {
   int depth = 0;
   std::size_t outer = std::string_view::npos;
   for (std::size_t k = rhs_begin; k < line_end; ++k) {
@@ -193,8 +195,11 @@ std::size_t value_end(std::string_view code, std::size_t rhs_begin, std::size_t 
       --depth;
     }
   }
-  if (depth == 0 || outer == std::string_view::npos) return line_end;
-  return matching_close(code.substr(0, std::min(code.size(), outer + kMaxArgsBytes)), outer);
+  if (depth == 0 || outer == std::string_view::npos || budget == 0) return line_end;
+  const std::size_t reach = std::min({kMaxArgsBytes, budget, code.size() - outer});
+  const std::size_t end = matching_close(code.substr(0, outer + reach), outer);
+  budget -= std::min(budget, end - outer);
+  return std::max(end, line_end);
 }
 
 // Whether `text` (a part of the lexed code) hands on one of `names` as itself: the name read,
@@ -271,25 +276,35 @@ void key_sent(std::string_view source, const Lexed& lexed, const std::vector<Lin
     }
   }
   if (tainted.empty()) return;
-  // Names assigned a fixed remote address, and names assigned what carries a key.
+  // Names assigned a fixed remote address; each assignment's names and value, read once.
+  struct Assigned {
+    std::vector<std::string_view> names;
+    std::string_view value;
+  };
+  std::vector<Assigned> assigned;
   std::set<std::string, std::less<>> addresses;
+  std::size_t past_line_budget = 4 * kMaxArgsBytes;
+  for (const Line& l : lines) {
+    auto [names, rhs] = assignment(l.text);
+    if (names.empty()) continue;
+    const std::size_t b = static_cast<std::size_t>(rhs.data() - code.data());
+    if (names.size() == 1) {
+      const std::size_t q = rhs.find_first_not_of(" \t");
+      const Literal* lit = q == std::string_view::npos ? nullptr : literal_at(lexed, b + q);
+      if (lit != nullptr && lit->begin - (b + q) <= 2 && a_fixed_remote_address(lit->value))
+        addresses.emplace(names.front());
+    }
+    const std::size_t e = value_end(code, b, l.begin + l.text.size(), past_line_budget);
+    assigned.push_back({std::move(names), code.substr(b, e - b)});
+  }
+  // Names assigned what carries a key, followed kRounds deep.
   std::size_t readings = 0;
   for (int round = 0; round < kRounds; ++round) {
     const std::size_t before = tainted.size();
-    for (const Line& l : lines) {
-      auto [names, rhs] = assignment(l.text);
-      if (names.empty()) continue;
-      const std::size_t b = static_cast<std::size_t>(rhs.data() - code.data());
-      if (round == 0 && names.size() == 1) {
-        const std::size_t q = rhs.find_first_not_of(" \t");
-        const Literal* lit = q == std::string_view::npos ? nullptr : literal_at(lexed, b + q);
-        if (lit != nullptr && lit->begin - (b + q) <= 2 && a_fixed_remote_address(lit->value))
-          addresses.emplace(names.front());
-      }
-      if (tainted.size() >= kMaxNames || readings >= kMaxKeyReadings) continue;
-      const std::size_t e = value_end(code, b, l.begin + l.text.size());
-      if (auto key = carries(code.substr(b, e - b), tainted, readings)) {
-        for (std::string_view n : names) tainted.emplace(n, *key);
+    for (const Assigned& a : assigned) {
+      if (tainted.size() >= kMaxNames || readings >= kMaxKeyReadings) break;
+      if (auto key = carries(a.value, tainted, readings)) {
+        for (std::string_view n : a.names) tainted.emplace(n, *key);
       }
     }
     if (tainted.size() == before) break;

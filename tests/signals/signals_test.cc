@@ -653,6 +653,20 @@ TEST(Signals, a_file_of_many_fetches_or_shell_names_is_analysed_in_bounded_time)
   EXPECT_LT(thread_cpu() - start, std::chrono::seconds(10));
 }
 
+// The key's flow and the dropper's: 200 000 assignments whose bracket never closes beside a
+// key's name (each would read 64 KiB past its line), and 200 000 writes beside a fetch and a
+// process call (each asked for the open( above it).
+TEST(Signals, a_file_of_many_open_assignments_or_writes_is_analysed_in_bounded_time) {
+  std::string open_values = "import requests\nprivate_key = k\n";
+  for (int i = 0; i < 200000; ++i) open_values += "x = (\n";
+  std::string writes = "import requests, subprocess\nr = requests.get('http://127.0.0.1/x')\nsubprocess.run(['x'])\n";
+  for (int i = 0; i < 200000; ++i) writes += "f.write(r)\n";
+  const auto start = thread_cpu();
+  for (const auto& f : py(open_values)) EXPECT_NE(f.kind, FactKind::kKeySent);
+  (void)py(writes);
+  EXPECT_LT(thread_cpu() - start, std::chrono::seconds(10));
+}
+
 TEST(Signals, a_file_of_many_decoded_payloads_is_analysed_in_linear_time) {
   std::string src = "import base64\n";
   for (int i = 0; i < 20000; ++i) src += "exec(base64.b64decode(\"aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ2lkJyk=\"))\n";
