@@ -271,6 +271,41 @@ TEST_P(OciRuntimeTest, a_worker_killed_mid_run_leaves_a_container_that_the_next_
       << "a mount under the scratch directory outlived the sweep";
 }
 
+// A container with this worker's own label that no run of this process has in flight — a
+// client killed before it removed it, or a previous life of a worker that is pid 1 in its
+// container — is the sweep's at once; the one a run has in flight stays (architecture.md,
+// departure 21, as kubernetes does with its pods).
+TEST_P(OciRuntimeTest, the_sweep_removes_this_workers_own_container_that_no_run_has_in_flight) {
+  auto o = options();
+  o.start_timeout = std::chrono::seconds(0);
+  OciRuntime oci(o);
+  core::RunSpec spec;
+  spec.label.scanner = "hostile";
+  spec.argv = {"hostile", "hang"};
+  spec.timeout = std::chrono::seconds(30);
+  std::thread running([&] { (void)oci.run(spec); });
+  std::string in_flight;
+  for (int i = 0; i < 300 && in_flight.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    in_flight = containers_of(oci.worker_label());
+  }
+  const std::string left = "batlehub-left-" + std::to_string(::getpid());
+  const auto created =
+      engine_out(GetParam(), "create --name " + left + " --label io.batlehub.worker=" + oci.worker_label() + " " +
+                                 image_ + " /usr/bin/hostile hang");
+  std::optional<Expected<core::Swept, core::SandboxError>> swept;
+  if (!in_flight.empty()) swept = oci.sweep(std::chrono::seconds(3600));
+  const std::string after = containers_of(oci.worker_label());
+  if (!in_flight.empty()) engine_out(GetParam(), "kill " + in_flight);  // the run ends now, not at its deadline
+  running.join();
+  ASSERT_NE(in_flight, "") << "the run's container never appeared";
+  ASSERT_TRUE(created) << "creating " << left << " failed";
+  ASSERT_TRUE(*swept) << swept->error().message;
+  EXPECT_EQ((*swept)->of(core::OrphanKind::kContainer), 1u) << (*swept)->describe();
+  EXPECT_EQ(after, in_flight) << "the sweep must remove " << left << " and leave the run in flight";
+  EXPECT_EQ(containers_of(oci.worker_label()), "");
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, OciRuntimeTest, ::testing::Values(kPodman, kDocker, kDockerRemap),
                          [](const auto& i) { return std::string(i.param.name); });
 

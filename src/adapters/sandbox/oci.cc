@@ -14,7 +14,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <sstream>
+#include <string>
 
 #include "adapters/sandbox/image_choice.h"
 #include "adapters/sandbox/launcher.h"
@@ -264,6 +267,39 @@ OciBundleDir::~OciBundleDir() {
   if (mounted_) ::umount2(path_.c_str(), MNT_DETACH);
 }
 
+namespace {
+// The containers this process has in flight, by name, whichever OciRuntime started them (a
+// reload's new generation sweeps beside the old one's runs): what the sweep must leave of
+// the containers that carry this worker's own label. Anything else of ours is an orphan —
+// a client killed before it could remove its container, or a previous life of a worker
+// that is pid 1 in a container and so comes back with the same label (architecture.md,
+// departure 21).
+struct InFlight {
+  std::mutex mu;
+  std::set<std::string, std::less<>> names;
+};
+InFlight& in_flight() {
+  static InFlight f;
+  return f;
+}
+class InFlightRun {
+ public:
+  explicit InFlightRun(std::string name) : name_(std::move(name)) {
+    std::lock_guard lock(in_flight().mu);
+    in_flight().names.insert(name_);
+  }
+  ~InFlightRun() {
+    std::lock_guard lock(in_flight().mu);
+    in_flight().names.erase(name_);
+  }
+  InFlightRun(const InFlightRun&) = delete;
+  InFlightRun& operator=(const InFlightRun&) = delete;
+
+ private:
+  std::string name_;
+};
+}  // namespace
+
 Expected<Launched, SandboxError> OciRuntime::contain(const core::RunLabel& label, const std::string& dir,
                                                      const std::string& image, bool network, const core::Limits& limits,
                                                      std::chrono::milliseconds deadline, const StagedRun* staged,
@@ -299,6 +335,7 @@ Expected<Launched, SandboxError> OciRuntime::contain(const core::RunLabel& label
   s.timeout = deadline;
   s.stdout_cap = 64 * 1024;  // the agent prints nothing; what the engine prints is bounded
 
+  const InFlightRun flight(in.name);
   auto ran = launch(engine_name(options_.engine), s);
   core::trace_ended(trace);
   if (ran) ran->stderr_tail = without_dns_warning(ran->stderr_tail);
@@ -412,8 +449,7 @@ namespace {
 bool gone_already(std::string_view err) {
   std::string lower(err);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower.find("no such container") != std::string::npos ||
-         lower.find("already in progress") != std::string::npos;
+  return lower.find("no such container") != std::string::npos || lower.find("already in progress") != std::string::npos;
 }
 }  // namespace
 
@@ -441,9 +477,14 @@ Expected<core::Swept, SandboxError> OciRuntime::sweep(std::chrono::seconds older
     std::getline(f, name, '\t');
     std::getline(f, worker, '\t');
     std::getline(f, deadline, '\t');
-    if (name.empty() || worker == worker_) continue;  // ours and running: not an orphan
+    if (name.empty()) continue;
     bool dead_worker = false;
-    if (worker.ends_with(here)) {
+    if (worker == worker_) {
+      // Ours: in flight here, or left by a run whose client died before removing it.
+      std::lock_guard lock(in_flight().mu);
+      if (in_flight().names.contains(name)) continue;
+      dead_worker = true;
+    } else if (worker.ends_with(here)) {
       // A worker on this host: gone when its pid no longer runs.
       const std::string pid = worker.substr(0, worker.size() - here.size());
       dead_worker = !pid.empty() && pid.find_first_not_of("0123456789") == std::string::npos &&
