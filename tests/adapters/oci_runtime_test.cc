@@ -46,16 +46,24 @@ class OciRuntimeTest : public ::testing::TestWithParam<TestEngine> {
   // The names of the containers labelled with this worker label, running or not.
   std::string containers_of(const std::string& worker) { return batlehub::testing::containers_of(GetParam(), worker); }
 
-  // A run of `hostile hang` with no start allowance: a timeout, and its container gone.
-  void expect_a_hang_times_out_and_leaves_no_container(std::chrono::seconds timeout) {
+  // The options of a runtime whose runs get no start allowance, and a run of `hostile hang`.
+  OciOptions no_start_allowance() {
     auto o = options();
     o.start_timeout = std::chrono::seconds(0);
-    OciRuntime oci(o);
+    return o;
+  }
+  static core::RunSpec hang(std::chrono::seconds timeout) {
     core::RunSpec spec;
     spec.label.scanner = "hostile";
     spec.argv = {"hostile", "hang"};
     spec.timeout = timeout;
-    auto out = oci.run(spec);
+    return spec;
+  }
+
+  // A run of `hostile hang` with no start allowance: a timeout, and its container gone.
+  void expect_a_hang_times_out_and_leaves_no_container(std::chrono::seconds timeout) {
+    OciRuntime oci(no_start_allowance());
+    auto out = oci.run(hang(timeout));
     ASSERT_FALSE(out);
     EXPECT_EQ(out.error().kind, core::SandboxError::Kind::kRunTimeout) << out.error().message;
     EXPECT_EQ(containers_of(oci.worker_label()), "");
@@ -276,14 +284,8 @@ TEST_P(OciRuntimeTest, a_worker_killed_mid_run_leaves_a_container_that_the_next_
 // container — is the sweep's at once; the one a run has in flight stays (architecture.md,
 // departure 21, as kubernetes does with its pods).
 TEST_P(OciRuntimeTest, the_sweep_removes_this_workers_own_container_that_no_run_has_in_flight) {
-  auto o = options();
-  o.start_timeout = std::chrono::seconds(0);
-  OciRuntime oci(o);
-  core::RunSpec spec;
-  spec.label.scanner = "hostile";
-  spec.argv = {"hostile", "hang"};
-  spec.timeout = std::chrono::seconds(30);
-  std::thread running([&] { (void)oci.run(spec); });
+  OciRuntime oci(no_start_allowance());
+  std::thread running([&] { (void)oci.run(hang(std::chrono::seconds(30))); });
   std::string in_flight;
   for (int i = 0; i < 300 && in_flight.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
