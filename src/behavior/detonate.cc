@@ -121,6 +121,7 @@ DetonationDirs dirs_for(const std::string& w) {
 }
 
 std::vector<std::string> base_environment(const DetonationDirs& d, const std::string& canary, const std::string& path) {
+  const std::string ca = ca_file(d);
   std::vector<std::string> env = {"HOME=" + d.home, "USER=builder", "LOGNAME=builder", "TMPDIR=" + d.tmp,
                                   "PATH=" + path, "LANG=C.UTF-8", "SHELL=/bin/sh",
                                   // glibc's resolver over TCP (the observer answers every stream to
@@ -129,8 +130,8 @@ std::vector<std::string> base_environment(const DetonationDirs& d, const std::st
                                   "RES_OPTIONS=use-vc attempts:1 timeout:2 ndots:1",
                                   // The sink's CA (tls_sink.h), for OpenSSL (Python's ssl, curl),
                                   // requests, curl and Node; the room's own bundle is a link to it.
-                                  "SSL_CERT_FILE=" + ca_file(d), "REQUESTS_CA_BUNDLE=" + ca_file(d),
-                                  "CURL_CA_BUNDLE=" + ca_file(d), "NODE_EXTRA_CA_CERTS=" + ca_file(d)};
+                                  "SSL_CERT_FILE=" + ca, "REQUESTS_CA_BUNDLE=" + ca, "CURL_CA_BUNDLE=" + ca,
+                                  "NODE_EXTRA_CA_CERTS=" + ca};
   for (std::string& b : bait_environment(canary)) env.push_back(std::move(b));
   utsname u{};
   for (std::string& w : windows_environment(d.home, ::uname(&u) == 0 ? u.nodename : "builder-pc", "builder")) {

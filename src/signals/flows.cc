@@ -156,9 +156,23 @@ bool a_fixed_remote_address(std::string_view url) {
 
 // The first literal at or after `at`.
 const Literal* literal_at(const Lexed& lexed, std::size_t at) {
-  auto it = std::lower_bound(lexed.literals.begin(), lexed.literals.end(), at,
-                             [](const Literal& l, std::size_t a) { return l.begin < a; });
+  auto it = literal_from(lexed, at);
   return it != lexed.literals.end() ? &*it : nullptr;
+}
+
+// The literal that is an assignment's value (`rhs`, a part of the lexed code): it opens where
+// the value does, after at most a two-letter prefix (f"…", rb'…'); nullptr for any other value.
+const Literal* value_literal(const Lexed& lexed, std::string_view rhs) {
+  const std::size_t q = rhs.find_first_not_of(" \t");
+  if (q == std::string_view::npos) return nullptr;
+  const std::size_t at = static_cast<std::size_t>(rhs.data() - lexed.code.data()) + q;
+  const Literal* lit = literal_at(lexed, at);
+  return lit != nullptr && lit->begin - at <= 2 ? lit : nullptr;
+}
+
+// Where the call whose parenthesis opens at `open` closes, read at most kMaxArgsBytes far.
+std::size_t call_close(std::string_view code, std::size_t open) {
+  return matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
 }
 
 // Where the first argument of the call whose parenthesis opens at `open` ends: the first
@@ -289,10 +303,8 @@ void key_sent(std::string_view source, const Lexed& lexed, const std::vector<Lin
     if (names.empty()) continue;
     const std::size_t b = static_cast<std::size_t>(rhs.data() - code.data());
     if (names.size() == 1) {
-      const std::size_t q = rhs.find_first_not_of(" \t");
-      const Literal* lit = q == std::string_view::npos ? nullptr : literal_at(lexed, b + q);
-      if (lit != nullptr && lit->begin - (b + q) <= 2 && a_fixed_remote_address(lit->value))
-        addresses.emplace(names.front());
+      const Literal* lit = value_literal(lexed, rhs);
+      if (lit != nullptr && a_fixed_remote_address(lit->value)) addresses.emplace(names.front());
     }
     const std::size_t e = value_end(code, b, l.begin + l.text.size(), past_line_budget);
     assigned.push_back({std::move(names), code.substr(b, e - b)});
@@ -317,7 +329,7 @@ void key_sent(std::string_view source, const Lexed& lexed, const std::vector<Lin
         continue;
       ++read;
       const std::size_t open = k + t.size() - 1;
-      const std::size_t close = matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
+      const std::size_t close = call_close(code, open);
       const std::size_t first_end = first_argument_end(code, open, close);
       const std::string_view first = code.substr(open + 1, first_end - open - 1);
       const Literal* lit = literal_at(lexed, open + 1);
@@ -356,9 +368,6 @@ void fetched_file_run(std::string_view source, const Lexed& lexed, const std::ve
                       const std::vector<std::size_t>& fixed_fetches, const std::set<std::string, std::less<>>& fetched,
                       std::vector<Flow>& out) {
   const std::string_view code = lexed.code;
-  auto close_of = [&](std::size_t open) {
-    return matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
-  };
   std::set<std::string, std::less<>> file_names;  // names that hold a written file's path
   std::set<std::string, std::less<>> file_paths;  // file names written as strings
   auto target = [&](std::string_view arg, std::size_t at) {
@@ -377,9 +386,9 @@ void fetched_file_run(std::string_view source, const Lexed& lexed, const std::ve
       file_names.emplace(arg.substr(b, e - b));
   };
   for (std::size_t f : fixed_fetches) {
-    if (code.substr(f, 12) != "urlretrieve(" && (f < 1 || code.substr(f - 1, 13) != ".urlretrieve(")) continue;
-    const std::size_t open = code.find('(', f);
-    const std::size_t close = close_of(open);
+    if (code.substr(f, 12) != "urlretrieve(") continue;
+    const std::size_t open = f + 11;
+    const std::size_t close = call_close(code, open);
     const std::size_t first_end = first_argument_end(code, open, close);
     if (first_end + 1 < close) {
       const std::size_t b = first_end + 1;
@@ -397,7 +406,7 @@ void fetched_file_run(std::string_view source, const Lexed& lexed, const std::ve
        k = code.find(".write(", k + 1)) {
     ++read;
     const std::size_t open = k + 6;
-    if (!fetched_in(code.substr(open, close_of(open) - open))) continue;
+    if (!fetched_in(code.substr(open, call_close(code, open) - open))) continue;
     // The open( that made the file: on this line or up to three above.
     const Line& here = line_at(lines, k);
     std::size_t from = here.begin;
@@ -405,7 +414,7 @@ void fetched_file_run(std::string_view source, const Lexed& lexed, const std::ve
     const std::size_t o = code.substr(from, k - from).rfind("open(");
     if (o == std::string_view::npos) continue;
     const std::size_t oo = from + o + 4;
-    const std::size_t oc = close_of(oo);
+    const std::size_t oc = call_close(code, oo);
     target(code.substr(oo + 1, first_argument_end(code, oo, oc) - oo - 1), oo + 1);
   }
   if (file_names.empty() && file_paths.empty()) return;
@@ -416,11 +425,9 @@ void fetched_file_run(std::string_view source, const Lexed& lexed, const std::ve
       if (!starts_name(code, k) && code[k - 1] != '.') continue;
       ++calls;
       const std::size_t open = k + t.size() - 1;
-      const std::size_t close = close_of(open);
+      const std::size_t close = call_close(code, open);
       bool names_it = reads_any(code.substr(open, close - open), file_names);
-      for (auto l = std::lower_bound(lexed.literals.begin(), lexed.literals.end(), open,
-                                     [](const Literal&x, std::size_t a) { return x.begin < a; });
-           !names_it && l != lexed.literals.end() && l->begin < close; ++l) {
+      for (auto l = literal_from(lexed, open); !names_it && l != lexed.literals.end() && l->begin < close; ++l) {
         // The program, or a word of a command line: 'C:/x.exe', 'chmod +x x && ./x'.
         for (std::size_t w = 0; w < l->value.size() && !names_it;) {
           const std::size_t e = std::min(l->value.find(' ', w), l->value.size());
@@ -437,10 +444,6 @@ void fetched_file_run(std::string_view source, const Lexed& lexed, const std::ve
 
 std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
   const std::string_view code = lexed.code;
-  // Where the call whose parenthesis opens at `open` closes, read at most kMaxArgsBytes far.
-  auto close_of = [&](std::size_t open) {
-    return matching_close(code.substr(0, std::min(code.size(), open + kMaxArgsBytes)), open);
-  };
   std::vector<Flow> out;
   const std::vector<Line> lines = lines_of(code);
 
@@ -458,13 +461,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
   if (calls_any(code, kFetch) && (runs_code || runs_files)) {
     for (const Line& l : lines) {
       auto [names, rhs] = assignment(l.text);
-      if (names.size() != 1) continue;
-      std::size_t q = rhs.find_first_not_of(" \t");
-      if (q == std::string_view::npos) continue;
-      const std::size_t at = static_cast<std::size_t>(rhs.data() - code.data()) + q;
-      const Literal* lit = literal_at(lexed, at);
-      // The literal starts where the value does, after at most a two-letter prefix (f"…", rb'…').
-      if (lit != nullptr && lit->begin - at <= 2 && an_address(lit)) addresses.emplace(names.front());
+      if (names.size() == 1 && an_address(value_literal(lexed, rhs))) addresses.emplace(names.front());
     }
     for (std::string_view t : kFetch) {
       std::size_t read = 0;
@@ -474,7 +471,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
         if (!starts_name(code, k) && code[k - 1] != '.') continue;
         ++read;
         const std::size_t open = k + t.size() - 1;
-        const std::size_t close = close_of(open);
+        const std::size_t close = call_close(code, open);
         const std::size_t end = first_argument_end(code, open, close);
         const std::string_view first = code.substr(open + 1, end - open - 1);
         const Literal* lit = literal_at(lexed, open + 1);
@@ -511,7 +508,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
         if (!starts_name(code, k) || (k > 0 && code[k - 1] == '.')) continue;  // re.compile(, obj.eval(
         ++read;
         const std::size_t open = k + run.size() - 1;
-        const std::size_t close = close_of(open);
+        const std::size_t close = call_close(code, open);
         if (lands(code.substr(open, close - open))) {
           out.push_back({Flow::Kind::kFetchedCodeExecuted, k, shown(source, line_at(lines, k))});
         }
@@ -528,7 +525,7 @@ std::vector<Flow> python_flows(std::string_view source, const Lexed& lexed) {
         if (args == std::string_view::npos || args - k > 400) continue;
         const std::size_t open = code.find_first_of("([", args);
         if (open == std::string_view::npos || open - args > 8) continue;
-        const std::size_t close = close_of(open);
+        const std::size_t close = call_close(code, open);
         if (lands(code.substr(open, close - open))) {
           out.push_back({Flow::Kind::kFetchedCodeExecuted, k, shown(source, line_at(lines, k))});
         }

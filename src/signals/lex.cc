@@ -387,6 +387,11 @@ std::size_t line_at(std::string_view text, std::size_t offset) {
          static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
 }
 
+std::vector<Literal>::const_iterator literal_from(const Lexed& lexed, std::size_t at) {
+  return std::lower_bound(lexed.literals.begin(), lexed.literals.end(), at,
+                          [](const Literal& l, std::size_t a) { return l.begin < a; });
+}
+
 std::size_t matching_close(std::string_view code, std::size_t open) {
   int depth = 0;
   for (std::size_t k = open; k < code.size(); ++k) {

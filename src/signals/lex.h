@@ -41,6 +41,9 @@ Lexed lex(std::string_view source, Language lang);
 // The 1-based line of `offset` in `text`.
 std::size_t line_at(std::string_view text, std::size_t offset);
 
+// The first of `lexed`'s literals (in source order) whose opening quote is at or after `at`.
+std::vector<Literal>::const_iterator literal_from(const Lexed& lexed, std::size_t at);
+
 // Offset just past the parenthesis that closes the one at `open` in `code` (a Lexed::code),
 // or code.size() when it never closes. `open` must index a '(' or '['.
 std::size_t matching_close(std::string_view code, std::size_t open);

@@ -246,8 +246,7 @@ std::vector<std::string> xor_keys_of(const Lexed& lexed) {
     if (d > digits && v > 0 && v < 256 && (d == code.size() || !ident_char(code[d])))
       keep(std::string(1, static_cast<char>(v)));
     const std::size_t floor = at > kMaxLookBackBytes ? at - kMaxLookBackBytes : 0;
-    auto it = std::lower_bound(lexed.literals.begin(), lexed.literals.end(), at,
-                               [](const Literal& l, std::size_t a) { return l.begin < a; });
+    auto it = literal_from(lexed, at);
     while (it != lexed.literals.begin() && keys.size() < kMaxKeys) {
       --it;
       if (it->end <= floor) break;
@@ -981,7 +980,7 @@ class FileAnalysis {
   static constexpr std::size_t kMaxFacts = 64;  // per file: more of the same says nothing new
   std::vector<std::size_t> newlines_;
   std::vector<Fact> facts_;
-  std::vector<Hit> process_sends_;  // process calls whose program sends: dig, nslookup, curl…
+  std::vector<Hit> process_sends_;  // process calls whose program sends: dig, nslookup, nc…
   bool undisguised_ = false;        // this text is a file as Python reads it (look-alikes mapped)
 };
 

@@ -208,11 +208,11 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
     const std::string what = "collects " + join(g.collected) + " and sends (" + join(g.sent) + ")";
     // A channel named, and a send made: a string naming webhook.site in a docstring's example
     // or a pentest tool's settings (huggingface_hub, sqlmap) sends nothing by itself.
-    const bool sends = std::any_of(g.sent.begin(), g.sent.end(), [](const std::string& k) {
-      return k != "capture" && k != "paste" && k != "webhook" && k != "telegram";
-    });
-    const bool to_a_channel = sends && (g.sent.contains("capture") || g.sent.contains("paste") ||
-                                        g.sent.contains("webhook") || g.sent.contains("telegram"));
+    auto channel = [](const std::string& k) {
+      return k == "capture" || k == "paste" || k == "webhook" || k == "telegram";
+    };
+    const bool sends = !std::all_of(g.sent.begin(), g.sent.end(), channel);
+    const bool to_a_channel = sends && std::any_of(g.sent.begin(), g.sent.end(), channel);
     // Where the collecting is: the first collect fact's line.
     const SignalsFact* at = &first;
     for (const SignalsFact* f : g.facts) {
