@@ -139,8 +139,17 @@ def scan(batlehub, config, row, path, identify):
         return {"state": "error", "exit": None, "seconds": time.monotonic() - start, "why": [f"cannot run {batlehub}: {e}"]}
     seconds = time.monotonic() - start
     try:
-        report = json.loads(r.stdout)[0]
-    except (ValueError, IndexError, KeyError):
+        out = json.loads(r.stdout)
+    except ValueError:
+        out = None
+    if isinstance(out, dict) and isinstance(out.get("error"), dict):
+        # A refusal is reported on stdout as {"error": {"message": ...}}: keep its words, not
+        # the last log line of stderr.
+        return {"state": "error", "exit": r.returncode, "seconds": seconds,
+                "why": str(out["error"].get("message", "")).splitlines()[:1]}
+    try:
+        report = out[0]
+    except (TypeError, IndexError, KeyError):
         return {"state": "error", "exit": r.returncode, "seconds": seconds,
                 "why": (r.stdout + r.stderr).strip().splitlines()[-1:]}
     return {"state": report["state"], "exit": r.returncode, "findings": report["findings"], "seconds": seconds,

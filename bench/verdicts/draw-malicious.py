@@ -67,8 +67,9 @@ held-out set (bench/verdicts/README.md).
      uniformly over every archive of every name and version in the family. Stop when the
      manifest holds TARGET_PYPI PyPI rows.
   4. Each drawn row: name and version are the first two parts of the dataset path (a
-     version part spelt NAME-VERSION, as three directories are, gives its VERSION), file is
-     the third, form `archive`, note "seeded draw (seed 20260614); not read". Nobody
+     version part spelt NAME-VERSION, as three directories are, gives its VERSION; a part
+     that is still no PEP 440 version, as pytz3-dev/dev/ is, gives way to the Version: of
+     the archive's own PKG-INFO or METADATA), file is the third, form `archive`, note "seeded draw (seed 20260614); not read". Nobody
      hand-read these samples: the dataset's authors say each one is malicious.
 
 Rerunning gives the same rows: the seeded rows are dropped and drawn again from the same
@@ -102,6 +103,7 @@ import re
 import subprocess
 import sys
 import tarfile
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -380,6 +382,8 @@ def pypi_rows(repo, old_rows, used_files, report):
         data = repo.blob(sha)
         name, version, fname = path.split("/")
         version = path_version(name, version)
+        if not PEP440.fullmatch(version):
+            version = archive_version(fname, data) or version
         drawn.append(dict(ecosystem="pypi", name=name, version=version, family=fam, file=fname,
                           sha256=hashlib.sha256(data).hexdigest(), dataset=PYPI, commit=COMMIT_PYPI,
                           path=path, form="archive", note=SEEDED_NOTE))
@@ -404,6 +408,41 @@ def path_version(name, version):
     if m and pep503(m.group(1)) == pep503(name):
         return m.group(2)
     return version
+
+
+# PEP 440's own pattern (its appendix B), for a public version.
+PEP440 = re.compile(r"v?(?:\d+!)?\d+(?:\.\d+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?"
+                    r"(?:-\d+|[-_.]?(?:post|rev|r)[-_.]?\d*)?(?:[-_.]?dev[-_.]?\d*)?(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?",
+                    re.IGNORECASE)
+
+
+def archive_version(fname, data):
+    """The Version: header of an archive's own metadata (an sdist's top PKG-INFO, a wheel's
+    .dist-info/METADATA), when the dataset's directory names no PEP 440 version
+    (pytz3-dev/dev/pytz3-dev.tar.gz says 2018.7 inside): the version PyPI served it under."""
+    meta = None
+    try:
+        if fname.endswith(".whl"):
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                for n in zf.namelist():
+                    if n.count("/") == 1 and n.endswith(".dist-info/METADATA"):
+                        meta = zf.read(n)[:65536]
+                        break
+        else:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tf:
+                for m in tf:
+                    if m.isfile() and m.name.count("/") == 1 and m.name.endswith("/PKG-INFO"):
+                        meta = tf.extractfile(m).read(65536)
+                        break
+    except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError):
+        return None
+    for line in (meta or b"").decode("utf-8", "replace").splitlines():
+        if not line.strip():
+            break
+        if line.lower().startswith("version:"):
+            v = line.split(":", 1)[1].strip()
+            return v if PEP440.fullmatch(v) else None
+    return None
 
 
 def main():

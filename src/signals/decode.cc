@@ -225,6 +225,86 @@ bool looks_like_code(std::string_view s) {
   return false;
 }
 
+namespace {
+
+bool ipv4(std::string_view h) {
+  int parts = 0;
+  std::size_t k = 0;
+  while (k <= h.size()) {
+    std::size_t e = h.find('.', k);
+    if (e == std::string_view::npos) e = h.size();
+    const std::string_view part = h.substr(k, e - k);
+    if (part.empty() || part.size() > 3 ||
+        !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return false;
+    if (std::stoi(std::string(part)) > 255) return false;
+    ++parts;
+    k = e + 1;
+  }
+  return parts == 4;
+}
+
+// The labels of a DNS name (RFC 1123): letters, digits and inner hyphens, 1 to 63 bytes
+// each, at least two of them, the last letters only.
+bool dns_name(std::string_view h, std::string_view& tld) {
+  int labels = 0;
+  std::size_t k = 0;
+  while (k <= h.size()) {
+    std::size_t e = h.find('.', k);
+    if (e == std::string_view::npos) e = h.size();
+    const std::string_view label = h.substr(k, e - k);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
+    for (char c : label) {
+      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+      if (!ok) return false;
+    }
+    tld = label;
+    ++labels;
+    k = e + 1;
+  }
+  return labels >= 2 &&
+         std::all_of(tld.begin(), tld.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); });
+}
+
+}  // namespace
+
+Address address_in(std::string_view s) {
+  if (s.size() < 8 || s.size() > 2048) return Address::kNone;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7F) return Address::kNone;
+  }
+  std::string_view rest = s;
+  bool scheme = false;
+  for (std::string_view p : {"http://", "https://", "ws://", "wss://", "ftp://", "tcp://"}) {
+    if (s.size() > p.size() && lower(s.substr(0, p.size())) == p) {
+      rest = s.substr(p.size());
+      scheme = true;
+      break;
+    }
+  }
+  const std::size_t host_end = rest.find_first_of(":/?#");
+  const std::string_view host = rest.substr(0, host_end);
+  if (host_end != std::string_view::npos && rest[host_end] == ':') {
+    const std::string_view after = rest.substr(host_end + 1);
+    const std::size_t digits = after.find_first_not_of("0123456789");
+    const std::size_t n = digits == std::string_view::npos ? after.size() : digits;
+    if (n == 0 || n > 5 || (digits != std::string_view::npos && after[digits] != '/')) return Address::kNone;
+  }
+  if (ipv4(host)) return scheme ? Address::kUrl : Address::kIpv4;
+  std::string_view tld;
+  if (!dns_name(host, tld)) return Address::kNone;
+  if (scheme) return Address::kUrl;
+  // A dotted name without a scheme is an address only under a top-level domain that
+  // malware's hosts and their services use; a module path or a file name is not.
+  // (Not `sh`, `py` or `js`: a script's name is no host.)
+  static constexpr std::array<std::string_view, 28> kTlds{
+      "com", "net",  "org",  "io",     "ru", "cn", "xyz", "top", "info", "me",   "co", "app", "dev", "fun",
+      "pro", "site", "live", "online", "tk", "cc", "biz", "us",  "link", "club", "ws", "su",  "icu", "shop"};
+  const std::string t = lower(tld);
+  return std::find(kTlds.begin(), kTlds.end(), t) != kTlds.end() ? Address::kHostName : Address::kNone;
+}
+
 bool looks_like_a_payload(std::string_view s) {
   static constexpr std::array<std::string_view, 24> kMarkers{
       "import ", "exec(",     "eval(",     "socket",     "subprocess", "require(", "http://",       "https://",

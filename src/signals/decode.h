@@ -81,6 +81,15 @@ bool looks_like_code(std::string_view s);
 // "rudef"); two payload markers together it does not.
 bool looks_like_a_payload(std::string_view s);
 
+// Text that is one network address and nothing else: a URL (http, https, ws, wss, ftp or
+// tcp, then a host), an IPv4 address, or a host name whose last label is a common top-level
+// domain, each with an optional port and path; no space or control byte. A decoded string
+// that is an address was hidden on purpose: a library writes its endpoint in clear. A bare
+// dotted name needs the known top-level domain, so that `os.system` or `setup.py` decoded
+// from base64 is not an address.
+enum class Address { kNone, kUrl, kIpv4, kHostName };
+Address address_in(std::string_view s);
+
 struct Decoded {
   std::string text;
   std::vector<Step> chain;  // the steps from the literal to the text, in order

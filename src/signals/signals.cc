@@ -38,6 +38,8 @@ std::string_view fact_name(FactKind k) {
       return "disguised-name";
     case FactKind::kFetchedExecuted:
       return "fetched-executed";
+    case FactKind::kHiddenAddress:
+      return "hidden-address";
     case FactKind::kPersist:
       return "persist";
     case FactKind::kKeySent:
@@ -518,17 +520,29 @@ constexpr std::array<Probe, 4> kAutostart{{
 }};
 
 // How the code sends.
-constexpr std::array<Probe, 20> kPySend{{
-    {"http", "requests.post("},  {"http", "requests.get("},
-    {"http", "requests.put("},   {"http", "requests.request("},
-    {"http", "urlopen("},        {"http", "urllib.request.Request("},
-    {"http", "httpx."},          {"http", "HTTPSConnection("},
-    {"http", "HTTPConnection("}, {"http", "ClientSession("},
-    {"http", "PoolManager("},    {"socket", "socket.socket("},
-    {"socket", ".sendto("},      {"socket", "create_connection("},
-    {"dns", "dns.resolver"},     {"dns", "gethostbyname("},
-    {"mail", "smtplib.SMTP"},    {"ftp", "ftplib.FTP"},
-    {"http", "pycurl"},          {"http", "session.post("},
+constexpr std::array<Probe, 21> kPySend{{
+    {"http", "requests.post("},
+    {"http", "requests.get("},
+    {"http", "requests.put("},
+    {"http", "requests.request("},
+    {"http", "urlopen("},
+    {"http", "urllib.request.Request("},
+    {"http", "httpx."},
+    {"http", "HTTPSConnection("},
+    {"http", "HTTPConnection("},
+    {"http", "ClientSession("},
+    {"http", "PoolManager("},
+    {"socket", "socket.socket("},
+    {"socket", ".sendto("},
+    {"socket", "create_connection("},
+    {"dns", "dns.resolver"},
+    {"dns", "gethostbyname("},
+    {"mail", "smtplib.SMTP"},
+    {"ftp", "ftplib.FTP"},
+    {"http", "pycurl"},
+    {"http", "session.post("},
+    // `from requests import post`, then a bare `post(`.
+    {"http", "from requests import"},
 }};
 constexpr std::array<Probe, 17> kJsSend{{
     {"http", "https.request("},
@@ -550,7 +564,7 @@ constexpr std::array<Probe, 17> kJsSend{{
     {"http", "node-fetch"},
 }};
 // Where it sends, in strings: chat webhooks, paste and capture services.
-constexpr std::array<Probe, 20> kChannels{{
+constexpr std::array<Probe, 26> kChannels{{
     {"webhook", "discord.com/api/webhooks"},
     {"webhook", "discordapp.com/api/webhooks"},
     {"telegram", "api.telegram.org/bot"},
@@ -563,6 +577,13 @@ constexpr std::array<Probe, 20> kChannels{{
     {"capture", "burpcollaborator"},
     {"capture", "oastify.com"},
     {"capture", "interact.sh"},
+    // interactsh's public servers (ProjectDiscovery's default list).
+    {"capture", ".oast.fun"},
+    {"capture", ".oast.pro"},
+    {"capture", ".oast.live"},
+    {"capture", ".oast.site"},
+    {"capture", ".oast.online"},
+    {"capture", ".oast.me"},
     {"capture", "canarytokens"},
     {"capture", "dnslog.cn"},
     {"capture", "ngrok.io"},
@@ -744,6 +765,13 @@ class FileAnalysis {
           if (facts_.size() < kMaxFacts) facts_.push_back(std::move(f));
         }
       }
+      // A bare host name under one encoding is also how an OAuth client id is kept from
+      // secret scanners (clawdbot's `….apps.googleusercontent.com`): a name counts when it
+      // was hidden under two encodings or more (cipherbcrypt reverses, base64-decodes and
+      // inflates its host); a URL or an IP address is a place to connect to at any depth.
+      if (const Address a = address_in(text);
+          a == Address::kUrl || a == Address::kIpv4 || (a == Address::kHostName && chain.size() >= 2))
+        add(FactKind::kHiddenAddress, how, line, how + ": " + text);
       if (!looks_like_code(text) && inner.empty()) return;
       const std::string detail = how + ": " + text;
       if (sinks.evaluates || sinks.processes) {

@@ -33,6 +33,7 @@ enum class FactKind {
   kFetchedExecuted,  // Python: what the network sent handed to exec/eval/compile (flows.h)
   kPersist,          // names an autostart place: a Startup folder, a Run key, LaunchAgents, cron (what: autostart)
   kKeySent,          // Python: a wallet's private key or seed phrase sent to a fixed address (what: its name; flows.h)
+  kHiddenAddress,    // a decoded string that is a network address and nothing else (what: the decoding; decode.h)
 };
 std::string_view fact_name(FactKind k);
 

@@ -130,6 +130,24 @@ TEST(Signals, a_wallet_key_sent_is_high_in_a_function_of_the_library) {
             "s.get(f'https://vault.example/')\n");
 }
 
+// An address hidden by an encoding, in a file that sends: high in any function of the
+// library (bip39-mnemonic-decrypt's upload runs when it is called), low in a test; in a file
+// that sends nothing, a medium line for `batlehub why`.
+TEST(Signals, a_hidden_address_in_a_file_that_sends_is_high_and_alone_medium) {
+  EXPECT_EQ(
+      weighed(fact("hidden-address", "base64", "b39-1.0/b39/__init__.py", 161, "base64: http://127.0.0.1:5000/p") +
+              fact("send", "http", "b39-1.0/b39/__init__.py", 6, "from requests import") +
+              fact("hidden-address", "base64", "b39-1.0/tests/test_b39.py", 3, "base64: cdn.example.com") +
+              fact("send", "http", "b39-1.0/tests/test_b39.py", 4, "requests.get(") +
+              fact("hidden-address", "hex", "b39-1.0/b39/hosts.py", 2, "hex: cdn.example.com") + kDone),
+      "signals malware_signal MALWARE_SIGNAL high [signals-hidden-address-sent] b39-1.0/b39/__init__.py:161 "
+      "sends to an address it hides (base64): base64: http://127.0.0.1:5000/p\n"
+      "signals malware_signal MALWARE_SIGNAL low [signals-hidden-address-sent] b39-1.0/tests/test_b39.py:3 "
+      "sends to an address it hides (base64): base64: cdn.example.com\n"
+      "signals malware_signal MALWARE_SIGNAL medium [signals-hidden-address] b39-1.0/b39/hosts.py:2 "
+      "hides an address (hex): hex: cdn.example.com\n");
+}
+
 TEST(Signals, an_autostart_place_is_medium_in_a_library_and_high_in_an_install_hook) {
   EXPECT_EQ(
       weighed(fact("persist", "autostart", "package/lib/launch.js", 4, "library/launchagents") +

@@ -248,6 +248,29 @@ TEST(Decode, looks_like_code_names_imports_processes_shells_and_the_network) {
   EXPECT_FALSE(looks_like_code("The quick brown fox jumps over the lazy dog"));
 }
 
+// Hosts here are RFC 2606's (never resolvable) or loopback: the test reads them as strings.
+// Hosts here are RFC 2606's (never resolvable) or loopback: the test reads them as strings.
+TEST(Decode, address_in_takes_a_url_an_ipv4_address_or_a_host_under_a_known_domain) {
+  for (const char* a : {"http://127.0.0.1:5000/post", "https://cdn.example.com/raw/main/settings",
+                        "WSS://relay.example.org", "tcp://127.0.0.1:4444", "http://collector.example/"}) {
+    EXPECT_EQ(address_in(a), Address::kUrl) << a;
+  }
+  EXPECT_EQ(address_in("127.0.0.1:8080"), Address::kIpv4);
+  EXPECT_EQ(address_in("127.0.0.1"), Address::kIpv4);
+  for (const char* a : {"cdn.example.com", "updates.example.net/x", "a-b.example.org:8443/p"}) {
+    EXPECT_EQ(address_in(a), Address::kHostName) << a;
+  }
+}
+
+TEST(Decode, address_in_refuses_code_a_module_path_a_script_and_text) {
+  for (const char* a : {"os.system", "subprocess.Popen", "setup.py", "install.sh", "index.js", "collector.example",
+                        "hello world.com", "http://", "http:// 127.0.0.1/", "127.0.0.1:99999999", "256.1.1.1:80",
+                        "-bad-.example.com", "import os; os.system('id')", "x.io"}) {
+    EXPECT_EQ(address_in(a), Address::kNone) << a;
+  }
+  EXPECT_EQ(address_in("http://" + std::string(2048, 'a') + ".com"), Address::kNone);  // over 2 KiB
+}
+
 // --- decode_all -------------------------------------------------------------------------
 
 TEST(Decode, decode_all_follows_base64_then_zlib_to_the_code) {

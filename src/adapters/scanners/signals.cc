@@ -127,6 +127,7 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
     std::vector<const SignalsFact*> facts;
   };
   std::map<std::string, Gathered> by_file;
+  std::vector<const SignalsFact*> hidden;
   for (const SignalsFact& f : facts) {
     if (f.fact == "decoded-executed") {
       add(f, "signals-decoded-payload-executed", Severity::kHigh,
@@ -182,10 +183,28 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
           ((f.what == "download-piped-to-shell" || f.what == "download-executed") && !at_install_or_import(f));
       const Severity base = by_place ? Severity::kMedium : Severity::kHigh;
       add(f, "signals-shell-" + f.what, base, says->second + ": " + printable(f.detail), raw_of(f));
+    } else if (f.fact == "hidden-address") {
+      hidden.push_back(&f);
     } else if (f.fact == "collect" || f.fact == "send") {
       Gathered& g = by_file[f.file];
       (f.fact == "collect" ? g.collected : g.sent).insert(f.what);
       g.facts.push_back(&f);
+    }
+  }
+  // An address decoded at run time from a string that hides it, in a file that sends: the
+  // endpoint was hidden from a reader on purpose (a library writes its own in clear), so the
+  // sending goes where nobody was meant to see. High wherever it lies, as a key sent is: the
+  // function that sends may be called only when it is used. Without a send in the file it
+  // is an oddity worth a line in `batlehub why`.
+  for (const SignalsFact* f : hidden) {
+    auto g = by_file.find(f->file);
+    const bool sends = g != by_file.end() && !g->second.sent.empty();
+    if (sends) {
+      add(*f, "signals-hidden-address-sent", Severity::kHigh,
+          "sends to an address it hides (" + printable(f->what) + "): " + printable(f->detail), raw_of(*f));
+    } else {
+      add(*f, "signals-hidden-address", Severity::kMedium,
+          "hides an address (" + printable(f->what) + "): " + printable(f->detail), raw_of(*f));
     }
   }
   for (const auto& [file, g] : by_file) {
