@@ -232,6 +232,9 @@ void decode(std::string_view data) {
   if (auto z = inflate(literal, 4096); z && z->bytes.size() > 4096) fail("inflate passed its cap", "");
   if (shift_letters(literal, static_cast<int>(literal.size())).size() != literal.size())
     fail("a shift changed the length", "");
+  if (address_in(literal) != Address::kNone &&
+      (literal.size() > 2048 || literal.find_first_of(" \t\r\n") != std::string_view::npos))
+    fail("an address with a space in it or over 2 KiB", literal);
   const std::string e = excerpt(literal, literal.size() % 257);
   if (e.size() > literal.size() % 257 + kEllipsis || !excerpt_shaped(e)) fail("excerpt broke its contract", e);
 }
