@@ -1,6 +1,7 @@
 // A file descriptor that closes itself.
 #pragma once
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -41,6 +42,22 @@ class Fd {
 inline bool write_all(int fd, std::string_view data) {
   while (!data.empty()) {
     ssize_t w = ::write(fd, data.data(), data.size());
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(w));
+  }
+  return true;
+}
+
+// The same for a socket whose peer may be gone: send(2) with MSG_NOSIGNAL, so that a closed
+// peer is EPIPE here rather than a SIGPIPE that ends the process (the detonation's sink
+// answers connections a package may close before the answer; a process-wide SIG_IGN would be
+// inherited by every program the sink's process starts).
+inline bool send_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t w = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
     if (w < 0) {
       if (errno == EINTR) continue;
       return false;

@@ -634,8 +634,8 @@ struct Observer::Impl {
       add(std::move(e));
       const std::string ans = answer(msg, *q, address_for(q->name));
       const char prefix[2] = {static_cast<char>(ans.size() >> 8), static_cast<char>(ans.size() & 0xff)};
-      (void)base::write_all(s.ours.get(), std::string_view(prefix, 2));
-      (void)base::write_all(s.ours.get(), ans);
+      (void)base::send_all(s.ours.get(), std::string_view(prefix, 2));
+      (void)base::send_all(s.ours.get(), ans);
     }
   }
 
@@ -655,7 +655,7 @@ struct Observer::Impl {
       if (s.tls) {
         s.tls->answer_and_close(kHttpAnswer);
       } else {
-        (void)base::write_all(s.ours.get(), kHttpAnswer);
+        (void)base::send_all(s.ours.get(), kHttpAnswer);
       }
       ::shutdown(s.ours.get(), SHUT_WR);
     }
