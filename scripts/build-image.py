@@ -23,7 +23,9 @@ builder's COPY so that what the image holds is decided in one place:
     /proc, /dev and /sys come from the room (scripts/build-room.py makes them);
   * the image's config: USER 65532:65532, WORKDIR /work, ENV PATH=/usr/local/bin:/usr/bin:/bin,
     no ENTRYPOINT and no CMD — the runtime names the agent (`<image> batlehub-sandbox --in …
-    --out …`, RFC 0022 §5.3) — and the label io.batlehub.room-digest.
+    --out …`, RFC 0022 §5.3) — and the label io.batlehub.room-digest, beside the image-spec's
+    own (org.opencontainers.image.version, revision, created, source, title, description:
+    oci_labels()).
 
 containerd (the test cluster's, scripts/k8s-peer.sh: a kubelet's pods find their images there)
 has no `import --change`: the same layer is wrapped, with the same config, as a docker archive
@@ -91,6 +93,33 @@ def project_version():
     if not m:
         fail("no `project(batlehub VERSION x.y.z)` in CMakeLists.txt")
     return m.group(1)
+
+
+def oci_labels(name, tag, source=None):
+    """The image-spec's own annotations (opencontainers/image-spec annotations.md), as labels:
+    version (the project's), revision and created (the commit the tree is at, and its commit
+    time, so that two builds of one commit carry the same labels), source (--source, else
+    $BATLEHUB_IMAGE_SOURCE, else the checkout's origin when it is an http(s) URL; left out when
+    none is known rather than invented), title and description. A tree that is no git checkout
+    (a release tarball) has no revision: it is left out too."""
+    labels = {"org.opencontainers.image.version": project_version(),
+              "org.opencontainers.image.title": tag.rsplit(":", 1)[0],
+              "org.opencontainers.image.description": f"batlehub sandbox room {name}: the scanner and the agent"}
+
+    def git(*a):
+        r = subprocess.run(["git", "-C", ROOT, *a], capture_output=True, text=True)
+        return r.stdout.strip() if r.returncode == 0 else ""
+
+    revision = git("rev-parse", "HEAD")
+    if revision:
+        labels["org.opencontainers.image.revision"] = revision
+        when = git("show", "-s", "--format=%ct", "HEAD")
+        if when.isdigit():
+            labels["org.opencontainers.image.created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(when)))
+    source = source or os.environ.get("BATLEHUB_IMAGE_SOURCE") or git("config", "--get", "remote.origin.url")
+    if source.startswith(("https://", "http://")):
+        labels["org.opencontainers.image.source"] = source
+    return labels
 
 
 def walk(room):
@@ -297,6 +326,8 @@ def main():
     ap.add_argument("--definition", help="the room's definition (rooms/<name>.toml), when its [room] table "
                     "allows a shell: without it a room holding /bin/sh is refused")
     ap.add_argument("--tag", help="NAME:VERSION (default: batlehub-sandbox-<room's name>:<project version>)")
+    ap.add_argument("--source", help="the org.opencontainers.image.source label: where the source is "
+                    "(default: $BATLEHUB_IMAGE_SOURCE, else the checkout's origin if it is an http(s) URL)")
     ap.add_argument("--remove", action="store_true", help="remove the image --tag names instead of building one")
     args = ap.parse_args()
     if args.docker_host and args.engine != "docker":
@@ -341,7 +372,7 @@ def main():
         print(f"build-image: {tag} ({where}) up to date, {short(old_id)} from {room}")
         return
 
-    labels = {DIGEST_LABEL: digest, ROOM_LABEL: name}
+    labels = {DIGEST_LABEL: digest, ROOM_LABEL: name, **oci_labels(name, tag, args.source)}
     with tempfile.TemporaryDirectory(prefix="batlehub-image-") as ctx:
         tar = os.path.join(ctx, "room.tar")
         write_tar(room, paths, tar)
@@ -355,7 +386,7 @@ def main():
         else:
             imp = cmd + ["import"]
             for c in [f"USER {SANDBOX_UID}:{SANDBOX_UID}", "WORKDIR /work", f"ENV PATH={PATH}"] + \
-                    [f"LABEL {k}={v}" for k, v in labels.items()]:
+                    [f"LABEL {k}={json.dumps(v)}" for k, v in labels.items()]:
                 imp += ["--change", c]
             # The tag is in the history's comment so that each tag is an image of its own. podman's
             # import is reproducible: two tags of one room would otherwise name one image, and

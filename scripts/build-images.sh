@@ -16,6 +16,13 @@
 #            holds /bin/sh, which its definition allows ([room] shell): each image is built
 #            with its definition (scripts/build-image.py --definition).
 #   --rooms  where the rooms are built (default: build/rooms), one directory per scanner
+#   --sboms  where each image's SBOM is written, <scanner>.spdx.json (default: build/sboms)
+#
+# The SBOM (SPDX 2.3 JSON) is Trivy's (`trivy rootfs`, the Trivy scanner's own binary,
+# /opt/batlehub/bin/trivy) over the room the image is made of: the Debian packages the room
+# records (scripts/build-room.py, /var/lib/dpkg/status.d) and the Python packages of a venv,
+# each with its purl. It reads the tree only; nothing is fetched. Without Trivy installed no
+# SBOM is written, and the script says so.
 #
 # A scanner is installed when its room's sources are (scripts/install-scanners.sh): YARA
 # (/usr/bin/yara), GuardDog (/opt/batlehub/guarddog), Trivy (/opt/batlehub/bin/trivy).
@@ -28,6 +35,8 @@ agent="$root/build/release/src/agent/batlehub-sandbox"
 signals="$root/build/release/src/signals/batlehub-signals"
 behavior="$root/build/release/src/behavior/batlehub-behavior"
 rooms="$root/build/rooms"
+sboms="$root/build/sboms"
+trivy=/opt/batlehub/bin/trivy
 
 say() { echo "build-images: $*"; }
 die() { echo "build-images: $*" >&2; exit 1; }
@@ -38,7 +47,8 @@ while [ $# -gt 0 ]; do
     --signals) signals=$2; shift 2 ;;
     --behavior) behavior=$2; shift 2 ;;
     --rooms) rooms=$2; shift 2 ;;
-    *) echo "usage: $0 [--agent PATH] [--signals PATH] [--behavior PATH] [--rooms DIR]" >&2; exit 2 ;;
+    --sboms) sboms=$2; shift 2 ;;
+    *) echo "usage: $0 [--agent PATH] [--signals PATH] [--behavior PATH] [--rooms DIR] [--sboms DIR]" >&2; exit 2 ;;
   esac
 done
 [ -x "$agent" ] || die "no agent at $agent (cmake --build --preset release --target batlehub-sandbox)"
@@ -69,5 +79,12 @@ for s in "${scanners[@]}"; do
   for e in "${engines[@]}"; do
     python3 scripts/build-image.py --room "$rooms/$s" --engine "$e" --definition "rooms/$s.toml"
   done
+  if [ -x "$trivy" ]; then
+    mkdir -p "$sboms"
+    "$trivy" rootfs --quiet --cache-dir "$root/build/trivy-sbom-cache" --format spdx-json \
+      --output "$sboms/$s.spdx.json" "$rooms/$s"
+    say "$s: SBOM $sboms/$s.spdx.json"
+  fi
 done
+[ -x "$trivy" ] || say "no Trivy at $trivy (scripts/install-scanners.sh): no SBOM written"
 say "${scanners[*]} for ${engines[*]}"

@@ -31,6 +31,10 @@ A definition (TOML):
   dest = "/etc/ssl/certs/ca-certificates.crt"   # detonation's per-run CA): an absolute
   target = "/work/tls/ca.pem"                     # target under /work only
 
+The room records the Debian packages its files came from, as distroless images do
+(/var/lib/dpkg/status.d/<package>, with /etc/debian_version and /etc/os-release): an image
+scanner or an SBOM generator (`trivy rootfs --format spdx-json ROOM`) names what is inside.
+
 A room holds no shell unless its [room] table says why it must (`shell = "<reason>"`): the
 detonation room runs a package's install scripts, which npm runs with `sh -c`. Even then no
 bash, busybox or batlehub.
@@ -58,14 +62,20 @@ def fail(msg):
     sys.exit(1)
 
 
+# Every host path copied into the room, for its package record (record_packages).
+COPIED = []
+
+
 def copy_file(src, root, dest=None, mode=None):
     dest = dest or src
+    COPIED.append(src)
     target = os.path.join(root, dest.lstrip("/"))
     os.makedirs(os.path.dirname(target), exist_ok=True)
     real = os.path.realpath(src)
     if not os.path.isfile(real):
         fail(f"{src} is not a file")
     shutil.copyfile(real, target)
+    COPIED.append(real)
     st = os.stat(real)
     os.chmod(target, mode if mode is not None else (st.st_mode & 0o755))
     return target
@@ -110,6 +120,78 @@ def add_tree(src, root, dest=None, exclude=()):
         return [n for n in names if n in exclude]
 
     shutil.copytree(src, target, symlinks=True, ignore=ignore, dirs_exist_ok=True)
+    for d, dirs, files in os.walk(src):
+        dirs[:] = [x for x in dirs if x not in exclude]
+        COPIED.extend(os.path.join(d, f) for f in files if f not in exclude)
+
+
+# Debian's merged /usr: dpkg lists a file under the path its package shipped it at, /lib or
+# /usr/lib, while ldd and realpath may give the other.
+USR_ALIASES = [("/usr/lib/", "/lib/"), ("/usr/lib64/", "/lib64/"), ("/usr/bin/", "/bin/"), ("/usr/sbin/", "/sbin/")]
+
+
+def dpkg_owners(info="/var/lib/dpkg/info"):
+    """Every path dpkg installed, and the package that did (from its .list files)."""
+    owner = {}
+    for n in os.listdir(info):
+        if not n.endswith(".list"):
+            continue
+        pkg = n[:-len(".list")].split(":")[0]
+        with open(os.path.join(info, n), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                owner.setdefault(line.rstrip("\n"), pkg)
+    return owner
+
+
+def record_packages(root):
+    """The Debian packages the room's files came from, recorded the way distroless images do
+    (/var/lib/dpkg/status.d/<package>: Package, Source, Version, Architecture), with the
+    host's /etc/debian_version and /etc/os-release: an image scanner (Trivy, Grype) or an
+    SBOM generator then names what is inside, with versions, and an operator can match it
+    against Debian's security advisories. No dpkg database on the room's host (not Debian):
+    nothing is recorded, and the tool says so. Returns the packages recorded."""
+    if not os.path.isdir("/var/lib/dpkg/info") or not os.path.isfile("/etc/debian_version"):
+        print("build-room: this host is not Debian (no dpkg database): no package record in the room")
+        return []
+    owner = dpkg_owners()
+    packages = set()
+    for path in COPIED:
+        candidates = [path]
+        for a, b in USR_ALIASES:
+            if path.startswith(a):
+                candidates.append(b + path[len(a):])
+            elif path.startswith(b):
+                candidates.append(a + path[len(b):])
+        for c in candidates:
+            if c in owner:
+                packages.add(owner[c])
+                break
+    if not packages:
+        return []
+    fmt = "${Package}\\t${Source}\\t${Version}\\t${Architecture}\\n"
+    r = subprocess.run(["dpkg-query", "-W", "-f", fmt, *sorted(packages)], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"dpkg-query could not describe {len(packages)} packages: {r.stderr.strip()}")
+    status = os.path.join(root, "var/lib/dpkg/status.d")
+    os.makedirs(status, exist_ok=True)
+    recorded = []
+    for line in r.stdout.splitlines():
+        name, source, version, arch = (line.split("\t") + ["", "", "", ""])[:4]
+        if not name or not version:
+            continue
+        stanza = f"Package: {name}\n"
+        if source and source.split(" ")[0] != name:
+            stanza += f"Source: {source}\n"
+        stanza += f"Version: {version}\nArchitecture: {arch}\n"
+        with open(os.path.join(status, name), "w", encoding="utf-8") as f:
+            f.write(stanza)
+        recorded.append(name)
+    etc = os.path.join(root, "etc")
+    os.makedirs(etc, exist_ok=True)
+    for f in ("/etc/debian_version", "/etc/os-release"):
+        if os.path.isfile(f) and not os.path.exists(os.path.join(root, f.lstrip("/"))):
+            shutil.copyfile(os.path.realpath(f), os.path.join(root, f.lstrip("/")))
+    return sorted(recorded)
 
 
 def check(root, agent_dest, shell_allowed=False):
@@ -190,6 +272,7 @@ def main():
         if os.path.lexists(where):
             os.remove(where)
         os.symlink(target_path, where)
+    record_packages(tmp)
     shell = spec["room"].get("shell")
     if shell is not None and not str(shell).strip():
         fail("[room] shell must say why the room needs a shell")

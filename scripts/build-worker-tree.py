@@ -45,6 +45,8 @@ def main():
     os.chmod(os.path.join(tmp, "tmp"), 0o1777)
     build_room.add_binary(args.batlehub, tmp, "/usr/local/bin/batlehub")
     build_room.add_binary(args.bwrap, tmp, "/usr/bin/bwrap")
+    # bwrap and the libraries of both, recorded as a room's are (distroless's status.d).
+    build_room.record_packages(tmp)
     # The sandbox user (65532) by name, for bwrap and for ps in a debugging session.
     with open(os.path.join(tmp, "etc/passwd"), "w") as f:
         f.write("root:x:0:0:root:/root:/nonexistent\nsandbox:x:65532:65532:batlehub sandbox:/work:/nonexistent\n")

@@ -56,6 +56,12 @@ with tempfile.TemporaryDirectory() as tmp:
             p = os.path.join(out, d)
             shells = [n for n in (os.listdir(p) if os.path.isdir(p) else []) if n in ("sh", "bash", "dash", "busybox")]
             check(not shells, f"/{d} holds no shell")
+        # bwrap's Debian package recorded as distroless images record theirs, at dpkg's version.
+        bw = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "bubblewrap"], capture_output=True, text=True)
+        stanza = os.path.join(out, "var/lib/dpkg/status.d/bubblewrap")
+        recorded = open(stanza).read() if os.path.isfile(stanza) else ""
+        check(bw.returncode != 0 or f"Version: {bw.stdout}\n" in recorded,
+              f"the tree records bubblewrap {bw.stdout} (var/lib/dpkg/status.d): {recorded!r}")
         # Run from inside: only what the tree holds (its libraries and loader) is there.
         v = subprocess.run(["chroot", out, "/usr/local/bin/batlehub", "--version"], capture_output=True, text=True)
         check(v.returncode == 0 and v.stdout.startswith("batlehub "), "batlehub runs inside the tree: " + v.stdout + v.stderr)
