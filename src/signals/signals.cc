@@ -564,7 +564,7 @@ constexpr std::array<Probe, 17> kJsSend{{
     {"http", "node-fetch"},
 }};
 // Where it sends, in strings: chat webhooks, paste and capture services.
-constexpr std::array<Probe, 26> kChannels{{
+constexpr std::array<Probe, 27> kChannels{{
     {"webhook", "discord.com/api/webhooks"},
     {"webhook", "discordapp.com/api/webhooks"},
     {"telegram", "api.telegram.org/bot"},
@@ -592,6 +592,7 @@ constexpr std::array<Probe, 26> kChannels{{
     {"capture", "requestcatcher.com"},
     {"capture", "beeceptor.com"},
     {"capture", "hookdeck.com"},
+    {"capture", "dnshook.site"},
 }};
 
 struct Hit {
@@ -932,6 +933,20 @@ class FileAnalysis {
     std::vector<Hit> hits;
     probe_literals(lexed_, kAutostart, hits);
     for (const Hit& h : hits) add(FactKind::kPersist, h.what, line_of(h.offset), h.token);
+    // A browser's shortcuts rewritten to load an extension (`--load-extension=` set on the
+    // .lnk files of chrome.exe, msedge.exe, brave.exe): the extension comes back at every
+    // start of the browser. A test runner passes the flag on a command line it starts; it
+    // does not edit the user's shortcuts.
+    const bool shortcuts = has(lexed_.code, "CreateShortcut") ||
+                           std::any_of(lexed_.literals.begin(), lexed_.literals.end(),
+                                       [](const Literal& l) { return lower(l.value).ends_with(".lnk"); });
+    if (!shortcuts) return;
+    for (const Literal& l : lexed_.literals) {
+      if (l.value.size() < 4096 && l.value.find("--load-extension") != std::string::npos) {
+        add(FactKind::kPersist, "browser-extension", line_of(l.begin), excerpt(l.value, 120));
+        return;
+      }
+    }
   }
 
   void collected_and_sent(const Sinks& sinks) {

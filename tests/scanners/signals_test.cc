@@ -148,6 +148,29 @@ TEST(Signals, a_hidden_address_in_a_file_that_sends_is_high_and_alone_medium) {
       "hides an address (hex): hex: cdn.example.com\n");
 }
 
+TEST(Signals, a_browser_shortcut_hijacked_is_high_and_critical_in_setup_py) {
+  EXPECT_EQ(weighed(fact("persist", "browser-extension", "crp-0.1/setup.py", 49, "--load-extension={p}") +
+                    fact("persist", "browser-extension", "crp-0.1/crp/ext.py", 3, "--load-extension={p}") + kDone),
+            "signals malware_signal MALWARE_SIGNAL critical [signals-browser-shortcut-hijacked] crp-0.1/setup.py:49 "
+            "rewrites a browser's shortcuts to load an extension at every start: --load-extension={p}\n"
+            "signals malware_signal MALWARE_SIGNAL high [signals-browser-shortcut-hijacked] crp-0.1/crp/ext.py:3 "
+            "rewrites a browser's shortcuts to load an extension at every start: --load-extension={p}\n");
+}
+
+// dell-recovery (held-out-10): a wheel's top-level module posts to dnshook.site at import.
+// A capture service named in a library's function, or a send with no capture service, at
+// import, is no beacon.
+TEST(Signals, a_send_to_a_capture_service_at_import_is_a_beacon) {
+  EXPECT_EQ(weighed(fact("send", "http", "index.py", 9, "requests.post(") +
+                    fact("send", "capture", "index.py", 9, "dnshook.site") +
+                    fact("send", "http", "p-1.0/p/client.py", 4, "requests.post(") +
+                    fact("send", "capture", "p-1.0/p/client.py", 4, "webhook.site") +
+                    fact("send", "http", "p-1.0/p/__init__.py", 2, "requests.get(") + kDone),
+            "signals malware_signal MALWARE_SIGNAL high [signals-capture-service-at-install-or-import] index.py:9 "
+            "sends to a request-capture service (dnshook.site) from code that runs at install or import: a probe's "
+            "beacon\n");
+}
+
 TEST(Signals, an_autostart_place_is_medium_in_a_library_and_high_in_an_install_hook) {
   EXPECT_EQ(
       weighed(fact("persist", "autostart", "package/lib/launch.js", 4, "library/launchagents") +

@@ -781,6 +781,22 @@ TEST(Signals, an_interactsh_host_is_a_capture_service) {
   EXPECT_TRUE(py("NAME = 'toast.fun'\n").empty());
 }
 
+// crpytography, tkniter (held-out-10) and mariabd (tuning): setup.py sets --load-extension on
+// the browsers' shortcuts. A test runner that starts a browser with the flag edits no shortcut.
+TEST(Signals, a_browser_shortcut_given_load_extension_is_a_persist_fact) {
+  expect_facts(py("from win32com.client import Dispatch\n"
+                  "shell = Dispatch('WScript.Shell')\n"
+                  "s = shell.CreateShortcut(path)\n"
+                  "if os.path.basename(s.TargetPath) in ['chrome.exe', 'msedge.exe']:\n"
+                  "    s.Arguments = '--load-extension={p}\\\\Extension'.format(p=appdata)\n"
+                  "    s.Save()\n"),
+               {{FactKind::kPersist, "browser-extension", 5, "--load-extension={p}\\Extension"}});
+  EXPECT_TRUE(py("from selenium import webdriver\n"
+                 "opts.add_argument('--load-extension=' + ext)\n"
+                 "webdriver.Chrome(options=opts)\n")
+                  .empty());
+}
+
 TEST(Signals, discord_alone_is_every_bot_library_and_not_a_token_store) {
   EXPECT_TRUE(py("import discord\nclient = discord.Client()\nNAME = \"discord bot\"\n").empty());
 }

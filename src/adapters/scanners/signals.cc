@@ -156,6 +156,10 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
       add(f, "signals-disguised-name", kRunners.contains(f.what) ? Severity::kHigh : Severity::kMedium,
           "writes a name in look-alike letters that Python reads as " + printable(f.what) + ": " + printable(f.detail),
           raw_of(f));
+    } else if (f.fact == "persist" && f.what == "browser-extension") {
+      // No library edits the user's browser shortcuts: high wherever it lies.
+      add(f, "signals-browser-shortcut-hijacked", Severity::kHigh,
+          "rewrites a browser's shortcuts to load an extension at every start: " + printable(f.detail), raw_of(f));
     } else if (f.fact == "persist") {
       // Medium where it lies (an auto-launch library's job), high in install code.
       add(f, "signals-autostart-written", Severity::kMedium,
@@ -208,6 +212,28 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
     }
   }
   for (const auto& [file, g] : by_file) {
+    // A request-capture service (webhook.site, pipedream, interactsh, dnshook) sent to from
+    // code that runs at install or import: a dependency-confusion probe's beacon, whatever it
+    // carries (dell-recovery posts its working directory). A library has no capture service
+    // in its import path; a chat webhook or a paste site named there is a notifier's.
+    const bool beacon =
+        g.sent.contains("capture") && std::any_of(g.sent.begin(), g.sent.end(), [](const std::string& k) {
+          return k != "capture" && k != "paste" && k != "webhook" && k != "telegram";
+        });
+    const auto early_send =
+        std::find_if(g.facts.begin(), g.facts.end(), [](const SignalsFact* f) { return at_install_or_import(*f); });
+    if (beacon && g.collected.empty() && early_send != g.facts.end()) {
+      const SignalsFact* capture = *early_send;
+      for (const SignalsFact* f : g.facts) {
+        if (f->what == "capture") capture = f;
+      }
+      SignalsFact at = *capture;
+      at.phase = (*early_send)->phase;
+      add(at, "signals-capture-service-at-install-or-import", Severity::kHigh,
+          "sends to a request-capture service (" + printable(capture->detail) +
+              ") from code that runs at install or import: a probe's beacon",
+          raw_of(*capture));
+    }
     if (g.collected.empty() || g.sent.empty()) continue;
     const SignalsFact& first = *g.facts.front();
     const bool early =
