@@ -1,5 +1,6 @@
 #include "signals/decode.h"
 
+#include <arpa/inet.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -227,21 +228,11 @@ bool looks_like_code(std::string_view s) {
 
 namespace {
 
+// inet_pton's own grammar: four decimal parts of at most 255, no leading zeros.
 bool ipv4(std::string_view h) {
-  int parts = 0;
-  std::size_t k = 0;
-  while (k <= h.size()) {
-    std::size_t e = h.find('.', k);
-    if (e == std::string_view::npos) e = h.size();
-    const std::string_view part = h.substr(k, e - k);
-    if (part.empty() || part.size() > 3 ||
-        !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      return false;
-    if (std::stoi(std::string(part)) > 255) return false;
-    ++parts;
-    k = e + 1;
-  }
-  return parts == 4;
+  if (h.size() > 15) return false;
+  in_addr a{};
+  return ::inet_pton(AF_INET, std::string(h).c_str(), &a) == 1;
 }
 
 // The labels of a DNS name (RFC 1123): letters, digits and inner hyphens, 1 to 63 bytes
