@@ -82,11 +82,11 @@ fuzz-long: build-fuzz
 bench: build-release
 	./bench/run.sh build/release
 
-# Only the agent and our own scanner are built: an image holds the agent and the scanner,
-# nothing of the worker.
+# A scanner's image holds the agent and the scanner, nothing of the worker; the worker's image
+# holds batlehub, bwrap and the rooms (scripts/build-worker-image.py).
 images: deps scanners
 	cmake --preset release >/dev/null
-	cmake --build --preset release -j $(JOBS) --target batlehub-sandbox batlehub-signals batlehub-behavior
+	cmake --build --preset release -j $(JOBS) --target batlehub batlehub-sandbox batlehub-signals batlehub-behavior
 	./scripts/build-images.sh
 
 clean:

@@ -95,7 +95,7 @@ def project_version():
     return m.group(1)
 
 
-def oci_labels(name, tag, source=None):
+def oci_labels(name, tag, source=None, description=None):
     """The image-spec's own annotations (opencontainers/image-spec annotations.md), as labels:
     version (the project's), revision and created (the commit the tree is at, and its commit
     time, so that two builds of one commit carry the same labels), source (--source, else
@@ -104,7 +104,8 @@ def oci_labels(name, tag, source=None):
     (a release tarball) has no revision: it is left out too."""
     labels = {"org.opencontainers.image.version": project_version(),
               "org.opencontainers.image.title": tag.rsplit(":", 1)[0],
-              "org.opencontainers.image.description": f"batlehub sandbox room {name}: the scanner and the agent"}
+              "org.opencontainers.image.description":
+                  description or f"batlehub sandbox room {name}: the scanner and the agent"}
 
     def git(*a):
         r = subprocess.run(["git", "-C", ROOT, *a], capture_output=True, text=True)

@@ -17,6 +17,9 @@
 #            with its definition (scripts/build-image.py --definition).
 #   --rooms  where the rooms are built (default: build/rooms), one directory per scanner
 #   --sboms  where each image's SBOM is written, <scanner>.spdx.json (default: build/sboms)
+#   --batlehub  the worker's binary, for the worker's image, batlehub-worker:<version>
+#            (default: build/release/src/server/batlehub; `make images` builds it). Without
+#            it no worker image is built, and the script says so.
 #
 # The SBOM (SPDX 2.3 JSON) is Trivy's (`trivy rootfs`, the Trivy scanner's own binary,
 # /opt/batlehub/bin/trivy) over the room the image is made of: the Debian packages the room
@@ -36,6 +39,7 @@ signals="$root/build/release/src/signals/batlehub-signals"
 behavior="$root/build/release/src/behavior/batlehub-behavior"
 rooms="$root/build/rooms"
 sboms="$root/build/sboms"
+batlehub="$root/build/release/src/server/batlehub"
 trivy=/opt/batlehub/bin/trivy
 
 say() { echo "build-images: $*"; }
@@ -48,7 +52,8 @@ while [ $# -gt 0 ]; do
     --behavior) behavior=$2; shift 2 ;;
     --rooms) rooms=$2; shift 2 ;;
     --sboms) sboms=$2; shift 2 ;;
-    *) echo "usage: $0 [--agent PATH] [--signals PATH] [--behavior PATH] [--rooms DIR] [--sboms DIR]" >&2; exit 2 ;;
+    --batlehub) batlehub=$2; shift 2 ;;
+    *) echo "usage: $0 [--agent PATH] [--signals PATH] [--behavior PATH] [--rooms DIR] [--sboms DIR] [--batlehub PATH]" >&2; exit 2 ;;
   esac
 done
 [ -x "$agent" ] || die "no agent at $agent (cmake --build --preset release --target batlehub-sandbox)"
@@ -87,4 +92,27 @@ for s in "${scanners[@]}"; do
   fi
 done
 [ -x "$trivy" ] || say "no Trivy at $trivy (scripts/install-scanners.sh): no SBOM written"
+
+# The worker's own image (Containerfile.worker over scripts/build-worker-tree.py's tree), with
+# every installed scanner's room, for each engine; its SBOM beside the scanners'.
+if [ -x "$batlehub" ]; then
+  rooms_args=()
+  for s in "${scanners[@]}"; do
+    case $s in
+      signals) rooms_args+=(--room-binary "signals=$signals:/usr/local/bin/batlehub-signals") ;;
+      # The detonation's room is built with its observer given (--binary), which
+      # build-worker-tree.py does not pass yet: the worker's image has no behavior room.
+      behavior) ;;
+      *) rooms_args+=(--room "$s") ;;
+    esac
+  done
+  for e in "${engines[@]}"; do
+    sbom_args=()
+    [ -x "$trivy" ] && [ "$e" = podman ] && sbom_args=(--trivy "$trivy" --sbom "$sboms/worker.spdx.json")
+    python3 scripts/build-worker-image.py --batlehub "$batlehub" --agent "$agent" --engine "$e" \
+      "${rooms_args[@]}" "${sbom_args[@]}"
+  done
+else
+  say "no batlehub at $batlehub: no worker image (cmake --build --preset release --target batlehub)"
+fi
 say "${scanners[*]} for ${engines[*]}"

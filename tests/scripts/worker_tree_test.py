@@ -98,5 +98,29 @@ with tempfile.TemporaryDirectory() as tmp:
                           "--out", os.path.join(tmp, "bad")], capture_output=True, text=True)
     check(bad.returncode != 0 and not os.path.exists(os.path.join(tmp, "bad")), "a room that cannot be built refuses the tree")
 
+# The image itself (scripts/build-worker-image.py): built by podman from the tree, FROM scratch,
+# with the image-spec's labels, upstream's command, and run: `--version` in place of its CMD.
+if shutil.which("podman"):
+    tag = f"batlehub-worker-tree-test:{os.getpid()}"
+    r = subprocess.run([sys.executable, os.path.join(source, "scripts/build-worker-image.py"), "--batlehub", batlehub,
+                        "--agent", agent, "--room-binary", f"postmortem={fake}:/usr/bin/postmortem", "--tag", tag],
+                       capture_output=True, text=True, timeout=240)
+    check(r.returncode == 0, "the worker image builds: " + (r.stderr or r.stdout).strip()[-500:])
+    shown = subprocess.run(["podman", "image", "inspect", tag, "--format",
+                            "{{json .Labels}}\t{{json .Config.Entrypoint}}\t{{json .Config.Cmd}}"],
+                           capture_output=True, text=True).stdout.strip().split("\t")
+    labels, entry, cmd = (json.loads(x) if x else None for x in (shown + ["", "", ""])[:3])
+    labels = labels or {}
+    check(labels.get("org.opencontainers.image.title") == tag.rsplit(":", 1)[0] and
+          "org.opencontainers.image.version" in labels, f"the worker image carries the image-spec's labels: {labels}")
+    check(entry == ["/usr/local/bin/batlehub"] and cmd == ["--config", "/etc/batlehub/config.toml", "--roles", "worker"],
+          f"the worker image's command is Containerfile.worker's: {entry} {cmd}")
+    v = subprocess.run(["podman", "run", "--rm", "--network", "none", tag, "--version"], capture_output=True, text=True,
+                       timeout=120)
+    check(v.returncode == 0 and v.stdout.startswith("batlehub "), "the worker image runs batlehub: " + v.stdout + v.stderr)
+    subprocess.run(["podman", "image", "rm", "--force", tag], capture_output=True)
+else:
+    print("skip (part): podman is not installed: the worker image is not built")
+
 print(f"worker tree: {len(failures)} failure(s)")
 sys.exit(1 if failures else 0)
