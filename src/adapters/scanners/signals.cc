@@ -53,6 +53,16 @@ std::string where(const SignalsFact& f) {
   return printable(f.file) + (f.line > 0 ? ":" + std::to_string(f.line) : "");
 }
 
+// A send fact's kind that only names where data would go (a URL of a capture, paste or chat
+// service in a string), as against one that sends (an HTTP client, a socket, a DNS look-up).
+bool names_a_channel(const std::string& kind) {
+  return kind == "capture" || kind == "paste" || kind == "webhook" || kind == "telegram";
+}
+
+bool makes_a_send(const std::set<std::string>& kinds) {
+  return !std::all_of(kinds.begin(), kinds.end(), names_a_channel);
+}
+
 json raw_of(const SignalsFact& f) {
   json j = {{"fact", f.fact}, {"what", f.what}, {"file", f.file}, {"line", f.line}, {"detail", f.detail}};
   if (!f.phase.empty()) j["phase"] = f.phase;
@@ -216,10 +226,7 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
     // code that runs at install or import: a dependency-confusion probe's beacon, whatever it
     // carries (dell-recovery posts its working directory). A library has no capture service
     // in its import path; a chat webhook or a paste site named there is a notifier's.
-    const bool beacon =
-        g.sent.contains("capture") && std::any_of(g.sent.begin(), g.sent.end(), [](const std::string& k) {
-          return k != "capture" && k != "paste" && k != "webhook" && k != "telegram";
-        });
+    const bool beacon = g.sent.contains("capture") && makes_a_send(g.sent);
     const auto early_send =
         std::find_if(g.facts.begin(), g.facts.end(), [](const SignalsFact* f) { return at_install_or_import(*f); });
     if (beacon && g.collected.empty() && early_send != g.facts.end()) {
@@ -253,11 +260,8 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
     const std::string what = "collects " + join(g.collected) + " and sends (" + join(g.sent) + ")";
     // A channel named, and a send made: a string naming webhook.site in a docstring's example
     // or a pentest tool's settings (huggingface_hub, sqlmap) sends nothing by itself.
-    auto channel = [](const std::string& k) {
-      return k == "capture" || k == "paste" || k == "webhook" || k == "telegram";
-    };
-    const bool sends = !std::all_of(g.sent.begin(), g.sent.end(), channel);
-    const bool to_a_channel = sends && std::any_of(g.sent.begin(), g.sent.end(), channel);
+    const bool sends = makes_a_send(g.sent);
+    const bool to_a_channel = sends && std::any_of(g.sent.begin(), g.sent.end(), names_a_channel);
     // Where the collecting is: the first collect fact's line.
     const SignalsFact* at = &first;
     for (const SignalsFact* f : g.facts) {
