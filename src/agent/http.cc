@@ -191,21 +191,15 @@ class Conn {
   }
 
   Expected<Ok, HttpError> write_all(std::string_view data) {
+    if (!tls_) {
+      if (!base::send_all(fd_.get(), data)) return errno_err("send: ", errno);
+      return Ok{};
+    }
     while (!data.empty()) {
-      ssize_t w;
-      if (tls_) {
-        int r = mbedtls_ssl_write(&tls_->ssl, reinterpret_cast<const unsigned char*>(data.data()), data.size());
-        if (r == MBEDTLS_ERR_SSL_WANT_READ || r == MBEDTLS_ERR_SSL_WANT_WRITE) continue;
-        if (r < 0) return tls_io_err("TLS write failed: ", r);
-        w = r;
-      } else {
-        w = ::send(fd_.get(), data.data(), data.size(), MSG_NOSIGNAL);
-        if (w < 0) {
-          if (errno == EINTR) continue;
-          return errno_err("send: ", errno);
-        }
-      }
-      data.remove_prefix(static_cast<std::size_t>(w));
+      int r = mbedtls_ssl_write(&tls_->ssl, reinterpret_cast<const unsigned char*>(data.data()), data.size());
+      if (r == MBEDTLS_ERR_SSL_WANT_READ || r == MBEDTLS_ERR_SSL_WANT_WRITE) continue;
+      if (r < 0) return tls_io_err("TLS write failed: ", r);
+      data.remove_prefix(static_cast<std::size_t>(r));
     }
     return Ok{};
   }

@@ -38,10 +38,13 @@ class Fd {
   int fd_ = -1;
 };
 
-// Writes all of `data`, retrying on EINTR and short writes. False (errno set) on failure.
-inline bool write_all(int fd, std::string_view data) {
+namespace detail {
+// Hands `data` to `put` (a write(2) or send(2) of some bytes) until it is all out, retrying on
+// EINTR and short writes. False (errno set) on failure.
+template <typename Put>
+bool put_all(std::string_view data, Put put) {
   while (!data.empty()) {
-    ssize_t w = ::write(fd, data.data(), data.size());
+    const ssize_t w = put(data.data(), data.size());
     if (w < 0) {
       if (errno == EINTR) continue;
       return false;
@@ -50,21 +53,19 @@ inline bool write_all(int fd, std::string_view data) {
   }
   return true;
 }
+}  // namespace detail
+
+// Writes all of `data`, retrying on EINTR and short writes. False (errno set) on failure.
+inline bool write_all(int fd, std::string_view data) {
+  return detail::put_all(data, [fd](const char* p, std::size_t n) { return ::write(fd, p, n); });
+}
 
 // The same for a socket whose peer may be gone: send(2) with MSG_NOSIGNAL, so that a closed
 // peer is EPIPE here rather than a SIGPIPE that ends the process (the detonation's sink
 // answers connections a package may close before the answer; a process-wide SIG_IGN would be
 // inherited by every program the sink's process starts).
 inline bool send_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t w = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(w));
-  }
-  return true;
+  return detail::put_all(data, [fd](const char* p, std::size_t n) { return ::send(fd, p, n, MSG_NOSIGNAL); });
 }
 
 }  // namespace batlehub::base
