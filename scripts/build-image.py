@@ -123,6 +123,18 @@ def oci_labels(name, tag, source=None, description=None):
     return labels
 
 
+def write_sbom(trivy, tree, out):
+    """The SBOM of an image's tree, SPDX 2.3 JSON, by Trivy (`trivy rootfs`): the Debian packages
+    the tree records (scripts/build-room.py) and a venv's Python packages, each with its purl.
+    It reads the tree only; nothing is fetched."""
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="batlehub-sbom-") as cache:
+        r = subprocess.run([trivy, "rootfs", "--quiet", "--cache-dir", cache, "--format", "spdx-json",
+                            "--output", out, tree], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"trivy rootfs could not write the SBOM of {tree}: " + r.stderr.strip()[-1000:])
+
+
 def walk(room):
     """Every path under the room, relative, sorted, directories before what they hold."""
     out = []
@@ -329,6 +341,8 @@ def main():
     ap.add_argument("--tag", help="NAME:VERSION (default: batlehub-sandbox-<room's name>:<project version>)")
     ap.add_argument("--source", help="the org.opencontainers.image.source label: where the source is "
                     "(default: $BATLEHUB_IMAGE_SOURCE, else the checkout's origin if it is an http(s) URL)")
+    ap.add_argument("--sbom", help="also write the room's SBOM here (SPDX 2.3 JSON, by --trivy): write_sbom()")
+    ap.add_argument("--trivy", default="/opt/batlehub/bin/trivy", help="Trivy, for --sbom")
     ap.add_argument("--remove", action="store_true", help="remove the image --tag names instead of building one")
     args = ap.parse_args()
     if args.docker_host and args.engine != "docker":
@@ -361,6 +375,8 @@ def main():
     problems = build_room.check(room, build_room.AGENT_DEST, shell_allowed=shell_allowed)
     if problems:
         fail(f"refusing the room {room}: " + "; ".join(problems) + " (rebuild it with scripts/build-room.py)")
+    if args.sbom:
+        write_sbom(args.trivy, room, args.sbom)
 
     paths = walk(room)
     digest = room_digest(room, paths)

@@ -22,7 +22,7 @@
 #            it no worker image is built, and the script says so.
 #
 # The SBOM (SPDX 2.3 JSON) is Trivy's (`trivy rootfs`, the Trivy scanner's own binary,
-# /opt/batlehub/bin/trivy) over the room the image is made of: the Debian packages the room
+# /opt/batlehub/bin/trivy; scripts/build-image.py write_sbom) over the room the image is made of: the Debian packages the room
 # records (scripts/build-room.py, /var/lib/dpkg/status.d) and the Python packages of a venv,
 # each with its purl. It reads the tree only; nothing is fetched. Without Trivy installed no
 # SBOM is written, and the script says so.
@@ -82,14 +82,11 @@ for s in "${scanners[@]}"; do
   [ "$s" = behavior ] && extra=(--binary "$behavior:/usr/local/bin/batlehub-behavior")
   python3 scripts/build-room.py --definition "rooms/$s.toml" "${extra[@]}" --agent "$agent" --out "$rooms/$s"
   for e in "${engines[@]}"; do
-    python3 scripts/build-image.py --room "$rooms/$s" --engine "$e" --definition "rooms/$s.toml"
+    sbom_args=()
+    [ -x "$trivy" ] && [ "$e" = podman ] && sbom_args=(--trivy "$trivy" --sbom "$sboms/$s.spdx.json")
+    python3 scripts/build-image.py --room "$rooms/$s" --engine "$e" --definition "rooms/$s.toml" "${sbom_args[@]}"
   done
-  if [ -x "$trivy" ]; then
-    mkdir -p "$sboms"
-    "$trivy" rootfs --quiet --cache-dir "$root/build/trivy-sbom-cache" --format spdx-json \
-      --output "$sboms/$s.spdx.json" "$rooms/$s"
-    say "$s: SBOM $sboms/$s.spdx.json"
-  fi
+  [ -x "$trivy" ] && say "$s: SBOM $sboms/$s.spdx.json"
 done
 [ -x "$trivy" ] || say "no Trivy at $trivy (scripts/install-scanners.sh): no SBOM written"
 

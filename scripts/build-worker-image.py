@@ -66,11 +66,7 @@ def main():
         if r.returncode != 0:
             fail(f"{args.engine} build failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-2000:]}")
         if args.sbom:
-            os.makedirs(os.path.dirname(os.path.abspath(args.sbom)), exist_ok=True)
-            r = subprocess.run([args.trivy, "rootfs", "--quiet", "--cache-dir", os.path.join(tmp, "trivy-cache"),
-                                "--format", "spdx-json", "--output", args.sbom, tree], capture_output=True, text=True)
-            if r.returncode != 0:
-                fail("trivy rootfs could not write the SBOM: " + r.stderr.strip()[-1000:])
+            build_image.write_sbom(args.trivy, tree, args.sbom)
     image_id = subprocess.run([args.engine, "image", "inspect", tag, "--format", "{{.Id}}"],
                               capture_output=True, text=True).stdout.strip()
     print(f"build-worker-image: {tag} ({args.engine}) built, {image_id[:19]}" +
