@@ -46,8 +46,9 @@ The PyPI draw
 SEED = 20260614, TARGET_PYPI = 1890 archives in all (hand-chosen rows count): 420 in the
 first draw, 210 more on 2026-12-04, 210 more on 2026-12-05, 150 more on 2026-12-06
 (held-out-4) and 150 more twice later that day (held-out-5, held-out-6), and 150 more on
-2026-12-07 (held-out-8), 150 more later that day (held-out-9) and 150 more in a second
-session that day (held-out-10) and 150 more after its fourth round of rules (held-out-11), each time for a fresh held-out set (bench/verdicts/README.md).
+2026-12-07 (held-out-8), 150 more later that day (held-out-9), 150 more in a second
+session that day (held-out-10) and 150 more after its fourth round of rules (held-out-11),
+each time for a fresh held-out set (bench/verdicts/README.md).
 
   1. List every blob of lxyeternal/pypi_malregistry at COMMIT_PYPI with its size
      (git ls-tree -r -l). A candidate is a blob at NAME/VERSION/FILE (exactly three path
@@ -69,8 +70,9 @@ session that day (held-out-10) and 150 more after its fourth round of rules (hel
   4. Each drawn row: name and version are the first two parts of the dataset path (a
      version part spelt NAME-VERSION, as three directories are, gives its VERSION; a part
      that is still no PEP 440 version, as pytz3-dev/dev/ is, gives way to the Version: of
-     the archive's own PKG-INFO or METADATA), file is the third, form `archive`, note "seeded draw (seed 20260614); not read". Nobody
-     hand-read these samples: the dataset's authors say each one is malicious.
+     the archive's own PKG-INFO or METADATA), file is the third, form `archive`, note
+     "seeded draw (seed 20260614); not read". Nobody hand-read these samples: the
+     dataset's authors say each one is malicious.
 
 Rerunning gives the same rows: the seeded rows are dropped and drawn again from the same
 start. Raising the target extends the walk (the rows drawn before stay, the same Random
