@@ -87,7 +87,7 @@ bench: build-release
 images: deps scanners
 	cmake --preset release >/dev/null
 	cmake --build --preset release -j $(JOBS) --target batlehub batlehub-sandbox batlehub-signals batlehub-behavior
-	./scripts/build-images.sh
+	./scripts/build-images.sh $(if $(REGISTRY),--registry $(REGISTRY))
 
 clean:
 	rm -rf build

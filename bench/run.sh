@@ -15,6 +15,7 @@
 #                       two GuardDog scans of botocore, a probe and an extraction: ~15 s)
 #   BENCH_DETONATION_ARCHIVES  archives of each ecosystem bench_detonation detonates beside
 #                       GuardDog's scan (default 20; from /var/cache/batlehub-corpus/benign)
+#   BENCH_REGISTRY_REPS  repetitions of each push and pull of bench_registry (default 3)
 #   BENCH_SOAK_JOBS     jobs of the soak, last (bench/soak/soak.py; default 10,000: hours on
 #                       2 cores; 0 leaves it out)
 #
@@ -100,6 +101,10 @@ else
   stop_docker
   trap - EXIT
 fi
+
+echo
+echo "== bench_registry ($(date -u +%Y-%m-%dT%H:%MZ))"
+python3 "$(dirname "$0")/bench_registry.py" "$build" --reps "${BENCH_REGISTRY_REPS:-3}"
 
 echo
 echo "== bench_kubernetes ($(date -u +%Y-%m-%dT%H:%MZ))"

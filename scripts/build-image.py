@@ -35,8 +35,21 @@ without a registry is stored the way containerd and the kubelet spell it (NAME:V
 docker.io/library/NAME:V); a pod names the tag as given, with imagePullPolicy IfNotPresent,
 and nothing is ever pulled.
 
+--registry HOST[:PORT] pushes the image to an OCI registry instead of importing it, and an
+engine given with it *pulls* it from there by digest: the image is written as a docker
+archive (the same layer and config as the import's), copied to HOST/NAME:VERSION by skopeo
+(`skopeo copy --format oci`, which gzips the layer), and the reference by digest
+(HOST/NAME@sha256:…) is printed and written to --digest-file. With --engine, the engine then
+pulls that reference (`podman pull`, `docker pull`, `ctr images pull`) and tags it --tag:
+nothing is side-loaded. A registry on loopback (127.0.0.0/8, localhost, ::1) is spoken to over
+plain HTTP, as engines do by default (the tests' registry, scripts/registry-peer.sh); any other
+over verified TLS, with the credentials `skopeo login` / `podman login` keep. NAME is the
+tag's last path element: batlehub-sandbox-yara:0.1.0 goes to HOST/batlehub-sandbox-yara:0.1.0.
+
 --remove drops the tag from the engine instead (`podman|docker image rm TAG`,
-`ctr … images rm TAG`); containerd collects the content nothing names any more.
+`ctr … images rm TAG`); containerd collects the content nothing names any more. An image pulled by digest loses
+its digest reference with its tag: the tag is in the image's config (its history's
+comment), so every tag is a manifest of its own and its digest names nothing else.
 
 The room directory itself is only read. The room must pass scripts/build-room.py's own
 check (the agent present and static, no shell, the mount points). A room whose definition
@@ -56,6 +69,7 @@ import argparse
 import hashlib
 import importlib.util
 import io
+import ipaddress
 import json
 import os
 import re
@@ -230,10 +244,14 @@ def containerd_drop_unnamed(cmd, digest):
     """The CRI names each image it sees by its id too (sha256:<config digest>); once no tag
     names that image's manifest any more, that name goes as well, and the content with it."""
     images = containerd_images(cmd)
-    if any(d == digest and not ref.startswith("sha256:") for ref, d in images.items()):
+
+    def unnamed(ref):
+        return ref.startswith("sha256:") or "@sha256:" in ref  # its id, or the digest it was pulled by
+
+    if any(d == digest and not unnamed(ref) for ref, d in images.items()):
         return
     for ref, d in images.items():
-        if d == digest and ref.startswith("sha256:"):
+        if d == digest and unnamed(ref):
             subprocess.run(cmd + ["images", "rm", ref], capture_output=True)
 
 
@@ -261,10 +279,10 @@ def containerd_inspect(cmd, tag):
     return digest, labels
 
 
-def write_docker_archive(layer, out, tag, config):
+def write_docker_archive(layer, out, tag, config, comment):
     """A docker archive (what `docker save` writes) holding one image: the uncompressed
     layer tar `layer` under the image config `config` (its "config" part: User, Env, …),
-    tagged `tag`. Returns the image's id, the config's digest."""
+    tagged `tag`, its history saying `comment`. Returns the image's id, the config's digest."""
     h = hashlib.sha256()
     with open(layer, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -273,7 +291,7 @@ def write_docker_archive(layer, out, tag, config):
     image_config = json.dumps({
         "architecture": "amd64", "os": "linux", "config": config,
         "rootfs": {"type": "layers", "diff_ids": [diff_id]},
-        "history": [{"created_by": "batlehub build-image.py"}],
+        "history": [{"created_by": "batlehub build-image.py", "comment": comment}],
     }, sort_keys=True).encode()
     config_id = hashlib.sha256(image_config).hexdigest()
     manifest = json.dumps([{"Config": f"{config_id}.json", "RepoTags": [tag],
@@ -287,6 +305,67 @@ def write_docker_archive(layer, out, tag, config):
         tar.add(layer, arcname=f"{h.hexdigest()}/layer.tar")
         put("manifest.json", manifest)
     return "sha256:" + config_id
+
+
+def on_loopback(registry):
+    """Whether HOST[:PORT] is this machine: 127.0.0.0/8, localhost or ::1. Engines speak plain
+    HTTP to those by default and TLS to anything else; so does this script."""
+    if registry.startswith("["):
+        host = registry[1:].partition("]")[0]
+    elif registry.count(":") == 1:
+        host = registry.rsplit(":", 1)[0]
+    else:
+        host = registry
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def registry_name(registry, tag):
+    """HOST/NAME:VERSION for --tag [REPO/]NAME:VERSION: the tag's last path element under the registry."""
+    return f"{registry}/{tag.rsplit('/', 1)[-1]}"
+
+
+def push(archive, registry, tag, skopeo):
+    """The docker archive pushed to the registry as an OCI image; returns HOST/NAME@sha256:…"""
+    dest = registry_name(registry, tag)
+    with tempfile.TemporaryDirectory(prefix="batlehub-push-") as d:
+        digest_file = os.path.join(d, "digest")
+        argv = [skopeo, "copy", "--quiet", "--format", "oci", "--digestfile", digest_file]
+        if on_loopback(registry):
+            argv.append("--dest-tls-verify=false")
+        r = subprocess.run(argv + [f"docker-archive:{archive}", f"docker://{dest}"], capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(f"pushing {dest} failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-1000:]}")
+        with open(digest_file, encoding="ascii") as f:
+            digest = f.read().strip()
+    if not re.fullmatch(r"sha256:[0-9a-f]{64}", digest):
+        fail(f"skopeo pushed {dest} but wrote no digest ({digest!r})")
+    return dest.rsplit(":", 1)[0] + "@" + digest
+
+
+def pull(cmd, engine, registry, ref, tag):
+    """The engine pulls `ref` (a reference by digest) and names it `tag`."""
+    plain = on_loopback(registry)
+    if engine == "containerd":
+        steps = [cmd + ["images", "pull"] + (["--plain-http"] if plain else []) + [ref],
+                 cmd + ["images", "tag", "--force", ref, containerd_name(tag)]]
+    else:
+        steps = [cmd + ["pull", "--quiet"] + (["--tls-verify=false"] if plain and engine == "podman" else []) + [ref],
+                 cmd + ["tag", ref, tag]]
+    for argv in steps:
+        # As for an import: a layer shared with an image another process is removing can vanish
+        # under a pull's commit ("layer not known"); the step is made again, nothing else is.
+        for attempt in range(3):
+            r = subprocess.run(argv, capture_output=True, text=True)
+            if r.returncode == 0 or "layer not known" not in (r.stderr or ""):
+                break
+            time.sleep(0.2 * (attempt + 1))
+        if r.returncode != 0:
+            fail(f"{' '.join(argv[:3])} … failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-1000:]}")
 
 
 def inspect(cmd, tag, why=None):
@@ -320,8 +399,17 @@ def remove(cmd, args):
         if digest:
             containerd_drop_unnamed(cmd, digest)
     else:
+        image_id = inspect(cmd, args.tag)[0]
         r = subprocess.run(cmd + ["image", "rm", args.tag], capture_output=True, text=True)
         gone = r.returncode == 0 or inspect(cmd, args.tag)[0] is None
+        if gone and image_id:
+            # An image pulled by digest keeps that name once its tag is gone (podman, and docker
+            # when the tag's repository is not the registry's): with no tag left, it goes too.
+            # Not forced: a container using it keeps it.
+            t = subprocess.run(cmd + ["image", "inspect", "--format", "{{json .RepoTags}}", image_id],
+                               capture_output=True, text=True)
+            if t.returncode == 0 and not json.loads(t.stdout or "null"):
+                subprocess.run(cmd + ["image", "rm", image_id], capture_output=True)
     if not gone:
         fail(f"removing {args.tag} failed ({r.returncode}): {(r.stderr or r.stdout).strip()}")
     print(f"build-image: {args.tag} removed")
@@ -330,7 +418,8 @@ def remove(cmd, args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--room", help="the room directory (scripts/build-room.py --out)")
-    ap.add_argument("--engine", required=True, choices=["podman", "docker", "containerd"])
+    ap.add_argument("--engine", choices=["podman", "docker", "containerd"],
+                    help="where the image goes (required unless --registry): imported, or with --registry pulled by digest")
     ap.add_argument("--engine-binary", help="the engine's CLI (default: its name, looked up on PATH; ctr for containerd)")
     ap.add_argument("--docker-host", help="docker only: the daemon, e.g. unix:///run/d/docker.sock "
                     "(default: the CLI's own, $DOCKER_HOST)")
@@ -343,15 +432,26 @@ def main():
                     "(default: $BATLEHUB_IMAGE_SOURCE, else the checkout's origin if it is an http(s) URL)")
     ap.add_argument("--sbom", help="also write the room's SBOM here (SPDX 2.3 JSON, by --trivy): write_sbom()")
     ap.add_argument("--trivy", default="/opt/batlehub/bin/trivy", help="Trivy, for --sbom")
+    ap.add_argument("--registry", help="HOST[:PORT]: push the image there (skopeo), and have --engine pull it by digest")
+    ap.add_argument("--digest-file", help="with --registry: write the pushed image's reference by digest here")
+    ap.add_argument("--skopeo", default="skopeo", help="skopeo, for --registry (default: on PATH)")
     ap.add_argument("--remove", action="store_true", help="remove the image --tag names instead of building one")
     args = ap.parse_args()
+    if not args.engine and not args.registry:
+        fail("--engine is required unless --registry is given")
+    if args.digest_file and not args.registry:
+        fail("--digest-file is for --registry")
+    if args.registry and not re.fullmatch(r"[A-Za-z0-9.\-]+(:[0-9]+)?|\[[0-9a-fA-F:]+\](:[0-9]+)?", args.registry):
+        fail(f"--registry {args.registry}: expected HOST[:PORT], no scheme and no path")
     if args.docker_host and args.engine != "docker":
         fail("--docker-host is for --engine docker")
     if args.engine == "containerd" and not args.containerd_address:
         fail("--engine containerd needs --containerd-address SOCKET")
     if args.containerd_address and args.engine != "containerd":
         fail("--containerd-address is for --engine containerd")
-    cmd = engine_cmd(args)
+    cmd = engine_cmd(args) if args.engine else None
+    if args.remove and not args.engine:
+        fail("--remove needs --engine")
     if args.remove:
         remove(cmd, args)
         return
@@ -381,46 +481,63 @@ def main():
     paths = walk(room)
     digest = room_digest(room, paths)
     containerd = args.engine == "containerd"
-    look = (lambda: containerd_inspect(cmd, tag)) if containerd else (lambda: inspect(cmd, tag))
-    old_id, labels = look()
-    where = args.engine + (f" at {args.docker_host}" if args.docker_host else "") + \
+    old_id, labels = None, {}
+    if args.engine:
+        old_id, labels = containerd_inspect(cmd, tag) if containerd else inspect(cmd, tag)
+    where = (args.engine or "") + (f" at {args.docker_host}" if args.docker_host else "") + \
         (f" at {args.containerd_address}" if containerd else "")
-    if old_id and labels.get(DIGEST_LABEL) == digest:
+    if old_id and labels.get(DIGEST_LABEL) == digest and not args.registry:
         print(f"build-image: {tag} ({where}) up to date, {short(old_id)} from {room}")
         return
 
     labels = {DIGEST_LABEL: digest, ROOM_LABEL: name, **oci_labels(name, tag, args.source)}
+    # The tag is in the history's comment so that each tag is an image of its own. podman's
+    # import is reproducible: two tags of one room would otherwise name one image, and
+    # `podman image rm` of one, racing an import of the other, deletes the image under both
+    # (seen when two tests imported the hostile room at once). Pushed, it makes each tag a
+    # manifest of its own, whose digest names that tag's image only.
+    comment = f"batlehub room {name} ({digest}) as {tag}"
+    pushed = None
     with tempfile.TemporaryDirectory(prefix="batlehub-image-") as ctx:
         tar = os.path.join(ctx, "room.tar")
         write_tar(room, paths, tar)
-        if containerd:
+        imp = None
+        if containerd or args.registry:
             # The config `import --change` gives the other two, written out.
             archive = os.path.join(ctx, "image.tar")
             write_docker_archive(tar, archive, containerd_name(tag), {
                 "User": f"{SANDBOX_UID}:{SANDBOX_UID}", "WorkingDir": "/work", "Env": [f"PATH={PATH}"],
-                "Labels": labels})
-            imp = cmd + ["images", "import", archive]
+                "Labels": labels}, comment)
+            if args.registry:
+                pushed = push(archive, args.registry, tag, args.skopeo)
+                if args.digest_file:
+                    with open(args.digest_file, "w", encoding="ascii") as f:
+                        f.write(pushed + "\n")
+                if args.engine:
+                    pull(cmd, args.engine, args.registry, pushed, tag)
+            else:
+                imp = cmd + ["images", "import", archive]
         else:
             imp = cmd + ["import"]
             for c in [f"USER {SANDBOX_UID}:{SANDBOX_UID}", "WORKDIR /work", f"ENV PATH={PATH}"] + \
                     [f"LABEL {k}={json.dumps(v)}" for k, v in labels.items()]:
                 imp += ["--change", c]
-            # The tag is in the history's comment so that each tag is an image of its own. podman's
-            # import is reproducible: two tags of one room would otherwise name one image, and
-            # `podman image rm` of one, racing an import of the other, deletes the image under both
-            # (seen when two tests imported the hostile room at once).
-            imp += ["--message", f"batlehub room {name} ({digest}) as {tag}", tar, tag]
-        # Two images of one room share their layer: `podman image rm` of one, at the moment an
-        # import of the other commits, takes the layer from under it ("committing the finished
-        # image: … layer not known", seen once in ~1,300 tests at -j2). The import is made again;
-        # any other failure is not.
-        for attempt in range(3):
-            r = subprocess.run(imp, capture_output=True, text=True)
-            if r.returncode == 0 or "layer not known" not in (r.stderr or ""):
-                break
-            time.sleep(0.2 * (attempt + 1))
-        if r.returncode != 0:
-            fail(f"{' '.join(imp[:2])} import failed ({r.returncode}): {(r.stderr or r.stdout).strip()}")
+            imp += ["--message", comment, tar, tag]
+        if imp is not None:
+            # Two images of one room share their layer: `podman image rm` of one, at the moment an
+            # import of the other commits, takes the layer from under it ("committing the finished
+            # image: … layer not known", seen once in ~1,300 tests at -j2). The import is made again;
+            # any other failure is not.
+            for attempt in range(3):
+                r = subprocess.run(imp, capture_output=True, text=True)
+                if r.returncode == 0 or "layer not known" not in (r.stderr or ""):
+                    break
+                time.sleep(0.2 * (attempt + 1))
+            if r.returncode != 0:
+                fail(f"{' '.join(imp[:2])} import failed ({r.returncode}): {(r.stderr or r.stdout).strip()}")
+    if not args.engine:
+        print(f"build-image: {tag} pushed as {pushed} from {room}")
+        return
     # podman's inspect by name reads every image's record, and one that another process is
     # deleting at that moment fails it ("image not known", "locating item named manifest"):
     # seen 2 times in 75 with three such loops at once, never twice in a row. A refusal is asked
@@ -432,16 +549,17 @@ def main():
             break
         time.sleep(0.1 * (attempt + 1))
     if not new_id:
-        fail(f"{tag} was imported but {args.engine} cannot show it, asked 5 times: " + (why[-1] if why else "not listed"))
+        fail(f"{tag} was {'pulled' if pushed else 'imported'} but {args.engine} cannot show it, asked 5 times: " + (why[-1] if why else "not listed"))
     if labels.get(DIGEST_LABEL) != digest:
-        fail(f"{tag} was imported but shows {DIGEST_LABEL}={labels.get(DIGEST_LABEL)}, not {digest}")
+        fail(f"{tag} was {'pulled' if pushed else 'imported'} but shows {DIGEST_LABEL}={labels.get(DIGEST_LABEL)}, not {digest}")
     if old_id and old_id != new_id:
         # The previous image of this tag, now untagged; kept if a container or a tag uses it.
         if containerd:
             containerd_drop_unnamed(cmd, old_id)
         else:
             subprocess.run(cmd + ["image", "rm", old_id], capture_output=True)
-    print(f"build-image: {tag} ({where}) built, {short(new_id)} from {room}")
+    how = f"pulled by digest {pushed}" if pushed else "built"
+    print(f"build-image: {tag} ({where}) {how}, {short(new_id)} from {room}")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,12 @@
 #            with its definition (scripts/build-image.py --definition).
 #   --rooms  where the rooms are built (default: build/rooms), one directory per scanner
 #   --sboms  where each image's SBOM is written, <scanner>.spdx.json (default: build/sboms)
+#   --registry HOST[:PORT]  also push every image built here to that OCI registry
+#            (build-image.py --registry, build-worker-image.py --registry; `make images
+#            REGISTRY=…`), and write what was pushed where the chart reads it:
+#            build/images/values.yaml (imageRegistry, and imageDigests by image name: `helm
+#            install -f build/images/values.yaml` pins every image by digest) and
+#            build/images/pushed.tsv (image name, reference by digest)
 #   --batlehub  the worker's binary, for the worker's image, batlehub-worker:<version>
 #            (default: build/release/src/server/batlehub; `make images` builds it). Without
 #            it no worker image is built, and the script says so.
@@ -40,6 +46,8 @@ behavior="$root/build/release/src/behavior/batlehub-behavior"
 rooms="$root/build/rooms"
 sboms="$root/build/sboms"
 batlehub="$root/build/release/src/server/batlehub"
+registry=""
+pushed_dir="$root/build/images"
 trivy=/opt/batlehub/bin/trivy
 
 say() { echo "build-images: $*"; }
@@ -53,7 +61,8 @@ while [ $# -gt 0 ]; do
     --rooms) rooms=$2; shift 2 ;;
     --sboms) sboms=$2; shift 2 ;;
     --batlehub) batlehub=$2; shift 2 ;;
-    *) echo "usage: $0 [--agent PATH] [--signals PATH] [--behavior PATH] [--rooms DIR] [--sboms DIR] [--batlehub PATH]" >&2; exit 2 ;;
+    --registry) registry=$2; shift 2 ;;
+    *) echo "usage: $0 [--agent PATH] [--signals PATH] [--behavior PATH] [--rooms DIR] [--sboms DIR] [--batlehub PATH] [--registry HOST[:PORT]]" >&2; exit 2 ;;
   esac
 done
 [ -x "$agent" ] || die "no agent at $agent (cmake --build --preset release --target batlehub-sandbox)"
@@ -75,6 +84,12 @@ else
   say "docker: no daemon answers at $docker_at; no docker images"
 fi
 
+if [ -n "$registry" ]; then
+  command -v skopeo >/dev/null || die "--registry pushes with skopeo, which is not installed (scripts/install-deps.sh installs it)"
+  rm -rf "$pushed_dir"
+  mkdir -p "$pushed_dir"
+fi
+
 mkdir -p "$rooms"
 for s in "${scanners[@]}"; do
   extra=()
@@ -86,6 +101,10 @@ for s in "${scanners[@]}"; do
     [ -x "$trivy" ] && [ "$e" = podman ] && sbom_args=(--trivy "$trivy" --sbom "$sboms/$s.spdx.json")
     python3 scripts/build-image.py --room "$rooms/$s" --engine "$e" --definition "rooms/$s.toml" "${sbom_args[@]}"
   done
+  if [ -n "$registry" ]; then
+    python3 scripts/build-image.py --room "$rooms/$s" --definition "rooms/$s.toml" --registry "$registry" \
+      --digest-file "$pushed_dir/batlehub-sandbox-$s.ref"
+  fi
   [ -x "$trivy" ] && say "$s: SBOM $sboms/$s.spdx.json"
 done
 [ -x "$trivy" ] || say "no Trivy at $trivy (scripts/install-scanners.sh): no SBOM written"
@@ -106,10 +125,33 @@ if [ -x "$batlehub" ]; then
   for e in "${engines[@]}"; do
     sbom_args=()
     [ -x "$trivy" ] && [ "$e" = podman ] && sbom_args=(--trivy "$trivy" --sbom "$sboms/worker.spdx.json")
+    push_args=()
+    [ -n "$registry" ] && [ "$e" = podman ] && push_args=(--registry "$registry" --digest-file "$pushed_dir/batlehub-worker.ref")
     python3 scripts/build-worker-image.py --batlehub "$batlehub" --agent "$agent" --engine "$e" \
-      "${rooms_args[@]}" "${sbom_args[@]}"
+      "${rooms_args[@]}" "${sbom_args[@]}" "${push_args[@]}"
   done
 else
   say "no batlehub at $batlehub: no worker image (cmake --build --preset release --target batlehub)"
+fi
+# What was pushed, where the chart and an operator read it: the values file pins every image
+# by digest (the chart's imageRegistry and imageDigests), the table lists the references.
+if [ -n "$registry" ]; then
+  python3 - "$registry" "$pushed_dir" <<'EOF'
+import json, os, sys
+registry, d = sys.argv[1], sys.argv[2]
+refs = {}
+for n in sorted(os.listdir(d)):
+    if n.endswith(".ref"):
+        with open(os.path.join(d, n)) as f:
+            refs[n[:-4]] = f.read().strip()
+with open(os.path.join(d, "pushed.tsv"), "w") as f:
+    f.write("image\treference\n" + "".join(f"{k}\t{v}\n" for k, v in refs.items()))
+with open(os.path.join(d, "values.yaml"), "w") as f:
+    f.write("# Written by scripts/build-images.sh --registry: every image by digest (helm install -f this file).\n")
+    f.write(f"imageRegistry: {json.dumps(registry)}\n")
+    f.write("imageDigests:\n" + "".join(f"  {k}: {json.dumps(v.rsplit('@', 1)[1])}\n" for k, v in refs.items()))
+EOF
+  rm -f "$pushed_dir"/*.ref
+  say "pushed to $registry: $pushed_dir/pushed.tsv, $pushed_dir/values.yaml"
 fi
 say "${scanners[*]} for ${engines[*]}"

@@ -8,9 +8,14 @@ when Trivy is given, the image's SBOM (SPDX 2.3, `trivy rootfs` over the tree, o
   build-worker-image.py --batlehub build/release/src/server/batlehub \\
       --agent build/release/src/agent/batlehub-sandbox --room yara --room guarddog \\
       [--room-binary NAME=SRC:DEST] [--engine podman|docker] [--tag batlehub-worker:<version>] \\
-      [--source URL] [--trivy /opt/batlehub/bin/trivy --sbom build/sboms/worker.spdx.json]
+      [--source URL] [--trivy /opt/batlehub/bin/trivy --sbom build/sboms/worker.spdx.json] \
+      [--registry HOST[:PORT] [--digest-file F]]
 
-Prints one line: the image it built and its id.
+--registry pushes the image to HOST/batlehub-worker:<version> as an OCI image (`podman push
+--format oci`, podman only; plain HTTP to a registry on loopback, verified TLS to any other, as
+build-image.py) and writes its reference by digest to --digest-file.
+
+Prints one line: the image it built and its id (and where it was pushed).
 """
 import argparse
 import importlib.util
@@ -42,9 +47,15 @@ def main():
     ap.add_argument("--source", help="the org.opencontainers.image.source label (as build-image.py's)")
     ap.add_argument("--trivy", help="Trivy, to write the image's SBOM with (--sbom)")
     ap.add_argument("--sbom", help="where the SBOM goes (SPDX 2.3 JSON)")
+    ap.add_argument("--registry", help="HOST[:PORT]: push the image there (podman only)")
+    ap.add_argument("--digest-file", help="with --registry: write the pushed image's reference by digest here")
     args = ap.parse_args()
     if bool(args.trivy) != bool(args.sbom):
         fail("--trivy and --sbom go together")
+    if args.registry and args.engine != "podman":
+        fail("--registry pushes with podman: give --engine podman")
+    if args.digest_file and not args.registry:
+        fail("--digest-file is for --registry")
     tag = args.tag or f"batlehub-worker:{build_image.project_version()}"
     labels = build_image.oci_labels("worker", tag, args.source,
                                     "the batlehub scan worker: batlehub, bwrap and one room per scanner")
@@ -69,8 +80,30 @@ def main():
             build_image.write_sbom(args.trivy, tree, args.sbom)
     image_id = subprocess.run([args.engine, "image", "inspect", tag, "--format", "{{.Id}}"],
                               capture_output=True, text=True).stdout.strip()
+    pushed = push(tag, args.registry) if args.registry else None
+    if pushed and args.digest_file:
+        with open(args.digest_file, "w", encoding="ascii") as f:
+            f.write(pushed + "\n")
     print(f"build-worker-image: {tag} ({args.engine}) built, {image_id[:19]}" +
-          (f", SBOM {args.sbom}" if args.sbom else ""))
+          (f", SBOM {args.sbom}" if args.sbom else "") + (f", pushed as {pushed}" if pushed else ""))
+
+
+def push(tag, registry):
+    """The podman image `tag` pushed to the registry as an OCI image; returns HOST/NAME@sha256:…"""
+    dest = build_image.registry_name(registry, tag)
+    with tempfile.TemporaryDirectory(prefix="batlehub-push-") as d:
+        digest_file = os.path.join(d, "digest")
+        argv = ["podman", "push", "--quiet", "--format", "oci", "--digestfile", digest_file]
+        if build_image.on_loopback(registry):
+            argv.append("--tls-verify=false")
+        r = subprocess.run(argv + [tag, f"docker://{dest}"], capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(f"pushing {dest} failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-1000:]}")
+        with open(digest_file, encoding="ascii") as f:
+            digest = f.read().strip()
+    if not digest.startswith("sha256:") or len(digest) != 71:
+        fail(f"podman pushed {dest} but wrote no digest ({digest!r})")
+    return dest.rsplit(":", 1)[0] + "@" + digest
 
 
 if __name__ == "__main__":

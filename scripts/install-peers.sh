@@ -16,6 +16,9 @@
 #   containerd-shim-runsc-v1 (gVisor v0.0.0-20221203005347-703fd9b7fbc0)
 #                     the test cluster's RuntimeClass gvisor (scripts/install-gvisor-shim.sh):
 #                     /opt/batlehub/peers/gvisor-shim-20221203005347-703fd9b7fbc0-bh1/
+#   registry 3.1.2    the CNCF Distribution registry, the OCI registry the tests push images to
+#                     and every engine pulls them from by digest (scripts/install-registry.sh,
+#                     scripts/registry-peer.sh): /opt/batlehub/peers/registry-3.1.2/registry
 #   otelcol 0.165.0   an OpenTelemetry Collector (Apache-2.0; otlp receiver, debug exporter) that
 #                     the worker's OTLP/HTTP spans are sent to (scripts/install-otelcol.sh, from
 #                     tests/peers/otelcol): /opt/batlehub/peers/otelcol-0.165.0/otelcol
@@ -106,6 +109,8 @@ fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 "$here/install-kube-router.sh"
 "$here/install-gvisor-shim.sh"
+# The tests' OCI registry (scripts/registry-peer.sh), from the Go module proxy.
+"$here/install-registry.sh"
 # The tracing tests' OTLP peer, built from tests/peers/otelcol (pinned by go.mod and go.sum).
 "$here/install-otelcol.sh"
 

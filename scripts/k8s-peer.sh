@@ -18,6 +18,7 @@
 #   DIR/pod-logs/NS_POD_UID/CONTAINER/0.log   a container's output (CRI log format), also `kubectl logs`
 #   DIR/containerd/containerd.sock  the cluster's containerd; images go to its namespace k8s.io:
 #                                   scripts/build-image.py --engine containerd --containerd-address SOCK
+#                                   --registry HOST:PORT pulls them from a registry on loopback
 #   DIR/storage-door                the address (the pod network's gateway) where pods, and the
 #                                   worker, reach the tests' S3 server at --s3-port: the URLs are
 #                                   signed for http://<that address>:PORT
@@ -68,11 +69,14 @@
 # When the shim or runsc is missing, `start` says so, makes no RuntimeClass and starts the rest;
 # `missing --gvisor` names what lacks, and the tests that need gVisor skip naming it.
 #
-# Nothing is ever pulled: the pause image is built here (a static C program) and imported, the
-# sandbox images are imported by build-image.py, and containerd runs with HTTP(S)_PROXY set to
-# 127.0.0.1:9 (nothing listens), so that a pod naming an image that is not there fails on
-# loopback ("proxyconnect tcp: dial tcp 127.0.0.1:9: connect: connection refused", checked
-# with containerd in an empty network namespace) rather than resolving and dialling a registry.
+# Nothing is pulled from outside this machine: the pause image is built here (a static C
+# program) and imported, the sandbox images are pulled by digest from the tests' registry on
+# loopback (scripts/registry-peer.sh, build-image.py --registry), and containerd runs with
+# HTTP(S)_PROXY set to 127.0.0.1:9 (nothing listens), so that a pod naming an image on any other
+# registry fails on loopback ("proxyconnect tcp: dial tcp 127.0.0.1:9: connect: connection
+# refused", checked with containerd in an empty network namespace) rather than resolving and
+# dialling it. Go's proxy rules never proxy a loopback address, so the tests' registry is
+# reached directly.
 #
 # Everything lives under DIR: certificates, etcd's data, logs (*.log), pid files (run/), the
 # containerd root and state, the kubelet's root and pod logs, the CNI configuration, plugins

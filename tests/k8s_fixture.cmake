@@ -7,10 +7,11 @@
 #   BATLEHUB_TEST_K8S_DIR              the cluster's directory
 #   BATLEHUB_TEST_K8S_KUBECONFIG       <dir>/kubeconfig: admin (client certificate, system:masters),
 #                                      https://127.0.0.1:6443; present only once the node is Ready
-#   BATLEHUB_TEST_K8S_CONTAINERD_SOCK  <dir>/containerd/containerd.sock: images are imported there,
-#                                      namespace k8s.io (scripts/build-image.py --engine containerd
-#                                      --containerd-address <it> --tag localhost/<name>:<pid>, and
-#                                      --remove … --tag … afterwards)
+#   BATLEHUB_TEST_K8S_CONTAINERD_SOCK  <dir>/containerd/containerd.sock: images are pulled there by
+#                                      digest from the tests' registry, namespace k8s.io
+#                                      (scripts/build-image.py --engine containerd --containerd-address
+#                                      <it> --registry <the registry fixture's> --tag
+#                                      localhost/<name>:<pid>, and --remove … --tag … afterwards)
 #   BATLEHUB_TEST_K8S_KUBECTL, BATLEHUB_TEST_K8S_HELM   the binaries
 #   BATLEHUB_TEST_K8S_NODE             "batlehub-node", the one node (pods are scheduled to it)
 #   BATLEHUB_TEST_K8S_PEER, BATLEHUB_TEST_K8S_RELAY     scripts/k8s-peer.sh and netns-relay (its storage door): a test
@@ -85,6 +86,7 @@ if(NOT BATLEHUB_SANITIZE)
   # a sandbox pod with them does not (its storage door still answers), an egressAllowlist entry does.
   add_test(NAME k8s.network_policy
     COMMAND ${CMAKE_COMMAND} -E env K8S_BIN=${BATLEHUB_TEST_K8S_BIN} HELM=${BATLEHUB_TEST_HELM_BIN}
+      BATLEHUB_TEST_REGISTRY=127.0.0.1:${BATLEHUB_TEST_REGISTRY_PORT}
       ${CMAKE_CURRENT_SOURCE_DIR}/scripts/k8s_network_policy_test.sh ${PROJECT_SOURCE_DIR} ${BATLEHUB_TEST_K8S_DIR}
       ${BATLEHUB_TEST_S3_PORT} $<TARGET_FILE:batlehub-sandbox> $<TARGET_FILE:hostile> $<TARGET_FILE:netns-relay>)
   set_tests_properties(k8s.network_policy PROPERTIES FIXTURES_REQUIRED "k8s;s3" SKIP_RETURN_CODE 77 TIMEOUT 300)
@@ -92,6 +94,7 @@ if(NOT BATLEHUB_SANITIZE)
   # The cluster itself: restricted pods run, reach the S3 server and nothing else.
   add_test(NAME k8s.cluster
     COMMAND ${CMAKE_COMMAND} -E env K8S_BIN=${BATLEHUB_TEST_K8S_BIN}
+      BATLEHUB_TEST_REGISTRY=127.0.0.1:${BATLEHUB_TEST_REGISTRY_PORT}
       ${CMAKE_CURRENT_SOURCE_DIR}/scripts/k8s_cluster_test.sh ${PROJECT_SOURCE_DIR} ${BATLEHUB_TEST_K8S_DIR}
       ${BATLEHUB_TEST_S3_PORT} $<TARGET_FILE:batlehub-sandbox> $<TARGET_FILE:hostile> $<TARGET_FILE:netns-relay>)
   set_tests_properties(k8s.cluster PROPERTIES FIXTURES_REQUIRED "k8s;s3" SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -60,7 +60,8 @@ set_tests_properties(oci_docker_remap.stop PROPERTIES FIXTURES_CLEANUP docker-re
 # engines.h: …/podman, …/docker, …/docker_remap, …/podman_gvisor, …/docker_gvisor, and anything
 # else, such as …/bwrap): the docker instances join their daemon's fixture (…/docker_gvisor the
 # plain daemon's, which registers runsc) with its DOCKER_HOST in the environment,
-# the rest run alone. NO_PRETTY_VALUES: a ctest name is the gtest name (…/podman); without
+# the rest join the tests' registry (tests/registry_fixture.cmake: the docker daemons' fixtures
+# bring it up too), which every image a test runs is pulled from. NO_PRETTY_VALUES: a ctest name is the gtest name (…/podman); without
 # it CMake appends "# GetParam() = " and the parameter's bytes.
 #
 # A sweep is engine-wide by design: it removes every container whose worker on this host is
@@ -72,10 +73,10 @@ set_tests_properties(oci_docker_remap.stop PROPERTIES FIXTURES_CLEANUP docker-re
 function(batlehub_discover_engine_tests target timeout)
   gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES
     TEST_FILTER "-*/docker:*/docker_remap:*/docker_gvisor:*sweep*"
-    PROPERTIES TIMEOUT ${timeout})
+    PROPERTIES TIMEOUT ${timeout} FIXTURES_REQUIRED registry)
   gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES
     TEST_FILTER "*sweep*-*/docker:*/docker_remap:*/docker_gvisor"
-    PROPERTIES TIMEOUT ${timeout} RESOURCE_LOCK sweep-podman)
+    PROPERTIES TIMEOUT ${timeout} FIXTURES_REQUIRED registry RESOURCE_LOCK sweep-podman)
   gtest_discover_tests(${target} DISCOVERY_TIMEOUT 30 NO_PRETTY_VALUES TEST_FILTER "*/docker:*/docker_gvisor-*sweep*"
     PROPERTIES TIMEOUT ${timeout} FIXTURES_REQUIRED docker
     ENVIRONMENT BATLEHUB_TEST_DOCKER_HOST=${BATLEHUB_TEST_DOCKER_HOST})

@@ -118,13 +118,18 @@ inline std::string test_image_tag(const std::string& room) {
   return "localhost/batlehub-test-" + room + ":" + std::to_string(::getpid());
 }
 
-// Imports the room at room_dir into the engine as `tag` (scripts/build-image.py); a room whose
-// definition allows a shell is imported with that definition (`definition`, a path under
-// rooms/). Returns "" on success, else the command that failed.
+// The room at room_dir as the engine's image `tag`, the way an operator's engine gets one: the
+// image is pushed to the tests' registry (tests/registry_fixture.cmake) and the engine pulls it
+// from there by digest (scripts/build-image.py --registry), then names it `tag`. A room whose
+// definition allows a shell is built with that definition (`definition`, a path under rooms/).
+// Returns "" on success, else what failed.
 inline std::string import_room_image(const TestEngine& e, const fs::path& room_dir, const std::string& tag,
                                      const std::string& definition = "") {
+  if (::access(BATLEHUB_TEST_REGISTRY_BIN, X_OK) != 0)
+    return std::string("no registry at ") + BATLEHUB_TEST_REGISTRY_BIN + " (scripts/install-registry.sh builds it)";
   std::string cmd = "python3 " + std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-image.py --room " +
-                    room_dir.string() + " --engine " + engine_cli(e) + " --tag " + tag;
+                    room_dir.string() + " --engine " + engine_cli(e) + " --tag " + tag + " --registry " +
+                    BATLEHUB_TEST_REGISTRY;
   if (!definition.empty()) cmd += " --definition " + definition;
   if (auto h = docker_host_of(e)) cmd += " --docker-host " + *h;
   return std::system((cmd + " >/dev/null").c_str()) == 0 ? "" : cmd;

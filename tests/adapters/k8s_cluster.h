@@ -267,13 +267,18 @@ class GatewayListener {
   std::thread thread_;
 };
 
-// The room at room_dir imported into the cluster's containerd as `tag`: "" or what failed.
+// The room at room_dir as the cluster's image `tag`: pushed to the tests' registry and pulled
+// from there by digest by the cluster's containerd (scripts/build-image.py --registry), then
+// named `tag`. "" or what failed.
 inline std::string import_into_cluster(const fs::path& room_dir, const std::string& tag,
                                        const std::string& definition = "") {
+  if (::access(BATLEHUB_TEST_REGISTRY_BIN, X_OK) != 0)
+    return std::string("no registry at ") + BATLEHUB_TEST_REGISTRY_BIN + " (scripts/install-registry.sh builds it)";
   const std::string cmd = "python3 " + std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-image.py --room " +
                           room_dir.string() + " --engine containerd --containerd-address " +
-                          BATLEHUB_TEST_K8S_CONTAINERD_SOCK + " --tag " + tag +
-                          (definition.empty() ? "" : " --definition " + definition) + " >/dev/null";
+                          BATLEHUB_TEST_K8S_CONTAINERD_SOCK + " --tag " + tag + " --registry " +
+                          BATLEHUB_TEST_REGISTRY + (definition.empty() ? "" : " --definition " + definition) +
+                          " >/dev/null";
   return std::system(cmd.c_str()) == 0 ? "" : cmd;
 }
 

@@ -742,6 +742,32 @@ check("… by the templates too", refused(p, "at least 600"), p.stderr)
 p = h.template_raw([h.values_file(WI)], runtime("bwrap") + ["storage.webIdentity.audience="])
 check("webIdentity: an empty audience is refused", refused(p, "audience must not be empty"), p.stderr)
 
+# ---- images from a registry, by digest (what `make images REGISTRY=…` writes) ---------------------
+with open(os.path.join(chart, "Chart.yaml"), encoding="utf-8") as f:
+    APP_VERSION = re.search(r'^appVersion:\s*"?([^"\n]+)"?', f.read(), re.M).group(1)
+D_WORKER, D_TRIVY, D_GUARDDOG = ("sha256:" + c * 64 for c in "abc")
+pushed = h.values_file({"imageRegistry": "127.0.0.1:5000",
+                        "imageDigests": {"batlehub-worker": D_WORKER, "batlehub-sandbox-trivy": D_TRIVY,
+                                         "batlehub-sandbox-guarddog": D_GUARDDOG}})
+objs = h.template([base, pushed], runtime("kubernetes"), namespace=RELEASE_NS)
+images = {n: t.get("image") for n, t in tomllib.loads(config_toml(objs)).get("scanners", {}).items()}
+check("imageRegistry + imageDigests: the worker's image is the registry's, by digest",
+      worker_container(objs)["image"] == "127.0.0.1:5000/batlehub-worker@" + D_WORKER, worker_container(objs)["image"])
+check("imageDigests: a scanner named there is pinned by its digest, under the registry",
+      images.get("trivy") == "127.0.0.1:5000/batlehub-sandbox-trivy@" + D_TRIVY, images)
+check("… but a scanner's own digest wins over imageDigests",
+      images.get("guarddog") == "127.0.0.1:5000/batlehub-sandbox-guarddog@sha256:" + "0" * 64, images)
+check("… and a scanner imageDigests does not name keeps its tag, under the registry",
+      images.get("postmortem") == "127.0.0.1:5000/batlehub-sandbox-postmortem:" + APP_VERSION, images)
+objs = h.template([base], runtime("kubernetes"), namespace=RELEASE_NS)
+images = {n: t.get("image") for n, t in tomllib.loads(config_toml(objs)).get("scanners", {}).items()}
+check("without imageRegistry the repositories stay as written",
+      images.get("trivy") == "registry.test/batlehub-sandbox-trivy:0.1.0", images)
+p = h.template_raw([base, h.values_file({"imageDigests": {"batlehub-worker": "latest"}})], runtime("bwrap"))
+check("imageDigests: a value that is no sha256 digest is refused", refused(p, "imageDigests"), p.stderr)
+p = h.template_raw([base, h.values_file({"imageRegistry": "https://r.test/x"})], runtime("bwrap"))
+check("imageRegistry: a URL (scheme, path) is refused", refused(p, "imageRegistry"), p.stderr)
+
 # ---- refusals -----------------------------------------------------------------------------------
 p = h.template_raw([], runtime("none"))
 check("runtime none without worker.sandbox.unsafeNoSandbox is refused",

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The test cluster itself (scripts/k8s-peer.sh, fixture "k8s"), end to end: a restricted
-# namespace, an image of the `hostile` room imported into the cluster's containerd, two
-# pods scheduled and run under the restricted Pod Security profile. One reaches the tests'
-# S3 server at the cluster's storage door, DOOR:S3_PORT on the pod network's gateway (a TCP
-# connection, and an HTTP answer from versitygw itself, 403 to an unsigned GET — not just the
-# door's listener); the other, at the API server's 127.0.0.1:6443, is refused: 127.0.0.1 in
-# a pod is its own loopback, and the host's loopback services are not in a pod's reach.
-# The gateway keeps its link address while pods come and go (pods cache it).
+# namespace, an image of the `hostile` room pulled by the cluster's containerd from the tests'
+# registry by digest, two pods scheduled and run under the restricted Pod Security profile.
+# One reaches the tests' S3 server at the cluster's storage door, DOOR:S3_PORT on the pod
+# network's gateway (a TCP connection, and an HTTP answer from versitygw itself, 403 to an
+# unsigned GET — not just the door's listener); the other, at the API server's 127.0.0.1:6443,
+# is refused: 127.0.0.1 in a pod is its own loopback, and the host's loopback services are not
+# in a pod's reach. The gateway keeps its link address while pods come and go (pods cache it).
 # Also: a ServiceAccount token minted with `kubectl create token` authenticates, and a
 # container's output reads back through the API (`kubectl logs`).
 #
@@ -66,7 +66,8 @@ who=$("$K8S_BIN/kubectl" --kubeconfig=/dev/null --server=https://127.0.0.1:6443 
 
 python3 "$src/scripts/build-room.py" --name hostile --agent "$agent" --binary "$hostile:/usr/bin/hostile" \
   --out "$work/hostile" >/dev/null
-python3 "$src/scripts/build-image.py" --room "$work/hostile" --engine containerd --containerd-address "$sock" --tag "$tag"
+python3 "$src/scripts/build-image.py" --room "$work/hostile" --engine containerd --containerd-address "$sock" --tag "$tag" \
+  --registry "${BATLEHUB_TEST_REGISTRY:?the registry fixture sets it: tests/registry_fixture.cmake}"
 
 # The sandbox's pod shape, restricted: no root, no capabilities, no token, a read-only root.
 pod() {

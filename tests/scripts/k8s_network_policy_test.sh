@@ -84,7 +84,8 @@ port=$(cat "$work/port" 2>/dev/null) || fail "the listener on $gw did not start:
 
 python3 "$src/scripts/build-room.py" --name hostile --agent "$agent" --binary "$hostile:/usr/bin/hostile" \
   --out "$work/hostile" >/dev/null
-python3 "$src/scripts/build-image.py" --room "$work/hostile" --engine containerd --containerd-address "$sock" --tag "$tag" >/dev/null
+python3 "$src/scripts/build-image.py" --room "$work/hostile" --engine containerd --containerd-address "$sock" --tag "$tag" \
+  --registry "${BATLEHUB_TEST_REGISTRY:?the registry fixture sets it: tests/registry_fixture.cmake}" >/dev/null
 
 # The namespace without the chart's policies, restricted like the sandbox's.
 "${k[@]}" apply -f - >/dev/null <<EOF

@@ -395,7 +395,7 @@ class WorkerCliDocker : public WorkerCli {
     image_ = "localhost/batlehub-test-postmortem:" + std::to_string(::getpid());
     const std::string build = "python3 " + std::string(BATLEHUB_SOURCE_DIR) + "/scripts/build-image.py --room " +
                               (rooms_ / "postmortem").string() + " --engine docker --docker-host " + host_ + " --tag " +
-                              image_ + " >/dev/null";
+                              image_ + " --registry " + BATLEHUB_TEST_REGISTRY + " >/dev/null";
     ASSERT_EQ(std::system(build.c_str()), 0) << build;
   }
   void TearDown() override {

@@ -127,7 +127,7 @@ timeout_secs = {{ int64 $sc.timeoutSecs }}
 {{- end }}
 {{- end }}
 {{- if and $imageRuntime (ne $type "osv") }}
-{{- $ref := include "batlehub.scannerImage" (dict "image" $sc.image "appVersion" $.Chart.AppVersion) }}
+{{- $ref := include "batlehub.imageRef" (dict "image" $sc.image "registry" $.Values.imageRegistry "digests" $.Values.imageDigests "appVersion" $.Chart.AppVersion) }}
 {{- if $ref }}
 image = {{ include "batlehub.tomlStr" $ref }}
 {{- end }}

@@ -46,25 +46,27 @@ app.kubernetes.io/component: worker
 {{- end -}}
 {{- end -}}
 
-{{/* The worker's image reference: repository@digest, else repository:tag (tag "" = appVersion). */}}
-{{- define "batlehub.image" -}}
-{{- if .Values.image.digest -}}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{/* An image reference from {repository, tag, digest}, the chart's imageRegistry and
+imageDigests, and the appVersion: the repository moved under imageRegistry when one is set;
+repository@digest when the image's own digest or imageDigests[<the repository's last path
+element>] gives one, else repository:tag (tag "" = appVersion); "" when there is no repository. */}}
+{{- define "batlehub.imageRef" -}}
+{{- $img := .image | default dict -}}
+{{- if $img.repository -}}
+{{- $name := base $img.repository -}}
+{{- $repo := ternary (printf "%s/%s" .registry $name) $img.repository (ne (.registry | default "") "") -}}
+{{- $digest := $img.digest | default (get (.digests | default dict) $name) -}}
+{{- if $digest -}}
+{{- printf "%s@%s" $repo $digest -}}
 {{- else -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- printf "%s:%s" $repo (default .appVersion $img.tag) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
-{{/* A scanner's image reference from its image: {repository, tag, digest}; "" when none. */}}
-{{- define "batlehub.scannerImage" -}}
-{{- $img := .image | default dict -}}
-{{- if $img.repository -}}
-{{- if $img.digest -}}
-{{- printf "%s@%s" $img.repository $img.digest -}}
-{{- else -}}
-{{- printf "%s:%s" $img.repository (default .appVersion $img.tag) -}}
-{{- end -}}
-{{- end -}}
+{{/* The worker's image reference. */}}
+{{- define "batlehub.image" -}}
+{{- include "batlehub.imageRef" (dict "image" .Values.image "registry" .Values.imageRegistry "digests" .Values.imageDigests "appVersion" .Chart.AppVersion) -}}
 {{- end -}}
 
 {{/* The sandbox namespace: worker.sandbox.kubernetes.namespace, else the release's. */}}
