@@ -357,15 +357,22 @@ def pull(cmd, engine, registry, ref, tag):
         steps = [cmd + ["pull", "--quiet"] + (["--tls-verify=false"] if plain and engine == "podman" else []) + [ref],
                  cmd + ["tag", ref, tag]]
     for argv in steps:
-        # As for an import: a layer shared with an image another process is removing can vanish
-        # under a pull's commit ("layer not known"); the step is made again, nothing else is.
-        for attempt in range(3):
-            r = subprocess.run(argv, capture_output=True, text=True)
-            if r.returncode == 0 or "layer not known" not in (r.stderr or ""):
-                break
-            time.sleep(0.2 * (attempt + 1))
-        if r.returncode != 0:
-            fail(f"{' '.join(argv[:3])} … failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-1000:]}")
+        run_through_layer_races(argv, " ".join(argv[:3]) + " …")
+
+
+def run_through_layer_races(argv, what):
+    """Runs an engine's import, pull or tag, and fails naming `what` if it fails. Two images of
+    one room share their layer: `podman image rm` of one, at the moment an import or a pull of
+    the other commits, takes the layer from under it ("committing the finished image: … layer
+    not known", seen once in ~1,300 tests at -j2). That failure is run again, twice at most; any
+    other is not."""
+    for attempt in range(3):
+        r = subprocess.run(argv, capture_output=True, text=True)
+        if r.returncode == 0 or "layer not known" not in (r.stderr or ""):
+            break
+        time.sleep(0.2 * (attempt + 1))
+    if r.returncode != 0:
+        fail(f"{what} failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-1000:]}")
 
 
 def inspect(cmd, tag, why=None):
@@ -524,17 +531,7 @@ def main():
                 imp += ["--change", c]
             imp += ["--message", comment, tar, tag]
         if imp is not None:
-            # Two images of one room share their layer: `podman image rm` of one, at the moment an
-            # import of the other commits, takes the layer from under it ("committing the finished
-            # image: … layer not known", seen once in ~1,300 tests at -j2). The import is made again;
-            # any other failure is not.
-            for attempt in range(3):
-                r = subprocess.run(imp, capture_output=True, text=True)
-                if r.returncode == 0 or "layer not known" not in (r.stderr or ""):
-                    break
-                time.sleep(0.2 * (attempt + 1))
-            if r.returncode != 0:
-                fail(f"{' '.join(imp[:2])} import failed ({r.returncode}): {(r.stderr or r.stdout).strip()}")
+            run_through_layer_races(imp, " ".join(imp[:2]) + " import")
     if not args.engine:
         print(f"build-image: {tag} pushed as {pushed} from {room}")
         return

@@ -29,21 +29,11 @@ usage() {
   exit 2
 }
 
-# Only ever a process this script started: the pid file's pid, and only while that pid is
-# still a registry (a pid is reused once its process is gone).
+. "$(dirname "${BASH_SOURCE[0]}")/peer-process.sh"
+
+# Only ever a process this script started (peer-process.sh stop_by_pidfile).
 stop_server() {
-  local dir=$1 pid
-  pid=$(cat "$dir/registry.pid" 2>/dev/null) || return 0
-  if [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] &&
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "registry serve"; then
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -9 "$pid" 2>/dev/null || true
-  fi
-  rm -f -- "$dir/registry.pid"
+  stop_by_pidfile "$1/registry.pid" "registry serve"
 }
 
 start_server() {
