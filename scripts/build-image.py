@@ -279,10 +279,11 @@ def containerd_inspect(cmd, tag):
     return digest, labels
 
 
-def write_docker_archive(layer, out, tag, config, comment):
+def write_docker_archive(layer, out, tag, config, comment=None):
     """A docker archive (what `docker save` writes) holding one image: the uncompressed
     layer tar `layer` under the image config `config` (its "config" part: User, Env, …),
-    tagged `tag`, its history saying `comment`. Returns the image's id, the config's digest."""
+    tagged `tag`, its history saying `comment` when one is given (scripts/k8s-peer.sh's pause
+    image has none). Returns the image's id, the config's digest."""
     h = hashlib.sha256()
     with open(layer, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -291,7 +292,7 @@ def write_docker_archive(layer, out, tag, config, comment):
     image_config = json.dumps({
         "architecture": "amd64", "os": "linux", "config": config,
         "rootfs": {"type": "layers", "diff_ids": [diff_id]},
-        "history": [{"created_by": "batlehub build-image.py", "comment": comment}],
+        "history": [{"created_by": "batlehub build-image.py", **({"comment": comment} if comment else {})}],
     }, sort_keys=True).encode()
     config_id = hashlib.sha256(image_config).hexdigest()
     manifest = json.dumps([{"Config": f"{config_id}.json", "RepoTags": [tag],

@@ -98,4 +98,13 @@ if(NOT BATLEHUB_SANITIZE)
       ${CMAKE_CURRENT_SOURCE_DIR}/scripts/k8s_cluster_test.sh ${PROJECT_SOURCE_DIR} ${BATLEHUB_TEST_K8S_DIR}
       ${BATLEHUB_TEST_S3_PORT} $<TARGET_FILE:batlehub-sandbox> $<TARGET_FILE:hostile> $<TARGET_FILE:netns-relay>)
   set_tests_properties(k8s.cluster PROPERTIES FIXTURES_REQUIRED "k8s;s3" SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+  # The worker's image from the registry: the kubelet pulls it by digest and runs it.
+  add_test(NAME k8s.worker_image
+    COMMAND ${CMAKE_COMMAND} -E env K8S_BIN=${BATLEHUB_TEST_K8S_BIN}
+      BATLEHUB_TEST_REGISTRY=127.0.0.1:${BATLEHUB_TEST_REGISTRY_PORT}
+      ${CMAKE_CURRENT_SOURCE_DIR}/scripts/k8s_worker_image_test.sh ${PROJECT_SOURCE_DIR} ${BATLEHUB_TEST_K8S_DIR}
+      $<TARGET_FILE:batlehub> $<TARGET_FILE:batlehub-sandbox> $<TARGET_FILE:fake_postmortem> $<TARGET_FILE:netns-relay>
+      $<BOOL:${BATLEHUB_AGENT_STATIC}>)
+  set_tests_properties(k8s.worker_image PROPERTIES FIXTURES_REQUIRED "k8s;registry" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
