@@ -5,9 +5,11 @@
 # engine — podman, a docker daemon, the test cluster's containerd — pulls it back by digest.
 # Nothing is side-loaded into an engine.
 #
-# Its start is also a setup of the fixtures "docker", "docker-remap" and "k8s", and its stop a
-# cleanup of all four, so that every test of an engine has the registry up from before its
-# first image to after its last, whichever fixture it names. A test that joins none of them
+# Its start is also a setup of the fixtures "docker", "docker-remap", "k8s" and "pg", and its
+# stop a cleanup of all five, so that every test of an engine has the registry up from before
+# its first image to after its last, whichever fixture it names (worker_cli_test's docker daemon
+# joins through "pg": gtest_discover_tests' PROPERTIES cannot carry a list such as "pg;registry"
+# — it splits it, and the ENVIRONMENT after it is lost). A test that joins none of them
 # (podman's) names "registry" itself. The address is compiled into the tests
 # (BATLEHUB_TEST_REGISTRY); when the registry is not installed (`make test` installs it:
 # scripts/install-registry.sh) the start says so and an image helper fails naming the binary.
@@ -27,6 +29,6 @@ add_compile_definitions(BATLEHUB_TEST_REGISTRY="127.0.0.1:${BATLEHUB_TEST_REGIST
 add_test(NAME registry.start
   COMMAND ${CMAKE_COMMAND} -E env REGISTRY=${BATLEHUB_TEST_REGISTRY_BIN}
     ${PROJECT_SOURCE_DIR}/scripts/registry-peer.sh start ${CMAKE_BINARY_DIR}/registry-peer ${BATLEHUB_TEST_REGISTRY_PORT})
-set_tests_properties(registry.start PROPERTIES FIXTURES_SETUP "registry;docker;docker-remap;k8s" TIMEOUT 60)
+set_tests_properties(registry.start PROPERTIES FIXTURES_SETUP "registry;docker;docker-remap;k8s;pg" TIMEOUT 60)
 add_test(NAME registry.stop COMMAND ${PROJECT_SOURCE_DIR}/scripts/registry-peer.sh stop ${CMAKE_BINARY_DIR}/registry-peer)
-set_tests_properties(registry.stop PROPERTIES FIXTURES_CLEANUP "registry;docker;docker-remap;k8s" TIMEOUT 60)
+set_tests_properties(registry.stop PROPERTIES FIXTURES_CLEANUP "registry;docker;docker-remap;k8s;pg" TIMEOUT 60)

@@ -505,7 +505,20 @@ Expected<core::Swept, SandboxError> OciRuntime::sweep(std::chrono::seconds older
     // Runs are `run --rm`: the kill above makes the engine remove the container itself, and
     // an `rm` that lands while it does so is told "already in progress" (docker) or "no such
     // container". Either way the orphan is gone by our doing, and counts as swept.
-    if ((rm.exit_code && *rm.exit_code == 0) || gone_already(rm.err)) swept.add(core::OrphanKind::kContainer, 1);
+    if ((rm.exit_code && *rm.exit_code == 0) || gone_already(rm.err)) {
+      // "Already in progress": docker lists the container ("Removal In Progress") until its own
+      // removal ends, which under load outlasted the sweep (CI here, 2026-12-07: a listing right
+      // after a sweep that counted it still showed it). A container counted as swept is one
+      // the engine no longer shows, so the sweep waits for that, 30 s at most.
+      if (!(rm.exit_code && *rm.exit_code == 0)) {
+        for (int i = 0; i < 300; ++i) {
+          Engine shown = engine({"inspect", "--format", "{{.Id}}", name}, std::chrono::seconds(10));
+          if (!shown.exit_code || *shown.exit_code != 0) break;
+          ::usleep(100 * 1000);
+        }
+      }
+      swept.add(core::OrphanKind::kContainer, 1);
+    }
   }
   swept.add(core::OrphanKind::kRunDir, sweep_run_dirs(options_.scratch_dir, older_than));
   const auto bundle_age = std::max(older_than, options_.orphan_after);
