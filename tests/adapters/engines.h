@@ -166,8 +166,16 @@ inline bool wait_for_a_sleeping_scanner(const TestEngine& e, const std::string& 
   return false;
 }
 
+// Removes the image `tag` names. Pulled by digest (import_room_image), an image keeps that
+// name once its tag is gone (podman; docker when the tag's repository is not the registry's):
+// with no tag left it goes too, not forced, so a container still using it keeps it.
 inline void remove_image(const TestEngine& e, const std::string& tag) {
+  std::string id = engine_out(e, "image inspect --format '{{.Id}}' " + tag).value_or("");
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
   engine_out(e, "rmi -f " + tag);
+  if (id.empty() || id.find_first_of(" '\"") != std::string::npos) return;
+  const std::string tags = engine_out(e, "image inspect --format '{{json .RepoTags}}' " + id).value_or("");
+  if (tags.starts_with("[]") || tags.starts_with("null")) engine_out(e, "rmi " + id);
 }
 
 // The oci runtime's options in these tests: every run in `image`, its per-run directories
