@@ -303,7 +303,10 @@ TEST_P(OciRuntimeTest, the_sweep_removes_this_workers_own_container_that_no_run_
   ASSERT_NE(in_flight, "") << "the run's container never appeared";
   ASSERT_TRUE(created) << "creating " << left << " failed";
   ASSERT_TRUE(*swept) << swept->error().message;
-  EXPECT_EQ((*swept)->of(core::OrphanKind::kContainer), 1u) << (*swept)->describe();
+  // At least `left`: a sweep is engine-wide, and under ctest -j2 another test's container past
+  // its deadline (a_run_past_its_deadline_…, which holds no sweep lock) can be swept with it
+  // (seen here, 2026-12-07: 2 containers). Which ones went is what `after` says.
+  EXPECT_GE((*swept)->of(core::OrphanKind::kContainer), 1u) << (*swept)->describe();
   EXPECT_EQ(after, in_flight) << "the sweep must remove " << left << " and leave the run in flight";
   EXPECT_EQ(containers_of(oci.worker_label()), "");
 }
