@@ -19,19 +19,10 @@ set -euo pipefail
 [[ $# -eq 6 ]] || { echo "usage: $0 SOURCE_DIR K8S_DIR S3_PORT AGENT HOSTILE RELAY" >&2; exit 2; }
 src=$1 dir=$2 s3_port=$3 agent=$4 hostile=$5 relay=$6
 K8S_BIN="${K8S_BIN:-/opt/batlehub/peers/kubernetes-1.37.2/bin}"
+. "$(dirname "${BASH_SOURCE[0]}")/k8s_test_lib.sh"
 
-if lacking=$("$src/scripts/k8s-peer.sh" missing --relay "$relay"); then :; else
-  echo "skip: the test cluster cannot run here; missing: $(echo "$lacking" | paste -sd ';')"
-  exit 77
-fi
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-[[ -f $dir/kubeconfig ]] || fail "no cluster: $dir/kubeconfig is absent (did k8s.start run? see $dir/*.log)"
-sock=$dir/containerd/containerd.sock
-k=("$K8S_BIN/kubectl" --kubeconfig="$dir/kubeconfig" --request-timeout=30s)
+k8s_skip_unless_runnable "$src" "$relay"
+k8s_connect "$dir"
 ns=bh-k8s-cluster-$$
 tag=localhost/batlehub-test-hostile:$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/k8s-cluster-test.XXXXXX")
@@ -44,18 +35,7 @@ trap cleanup EXIT
 
 "${k[@]}" get node batlehub-node >/dev/null || fail "the API server does not answer, or the node batlehub-node is not registered"
 
-"${k[@]}" apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: $ns
-  labels: {pod-security.kubernetes.io/enforce: restricted, pod-security.kubernetes.io/enforce-version: latest}
-EOF
-# Pods are admitted once the ServiceAccount controller has made the namespace's "default".
-for _ in $(seq 300); do
-  "${k[@]}" -n "$ns" get serviceaccount default >/dev/null 2>&1 && break
-  sleep 0.1
-done
+k8s_restricted_namespace "$ns" --wait-sa
 token=$("${k[@]}" -n "$ns" create token default --duration=10m) || fail "kubectl create token"
 # Alone: beside the kubeconfig's client certificate, the certificate would win.
 ca=$("${k[@]}" config view --raw -o jsonpath='{.clusters[0].cluster.certificate-authority}')

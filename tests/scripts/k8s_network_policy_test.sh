@@ -27,22 +27,14 @@ src=$1 dir=$2 s3_port=$3 agent=$4 hostile=$5 relay=$6
 K8S_BIN="${K8S_BIN:-/opt/batlehub/peers/kubernetes-1.37.2/bin}"
 HELM="${HELM:-/opt/batlehub/peers/helm-3.21.4/helm}"
 
-if lacking=$("$src/scripts/k8s-peer.sh" missing --relay "$relay"); then :; else
-  echo "skip: the test cluster cannot run here; missing: $(echo "$lacking" | paste -sd ';')"
-  exit 77
-fi
-[[ -x $HELM ]] || { echo "skip: no helm at $HELM (scripts/install-kubernetes.sh)"; exit 77; }
+. "$(dirname "${BASH_SOURCE[0]}")/k8s_test_lib.sh"
 
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-[[ -f $dir/kubeconfig ]] || fail "no cluster: $dir/kubeconfig is absent (did k8s.start run? see $dir/*.log)"
+k8s_skip_unless_runnable "$src" "$relay"
+[[ -x $HELM ]] || { echo "skip: no helm at $HELM (scripts/install-kubernetes.sh)"; exit 77; }
+k8s_connect "$dir"
 conf=$(ls "$dir"/cni/conf/*.conflist 2>/dev/null | head -n 1)
 gw=$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); print(c["plugins"][0]["ipam"]["ranges"][0][0]["gateway"])' "$conf") ||
   fail "no gateway in the cluster's CNI configuration ($conf)"
-sock=$dir/containerd/containerd.sock
-k=("$K8S_BIN/kubectl" --kubeconfig="$dir/kubeconfig" --request-timeout=30s)
 open_ns=bh-np-open-$$
 walled=bh-np-$$  # the chart's release namespace; its sandbox namespace is $walled-sbx
 tag=localhost/batlehub-test-hostile-np:$$
@@ -88,13 +80,7 @@ python3 "$src/scripts/build-image.py" --room "$work/hostile" --engine containerd
   --registry "${BATLEHUB_TEST_REGISTRY:?the registry fixture sets it: tests/registry_fixture.cmake}" >/dev/null
 
 # The namespace without the chart's policies, restricted like the sandbox's.
-"${k[@]}" apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: $open_ns
-  labels: {pod-security.kubernetes.io/enforce: restricted, pod-security.kubernetes.io/enforce-version: latest}
-EOF
+k8s_restricted_namespace "$open_ns"
 # The chart's sandbox namespace, its policies rendered with the gateway:port in egressAllowlist.
 allow=$(printf '{"egressAllowlist": [{"cidr": "%s/32", "ports": [{"port": %s, "protocol": "TCP"}]}]}' "$gw" "$port")
 sbx=$(python3 "$src/tests/scripts/k8s_sandbox_namespace.py" up "$src/deploy/helm/batlehub" "$HELM" "$K8S_BIN/kubectl" \

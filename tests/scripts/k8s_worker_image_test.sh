@@ -27,18 +27,10 @@ case $static in 1 | ON | TRUE | true) ;; *)
   ;;
 esac
 command -v podman >/dev/null || { echo "skip: podman is not installed: the worker image is built with it"; exit 77; }
-if lacking=$("$src/scripts/k8s-peer.sh" missing --relay "$relay"); then :; else
-  echo "skip: the test cluster cannot run here; missing: $(echo "$lacking" | paste -sd ';')"
-  exit 77
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/k8s_test_lib.sh"
 
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-[[ -f $dir/kubeconfig ]] || fail "no cluster: $dir/kubeconfig is absent (did k8s.start run? see $dir/*.log)"
-sock=$dir/containerd/containerd.sock
-k=("$K8S_BIN/kubectl" --kubeconfig="$dir/kubeconfig" --request-timeout=30s)
+k8s_skip_unless_runnable "$src" "$relay"
+k8s_connect "$dir"
 ns=bh-k8s-worker-image-$$
 tag=localhost/batlehub-worker-k8s-test:$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/k8s-worker-image-test.XXXXXX")
@@ -70,17 +62,7 @@ if ctr -a "$sock" -n k8s.io images ls -q | grep -qF "${ref#*@}"; then
   fail "the cluster's containerd holds $ref before any pod asked for it"
 fi
 
-"${k[@]}" apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: $ns
-  labels: {pod-security.kubernetes.io/enforce: restricted, pod-security.kubernetes.io/enforce-version: latest}
-EOF
-for _ in $(seq 300); do
-  "${k[@]}" -n "$ns" get serviceaccount default >/dev/null 2>&1 && break
-  sleep 0.1
-done
+k8s_restricted_namespace "$ns" --wait-sa
 "${k[@]}" create -f - >/dev/null <<EOF
 apiVersion: v1
 kind: Pod
