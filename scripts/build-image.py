@@ -332,19 +332,25 @@ def registry_name(registry, tag):
 
 def push(archive, registry, tag, skopeo):
     """The docker archive pushed to the registry as an OCI image; returns HOST/NAME@sha256:…"""
+    return push_with([skopeo, "copy", "--quiet", "--format", "oci"], "--dest-tls-verify=false",
+                     f"docker-archive:{archive}", registry, tag)
+
+
+def push_with(argv, plain_http_flag, source, registry, tag):
+    """Runs a pusher (`skopeo copy …`, `podman push …`: both take --digestfile, a flag for plain
+    HTTP, a source and docker://DEST) from `source` to HOST/NAME:VERSION for `tag`, plain HTTP
+    only to a registry on loopback; returns the reference by digest, HOST/NAME@sha256:…"""
     dest = registry_name(registry, tag)
     with tempfile.TemporaryDirectory(prefix="batlehub-push-") as d:
         digest_file = os.path.join(d, "digest")
-        argv = [skopeo, "copy", "--quiet", "--format", "oci", "--digestfile", digest_file]
-        if on_loopback(registry):
-            argv.append("--dest-tls-verify=false")
-        r = subprocess.run(argv + [f"docker-archive:{archive}", f"docker://{dest}"], capture_output=True, text=True)
+        argv = argv + ["--digestfile", digest_file] + ([plain_http_flag] if on_loopback(registry) else [])
+        r = subprocess.run(argv + [source, f"docker://{dest}"], capture_output=True, text=True)
         if r.returncode != 0:
             fail(f"pushing {dest} failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-1000:]}")
         with open(digest_file, encoding="ascii") as f:
             digest = f.read().strip()
     if not re.fullmatch(r"sha256:[0-9a-f]{64}", digest):
-        fail(f"skopeo pushed {dest} but wrote no digest ({digest!r})")
+        fail(f"{argv[0]} pushed {dest} but wrote no digest ({digest!r})")
     return dest.rsplit(":", 1)[0] + "@" + digest
 
 

@@ -90,20 +90,8 @@ def main():
 
 def push(tag, registry):
     """The podman image `tag` pushed to the registry as an OCI image; returns HOST/NAME@sha256:…"""
-    dest = build_image.registry_name(registry, tag)
-    with tempfile.TemporaryDirectory(prefix="batlehub-push-") as d:
-        digest_file = os.path.join(d, "digest")
-        argv = ["podman", "push", "--quiet", "--format", "oci", "--digestfile", digest_file]
-        if build_image.on_loopback(registry):
-            argv.append("--tls-verify=false")
-        r = subprocess.run(argv + [tag, f"docker://{dest}"], capture_output=True, text=True)
-        if r.returncode != 0:
-            fail(f"pushing {dest} failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-1000:]}")
-        with open(digest_file, encoding="ascii") as f:
-            digest = f.read().strip()
-    if not digest.startswith("sha256:") or len(digest) != 71:
-        fail(f"podman pushed {dest} but wrote no digest ({digest!r})")
-    return dest.rsplit(":", 1)[0] + "@" + digest
+    return build_image.push_with(["podman", "push", "--quiet", "--format", "oci"], "--tls-verify=false", tag,
+                                 registry, tag)
 
 
 if __name__ == "__main__":
