@@ -89,7 +89,8 @@ fi
 # 3c. Our own scanners, the other programs of ours inside the walls (architecture.md,
 #     departure 26): each includes nothing of the worker and links its own archive, the
 #     base and what its fence names — no agent, no libarchive, no TLS.
-#     batlehub-signals: zlib. batlehub-behavior (the detonation's observer): the wire (base64),
+#     batlehub-signals: zlib and mbedTLS's crypto (AES and HMAC, for Fernet tokens; the
+#     observer's own crypto library). batlehub-behavior (the detonation's observer): the wire (base64),
 #     libseccomp (its watch filter), mbedTLS (its sink's TLS server, the agent's TLS library)
 #     and nothing else.
 own_scanner_fence() {
@@ -115,7 +116,7 @@ own_scanner_fence() {
     bad "$name is not a static executable"
   fi
 }
-own_scanner_fence batlehub-signals signals '^(src/signals/libbatlehub_signals\.a|src/base/libbatlehub_base\.a|-lz)$'
+own_scanner_fence batlehub-signals signals '^(src/signals/libbatlehub_signals(_shell)?\.a|src/base/libbatlehub_base\.a|-lz|-lmbedcrypto)$'
 own_scanner_fence batlehub-behavior behavior \
   '^(src/behavior/libbatlehub_behavior\.a|src/wire/libbatlehub_wire\.a|src/base/libbatlehub_base\.a|-lseccomp|-lmbedtls|-lmbedx509|-lmbedcrypto)$'
 

@@ -1,6 +1,7 @@
 // Static decoding of the strings a package decodes before it runs them: base64, hex,
 // zlib/gzip, rot13 and other letter shifts, reversal, character-substitution tables, XOR
-// with a key the file holds, and lists of character codes. Nothing is executed: each decoder is a pure function of the
+// with a key the file holds, lists of character codes, UTF-16LE (PowerShell's encoded
+// commands) and Fernet tokens with a key the file holds. Nothing is executed: each decoder is a pure function of the
 // bytes, and the search over chains of them ("base64, then zlib, then base64") is bounded
 // in depth, in the bytes any one step may produce, and in the bytes a whole file may
 // produce (Budget). A stream that inflates past its cap from far fewer bytes is a decoding
@@ -17,7 +18,19 @@
 
 namespace batlehub::signals {
 
-enum class Step : std::uint8_t { kBase64, kHex, kInflate, kRot13, kShift, kReversed, kSubstitution, kCharCodes, kXor };
+enum class Step : std::uint8_t {
+  kBase64,
+  kHex,
+  kInflate,
+  kRot13,
+  kShift,
+  kReversed,
+  kSubstitution,
+  kCharCodes,
+  kXor,
+  kUtf16,
+  kFernet,
+};
 std::string_view step_name(Step s);
 
 // Which steps a search may take: a file that never calls a decoder is not decoded with it.
@@ -53,6 +66,16 @@ std::string reversed(std::string_view in);
 // Each character XORed with the key's, the key repeated (`chr(ord(c) ^ ord(key[i % len(key)]))`,
 // `s.charCodeAt(i) ^ k.charCodeAt(i % k.length)`). An empty key leaves the input as it is.
 std::string xor_with(std::string_view in, std::string_view key);
+// Bytes that are ASCII text in UTF-16LE (each character's high byte zero), narrowed: what
+// `powershell -EncodedCommand` reads after base64. nullopt for anything else, and for fewer
+// than 8 characters.
+std::optional<std::string> utf16le_ascii(std::string_view in);
+
+// A Fernet token (the `cryptography` package's: version 0x80, a timestamp, an IV, AES-128-CBC
+// ciphertext, an HMAC-SHA256) decrypted with a key the file holds (32 bytes, URL-safe
+// base64). nullopt unless the key's signing half verifies the token's HMAC and the
+// plaintext's padding is whole: a wrong key is never taken for a payload.
+std::optional<std::string> fernet_decrypt(std::string_view token, std::string_view key);
 
 // A one-to-one character table (from `str.maketrans(FROM, TO)`, or a dict of single
 // characters): applied byte by byte; bytes not in it stay as they are.

@@ -201,6 +201,16 @@ Steps decoders_of(std::string_view code, const Lexed& lexed, Language lang) {
       has(code, "atob(") || has(code, "b32decode") || (lang == Language::kJavaScript && any_literal("base64")) ||
       any_literal("base64") || has(code, "base64"))
     steps |= step_bit(Step::kBase64);
+  // PowerShell's encoded command: base64 of UTF-16LE text (`powershell -EncodedCommand …`).
+  const bool encoded_command = any_literal("-encodedcommand") || any_literal("-enc") || any_literal("-ec") ||
+                               std::any_of(lexed.literals.begin(), lexed.literals.end(), [](const Literal& l) {
+                                 const std::string v = lower(l.value.substr(0, 4096));
+                                 return v.find("-encodedcommand ") != std::string::npos ||
+                                        v.find("powershell -enc ") != std::string::npos ||
+                                        v.find("powershell.exe -enc ") != std::string::npos;
+                               });
+  if (encoded_command) steps |= step_bit(Step::kBase64);
+  if (steps & step_bit(Step::kBase64)) steps |= step_bit(Step::kUtf16);
   if (has(code, "fromhex") || has(code, "unhexlify") || has(code, "a2b_hex") || any_literal("hex"))
     steps |= step_bit(Step::kHex);
   if (has(code, "decompress") || has(code, "inflateSync") || has(code, "gunzipSync") || has(code, "inflate(") ||
@@ -215,6 +225,39 @@ Steps decoders_of(std::string_view code, const Lexed& lexed, Language lang) {
   if (code.find('^') != std::string_view::npos && (has(code, "ord(") || has(code, "charCodeAt")))
     steps |= step_bit(Step::kXor);
   return steps;
+}
+
+// The Fernet keys (44 URL-safe base64 characters, the last '=', between quotes) and tokens
+// ("gAAAAA", the version byte 0x80 and a timestamp's first zero bytes, then URL-safe base64)
+// in a file's text. At most 8 keys and 16 tokens of at most 1 MiB, so a file costs at most
+// 128 HMACs and 16 decryptions.
+struct FernetMaterial {
+  std::vector<std::string_view> keys;
+  std::vector<std::pair<std::size_t, std::string_view>> tokens;  // offset, token
+};
+FernetMaterial fernet_material(std::string_view text) {
+  constexpr std::size_t kMaxKeys = 8;
+  constexpr std::size_t kMaxTokens = 16;
+  constexpr std::size_t kKeyChars = 44;
+  constexpr std::size_t kMinTokenChars = 100;  // 73 bytes: header, one block, the HMAC
+  auto url_b64 = [](char c) { return name_char(c) || c == '-' || c == '='; };
+  FernetMaterial m;
+  for (std::size_t at = text.find("gAAAAA"); at != std::string_view::npos && m.tokens.size() < kMaxTokens;) {
+    std::size_t end = at;
+    while (end < text.size() && url_b64(text[end]) && end - at <= Budget::kStepMaxBytes) ++end;
+    if (end - at >= kMinTokenChars && (at == 0 || !url_b64(text[at - 1])))
+      m.tokens.emplace_back(at, text.substr(at, end - at));
+    at = text.find("gAAAAA", end);
+  }
+  for (std::size_t q = text.find_first_of("'\""); q != std::string_view::npos && m.keys.size() < kMaxKeys;
+       q = text.find_first_of("'\"", q + 1)) {
+    if (q + kKeyChars + 1 >= text.size() || text[q + kKeyChars + 1] != text[q] || text[q + kKeyChars] != '=') continue;
+    const std::string_view key = text.substr(q + 1, kKeyChars);
+    if (std::all_of(key.begin(), key.end() - 1, [&](char c) { return url_b64(c) && c != '='; }) &&
+        std::find(m.keys.begin(), m.keys.end(), key) == m.keys.end())
+      m.keys.push_back(key);
+  }
+  return m;
 }
 
 // A file's XOR keys: the strings in the 4 KiB before each `^` (nearest first; the key is
@@ -520,7 +563,7 @@ constexpr std::array<Probe, 4> kAutostart{{
 }};
 
 // How the code sends.
-constexpr std::array<Probe, 21> kPySend{{
+constexpr std::array<Probe, 27> kPySend{{
     {"http", "requests.post("},
     {"http", "requests.get("},
     {"http", "requests.put("},
@@ -543,6 +586,14 @@ constexpr std::array<Probe, 21> kPySend{{
     {"http", "session.post("},
     // `from requests import post`, then a bare `post(`.
     {"http", "from requests import"},
+    // A Telegram bot library's client: it sends to api.telegram.org with the token it is
+    // given, so the file need not write the address.
+    {"telegram-bot", "TeleBot("},
+    {"telegram-bot", "telegram.Bot("},
+    {"telegram-bot", "from telegram import"},
+    {"telegram-bot", "from telegram.ext import"},
+    {"telegram-bot", "from aiogram import"},
+    {"telegram-bot", "from pyrogram import"},
 }};
 constexpr std::array<Probe, 17> kJsSend{{
     {"http", "https.request("},
@@ -811,6 +862,22 @@ class FileAnalysis {
         });
       }
     }
+    // Fernet tokens and keys anywhere in the file's text, in code or inside a string of code
+    // the file writes out to run (pipsqlite3liberyV2 writes `exec(Fernet(key).decrypt(token))`
+    // to a file and starts it): each token tried with each key, decrypted when the key's
+    // HMAC holds.
+    if (source_.find("Fernet") != std::string_view::npos) {
+      const auto [keys, tokens] = fernet_material(source_);
+      for (const auto& [offset, token] : tokens) {
+        for (const std::string_view key : keys) {
+          if (budget_.exhausted || !budget_.take(token.size())) break;
+          if (auto text = fernet_decrypt(token, key); text && looks_like_text(*text)) {
+            judge(*text, {Step::kFernet}, offset);
+            break;
+          }
+        }
+      }
+    }
     if (char_codes) {
       for (const auto& spelled : char_code_texts(lexed_.code)) {
         // Named, not bound: clang 14 cannot capture a structured binding in a lambda.
@@ -974,6 +1041,7 @@ class FileAnalysis {
       }
     }
     if (lang_ == Language::kJavaScript) form_secrets(collect);
+    device_files(collect);
     // A Discord store needs its leveldb beside it: "discord" alone is every bot library.
     const bool discord_store =
         std::any_of(collect.begin(), collect.end(), [](const Hit& h) { return h.token == "local storage/leveldb"; });
@@ -993,6 +1061,25 @@ class FileAnalysis {
     for (const Hit& h : send) {
       if (!said.insert(h.what + "\x1f" + h.token).second) continue;
       add(FactKind::kSend, h.what, line_of(h.offset), h.token);
+    }
+  }
+
+  // A phone's shared storage walked: every photo, download and document an Android user
+  // keeps (blackspammerbd-termux walks /sdcard and posts each file to a Telegram bot). Only
+  // as the root of a walk or a listing: a device-automation library names /sdcard/… paths
+  // of files it pushes, and walks nothing there.
+  void device_files(std::vector<Hit>& collect) const {
+    const std::string_view code = lexed_.code;
+    if (!has(code, "walk(") && !has(code, "listdir(") && !has(code, "scandir(") && !has(code, "glob(") &&
+        !has(code, "readdirSync(") && !has(code, "readdir("))
+      return;
+    for (const Literal& l : lexed_.literals) {
+      std::string_view v = l.value;
+      if (v.size() > 1 && v.back() == '/') v.remove_suffix(1);
+      if (v == "/sdcard" || v == "/storage/emulated/0" || v == "/storage/emulated") {
+        collect.push_back({"device-files", l.begin, std::string(v)});
+        return;
+      }
     }
   }
 

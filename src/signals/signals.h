@@ -24,8 +24,9 @@ enum class FactKind {
   kDecodedCode,      // a decoded string that reads as code, in a file that does not visibly run it
   kDecodingBomb,     // a compressed string that inflates past the cap from a tiny input
   kShell,            // a command line a dropper, a reverse shell or a miner writes (detail: which)
-  kCollect,          // reads what is not its own (detail: host, environment, token-store, credential-file)
-  kSend,             // sends: http, dns, socket, webhook, paste, telegram (detail)
+  kCollect,          // reads what is not its own (what: host, environment, token-store, credential-file,
+                     // form-secrets, device-files)
+  kSend,             // sends: http, dns, socket, webhook, paste, telegram, telegram-bot (what)
   kRunsAtInstall,    // npm: a lifecycle hook npm runs at install (preinstall, install, postinstall)
   kRunsAtRequire,    // npm: the package's entry point
   kGenerated,        // a bundler's output (detail: the bundler's helper seen), said once for a file with facts

@@ -291,6 +291,36 @@ TEST(Signals, credentials_or_the_environment_sent_to_a_capture_paste_or_chat_ser
             "");
 }
 
+TEST(Signals, a_phones_files_sent_to_a_chat_service_are_high_in_any_function_and_to_an_api_nothing) {
+  // blackspammerbd-termux's shape: /sdcard walked, each file posted to a Telegram bot's URL.
+  EXPECT_EQ(weighed(fact("collect", "device-files", "b-1.0.1/b/monitor.py", 18, "/sdcard") +
+                    fact("send", "http", "b-1.0.1/b/monitor.py", 12, "requests.post(") +
+                    fact("send", "telegram", "b-1.0.1/b/monitor.py", 10, "api.telegram.org/bot") + kDone),
+            "signals malware_signal MALWARE_SIGNAL high [signals-secrets-sent-to-a-channel] b-1.0.1/b/monitor.py:18 "
+            "collects device-files and sends (http, telegram): credentials, the environment or the host's identity "
+            "sent to a capture, paste or chat service: /sdcard (line 18); requests.post( (line 12); "
+            "api.telegram.org/bot (line 10)\n");
+  // Through a Telegram bot library's client, which sends without the URL written.
+  EXPECT_EQ(weighed(fact("collect", "device-files", "b-1.0.1/b/monitor.py", 18, "/sdcard") +
+                    fact("send", "telegram-bot", "b-1.0.1/b/monitor.py", 3, "TeleBot(") + kDone),
+            "signals malware_signal MALWARE_SIGNAL high [signals-secrets-sent-to-a-channel] b-1.0.1/b/monitor.py:18 "
+            "collects device-files and sends (telegram-bot): credentials, the environment or the host's identity "
+            "sent to a capture, paste or chat service: /sdcard (line 18); TeleBot( (line 3)\n");
+  // A phone's files uploaded to an API the caller configures, from a library function: nothing.
+  EXPECT_EQ(weighed(fact("collect", "device-files", "s-2.0/s/sync.py", 8, "/sdcard") +
+                    fact("send", "http", "s-2.0/s/sync.py", 20, "requests.post(") + kDone),
+            "");
+}
+
+TEST(Signals, a_token_store_beside_a_telegram_bot_librarys_client_is_sent) {
+  // loggutils' shape: Chrome's password store read, a TeleBot client in the same file.
+  EXPECT_EQ(weighed(fact("collect", "token-store", "l-0.1.0/l.py", 102, "login data") +
+                    fact("send", "telegram-bot", "l-0.1.0/l.py", 37, "TeleBot(") + kDone),
+            "signals malware_signal MALWARE_SIGNAL high [signals-token-store-sent] l-0.1.0/l.py:102 collects "
+            "token-store and sends (telegram-bot): a token store read and sent: login data (line 102); TeleBot( "
+            "(line 37)\n");
+}
+
 TEST(Signals, the_scanners_words_in_a_summary_are_shown_escaped) {
   // The output is hostile like any scanner's: a class or a detail with a newline or a
   // control byte is printed escaped, never as a second line.

