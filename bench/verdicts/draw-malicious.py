@@ -43,12 +43,13 @@ electorn, lodashs, loadyaml and loadyml ship the same update.js, so they are one
 
 The PyPI draw
 -------------
-SEED = 20260614, TARGET_PYPI = 1890 archives in all (hand-chosen rows count): 420 in the
+SEED = 20260614, TARGET_PYPI = 2040 archives in all (hand-chosen rows count): 420 in the
 first draw, 210 more on 2026-12-04, 210 more on 2026-12-05, 150 more on 2026-12-06
 (held-out-4) and 150 more twice later that day (held-out-5, held-out-6), and 150 more on
 2026-12-07 (held-out-8), 150 more later that day (held-out-9), 150 more in a second
-session that day (held-out-10) and 150 more after its fourth round of rules (held-out-11),
-each time for a fresh held-out set (bench/verdicts/README.md).
+session that day (held-out-10), 150 more after its fourth round of rules (held-out-11) and
+150 more on 2026-12-07 (third session) after the fifth round (held-out-12), each time for a
+fresh held-out set (bench/verdicts/README.md).
 
   1. List every blob of lxyeternal/pypi_malregistry at COMMIT_PYPI with its size
      (git ls-tree -r -l). A candidate is a blob at NAME/VERSION/FILE (exactly three path
@@ -114,7 +115,7 @@ from split import pep503  # noqa: E402  (the corpus scripts' one PEP 503)
 MIRROR_ROOT = "/work/.mirror"
 
 SEED = 20260614
-TARGET_PYPI = 1890
+TARGET_PYPI = 2040
 MAX_SAMPLE = 5 * 1024 * 1024
 SEEDED_NOTE = f"seeded draw (seed {SEED}); not read"
 
