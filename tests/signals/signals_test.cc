@@ -853,6 +853,25 @@ TEST(Signals, a_file_of_many_open_assignments_or_writes_is_analysed_in_bounded_t
             kLinearGrowthBound);
 }
 
+// The Fernet pass: every token is tried with every key only within the file's decoding
+// budget (8 MiB), and at most 16 tokens and 8 keys are taken, so a file of up to 20,000 keys
+// and tokens that fit no key costs a read of its text, not a decryption each.
+TEST(Signals, a_file_of_many_fernet_keys_and_tokens_is_analysed_in_linear_time) {
+  auto make = [](int n) {
+    std::string src = "from cryptography.fernet import Fernet\n";
+    for (int i = 0; i < n; ++i) {
+      src += "k = '" + std::string(43, static_cast<char>('A' + i % 26)) + "='\n";
+      // 89 bytes: a header, two blocks and an HMAC, so each key is tried to the HMAC.
+      src += "exec(Fernet(k).decrypt('gAAAAA" + std::string(113, static_cast<char>('a' + i % 26)) + "='))\n";
+    }
+    return src;
+  };
+  EXPECT_LT(growth_at_8x(
+                make, [](const std::string& src) { EXPECT_TRUE(py(src).empty()) << ::testing::PrintToString(py(src)); },
+                2500),
+            kLinearGrowthBound);
+}
+
 TEST(Signals, a_file_of_many_decoded_payloads_is_analysed_in_linear_time) {
   auto make = [](int n) {
     std::string src = "import base64\n";
