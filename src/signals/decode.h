@@ -29,7 +29,7 @@ enum class Step : std::uint8_t {
   kCharCodes,
   kXor,
   kUtf16,
-  kFernet,
+  kFernet,  // a chain's name only: the Fernet pass (signals.cc) needs a key, so no search takes it
 };
 std::string_view step_name(Step s);
 

@@ -190,6 +190,17 @@ Sinks sinks_of(const Lexed& lexed, Language lang) {
   return s;
 }
 
+// `powershell -EncodedCommand …`, as an argument of its own ("-EncodedCommand", "-enc",
+// "-ec") or inside a command line: one pass over the literals, each lowered once (its first
+// 4 KiB: a flag sits at a command line's start).
+bool names_an_encoded_command(const Lexed& lexed) {
+  return std::any_of(lexed.literals.begin(), lexed.literals.end(), [](const Literal& l) {
+    const std::string v = lower(std::string_view(l.value).substr(0, 4096));
+    return v == "-encodedcommand" || v == "-enc" || v == "-ec" || v.find("-encodedcommand ") != std::string::npos ||
+           v.find("powershell -enc ") != std::string::npos || v.find("powershell.exe -enc ") != std::string::npos;
+  });
+}
+
 // Which decoders the file itself calls: a string is decoded only the ways its file does.
 Steps decoders_of(std::string_view code, const Lexed& lexed, Language lang) {
   Steps steps = 0;
@@ -201,15 +212,9 @@ Steps decoders_of(std::string_view code, const Lexed& lexed, Language lang) {
       has(code, "atob(") || has(code, "b32decode") || (lang == Language::kJavaScript && any_literal("base64")) ||
       any_literal("base64") || has(code, "base64"))
     steps |= step_bit(Step::kBase64);
-  // PowerShell's encoded command: base64 of UTF-16LE text (`powershell -EncodedCommand …`).
-  const bool encoded_command = any_literal("-encodedcommand") || any_literal("-enc") || any_literal("-ec") ||
-                               std::any_of(lexed.literals.begin(), lexed.literals.end(), [](const Literal& l) {
-                                 const std::string v = lower(l.value.substr(0, 4096));
-                                 return v.find("-encodedcommand ") != std::string::npos ||
-                                        v.find("powershell -enc ") != std::string::npos ||
-                                        v.find("powershell.exe -enc ") != std::string::npos;
-                               });
-  if (encoded_command) steps |= step_bit(Step::kBase64);
+  // PowerShell's encoded command is base64 of UTF-16LE text: a file that names one decodes
+  // its strings so even without a decoder call. Asked only when base64 is not on already.
+  if (!(steps & step_bit(Step::kBase64)) && names_an_encoded_command(lexed)) steps |= step_bit(Step::kBase64);
   if (steps & step_bit(Step::kBase64)) steps |= step_bit(Step::kUtf16);
   if (has(code, "fromhex") || has(code, "unhexlify") || has(code, "a2b_hex") || any_literal("hex"))
     steps |= step_bit(Step::kHex);
